@@ -1,0 +1,1 @@
+"""Loading source documents and cutting them into chunks."""

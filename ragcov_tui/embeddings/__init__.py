@@ -1,0 +1,1 @@
+"""Embedding providers behind one interface, and the embedding cache."""

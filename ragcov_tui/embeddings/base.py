@@ -1,0 +1,67 @@
+"""The embedder interface every provider implements.
+
+``embed(texts)`` returns a float32 matrix of shape ``(len(texts), dim)`` whose rows are
+L2-normalised, so cosine distance is ``1 - a @ b``. Providers implement ``_embed_batch`` for one
+batch of raw texts; the base class does batching, progress and (when given a cache) the
+SQLite embedding cache, so a second run with the same texts embeds nothing.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ragcov_tui.progress import Progress
+
+
+@dataclass
+class EmbedStats:
+    """What one embedder instance did: texts asked for, served from cache, sent, calls, tokens."""
+
+    texts: int = 0
+    cached: int = 0
+    embedded: int = 0
+    calls: int = 0
+    tokens: int = 0
+
+
+class Embedder(ABC):
+    """A text → vector model. ``provider``/``model`` name it in sessions and in the cache key."""
+
+    provider: str = ""
+    model: str = ""
+    batch_size: int = 64
+
+    def __init__(self) -> None:
+        self.stats = EmbedStats()
+
+    @property
+    def spec(self) -> str:
+        """``provider:model`` as shown to users and stored in sessions."""
+        return f"{self.provider}:{self.model}"
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """Vector dimension (may trigger loading the model)."""
+
+    @abstractmethod
+    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed one batch; returns ``(len(texts), dim)`` float32 (normalisation done by caller)."""
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None, stage: str = "embedding") -> np.ndarray:
+        """Embed ``texts`` in batches; rows L2-normalised float32. Implemented in embeddings.cache."""
+        from ragcov_tui.embeddings.cache import embed_with_cache
+
+        return embed_with_cache(self, texts, progress=progress, stage=stage)
+
+
+def l2_normalise(m: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero); float32."""
+    m = np.asarray(m, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return m / norms

@@ -1,0 +1,1 @@
+"""Chat providers behind one interface, robust JSON replies, and the LLM cache."""

@@ -1,0 +1,87 @@
+"""The chat-model interface and the typed result of a JSON-returning call.
+
+``ChatModel.chat(messages)`` returns a :class:`ChatReply`; temperature is 0 unless asked
+otherwise. Implementations cache by (provider, model, messages, params), retry 429 / 5xx /
+timeouts with backoff, and count tokens and cost into ``self.usage``. They are thread-safe, so
+callers fan out with :func:`ragcov_tui.concurrency.run_bounded`.
+
+``complete_json`` (in ``llm.json_reply``) wraps ``chat`` for judge / theme prompts: it parses the
+reply robustly and returns a :class:`JsonResult` that is either ``ok`` with ``data`` or carries an
+``error`` string — never an exception for a bad reply, never NaN.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
+
+
+@dataclass
+class ChatReply:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+
+
+@dataclass
+class Usage:
+    """Running totals for one model instance (thread-safe via ``add``)."""
+
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, reply: ChatReply, cost_usd: float = 0.0) -> None:
+        with self._lock:
+            if reply.cached:
+                self.cached += 1
+            else:
+                self.calls += 1
+                self.prompt_tokens += reply.prompt_tokens
+                self.completion_tokens += reply.completion_tokens
+                self.cost_usd += cost_usd
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "cached": self.cached,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+        }
+
+
+@dataclass
+class JsonResult:
+    """Outcome of a JSON-returning call; exactly one of ``data`` / ``error`` is meaningful."""
+
+    ok: bool
+    data: Any = None
+    error: str | None = None
+    prompt: list[Message] = field(default_factory=list)
+    raw: str = ""
+
+
+class ChatModel(ABC):
+    provider: str = ""
+    model: str = ""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @abstractmethod
+    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+             json_mode: bool = False) -> ChatReply:
+        """One chat completion (cached, retried)."""

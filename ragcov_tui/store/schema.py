@@ -1,0 +1,180 @@
+"""Table definitions. ``create_v1`` is migration 0 → 1; later versions append new functions.
+
+JSON columns hold JSON text. Per-item tables (chunks, chunk_results, question_results,
+eval_items) are keyed by ``(session_id, item id)`` so the TUI pages and filters them in SQL instead
+of loading 100k rows. API keys are never stored anywhere.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+V1 = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,              -- short random id, e.g. 'a3f9c2d1'
+    kind TEXT NOT NULL,               -- 'analysis' | 'eval'
+    name TEXT,                        -- user label (rename in the TUI)
+    status TEXT NOT NULL,             -- 'running' | 'done' | 'failed' | 'cancelled'
+    created_at TEXT NOT NULL,         -- ISO 8601 UTC
+    finished_at TEXT,
+    user TEXT,
+    corpus TEXT,                      -- JSON list of corpus paths as given
+    questions_path TEXT,              -- absolute path of the test file
+    testset_sha256 TEXT,              -- of the test file's bytes when read
+    embedder TEXT,                    -- 'local:all-MiniLM-L6-v2' ...
+    llm TEXT,                         -- 'openai:gpt-4o-mini' | 'heuristic'
+    system TEXT,                      -- eval: the system under test spec
+    params TEXT,                      -- JSON of every parameter of the run
+    summary TEXT,                     -- JSON headline figures (coverage.basic, aggregates...)
+    timings TEXT,                     -- JSON {stage: seconds}
+    usage TEXT,                       -- JSON token / cost / call counts
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS sessions_created ON sessions(created_at);
+
+CREATE TABLE IF NOT EXISTS documents (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    path TEXT,
+    n_chunks INTEGER,
+    n_chars INTEGER,
+    PRIMARY KEY (session_id, source)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    chunk_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,             -- 0-based order in the session (row of the vector matrix)
+    source TEXT NOT NULL,
+    position INTEGER,
+    n_tokens INTEGER,
+    text TEXT NOT NULL,
+    PRIMARY KEY (session_id, chunk_id)
+);
+CREATE TABLE IF NOT EXISTS questions (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    raw TEXT,                         -- JSON of the row as read
+    PRIMARY KEY (session_id, question_id)
+);
+CREATE TABLE IF NOT EXISTS vectors (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,               -- 'chunk' | 'question'
+    item_id TEXT NOT NULL,
+    vector BLOB NOT NULL,             -- float32 little-endian
+    PRIMARY KEY (session_id, kind, item_id)
+);
+
+-- analysis results
+CREATE TABLE IF NOT EXISTS reports (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    report TEXT NOT NULL              -- JSON: the --json contract without the per-item detail lists
+);
+CREATE TABLE IF NOT EXISTS chunk_results (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    chunk_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    cluster INTEGER,
+    mindist REAL,                     -- NULL when no inlier question exists
+    nearest_question TEXT,
+    x REAL, y REAL,                   -- 2-D map (NULL when the chunk was not projected)
+    PRIMARY KEY (session_id, chunk_id)
+);
+CREATE INDEX IF NOT EXISTS chunk_results_cluster ON chunk_results(session_id, cluster, mindist);
+CREATE TABLE IF NOT EXISTS question_results (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    lof_score REAL,
+    outlier INTEGER NOT NULL,
+    nearest_cluster INTEGER,
+    nearest_chunk TEXT,
+    nearest_chunk_dist REAL,
+    redundant_with TEXT,              -- JSON list of question ids
+    x REAL, y REAL,
+    PRIMARY KEY (session_id, question_id)
+);
+CREATE TABLE IF NOT EXISTS suggestions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    cluster INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    origin TEXT NOT NULL,             -- 'llm:<model>' | 'heuristic'
+    status TEXT NOT NULL DEFAULT 'open', -- 'open' | 'accepted' | 'rejected'
+    question_id TEXT,                 -- id given to the row written into the test file
+    decided_at TEXT,
+    user TEXT
+);
+CREATE INDEX IF NOT EXISTS suggestions_session ON suggestions(session_id, cluster);
+
+-- evaluation results
+CREATE TABLE IF NOT EXISTS eval_items (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    status TEXT NOT NULL,             -- 'done' | 'error'
+    question TEXT,
+    answer TEXT,
+    retrieved TEXT,                   -- JSON [{id, text, score, cited}]
+    retrieval TEXT,                   -- JSON {metric: value}
+    generation TEXT,                  -- JSON {metric: value|null}
+    details TEXT,                     -- JSON: claims, verdicts, paraphrase answers, spreads
+    judge_calls TEXT,                 -- JSON [{metric, prompt, raw, error}]
+    diagnosis TEXT,
+    error TEXT,
+    finished_at TEXT,
+    PRIMARY KEY (session_id, question_id)
+);
+
+-- triage
+CREATE TABLE IF NOT EXISTS decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,               -- 'question' | 'suggestion'
+    target TEXT NOT NULL,             -- question id or suggestion id
+    action TEXT NOT NULL,             -- 'keep' | 'drop' | 'accept' | 'reject' | 'edit' | 'undo'
+    payload TEXT,                     -- JSON (edited text, new row id, ...)
+    testset_path TEXT,
+    sha_before TEXT,
+    sha_after TEXT,
+    backup_path TEXT,
+    undone INTEGER NOT NULL DEFAULT 0,
+    user TEXT,
+    at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rejected_suggestions (
+    testset_path TEXT NOT NULL,
+    text_key TEXT NOT NULL,           -- normalised text (lower case, collapsed spaces)
+    at TEXT NOT NULL,
+    PRIMARY KEY (testset_path, text_key)
+);
+
+-- caches
+CREATE TABLE IF NOT EXISTS embedding_cache (
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,             -- float32 little-endian, L2-normalised
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (provider, model, text_sha256)
+);
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT PRIMARY KEY,             -- sha256 of canonical JSON {provider, model, messages, params}
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,            -- JSON of the request (no key)
+    reply TEXT NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+def create_v1(db: sqlite_utils.Database) -> None:
+    """Create every version-1 table and index."""
+    db.conn.executescript(V1)

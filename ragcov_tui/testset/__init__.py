@@ -1,0 +1,1 @@
+"""Reading and losslessly writing back the user's test file."""

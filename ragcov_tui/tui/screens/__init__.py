@@ -1,0 +1,1 @@
+"""ragcov_tui.tui.screens."""
