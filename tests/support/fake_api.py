@@ -1,0 +1,247 @@
+"""A real local HTTP server speaking the OpenAI and Voyage protocols, for tests.
+
+Usage::
+
+    with FakeAPIServer(dim=64) as server:
+        os.environ["OPENAI_BASE_URL"] = server.base_url          # http://127.0.0.1:PORT/v1
+        os.environ["VOYAGE_BASE_URL"] = server.voyage_base_url   # http://127.0.0.1:PORT/voyage/v1
+        server.chat_handler = lambda messages, body: '{"verdict": "yes"}'
+        server.fail_next(1, status=429)                          # next request → 429
+        ...
+        assert server.count("/embeddings") == 2
+
+Endpoints (every one requires ``Authorization: Bearer <anything non-empty>``, else 401):
+
+- ``POST /v1/embeddings`` — OpenAI format. Request ``{"input": str | list[str], "model": ...}``;
+  reply ``{"object": "list", "data": [{"object": "embedding", "index": i, "embedding": [...]}],
+  "model": ..., "usage": {"prompt_tokens": n, "total_tokens": n}}``.
+- ``POST /voyage/v1/embeddings`` — Voyage format. Request ``{"input": [...], "model": ...,
+  "input_type": ...}``; reply ``{"object": "list", "data": [{"object": "embedding",
+  "embedding": [...], "index": i}], "model": ..., "usage": {"total_tokens": n}}``.
+- ``POST /v1/chat/completions`` — OpenAI chat format; the message content is
+  ``chat_handler(messages, body)`` (default: ``{"echo": <last message content>}`` as JSON text).
+  With ``reject_response_format = True`` a request carrying ``response_format`` gets a 400, like
+  servers that do not support JSON mode.
+
+Embeddings are deterministic: a hashed bag of lower-cased words in ``dim`` signed buckets,
+L2-normalised, so texts sharing words are close and unrelated texts are near-orthogonal. Token
+counts are word counts.
+
+Scripting (all thread-safe): ``fail_next(n, status=429|500|503, body=None, retry_after=None)``
+queues ``n`` error replies; ``bad_json_next(n)`` queues ``n`` 200 replies whose body is not JSON;
+``latency`` seconds are slept before every reply. ``requests`` is a copy of the log of every
+request received (``RecordedRequest(path, body, headers)``, failed ones included);
+``count(path_suffix)`` counts logged requests whose path ends with the suffix;
+``max_in_flight`` is the largest number of requests handled at the same moment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+import numpy as np
+
+ChatHandler = Callable[[list[dict], dict], str]
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    path: str
+    body: Any  # parsed JSON, or the raw text when it was not JSON
+    headers: dict[str, str]
+
+
+def hashed_embedding(text: str, dim: int) -> list[float]:
+    """Signed hashed bag of lower-cased words, L2-normalised (a zero text gets bucket 0 = 1.0)."""
+    vec = np.zeros(dim, dtype=np.float64)
+    for word in _WORD.findall(text.lower()):
+        h = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "little")
+        vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
+    norm = np.linalg.norm(vec)
+    if norm == 0:
+        vec[0] = 1.0
+        norm = 1.0
+    return (vec / norm).tolist()
+
+
+def _default_chat_handler(messages: list[dict], body: dict) -> str:
+    return json.dumps({"echo": messages[-1].get("content", "") if messages else ""})
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+class FakeAPIServer:
+    """Context manager running the fake API on ``127.0.0.1`` (a free port) in a daemon thread."""
+
+    def __init__(self, dim: int = 64, latency: float = 0.0) -> None:
+        self.dim = dim
+        self.latency = latency
+        self.chat_handler: ChatHandler = _default_chat_handler
+        self.reject_response_format = False
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._log: list[RecordedRequest] = []
+        self._script: deque[tuple[str, int, str | None, float | None]] = deque()
+        self._in_flight = 0
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def __enter__(self) -> "FakeAPIServer":
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+                server._handle(self)
+
+            def do_GET(self) -> None:  # noqa: N802
+                server._handle(self)
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "use FakeAPIServer as a context manager"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def voyage_base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/voyage/v1"
+
+    # -- scripting -------------------------------------------------------------------------
+    def fail_next(self, n: int, status: int = 429, body: str | None = None,
+                  retry_after: float | None = None) -> None:
+        """The next ``n`` requests get ``status`` (with ``body`` or a JSON error, ``Retry-After``)."""
+        with self._lock:
+            self._script.extend(("fail", status, body, retry_after) for _ in range(n))
+
+    def bad_json_next(self, n: int) -> None:
+        """The next ``n`` requests get a 200 whose body is not valid JSON."""
+        with self._lock:
+            self._script.extend(("bad_json", 200, None, None) for _ in range(n))
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._log)
+
+    def count(self, path_suffix: str = "") -> int:
+        """Requests received whose path ends with ``path_suffix`` (failed ones included)."""
+        with self._lock:
+            return sum(1 for r in self._log if r.path.endswith(path_suffix))
+
+    # -- request handling ------------------------------------------------------------------
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            self._respond(h)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _respond(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length).decode("utf-8", "replace") if length else ""
+        try:
+            body: Any = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            body = raw
+        path = h.path.split("?", 1)[0]
+        with self._lock:
+            self._log.append(RecordedRequest(path, body, dict(h.headers.items())))
+            step = self._script.popleft() if self._script else None
+        if self.latency:
+            time.sleep(self.latency)
+        auth = h.headers.get("Authorization", "")
+        if not auth.startswith("Bearer ") or not auth[len("Bearer "):].strip():
+            return _send(h, 401, _error("missing or invalid API key", "invalid_api_key"))
+        if step is not None:
+            kind, status, fail_body, retry_after = step
+            if kind == "bad_json":
+                return _send(h, 200, '{"object": "list", "data": [ this is not json', "application/json")
+            headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+            return _send(h, status, fail_body if fail_body is not None else _error(f"scripted {status}", "scripted"),
+                         headers=headers)
+        if h.command != "POST" or not isinstance(body, dict):
+            return _send(h, 400, _error("expected a JSON POST", "invalid_request"))
+        if path == "/v1/embeddings":
+            return _send(h, 200, json.dumps(self._embeddings(body, voyage=False)))
+        if path == "/voyage/v1/embeddings":
+            return _send(h, 200, json.dumps(self._embeddings(body, voyage=True)))
+        if path == "/v1/chat/completions":
+            if self.reject_response_format and "response_format" in body:
+                return _send(h, 400, _error("response_format is not supported", "invalid_request"))
+            return _send(h, 200, json.dumps(self._chat(body)))
+        return _send(h, 404, _error(f"no route {path}", "not_found"))
+
+    def _embeddings(self, body: dict, *, voyage: bool) -> dict:
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        tokens = sum(_words(t) for t in texts)
+        data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, self.dim)}
+                for i, t in enumerate(texts)]
+        usage = {"total_tokens": tokens} if voyage else {"prompt_tokens": tokens, "total_tokens": tokens}
+        return {"object": "list", "data": data, "model": body.get("model", ""), "usage": usage}
+
+    def _chat(self, body: dict) -> dict:
+        messages = body.get("messages", [])
+        content = self.chat_handler(messages, body)
+        prompt_tokens = sum(_words(str(m.get("content", ""))) for m in messages)
+        completion_tokens = _words(content)
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        }
+
+
+def _error(message: str, code: str) -> str:
+    return json.dumps({"error": {"message": message, "type": code, "code": code}})
+
+
+def _send(h: BaseHTTPRequestHandler, status: int, text: str, content_type: str = "application/json",
+          headers: dict[str, str] | None = None) -> None:
+    payload = text.encode()
+    h.send_response(status)
+    h.send_header("Content-Type", content_type)
+    h.send_header("Content-Length", str(len(payload)))
+    for name, value in (headers or {}).items():
+        h.send_header(name, value)
+    h.end_headers()
+    h.wfile.write(payload)
