@@ -1,0 +1,163 @@
+"""The ``ragcov`` command: parses arguments, calls the core, prints. No logic of its own.
+
+Exit codes: 0 success, 1 failure, 2 bad input (one line naming the file / line / field),
+3 a quality gate failed (``--fail-under``, ``--baseline``/``--max-drop``).
+Progress bars go to stderr (``--quiet`` silences them); results go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.console import Console
+from rich.text import Text
+
+from ragcov_tui import __version__
+from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, BadInput, RagcovError
+
+EXAMPLES = {
+    "analyze": "ragcov analyze --corpus sample_data/corpus --questions sample_data/questions.jsonl --json report.json",
+    "eval": "ragcov eval --questions sample_data/questions.jsonl --corpus sample_data/corpus --system builtin:hybrid",
+    "compare": "ragcov compare 1a2b3c4d 5e6f7a8b   # two eval sessions (ids, names, or report files)",
+    "sessions": "ragcov sessions --kind eval",
+    "report": "ragcov report latest-analysis --markdown coverage.md",
+    "tui": "ragcov tui --session latest",
+    "demo": "ragcov demo",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ragcov",
+        description="Does my test set cover my knowledge base, and does my RAG system answer it well?",
+        epilog="Examples:\n  " + "\n  ".join(EXAMPLES.values()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"ragcov {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", help="session database (default $RAGCOV_DB or ./.ragcov/ragcov.db)")
+    common.add_argument("--config", help="settings file (default ./ragcov.toml when present)")
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress bars or warnings on stderr")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], help=help_, description=help_,
+                              epilog=f"Example:\n  {EXAMPLES[name]}", formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    a = add("analyze", "Measure how well a test set covers a corpus (semantic-coverage method).")
+    a.add_argument("--corpus", nargs="+", required=True, metavar="PATH", help="files or directories (.txt .md .html .pdf, .jsonl chunks)")
+    a.add_argument("--questions", required=True, metavar="FILE", help="test file (.jsonl, .json, .csv)")
+    a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | precomputed")
+    a.add_argument("--llm", help="openai:MODEL for themes and suggested questions (default: offline heuristic)")
+    a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
+    a.add_argument("--chunk-size", type=int, help="tokens per chunk (default 500)")
+    a.add_argument("--chunk-overlap", type=int, help="tokens of overlap (default 50)")
+    a.add_argument("--threshold", type=float, help="cosine distance under which a question covers a cluster centroid")
+    a.add_argument("--top-n", type=int, help="each question covers its N closest clusters (multi-cluster N form)")
+    a.add_argument("--gap-threshold", type=float, help="clusters with coverage below this are gaps (default 0.7)")
+    a.add_argument("--lof-neighbors", type=int, help="neighbours for Local Outlier Factor")
+    a.add_argument("--contamination", help="'auto' or the expected share of outlier questions (0–0.5)")
+    a.add_argument("--seed", type=int, help="random seed (default 0): same inputs + seed → same results")
+    a.add_argument("--name", help="a label for the session")
+    a.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
+    a.add_argument("--markdown", metavar="FILE", help="write a Markdown report with the gap table")
+    a.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help="exit 3 when a coverage metric is below, e.g. basic=0.6")
+
+    e = add("eval", "Evaluate a RAG system on the test set: retrieval, generation, robustness.")
+    e.add_argument("--questions", required=True, metavar="FILE")
+    e.add_argument("--corpus", nargs="+", default=[], metavar="PATH", help="corpus (needed by builtin systems and document-level gold ids)")
+    e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL | builtin:bm25|dense|hybrid")
+    e.add_argument("--embedder")
+    e.add_argument("--llm", help="openai:MODEL used by builtin systems to generate answers")
+    e.add_argument("--judge-llm", help="openai:MODEL judging answers (default: --llm, else offline heuristics)")
+    e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
+    e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
+    e.add_argument("--k", type=int, help="retrieval cut-off (default 5)")
+    e.add_argument("--paraphrases", type=int, help="paraphrases per question to generate when the file has none")
+    e.add_argument("--repeats", type=int, help="judge each item N times and report mean and spread")
+    e.add_argument("--concurrency", type=int, help="calls in flight (default 8)")
+    e.add_argument("--chunk-size", type=int)
+    e.add_argument("--chunk-overlap", type=int)
+    e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")
+    e.add_argument("--baseline", metavar="SESSION|FILE", help="compare with an earlier eval; regressions fail the gate")
+    e.add_argument("--max-drop", type=float, help="allowed drop per metric against the baseline (default 0.05)")
+    e.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE")
+    e.add_argument("--name")
+    e.add_argument("--json", metavar="FILE")
+    e.add_argument("--markdown", metavar="FILE")
+
+    c = add("compare", "Compare two eval sessions: deltas with bootstrap CIs, wins / losses / ties.")
+    c.add_argument("a", metavar="A", help="session id/name or eval JSON report")
+    c.add_argument("b", metavar="B")
+    c.add_argument("--pairwise", action="store_true", help="also ask an LLM judge which answer is better")
+    c.add_argument("--llm", help="openai:MODEL for --pairwise")
+    c.add_argument("--json", metavar="FILE")
+
+    s = add("sessions", "List stored sessions.")
+    s.add_argument("--kind", choices=["analysis", "eval"])
+    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    r = add("report", "Re-export a stored session as JSON / Markdown (no recomputation).")
+    r.add_argument("session", help="id, id prefix, name, or latest / latest-analysis / latest-eval")
+    r.add_argument("--json", metavar="FILE")
+    r.add_argument("--markdown", metavar="FILE")
+
+    t = add("tui", "Open the terminal app on the stored sessions.")
+    t.add_argument("--session", help="session to open first (default: the newest)")
+
+    d = add("demo", "Analyse and evaluate sample_data/ offline, then open the app (prints the report without a terminal).")
+    d.add_argument("--data", default=None, help="the sample data directory (default: ./sample_data)")
+    d.add_argument("--no-tui", action="store_true", help="print the report and exit")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if not args.command:
+        _parser().print_help()
+        return EXIT_OK
+    from ragcov_tui import cli_commands
+
+    handler: Callable[[argparse.Namespace, Console], int] = getattr(cli_commands, f"cmd_{args.command}")
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    try:
+        return handler(args, out)
+    except RagcovError as exc:
+        err.print(Text(f"error: {exc}"))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err.print(Text("interrupted"))
+        return 130
+    except Exception as exc:  # a bug, not a user mistake: one line, traceback on request
+        if os.environ.get("RAGCOV_DEBUG"):
+            traceback.print_exc()
+        err.print(Text(f"internal error: {type(exc).__name__}: {exc} (set RAGCOV_DEBUG=1 for the traceback)"))
+        return EXIT_FAILURE
+
+
+def write_output(path: str | None, text: str, out: Console) -> None:
+    """Write ``text`` to ``path`` ('-' = stdout); BadInput when the file cannot be written."""
+    if not path:
+        return
+    if path == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+__all__ = ["main", "write_output", "dump_json", "EXIT_GATE_FAILED", "EXIT_BAD_INPUT"]

@@ -1,0 +1,261 @@
+"""One handler per ``ragcov`` subcommand: resolve settings, call the core, print, map exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from ragcov_tui.cli import dump_json, write_output
+from ragcov_tui.cli_render import ProgressBar, print_analysis, print_eval, print_sessions, warn_printer
+from ragcov_tui.config import Config, load_config
+from ragcov_tui.coverage.report_md import analysis_markdown
+from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput
+from ragcov_tui.store import open_db
+
+ANALYSIS_GATE_METRICS = ("basic", "weighted", "multi_threshold", "multi_n")
+
+
+def _setup(args: argparse.Namespace) -> tuple[Config, str]:
+    cfg = load_config(args.config)
+    db_path = str(cfg.resolve("db", args.db, None, None) or Path(".ragcov") / "ragcov.db")
+    return cfg, db_path
+
+
+def _int_or_auto(value: Any, flag: str) -> int | str | None:
+    if value is None or value == "auto":
+        return value
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise BadInput(f"{flag}: expected a whole number or 'auto', got {value!r}") from None
+    if n < 1:
+        raise BadInput(f"{flag}: must be at least 1")
+    return n
+
+
+def _contamination(value: Any) -> float | str | None:
+    if value is None or value == "auto":
+        return value
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise BadInput(f"--contamination: expected 'auto' or a share between 0 and 0.5, got {value!r}") from None
+    if not 0 < f <= 0.5:
+        raise BadInput("--contamination: must be in (0, 0.5]")
+    return f
+
+
+def parse_fail_under(specs: list[str] | None, allowed: tuple[str, ...] | None = None) -> dict[str, float]:
+    """``["basic=0.6", ...]`` → ``{"basic": 0.6}``; BadInput naming the bad spec."""
+    gates: dict[str, float] = {}
+    for spec in specs or []:
+        name, sep, value = spec.partition("=")
+        try:
+            threshold = float(value)
+        except ValueError:
+            threshold = None
+        if not sep or not name or threshold is None:
+            raise BadInput(f"--fail-under {spec!r}: expected METRIC=VALUE, e.g. basic=0.6")
+        if allowed is not None and name not in allowed:
+            raise BadInput(f"--fail-under {spec!r}: unknown metric {name!r} (one of {', '.join(allowed)})")
+        gates[name] = threshold
+    return gates
+
+
+def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
+    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+
+    cfg, db_path = _setup(args)
+    gates = parse_fail_under(args.fail_under, ANALYSIS_GATE_METRICS)
+    r = lambda key, flag, default: cfg.resolve(key, flag, default, "analyze")  # noqa: E731
+    opts = AnalyzeOptions(
+        corpus=args.corpus,
+        questions=args.questions,
+        embedder=r("embedder", args.embedder, "local"),
+        llm=r("llm", args.llm, None),
+        clusters=_int_or_auto(r("clusters", args.clusters, None), "--clusters"),
+        chunk_size=r("chunk_size", args.chunk_size, 500),
+        chunk_overlap=r("chunk_overlap", args.chunk_overlap, 50),
+        threshold=r("threshold", args.threshold, None),
+        top_n=r("top_n", args.top_n, None),
+        gap_threshold=r("gap_threshold", args.gap_threshold, None),
+        lof_neighbors=r("lof_neighbors", args.lof_neighbors, None),
+        contamination=_contamination(r("contamination", args.contamination, None)),
+        seed=r("seed", args.seed, None),
+        name=args.name,
+        concurrency=r("concurrency", None, 4),
+    )
+    db = open_db(db_path)
+    with ProgressBar(quiet=args.quiet) as bar:
+        _, report = run_analysis(opts, db, progress=bar, warn=None if args.quiet else warn_printer(args.quiet))
+    write_output(args.json, dump_json(report), out)
+    write_output(args.markdown, analysis_markdown(report), out)
+    if args.json != "-":
+        print_analysis(out, report, db_path)
+    return _gate(out, {k: report["coverage"].get(k) for k in gates}, gates)
+
+
+def _gate(out: Console, values: dict[str, float | None], gates: dict[str, float]) -> int:
+    """Exit 3 when any gated metric is below its threshold (an undefined metric fails too)."""
+    failed = False
+    for name, threshold in gates.items():
+        value = values.get(name)
+        if value is None or value < threshold:
+            failed = True
+            shown = "undefined" if value is None else f"{value:.3f}"
+            Console(stderr=True).print(Text(f"gate failed: {name} = {shown} < {threshold}"))
+    return EXIT_GATE_FAILED if failed else EXIT_OK
+
+
+def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
+    from ragcov_tui.store.sessions import list_sessions
+
+    _, db_path = _setup(args)
+    sessions = list_sessions(open_db(db_path), kind=args.kind)
+    if args.json:
+        sys.stdout.write(dump_json(sessions) + "\n")
+    elif not sessions:
+        out.print(f"No sessions in {db_path} yet. Start with: ragcov analyze --help")
+    else:
+        print_sessions(out, sessions)
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace, out: Console) -> int:
+    from ragcov_tui.store.sessions import resolve_session
+
+    _, db_path = _setup(args)
+    db = open_db(db_path)
+    session = resolve_session(db, args.session)
+    report = _load_report(db, session)
+    write_output(args.json, dump_json(report), out)
+    if session["kind"] == "analysis":
+        write_output(args.markdown, analysis_markdown(report), out)
+        if args.json != "-":
+            print_analysis(out, report, db_path)
+    else:
+        from ragcov_tui.evaluation.report_md import eval_markdown
+
+        write_output(args.markdown, eval_markdown(report), out)
+        if args.json != "-":
+            print_eval(out, report)
+    return EXIT_OK
+
+
+def _load_report(db: Any, session: dict[str, Any]) -> dict[str, Any]:
+    if session["status"] != "done":
+        raise BadInput(f"session {session['id']} is {session['status']}: {session.get('error') or 'no report'}")
+    if session["kind"] == "analysis":
+        from ragcov_tui.store.analysis import load_report
+
+        return load_report(db, session["id"])
+    from ragcov_tui.store.evals import load_eval_report
+
+    return load_eval_report(db, session["id"])
+
+
+def cmd_tui(args: argparse.Namespace, out: Console) -> int:
+    from ragcov_tui.tui.app import run_tui
+
+    _, db_path = _setup(args)
+    open_db(db_path)  # create / migrate before the app starts, and fail here on a bad path
+    return run_tui(db_path, session_id=args.session)
+
+
+def cmd_demo(args: argparse.Namespace, out: Console) -> int:
+    """Analyse + evaluate sample_data/ with the offline defaults, then open the app (or print)."""
+    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+    from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+
+    _, db_path = _setup(args)
+    data = Path(args.data) if args.data else Path("sample_data")
+    corpus, questions = data / "corpus", data / "questions.jsonl"
+    if not corpus.is_dir() or not questions.is_file():
+        raise BadInput(f"demo data not found: expected {corpus}/ and {questions} (run from the repository root or pass --data)")
+    db = open_db(db_path)
+    with ProgressBar(quiet=args.quiet) as bar:
+        sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions)), db, progress=bar)
+        _, eval_report = run_eval(
+            EvalOptions(questions=str(questions), corpus=[str(corpus)], system="builtin:hybrid"), db, progress=bar
+        )
+    if args.no_tui or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print_analysis(out, report, db_path)
+        print_eval(out, eval_report)
+        return EXIT_OK
+    from ragcov_tui.tui.app import run_tui
+
+    return run_tui(db_path, session_id=sid)
+
+
+def cmd_eval(args: argparse.Namespace, out: Console) -> int:
+    from ragcov_tui.evaluation.gates import find_regressions, load_baseline
+    from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+    from ragcov_tui.evaluation.report_md import eval_markdown
+
+    cfg, db_path = _setup(args)
+    r = lambda key, flag, default: cfg.resolve(key, flag, default, "eval")  # noqa: E731
+    gates = parse_fail_under(args.fail_under)
+    llm = r("llm", args.llm, None)
+    judge = r("judge_llm", args.judge_llm, None) or llm
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else r("metrics", None, None)
+    opts = EvalOptions(
+        questions=args.questions, system=args.system, corpus=args.corpus,
+        embedder=r("embedder", args.embedder, "local"), llm=llm, judge_llm=judge,
+        paraphrase_llm=r("paraphrase_llm", args.paraphrase_llm, None) or judge, metrics=metrics,
+        k=r("k", args.k, 5), paraphrases=r("paraphrases", args.paraphrases, 0), repeats=r("repeats", args.repeats, 1),
+        concurrency=r("concurrency", args.concurrency, 8), chunk_size=r("chunk_size", args.chunk_size, 500),
+        chunk_overlap=r("chunk_overlap", args.chunk_overlap, 50), name=args.name, resume=args.resume,
+    )
+    db = open_db(db_path)
+    baseline = load_baseline(db, args.baseline) if args.baseline else None
+    with ProgressBar(quiet=args.quiet) as bar:
+        _, report = run_eval(opts, db, progress=bar)
+    write_output(args.json, dump_json(report), out)
+    write_output(args.markdown, eval_markdown(report), out)
+    if args.json != "-":
+        print_eval(out, report)
+    status = _gate(out, _flat_aggregates(report), gates)
+    if baseline is not None:
+        regressions = find_regressions(baseline, report, max_drop=r("max_drop", args.max_drop, 0.05))
+        for reg in regressions:
+            Console(stderr=True).print(Text(f"regression: {reg}"))
+        if regressions:
+            status = EXIT_GATE_FAILED
+    return status
+
+
+def _flat_aggregates(report: dict[str, Any]) -> dict[str, float | None]:
+    """``{metric: mean}`` over retrieval and generation aggregates."""
+    flat: dict[str, float | None] = {}
+    for group in report.get("aggregate", {}).values():
+        for name, value in group.items():
+            flat[name] = value.get("mean") if isinstance(value, dict) else value
+    return flat
+
+
+def cmd_compare(args: argparse.Namespace, out: Console) -> int:
+    from ragcov_tui.evaluation.compare import compare_reports
+    from ragcov_tui.evaluation.gates import load_baseline
+    from ragcov_tui.llm.factory import make_llm
+
+    cfg, db_path = _setup(args)
+    db = open_db(db_path)
+    a, b = load_baseline(db, args.a), load_baseline(db, args.b)
+    llm = make_llm(cfg.resolve("llm", args.llm, None, "compare"), db=db) if args.pairwise else None
+    if args.pairwise and llm is None:
+        raise BadInput("--pairwise needs an LLM: pass --llm openai:MODEL")
+    result = compare_reports(a, b, llm=llm)
+    write_output(args.json, dump_json(result), out)
+    if args.json != "-":
+        from ragcov_tui.cli_render import print_compare
+
+        print_compare(out, result)
+    return EXIT_OK
+
+

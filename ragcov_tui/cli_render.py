@@ -1,0 +1,138 @@
+"""Terminal rendering for the CLI: rich tables and the progress bar (stderr). No logic of its own.
+
+Untrusted text (questions, document names, model output) is passed to rich as ``Text`` so markup
+in it is shown literally.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from ragcov_tui.coverage.report_md import fmt, pct
+
+
+class ProgressBar:
+    """A ``Progress`` callback drawing one rich bar per stage on stderr (nothing when ``quiet``)."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+        self.console = Console(stderr=True)
+        self._progress: Progress | None = None
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> "ProgressBar":
+        if not self.quiet:
+            self._progress = Progress(
+                TextColumn("{task.description:<22}"), BarColumn(), MofNCompleteColumn(),
+                TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=False,
+            )
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self._progress is None:
+            return
+        task = self._tasks.get(stage)
+        if task is None:
+            task = self._tasks[stage] = self._progress.add_task(stage, total=total or None)
+        self._progress.update(task, completed=done, total=total or None)
+
+
+def warn_printer(quiet: bool):
+    """A ``warn`` callback printing one ``warning:`` line on stderr."""
+    console = Console(stderr=True)
+
+    def warn(message: str) -> None:
+        console.print(Text("warning: ", style="yellow") + Text(message))
+
+    return warn
+
+
+def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> None:
+    """The short summary of an analysis: coverage figures, top gaps, flagged documents, outliers."""
+    cov, q, corpus = report["coverage"], report["questions"], report["corpus"]
+    emb = report.get("embedder", {})
+    console.print(Text(
+        f"Session {report['session_id']}: {corpus['documents']} documents, {corpus['chunks']} chunks, "
+        f"{q['total']} questions ({q['outliers']} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
+    ))
+    t = Table(title="Coverage", title_justify="left")
+    for col in ("basic", "weighted", f"multi (thr {cov.get('threshold')})", f"multi (top {cov.get('top_n')})"):
+        t.add_column(col, justify="right")
+    t.add_row(fmt(cov.get("basic")), fmt(cov.get("weighted")), fmt(cov.get("multi_threshold")), fmt(cov.get("multi_n")))
+    console.print(t)
+    if report.get("message"):
+        console.print(Text(report["message"], style="yellow"))
+    gaps = report.get("gaps", [])
+    if gaps:
+        g = Table(title=f"Gaps ({len(gaps)}, highest priority first)", title_justify="left")
+        for col, j in (("cluster", "right"), ("coverage", "right"), ("size", "right"), ("share", "right"),
+                       ("themes", "left"), ("suggested question", "left")):
+            g.add_column(col, justify=j)
+        for gap in gaps[:8]:
+            sugg = gap.get("suggested_questions") or [{}]
+            first = sugg[0].get("text", "") if isinstance(sugg[0], dict) else str(sugg[0])
+            g.add_row(str(gap["cluster"]), fmt(gap.get("coverage")), str(gap.get("size")), pct(gap.get("share")),
+                      Text(", ".join(gap.get("themes", []))), Text(first))
+        console.print(g)
+    flagged = [d for d in report.get("documents", []) if d.get("flagged")]
+    for d in flagged:
+        console.print(Text(f"flagged document: {d['source']} (coverage {fmt(d.get('coverage'))}) {d.get('reason', '')}"))
+    for d in report.get("question_details", []):
+        if d.get("outlier"):
+            console.print(Text(f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"))
+    console.print(Text(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
+
+
+def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
+    """Aggregate metrics ``{name: {mean, std, n}|number|None}`` as a table."""
+    t = Table(title=title, title_justify="left")
+    for col, j in (("metric", "left"), ("mean", "right"), ("spread", "right"), ("n", "right")):
+        t.add_column(col, justify=j)
+    for name, value in metrics.items():
+        if isinstance(value, dict):
+            t.add_row(name, fmt(value.get("mean")), fmt(value.get("std")), str(value.get("n", "")))
+        else:
+            t.add_row(name, fmt(value), "", "")
+    return t
+
+
+def print_eval(console: Console, report: dict[str, Any]) -> None:
+    """Summary of an evaluation: aggregates, diagnoses, cost."""
+    agg = report.get("aggregate", {})
+    console.print(Text(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
+                       f"judge {report.get('judge', 'heuristic')}"))
+    console.print(metrics_table("Retrieval", agg.get("retrieval", {})))
+    console.print(metrics_table("Generation", agg.get("generation", {})))
+    diag = report.get("diagnosis_counts") or {}
+    if diag:
+        console.print(Text("Diagnosis: " + ", ".join(f"{k} {v}" for k, v in sorted(diag.items()))))
+    usage = report.get("usage") or {}
+    if usage:
+        console.print(Text(f"Usage: {usage}", style="dim"))
+
+
+def print_sessions(console: Console, sessions: list[dict[str, Any]]) -> None:
+    t = Table(title="Sessions", title_justify="left")
+    for col in ("id", "kind", "status", "created", "name", "test file", "headline"):
+        t.add_column(col)
+    for s in sessions:
+        summary = s.get("summary") or {}
+        head = ", ".join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in list(summary.items())[:3])
+        t.add_row(s["id"], s["kind"], s["status"], s["created_at"], Text(s.get("name") or ""),
+                  Text(str(s.get("questions_path") or "")), Text(head))
+    console.print(t)
+
+
+def elapsed(start: float) -> str:
+    return f"{time.perf_counter() - start:.1f}s"

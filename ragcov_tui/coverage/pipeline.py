@@ -1,0 +1,167 @@
+"""The analysis job end to end: load → chunk → embed → analyse → store a session.
+
+Used by ``ragcov analyze``, ``ragcov demo`` and the TUI's Jobs pane alike. Every stage reports
+through ``progress``; a :class:`~ragcov_tui.errors.Cancelled` raised by the callback stops the
+job and marks the session ``cancelled``; any other failure marks it ``failed`` with the reason and
+re-raises, so nothing half-written is shown as a finished session.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import sqlite_utils
+
+from ragcov_tui.corpus import build_chunks
+from ragcov_tui.coverage.analysis import analyze
+from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.embeddings.factory import embed_items, make_embedder
+from ragcov_tui.errors import BadInput, Cancelled
+from ragcov_tui.llm.factory import make_llm
+from ragcov_tui.progress import Progress
+from ragcov_tui.store.analysis import save_analysis
+from ragcov_tui.store.sessions import create_session, finish_session
+from ragcov_tui.store.vectors import save_documents, save_vectors
+from ragcov_tui.testset.reader import read_testset
+
+# AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
+PARAM_FIELDS = ("clusters", "threshold", "top_n", "gap_threshold", "lof_neighbors", "contamination", "seed")
+
+
+@dataclass
+class AnalyzeOptions:
+    """Everything one analysis run needs; ``None`` means "the engine's default"."""
+
+    corpus: list[str]
+    questions: str
+    embedder: str = "local"
+    llm: str | None = None
+    clusters: int | str | None = None
+    chunk_size: int = 500
+    chunk_overlap: int = 50
+    threshold: float | None = None
+    top_n: int | None = None
+    gap_threshold: float | None = None
+    lof_neighbors: int | None = None
+    contamination: float | str | None = None
+    seed: int | None = None
+    name: str | None = None
+    concurrency: int = 4
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def coverage_params(self) -> CoverageParams:
+        given = {k: getattr(self, k) for k in PARAM_FIELDS if getattr(self, k) is not None}
+        known = {f.name for f in dataclasses.fields(CoverageParams)}
+        unknown = set(self.extra) - known
+        if unknown:
+            raise BadInput(f"unknown analysis parameter(s): {', '.join(sorted(unknown))}")
+        return dataclasses.replace(CoverageParams(), **given, **self.extra)
+
+
+def run_analysis(
+    opts: AnalyzeOptions,
+    db: sqlite_utils.Database,
+    progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """Run one analysis and store it; returns ``(session_id, report)`` (the ``--json`` contract)."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    params = opts.coverage_params()
+    testset = read_testset(opts.questions)
+    if not testset.questions:
+        raise BadInput(f"{opts.questions}: the test file has no questions")
+    documents, chunks = build_chunks(
+        opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn, progress=progress
+    )
+    if not chunks:
+        raise BadInput("corpus: no text to analyse after loading and chunking")
+    timings["load"] = time.perf_counter() - t0
+
+    embedder = make_embedder(opts.embedder, db=db, concurrency=opts.concurrency)
+    llm = make_llm(opts.llm, db=db, concurrency=opts.concurrency)
+    sid = create_session(
+        db,
+        "analysis",
+        corpus=[str(Path(p)) for p in opts.corpus],
+        questions_path=str(Path(opts.questions).resolve()),
+        testset_sha256=testset.sha256,
+        embedder=embedder.spec,
+        llm=llm.spec if llm else "heuristic",
+        params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap},
+        name=opts.name,
+    )
+    try:
+        t = time.perf_counter()
+        chunk_vecs = embed_items(
+            embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunk", progress=progress
+        )
+        question_vecs = embed_items(
+            embedder,
+            [q.text for q in testset.questions],
+            [q.vector for q in testset.questions],
+            what="question",
+            progress=progress,
+        )
+        _check_dims(chunk_vecs, question_vecs)
+        timings["embed"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress)
+        timings["analyze"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        save_documents(db, sid, documents, chunks)
+        save_vectors(db, sid, "chunk", [c.id for c in chunks], chunk_vecs)
+        save_vectors(db, sid, "question", [q.id for q in testset.questions], question_vecs)
+        save_analysis(db, sid, result, chunks, testset.questions)
+        timings["store"] = time.perf_counter() - t
+        timings["total"] = time.perf_counter() - t0
+
+        report = result.to_report()
+        report["session_id"] = sid
+        report["embedder"] = {"provider": embedder.provider, "model": embedder.model, "dim": int(chunk_vecs.shape[1])}
+        report["llm"] = llm.spec if llm else "heuristic"
+        report["timings"] = {k: round(v, 3) for k, v in timings.items()}
+        usage = {"embeddings": dataclasses.asdict(embedder.stats), "llm": llm.usage.as_dict() if llm else None}
+        report["usage"] = usage
+        finish_session(db, sid, "done", summary=headline(report), timings=timings, usage=usage)
+        return sid, report
+    except Cancelled:
+        finish_session(db, sid, "cancelled", error="cancelled by the user")
+        raise
+    except BaseException as exc:
+        finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
+        raise
+
+
+def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:
+    if chunk_vecs.shape[1] != question_vecs.shape[1]:
+        raise BadInput(
+            f"chunk vectors have {chunk_vecs.shape[1]} dimensions but question vectors {question_vecs.shape[1]}:"
+            " they must come from the same embedder"
+        )
+
+
+def headline(report: dict[str, Any]) -> dict[str, Any]:
+    """The figures shown in session lists and trend charts (a flat dict of numbers / None)."""
+    cov = report.get("coverage", {})
+    q = report.get("questions", {})
+    return {
+        "basic": cov.get("basic"),
+        "weighted": cov.get("weighted"),
+        "multi_threshold": cov.get("multi_threshold"),
+        "multi_n": cov.get("multi_n"),
+        "documents": report.get("corpus", {}).get("documents"),
+        "chunks": report.get("corpus", {}).get("chunks"),
+        "questions": q.get("total"),
+        "inliers": q.get("inliers"),
+        "outliers": q.get("outliers"),
+        "gaps": len(report.get("gaps", [])),
+        "flagged_documents": sum(1 for d in report.get("documents", []) if d.get("flagged")),
+    }

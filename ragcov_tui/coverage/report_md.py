@@ -1,0 +1,100 @@
+"""The human report of an analysis (``ragcov analyze --markdown FILE``), built from the JSON report.
+
+The gap table follows the paper's Table 1: cluster, coverage, size, corpus share, themes and a
+suggested question; then flagged documents, outlier and redundant questions, and every cluster.
+Text from documents and questions is escaped for Markdown tables (``|`` and line breaks).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A score for humans: fixed digits, or ``n/a`` when undefined (never ``nan``)."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def cell(text: Any) -> str:
+    """Escape a value for a Markdown table cell."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+
+
+def table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return out
+
+
+def analysis_markdown(report: dict[str, Any]) -> str:
+    """Render an ``analyze --json`` report as Markdown."""
+    cov = report.get("coverage", {})
+    q = report.get("questions", {})
+    corpus = report.get("corpus", {})
+    emb = report.get("embedder", {})
+    lines = [
+        f"# Test-set coverage report — session {report.get('session_id', '?')}",
+        "",
+        f"Embedder `{emb.get('provider')}:{emb.get('model')}` ({emb.get('dim')}-d); themes and suggestions by "
+        f"`{report.get('llm', 'heuristic')}`.",
+        f"Corpus: {corpus.get('documents')} documents, {corpus.get('chunks')} chunks. "
+        f"Questions: {q.get('total')} ({q.get('inliers')} inliers, {q.get('outliers')} outliers excluded).",
+        "",
+    ]
+    if report.get("message"):
+        lines += [f"> **Note:** {report['message']}", ""]
+    lines += ["## Coverage", ""]
+    lines += table(
+        ["metric", "value"],
+        [
+            ["basic", fmt(cov.get("basic"))],
+            ["weighted", fmt(cov.get("weighted"))],
+            [f"multi-cluster (threshold {cov.get('threshold')})", fmt(cov.get("multi_threshold"))],
+            [f"multi-cluster (top {cov.get('top_n')})", fmt(cov.get("multi_n"))],
+        ],
+    )
+    lines += ["", "## Gaps (clusters below the gap threshold, highest priority first)", ""]
+    gaps = report.get("gaps", [])
+    if gaps:
+        rows = []
+        for g in gaps:
+            suggestions = g.get("suggested_questions") or []
+            first = suggestions[0] if suggestions else {}
+            text = first.get("text", "") if isinstance(first, dict) else str(first)
+            rows.append([g.get("cluster"), fmt(g.get("coverage")), g.get("size"), pct(g.get("share")),
+                         ", ".join(g.get("themes", [])), text])
+        lines += table(["cluster", "coverage", "size", "share", "themes", "suggested question"], rows)
+    else:
+        lines.append("No cluster falls below the gap threshold.")
+    flagged = [d for d in report.get("documents", []) if d.get("flagged")]
+    lines += ["", "## Documents flagged for review", ""]
+    if flagged:
+        lines += table(["document", "chunks", "coverage", "reason"],
+                       [[d.get("source"), d.get("chunks"), fmt(d.get("coverage")), d.get("reason", "")] for d in flagged])
+    else:
+        lines.append("None.")
+    details = report.get("question_details", [])
+    outliers = sorted((d for d in details if d.get("outlier")), key=lambda d: -(d.get("lof_score") or 0))
+    lines += ["", "## Outlier questions (excluded from the metrics)", ""]
+    if outliers:
+        lines += table(["question", "LOF score", "text"],
+                       [[d.get("id"), fmt(d.get("lof_score"), 2), d.get("text", "")] for d in outliers])
+    else:
+        lines.append("None.")
+    redundant = [d for d in details if d.get("redundant_with")]
+    lines += ["", "## Redundant questions", ""]
+    if redundant:
+        lines += table(["question", "near-duplicate of"], [[d["id"], ", ".join(d["redundant_with"])] for d in redundant])
+    else:
+        lines.append("None.")
+    lines += ["", "## Clusters", ""]
+    lines += table(
+        ["cluster", "size", "share", "coverage", "themes"],
+        [[c.get("id"), c.get("size"), pct(c.get("share")), fmt(c.get("coverage")), ", ".join(c.get("themes", []))]
+         for c in report.get("clusters", [])],
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,47 @@
+"""Per-session documents and vectors (float32 blobs), written by the analysis and eval jobs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+import sqlite_utils
+
+from ragcov_tui.corpus.models import Chunk, Document
+
+
+def save_documents(db: sqlite_utils.Database, sid: str, documents: Sequence[Document], chunks: Sequence[Chunk]) -> None:
+    """One ``documents`` row per source, with its chunk count and size."""
+    per_source = Counter(c.source for c in chunks)
+    with db.conn:
+        db["documents"].insert_all(
+            (
+                {"session_id": sid, "source": d.source, "path": d.path, "n_chunks": per_source.get(d.source, 0),
+                 "n_chars": len(d.text)}
+                for d in documents
+            ),
+            batch_size=1000,
+            replace=True,
+        )
+
+
+def save_vectors(db: sqlite_utils.Database, sid: str, kind: str, ids: Sequence[str], matrix: np.ndarray) -> None:
+    """Store each row of ``matrix`` as a little-endian float32 blob keyed by item id."""
+    m = np.ascontiguousarray(matrix, dtype="<f4")
+    with db.conn:
+        db["vectors"].insert_all(
+            ({"session_id": sid, "kind": kind, "item_id": i, "vector": m[n].tobytes()} for n, i in enumerate(ids)),
+            batch_size=2000,
+            replace=True,
+        )
+
+
+def load_vectors(db: sqlite_utils.Database, sid: str, kind: str) -> tuple[list[str], np.ndarray]:
+    """The ids and the matrix stored by :func:`save_vectors` (insertion order)."""
+    rows = list(db.query("SELECT item_id, vector FROM vectors WHERE session_id = ? AND kind = ? ORDER BY rowid", [sid, kind]))
+    if not rows:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    ids = [r["item_id"] for r in rows]
+    matrix = np.vstack([np.frombuffer(r["vector"], dtype="<f4") for r in rows]).astype(np.float32)
+    return ids, matrix
