@@ -1,0 +1,1 @@
+"""Systems under test: where an answer and its retrieved contexts come from (``--system``)."""

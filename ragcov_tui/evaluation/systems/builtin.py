@@ -1,0 +1,140 @@
+"""``builtin:bm25`` | ``builtin:dense`` | ``builtin:hybrid`` — a reference RAG over the corpus chunks.
+
+Retrieval (top ``k`` chunks):
+
+- ``bm25``   — Okapi BM25 from the ``bm25s`` library over the chunk texts (lower-cased word tokens,
+  English stop words removed); chunks scoring 0 (no query word) are not returned.
+- ``dense``  — cosine similarity between the question and the chunk vectors of the session's
+  embedder; the chunk matrix is embedded once per system (and cached by the embedder's cache).
+- ``hybrid`` — reciprocal-rank fusion of both full rankings: ``score(c) = sum 1 / (60 + rank(c))``.
+
+Generation: with an LLM, the top chunks are shown as ``[chunk-id] text`` and the model is told to
+answer only from them and cite the ids it used in [brackets]; the output is labelled
+``llm:<model>``. Without an LLM the answer is *extractive* (labelled ``extractive``): the
+sentences of the retrieved chunks most similar to the question under the embedder (at most
+``EXTRACT_SENTENCES``, each above ``MIN_SENTENCE_SIM`` except the best), each followed by the id of
+its chunk in [brackets].
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Sequence
+
+import bm25s
+import numpy as np
+
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.embeddings.base import Embedder
+from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.llm.base import ChatModel
+
+RETRIEVERS = ("bm25", "dense", "hybrid")
+RRF_K = 60
+EXTRACT_SENTENCES = 3
+MIN_SENTENCE_SIM = 0.2
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n{2,}")
+
+ANSWER_PROMPT = (
+    "Answer the question using only the context passages below. Each passage starts with its id in "
+    "[brackets]. After every statement, cite the id(s) of the passage(s) it comes from in [brackets], "
+    "e.g. [doc.md#2-1a2b3c4d]. If the passages do not contain the answer, say you do not know."
+)
+
+
+class BuiltinSystem:
+    """The reference pipeline: retrieve with ``retriever``, answer with ``llm`` or extractively."""
+
+    def __init__(
+        self, retriever: str, *, chunks: Sequence[Chunk], embedder: Embedder, llm: ChatModel | None, k: int = 5
+    ) -> None:
+        if retriever not in RETRIEVERS:
+            raise BadInput(f"--system builtin:{retriever}: unknown retriever; choose one of {', '.join(RETRIEVERS)}")
+        if not chunks:
+            raise BadInput(f"--system builtin:{retriever}: needs a corpus (--corpus PATH) to retrieve from")
+        self.name = f"builtin:{retriever}"
+        self.retriever = retriever
+        self.chunks = list(chunks)
+        self.embedder = embedder
+        self.llm = llm
+        self.k = k
+        self.label = f"llm:{llm.spec}" if llm else "extractive"
+        self._lock = threading.Lock()
+        self._bm25: bm25s.BM25 | None = None
+        self._chunk_vecs: np.ndarray | None = None
+
+    # -- retrieval ---------------------------------------------------------------------------
+    def bm25_scores(self, question: str) -> np.ndarray:
+        with self._lock:
+            if self._bm25 is None:
+                tokens = bm25s.tokenize([c.text for c in self.chunks], stopwords="en", show_progress=False)
+                self._bm25 = bm25s.BM25()
+                self._bm25.index(tokens, show_progress=False)
+            words = bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)[0]
+            return self._bm25.get_scores(words) if words else np.zeros(len(self.chunks), dtype=np.float32)
+
+    def dense_scores(self, question: str) -> np.ndarray:
+        with self._lock:
+            if self._chunk_vecs is None:
+                self._chunk_vecs = self.embedder.embed([c.text for c in self.chunks], stage="embedding chunks")
+        return self._chunk_vecs @ self.embedder.embed([question])[0]
+
+    def retrieve(self, question: str) -> list[RetrievedChunk]:
+        """The top ``k`` chunks for ``question``, best first, with the retriever's score."""
+        if self.retriever == "bm25":
+            scores = self.bm25_scores(question)
+            order = [i for i in _ranked(scores) if scores[i] > 0]
+        elif self.retriever == "dense":
+            scores = self.dense_scores(question)
+            order = _ranked(scores)
+        else:
+            scores = reciprocal_rank_fusion([_ranked(self.bm25_scores(question)), _ranked(self.dense_scores(question))],
+                                            len(self.chunks))
+            order = _ranked(scores)
+        return [RetrievedChunk(self.chunks[i].id, self.chunks[i].text, float(scores[i])) for i in order[: self.k]]
+
+    # -- generation --------------------------------------------------------------------------
+    def answer(self, question: str) -> SystemOutput:
+        contexts = self.retrieve(question)
+        text = generate_cited_answer(self.llm, question, contexts) if self.llm else self._extract(question, contexts)
+        return SystemOutput(answer=text, contexts=contexts, label=self.label)
+
+    def _extract(self, question: str, contexts: list[RetrievedChunk]) -> str:
+        sentences = [(s, c.id) for c in contexts for s in split_sentences(c.text)]
+        if not sentences:
+            return ""
+        vecs = self.embedder.embed([question] + [s for s, _ in sentences])
+        sims = vecs[1:] @ vecs[0]
+        best = [i for n, i in enumerate(_ranked(sims)[:EXTRACT_SENTENCES]) if n == 0 or sims[i] >= MIN_SENTENCE_SIM]
+        return " ".join(f"{sentences[i][0]} [{sentences[i][1]}]" for i in best)
+
+
+def generate_cited_answer(llm: ChatModel, question: str, contexts: list[RetrievedChunk]) -> str:
+    """Ask ``llm`` to answer from ``contexts`` only, citing passage ids in [brackets]."""
+    passages = "\n\n".join(f"[{c.id}] {c.text}" for c in contexts) or "(no passages)"
+    messages = [
+        {"role": "system", "content": ANSWER_PROMPT},
+        {"role": "user", "content": f"Context passages:\n{passages}\n\nQuestion: {question}"},
+    ]
+    return llm.chat(messages).text.strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (split after . ! ? or at blank lines), whitespace-collapsed, empties dropped."""
+    return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], n: int, k: int = RRF_K) -> np.ndarray:
+    """``score[i] = sum over rankings of 1 / (k + rank of i)`` with 1-based ranks."""
+    scores = np.zeros(n, dtype=np.float64)
+    for ranking in rankings:
+        for rank, i in enumerate(ranking, start=1):
+            scores[i] += 1.0 / (k + rank)
+    return scores
+
+
+def _ranked(scores: np.ndarray) -> list[int]:
+    """Indices by descending score; ties keep corpus order (stable)."""
+    return [int(i) for i in np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")]

@@ -1,0 +1,46 @@
+"""Build the system under test from its ``--system`` spec.
+
+Schemes: ``records:FILE``, ``python:package.module:function``, ``http:URL``,
+``builtin:bm25|dense|hybrid``. An unknown scheme raises BadInput listing these.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.embeddings.base import Embedder
+from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.systems.base import System
+from ragcov_tui.evaluation.systems.builtin import BuiltinSystem
+from ragcov_tui.evaluation.systems.http_system import HttpSystem
+from ragcov_tui.evaluation.systems.python_callable import PythonCallableSystem
+from ragcov_tui.evaluation.systems.records import RecordsSystem
+from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.testset.models import Question
+
+SCHEMES = ("records:FILE", "python:package.module:function", "http:URL", "builtin:bm25|dense|hybrid")
+
+
+def make_system(
+    spec: str,
+    *,
+    chunks: Sequence[Chunk] = (),
+    embedder: Embedder,
+    llm: ChatModel | None = None,
+    k: int = 5,
+    questions: Sequence[Question] = (),
+) -> System:
+    """The system named by ``spec``; ``questions`` let a records file be matched by question id."""
+    scheme, sep, target = spec.partition(":")
+    if not sep or not target:
+        raise BadInput(f"--system {spec!r}: expected one of {', '.join(SCHEMES)}")
+    if scheme == "records":
+        return RecordsSystem(target, chunks=chunks, questions=questions)
+    if scheme == "python":
+        return PythonCallableSystem(target)
+    if scheme == "http":
+        return HttpSystem(target)
+    if scheme == "builtin":
+        return BuiltinSystem(target, chunks=chunks, embedder=embedder, llm=llm, k=k)
+    raise BadInput(f"--system {spec!r}: unknown scheme {scheme!r}; use one of {', '.join(SCHEMES)}")

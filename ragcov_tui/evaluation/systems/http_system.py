@@ -1,0 +1,56 @@
+"""``http:URL`` — a system behind an HTTP endpoint.
+
+Each question is sent as ``POST URL`` with the JSON body ``{"question": "…"}``; the reply must be
+JSON of the shape documented in :mod:`.python_callable` (``{"answer": str, "contexts": [{"id",
+"text", "score"?}]}``). Timeouts, connection errors, 408 / 409 / 429 and 5xx are retried with
+the project's backoff policy (:mod:`ragcov_tui.http_retry`, ``Retry-After`` honoured); what still
+fails becomes that item's error. One ``httpx.Client`` (thread-safe, pooled) serves every thread.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from ragcov_tui.errors import BadInput, ProviderError
+from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value
+from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
+
+
+class HttpSystem:
+    """POSTs the question, reads ``{"answer", "contexts"}`` back."""
+
+    def __init__(self, url: str, *, policy: RetryPolicy | None = None) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise BadInput(f"--system http:{url}: expected http:http://host/path or http:https://host/path")
+        self.name = f"http:{url}"
+        self.url = url
+        self.policy = policy or RetryPolicy()
+        self._client = httpx.Client(timeout=self.policy.timeout)
+
+    def answer(self, question: str) -> SystemOutput:
+        response = call_with_retry(lambda: self._post(question), classify=classify_httpx_error,
+                                   policy=self.policy, what=self.name)
+        try:
+            data = response.json()
+        except json.JSONDecodeError as exc:
+            raise ProviderError(f"{self.name}: the reply is not JSON ({exc.msg})") from exc
+        return output_from_value(data, self.name)
+
+    def _post(self, question: str) -> httpx.Response:
+        response = self._client.post(self.url, json={"question": question})
+        response.raise_for_status()
+        return response
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def classify_httpx_error(exc: BaseException) -> Failure | None:
+    """Status errors by code (retry 408/409/429/5xx); transport errors and timeouts are retryable."""
+    if isinstance(exc, httpx.HTTPStatusError):
+        return status_failure(exc.response.status_code, exc.response.text, exc.response.headers)
+    if isinstance(exc, httpx.TransportError):
+        return Failure(reason=root_cause_message(exc), retryable=True, unreachable=isinstance(exc, httpx.ConnectError))
+    return None
