@@ -8,13 +8,17 @@ SQLite embedding cache, so a second run with the same texts embeds nothing.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ragcov_tui.progress import Progress
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass
@@ -34,9 +38,17 @@ class Embedder(ABC):
     provider: str = ""
     model: str = ""
     batch_size: int = 64
+    concurrency: int = 1  # batches in flight at once (remote providers raise it)
+    db: "sqlite_utils.Database | None" = None  # the embedding cache; set by make_embedder(db=...)
 
     def __init__(self) -> None:
         self.stats = EmbedStats()
+        self._stats_lock = threading.Lock()
+
+    def _add_tokens(self, n: int) -> None:
+        """Count tokens reported by a provider (thread-safe: ``_embed_batch`` runs in workers)."""
+        with self._stats_lock:
+            self.stats.tokens += int(n)
 
     @property
     def spec(self) -> str:

@@ -37,9 +37,11 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    cost_known: bool = True  # False once a call's model had no price (as_dict then reports None)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def add(self, reply: ChatReply, cost_usd: float = 0.0) -> None:
+    def add(self, reply: ChatReply, cost_usd: float | None = 0.0) -> None:
+        """Count one reply; ``cost_usd=None`` means the price of the model is unknown."""
         with self._lock:
             if reply.cached:
                 self.cached += 1
@@ -47,7 +49,10 @@ class Usage:
                 self.calls += 1
                 self.prompt_tokens += reply.prompt_tokens
                 self.completion_tokens += reply.completion_tokens
-                self.cost_usd += cost_usd
+                if cost_usd is None:
+                    self.cost_known = False
+                else:
+                    self.cost_usd += cost_usd
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -55,7 +60,7 @@ class Usage:
             "cached": self.cached,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
-            "cost_usd": round(self.cost_usd, 6),
+            "cost_usd": round(self.cost_usd, 6) if self.cost_known else None,  # None = unknown price
         }
 
 

@@ -23,9 +23,10 @@ Endpoints (every one requires ``Authorization: Bearer <anything non-empty>``, el
   With ``reject_response_format = True`` a request carrying ``response_format`` gets a 400, like
   servers that do not support JSON mode.
 
-Embeddings are deterministic: a hashed bag of lower-cased words in ``dim`` signed buckets,
-L2-normalised, so texts sharing words are close and unrelated texts are near-orthogonal. Token
-counts are word counts.
+Embeddings are deterministic: ``ragcov_tui.embeddings.hashing.hashed_vector`` (a hashed bag of
+lower-cased words in ``dim`` signed buckets, L2-normalised, the ``hash`` embedder's function), so
+texts sharing words are close and unrelated texts are near-orthogonal. Token counts are word
+counts.
 
 Scripting (all thread-safe): ``fail_next(n, status=429|500|503, body=None, retry_after=None)``
 queues ``n`` error replies; ``bad_json_next(n)`` queues ``n`` 200 replies whose body is not JSON;
@@ -37,7 +38,6 @@ request received (``RecordedRequest(path, body, headers)``, failed ones included
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import threading
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-import numpy as np
+from ragcov_tui.embeddings.hashing import hashed_vector
 
 ChatHandler = Callable[[list[dict], dict], str]
 _WORD = re.compile(r"\w+")
@@ -58,19 +58,6 @@ class RecordedRequest:
     path: str
     body: Any  # parsed JSON, or the raw text when it was not JSON
     headers: dict[str, str]
-
-
-def hashed_embedding(text: str, dim: int) -> list[float]:
-    """Signed hashed bag of lower-cased words, L2-normalised (a zero text gets bucket 0 = 1.0)."""
-    vec = np.zeros(dim, dtype=np.float64)
-    for word in _WORD.findall(text.lower()):
-        h = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "little")
-        vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
-    norm = np.linalg.norm(vec)
-    if norm == 0:
-        vec[0] = 1.0
-        norm = 1.0
-    return (vec / norm).tolist()
 
 
 def _default_chat_handler(messages: list[dict], body: dict) -> str:
@@ -209,7 +196,7 @@ class FakeAPIServer:
         texts = body.get("input", [])
         texts = [texts] if isinstance(texts, str) else list(texts)
         tokens = sum(_words(t) for t in texts)
-        data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, self.dim)}
+        data = [{"object": "embedding", "index": i, "embedding": hashed_vector(t, self.dim).tolist()}
                 for i, t in enumerate(texts)]
         usage = {"total_tokens": tokens} if voyage else {"prompt_tokens": tokens, "total_tokens": tokens}
         return {"object": "list", "data": data, "model": body.get("model", ""), "usage": usage}

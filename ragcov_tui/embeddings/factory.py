@@ -1,0 +1,77 @@
+"""Building an embedder from a spec string, and embedding items that may carry their own vectors.
+
+Specs: ``local`` (default: all-MiniLM-L6-v2 int8 on onnxruntime), ``local:/dir`` (any ONNX dir
+with ``model.onnx`` + ``tokenizer.json``), ``openai:MODEL``, ``voyage:MODEL``, ``st:MODEL``,
+``precomputed`` (vectors from the input files), ``hash`` / ``hash:DIM`` (test-only bag of words).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from ragcov_tui.embeddings.base import Embedder
+from ragcov_tui.errors import BadInput
+from ragcov_tui.progress import Progress
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+SPECS = "local, local:/dir, openai:MODEL, voyage:MODEL, st:MODEL, precomputed, hash"
+
+
+def _build(spec: str, concurrency: int) -> Embedder:
+    provider, _, arg = spec.strip().partition(":")
+    provider, arg = provider.strip().lower(), arg.strip()
+    if provider == "local":
+        from ragcov_tui.embeddings.local import OnnxEmbedder
+
+        return OnnxEmbedder.from_dir(arg) if arg else OnnxEmbedder.minilm()
+    if provider == "precomputed" and not arg:
+        from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
+
+        return PrecomputedEmbedder()
+    if provider == "hash":
+        from ragcov_tui.embeddings.hashing import HashEmbedder
+
+        if arg and not (arg.isdigit() and 2 <= int(arg) <= 65536):
+            raise BadInput(f"embedder {spec!r}: hash:DIM needs a whole number of dimensions")
+        return HashEmbedder(int(arg)) if arg else HashEmbedder()
+    if provider in ("openai", "voyage", "st") and not arg:
+        raise BadInput(f"embedder {spec!r}: name the model, e.g. {provider}:MODEL")
+    if provider == "openai":
+        from ragcov_tui.embeddings.remote import OpenAIEmbedder
+
+        return OpenAIEmbedder(arg, concurrency=concurrency)
+    if provider == "voyage":
+        from ragcov_tui.embeddings.remote import VoyageEmbedder
+
+        return VoyageEmbedder(arg, concurrency=concurrency)
+    if provider == "st":
+        from ragcov_tui.embeddings.st import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(arg)
+    raise BadInput(f"unknown embedder {spec!r}; expected one of: {SPECS}")
+
+
+def make_embedder(spec: str = "local", *, db: "sqlite_utils.Database | None" = None, concurrency: int = 4) -> Embedder:
+    """The embedder for ``spec``, caching into ``db``'s ``embedding_cache`` when a db is given."""
+    embedder = _build(spec or "local", concurrency)
+    embedder.db = db
+    return embedder
+
+
+def embed_items(embedder: Embedder, texts: list[str], vectors: list[list[float] | None], *, what: str,
+                progress: Progress | None = None, labels: Sequence[str] | None = None) -> np.ndarray:
+    """Vectors for items: the given ones for ``precomputed`` (BadInput naming the first item
+    without one, or with another dimension), else ``embedder.embed(texts)``.
+
+    ``what`` names the items in messages (``chunks``, ``questions.jsonl``); ``labels`` (e.g. the
+    item ids) names each row, else rows are numbered from 1.
+    """
+    from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
+
+    if isinstance(embedder, PrecomputedEmbedder):
+        return embedder.take(vectors, what=what, labels=labels)
+    return embedder.embed(texts, progress=progress, stage=f"embedding {what}")

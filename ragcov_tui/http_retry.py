@@ -1,0 +1,127 @@
+"""Retries with exponential backoff for every HTTP provider (embeddings and chat alike).
+
+A provider wraps one request in :func:`call_with_retry` and gives a ``classify`` function that
+turns the client library's exception into a :class:`Failure`: retryable (429, 5xx, timeouts,
+connection errors) or not (400, 401, invalid JSON…). Retryable failures are retried up to
+``policy.attempts`` attempts in total; the delay before retry ``i`` (0-based) is
+``min(max_delay, base_delay * 2**i) * uniform(0.5, 1.5)``, or the server's ``Retry-After`` when it
+sent one (capped at ``max_delay``). What finally escapes is a one-line
+:class:`~ragcov_tui.errors.ProviderError`, e.g.
+``openai embeddings at http://127.0.0.1:9/v1: unreachable after 4 attempts (Connection refused)``.
+
+``RAGCOV_RETRY_ATTEMPTS``, ``RAGCOV_RETRY_BASE_DELAY`` (seconds, default 1) and
+``RAGCOV_HTTP_TIMEOUT`` (seconds per request, default 60) tune the defaults; tests set the base
+delay to a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Callable, TypeVar
+
+from ragcov_tui.errors import ConfigError, ProviderError
+
+T = TypeVar("T")
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name}={raw!r}: expected a number") from exc
+
+
+@dataclass
+class RetryPolicy:
+    """How often and how patiently to retry; defaults come from the environment."""
+
+    attempts: int = field(default_factory=lambda: max(1, int(_env_float("RAGCOV_RETRY_ATTEMPTS", 4))))
+    base_delay: float = field(default_factory=lambda: _env_float("RAGCOV_RETRY_BASE_DELAY", 1.0))
+    max_delay: float = 30.0
+    timeout: float = field(default_factory=lambda: _env_float("RAGCOV_HTTP_TIMEOUT", 60.0))
+
+    def delay(self, retry_index: int, retry_after: float | None) -> float:
+        """Seconds to wait before retry number ``retry_index`` (0-based)."""
+        if retry_after is not None:
+            return max(0.0, min(self.max_delay, retry_after))
+        backoff = min(self.max_delay, self.base_delay * (2 ** retry_index))
+        return backoff * random.uniform(0.5, 1.5)
+
+
+@dataclass
+class Failure:
+    """A classified failure: ``reason`` is short and human (``HTTP 503: overloaded``)."""
+
+    reason: str
+    retryable: bool
+    unreachable: bool = False  # connection never established (refused, DNS, timeout to connect)
+    retry_after: float | None = None
+
+
+def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], Failure | None],
+                    policy: RetryPolicy, what: str, sleep: Callable[[float], None] = time.sleep) -> T:
+    """Call ``fn`` until it succeeds, a failure is not retryable, or attempts run out.
+
+    ``classify`` returns ``None`` for exceptions that are not provider failures (programming
+    errors, cancellation): those propagate unchanged. ``what`` names the endpoint in the message.
+    """
+    for attempt in range(policy.attempts):
+        try:
+            return fn()
+        except Exception as exc:
+            failure = classify(exc)
+            if failure is None:
+                raise
+            if not failure.retryable:
+                raise ProviderError(f"{what}: {failure.reason}") from exc
+            if attempt + 1 >= policy.attempts:
+                verb = "unreachable" if failure.unreachable else "failed"
+                raise ProviderError(f"{what}: {verb} after {policy.attempts} attempts ({failure.reason})") from exc
+            sleep(policy.delay(attempt, failure.retry_after))
+    raise AssertionError("unreachable: policy.attempts >= 1")
+
+
+def root_cause_message(exc: BaseException) -> str:
+    """The innermost cause's message without an ``[Errno N]`` prefix, e.g. ``Connection refused``."""
+    inner = exc
+    seen = {id(inner)}
+    while (nxt := inner.__cause__ or inner.__context__) is not None and id(nxt) not in seen:
+        seen.add(id(nxt))
+        inner = nxt
+    if isinstance(inner, OSError) and inner.strerror:
+        return inner.strerror
+    text = str(inner) or type(inner).__name__
+    return re.sub(r"^\[Errno -?\d+\]\s*", "", text).splitlines()[0][:200]
+
+
+def parse_retry_after(headers: object) -> float | None:
+    """Seconds from ``retry-after-ms`` / ``Retry-After`` (numeric form), else ``None``."""
+    get = getattr(headers, "get", None)
+    if get is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = get(name)
+        if raw is None:
+            continue
+        try:
+            return float(raw) * scale
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+def status_failure(status: int, detail: str, headers: object = None) -> Failure:
+    """Classify an HTTP error status: 408 / 409 / 429 / 5xx are retryable, the rest are not."""
+    detail = " ".join(str(detail).split())[:200]
+    reason = f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
+    if status == 401:
+        reason += " (check the API key)"
+    retryable = status in (408, 409, 429) or status >= 500
+    return Failure(reason=reason, retryable=retryable, retry_after=parse_retry_after(headers))

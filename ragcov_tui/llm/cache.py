@@ -1,0 +1,53 @@
+"""The LLM reply cache (``llm_cache`` table): a rerun with the same prompts calls nobody.
+
+The key is the sha256 of the canonical JSON (sorted keys, no spaces) of
+``{provider, base_url, model, messages, params}``: the same prompt sent to another server or with
+another temperature is another entry. Judges call ``chat`` from worker threads, and the
+connection is shared (``check_same_thread=False``), so every access holds one lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ragcov_tui.llm.base import ChatReply, Message
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+
+def cache_key(provider: str, base_url: str, model: str, messages: list[Message], params: dict[str, Any]) -> tuple[str, str]:
+    """(sha256 key, canonical request JSON) for one chat request."""
+    request = json.dumps({"provider": provider, "base_url": base_url, "model": model, "messages": messages,
+                          "params": params}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(request.encode("utf-8")).hexdigest(), request
+
+
+class LLMCache:
+    """Thread-safe get / put of chat replies in one database."""
+
+    def __init__(self, db: "sqlite_utils.Database") -> None:
+        self.db = db
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> ChatReply | None:
+        with self._lock:
+            row = self.db.execute(
+                "SELECT reply, prompt_tokens, completion_tokens FROM llm_cache WHERE key = ?", [key]
+            ).fetchone()
+        if row is None:
+            return None
+        return ChatReply(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0, cached=True)
+
+    def put(self, key: str, provider: str, model: str, request: str, reply: ChatReply) -> None:
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self._lock, self.db.conn:
+            self.db.conn.execute(
+                "INSERT OR REPLACE INTO llm_cache (key, provider, model, request, reply, prompt_tokens, "
+                "completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [key, provider, model, request, reply.text, reply.prompt_tokens, reply.completion_tokens, now],
+            )

@@ -1,0 +1,34 @@
+"""Building a chat model from a spec string.
+
+``None``, ``""``, ``heuristic`` and ``none`` mean no LLM: callers use their offline heuristic and
+label its scores as heuristic. ``openai:MODEL`` is any OpenAI-compatible server
+(``OPENAI_API_KEY``, ``OPENAI_BASE_URL``). ``concurrency`` is stored on the model as
+``.concurrency`` for callers fanning out with :func:`ragcov_tui.concurrency.run_bounded`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.llm.base import ChatModel
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+OFFLINE_SPECS = {"", "heuristic", "none"}
+
+
+def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = 8) -> ChatModel | None:
+    """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode."""
+    if spec is None or spec.strip().lower() in OFFLINE_SPECS:
+        return None
+    provider, _, model = spec.strip().partition(":")
+    provider, model = provider.strip().lower(), model.strip()
+    if provider == "openai":
+        if not model:
+            raise BadInput(f"LLM {spec!r}: name the model, e.g. openai:gpt-4o-mini")
+        from ragcov_tui.llm.openai_chat import OpenAIChat
+
+        return OpenAIChat(model, db=db, concurrency=concurrency)
+    raise BadInput(f"unknown LLM {spec!r}; expected openai:MODEL, or heuristic for the offline judge")

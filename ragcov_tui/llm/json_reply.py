@@ -1,0 +1,112 @@
+"""Getting JSON out of chat models: lenient parsing, one repair round, never an exception.
+
+:func:`parse_json_reply` accepts what models actually send: JSON inside ```json fences, JSON
+preceded or followed by prose, trailing commas. It takes the first balanced JSON object or
+array that parses. :func:`complete_json` asks in JSON mode, parses, runs the caller's
+``validate`` (returns an error string or ``None``), and on failure sends one repair turn quoting
+the problem; if that fails too — or the provider fails after its retries — it returns
+``JsonResult(ok=False, error=...)`` for the caller to record as an undefined score.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from ragcov_tui.errors import ProviderError
+from ragcov_tui.llm.base import ChatModel, JsonResult, Message
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
+_CLOSERS = {"{": "}", "[": "]"}
+MAX_CANDIDATES = 20
+REPAIR_INSTRUCTION = ("Your previous reply could not be used: {error}. Reply again with only the corrected "
+                      "JSON value: no prose, no code fences.")
+
+
+def _balanced(text: str, start: int) -> str | None:
+    """The balanced bracket span starting at ``text[start]``, trailing commas dropped; None if unclosed."""
+    out: list[str] = []
+    stack: list[str] = []
+    in_string = escaped = False
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if in_string:
+            out.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+            out.append(ch)
+        elif ch in _CLOSERS:
+            stack.append(_CLOSERS[ch])
+            out.append(ch)
+        elif ch in "}]":
+            if not stack or stack.pop() != ch:
+                return None
+            out.append(ch)
+            if not stack:
+                return "".join(out)
+        elif ch == ",":
+            rest = text[i + 1:].lstrip()
+            if not rest.startswith(("}", "]")):  # a trailing comma is dropped
+                out.append(ch)
+        else:
+            out.append(ch)
+        i += 1
+    return None
+
+
+def parse_json_reply(text: str) -> Any:
+    """The first JSON object or array in a model reply; ValueError saying why when there is none."""
+    if not text or not text.strip():
+        raise ValueError("the reply is empty")
+    sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    for source in sources:
+        tried = 0
+        for match in re.finditer(r"[{\[]", source):
+            span = _balanced(source, match.start())
+            if span is None:
+                continue
+            try:
+                return json.loads(span)
+            except json.JSONDecodeError:
+                tried += 1
+                if tried >= MAX_CANDIDATES:
+                    break
+    snippet = " ".join(text.split())[:80]
+    raise ValueError(f"no JSON object or array found in the reply ({snippet!r})")
+
+
+def _check(text: str, validate: Callable[[Any], str | None] | None) -> tuple[Any, str | None]:
+    try:
+        data = parse_json_reply(text)
+    except ValueError as exc:
+        return None, str(exc)
+    problem = validate(data) if validate is not None else None
+    return data, problem
+
+
+def complete_json(model: ChatModel, messages: list[Message], *, validate: Callable[[Any], str | None] | None = None,
+                  max_tokens: int | None = None) -> JsonResult:
+    """Ask for JSON, parse it robustly, repair once; ``ok=False`` with ``error`` instead of raising."""
+    raw = ""
+    try:
+        raw = model.chat(messages, max_tokens=max_tokens, json_mode=True).text
+        data, problem = _check(raw, validate)
+        if problem is None:
+            return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
+        repair = [*messages, {"role": "assistant", "content": raw},
+                  {"role": "user", "content": REPAIR_INSTRUCTION.format(error=problem)}]
+        raw = model.chat(repair, max_tokens=max_tokens, json_mode=True).text
+        data, problem = _check(raw, validate)
+        if problem is None:
+            return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
+        return JsonResult(ok=False, error=f"unusable JSON reply after one repair: {problem}", prompt=messages, raw=raw)
+    except ProviderError as exc:
+        return JsonResult(ok=False, error=str(exc), prompt=messages, raw=raw)
