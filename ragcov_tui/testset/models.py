@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
+
+TestFormat = Literal["jsonl", "json", "csv"]
 
 
 @dataclass
@@ -12,8 +15,10 @@ class Question:
 
     ``gold`` maps a relevant chunk or document id to its relevance grade (a plain list of gold
     ids gives grade 1 each). ``row`` is the 0-based index of the row in the file, ``line`` the
-    1-based line number (JSONL / CSV) or 0 when not meaningful (JSON). ``raw`` is the row as read
-    (every field, unknown ones included), so nothing the user wrote is lost.
+    1-based line number where the row starts (for JSON, the line of the element's first
+    character). ``raw`` is the row as read (every field, unknown ones included), so nothing the
+    user wrote is lost. ``id_in_file`` is False when the row carried no id and ``id`` is the
+    synthetic ``row-<n>`` (n = row + 1); such ids shift when a row above is dropped.
     """
 
     id: str
@@ -29,3 +34,36 @@ class Question:
     row: int = 0
     line: int = 0
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    id_in_file: bool = True
+
+
+@dataclass
+class TestSet:
+    """The user's test file as read.
+
+    ``field_names`` maps a canonical field (``id``, ``question``, ``ground_truth``, ``gold``,
+    ``expected_keywords``, ``paraphrases``, ``answer``, ``retrieved_ids``,
+    ``retrieved_contexts``, ``vector``) to the name this file uses for it; a canonical name is
+    absent when no row has the field (``"id" not in field_names`` means the file has no ids).
+    ``container`` is the key holding the list in a JSON object file (``questions``, ``data``…),
+    None for a top-level list, JSONL or CSV. ``sha256`` is the hex digest of the exact bytes read:
+    the writer refuses to write unless the file still has it.
+    """
+
+    __test__ = False  # not a pytest test class despite the name
+
+    path: Path
+    format: TestFormat
+    questions: list[Question]
+    sha256: str
+    field_names: dict[str, str]
+    container: str | None = None
+
+    def by_id(self, question_id: str) -> Question | None:
+        """The question with this id, or None."""
+        return next((q for q in self.questions if q.id == question_id), None)
+
+    @property
+    def has_ids(self) -> bool:
+        """True when the file has an id field (otherwise ids are the synthetic ``row-<n>``)."""
+        return "id" in self.field_names

@@ -1,0 +1,52 @@
+"""The one table of field-name aliases a test file may use, and how a row's names resolve.
+
+Seeds and common tools name the same things differently: Giskard (``question``,
+``reference_answer``), Ragas (``user_input``, ``reference``, ``response``,
+``retrieved_contexts``), DeepEval (``input``, ``expected_output``, ``actual_output``,
+``retrieval_context``). For each canonical field the aliases are listed in priority order: when a
+row has several, the first one present wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "id": ("id", "qid", "question_id", "query_id"),
+    "question": ("question", "query", "user_input", "input"),
+    "ground_truth": (
+        "ground_truth", "reference", "expected_output", "reference_answer", "answer_ground_truth",
+    ),
+    "gold": (
+        "gold_chunk_ids", "gold_doc_ids", "relevant_doc_ids", "expected_document_ids",
+        "reference_context_ids", "must_be_grounded_in", "relevant_chunk_ids",
+    ),
+    "expected_keywords": ("expected_keywords", "keywords"),
+    "paraphrases": ("paraphrases", "question_variants"),
+    "answer": ("answer", "response", "actual_output"),
+    "retrieved_ids": ("retrieved_ids", "retrieved_context_ids", "retrieved_doc_ids"),
+    "retrieved_contexts": ("retrieved_contexts", "retrieval_context", "contexts"),
+    "vector": ("vector", "embedding"),
+}
+
+# Keys of a JSON object file that may hold the list of questions, in priority order.
+CONTAINER_KEYS: tuple[str, ...] = ("questions", "data", "examples", "samples")
+
+# The field the writer adds to a new JSON / JSONL row to say where it came from.
+PROVENANCE_FIELD = "provenance"
+
+
+def resolve_fields(names: Iterable[str]) -> dict[str, str]:
+    """Canonical field -> the first of its aliases among ``names`` (canonicals with none omitted)."""
+    present = set(names)
+    resolved: dict[str, str] = {}
+    for canonical, aliases in FIELD_ALIASES.items():
+        actual = next((alias for alias in aliases if alias in present), None)
+        if actual is not None:
+            resolved[canonical] = actual
+    return resolved
+
+
+def aliases_text(canonical: str) -> str:
+    """The accepted names of a canonical field, for error messages: ``question, query, …``."""
+    return ", ".join(FIELD_ALIASES[canonical])

@@ -1,0 +1,54 @@
+"""Identity helpers for test-file rows: the normalised text key, and fresh ids that fit the file."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+FALLBACK_PREFIX = "ragcov-"
+
+
+def text_key(text: str) -> str:
+    """The normalised form of a question, equal for questions that differ only trivially.
+
+    NFKC-normalise, casefold, collapse runs of whitespace to one space, then strip whitespace and
+    punctuation (Unicode category P*) from the end: ``"  What is  X ?"`` -> ``"what is  x"`` ->
+    ``"what is x"``. Used to remember rejected suggestions and to refuse duplicates.
+    """
+    key = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    end = len(key)
+    while end and (key[end - 1].isspace() or unicodedata.category(key[end - 1]).startswith("P")):
+        end -= 1
+    return key[:end]
+
+
+def fresh_id(existing: Sequence[str | int]) -> str | int:
+    """A new id, unused in ``existing``, that follows the ids already in the file.
+
+    - every id an integer -> max + 1 (an integer);
+    - at least half the ids are ``<prefix><digits>`` with one prefix -> that prefix and the
+      next number after the largest, zero-padded to the widest when the ids are padded
+      (``q007`` ... ``q030`` -> ``q031``; ``"1"``, ``"2"`` -> ``"3"``);
+    - otherwise ``ragcov-1``, ``ragcov-2``, ... (the first one free).
+    """
+    taken = {str(i) for i in existing}
+    if existing and all(isinstance(i, int) for i in existing):
+        number = max(int(i) for i in existing) + 1
+        while str(number) in taken:
+            number += 1
+        return number
+    matches = [m for m in (_NUMBERED.match(str(i)) for i in existing) if m]
+    prefixes = Counter(m.group(1) for m in matches)
+    prefix, width, number = FALLBACK_PREFIX, 0, 1
+    if prefixes:
+        top, count = prefixes.most_common(1)[0]
+        if 2 * count >= len(existing):
+            digits = [m.group(2) for m in matches if m.group(1) == top]
+            padded = any(len(d) > 1 and d.startswith("0") for d in digits)
+            prefix, width, number = top, max(map(len, digits)) if padded else 0, max(map(int, digits)) + 1
+    while (candidate := f"{prefix}{number:0{width}d}") in taken:
+        number += 1
+    return candidate

@@ -1,0 +1,205 @@
+"""Read the user's test file (``.jsonl``, ``.json``, ``.csv``) into a :class:`TestSet`.
+
+Field names are resolved through :mod:`ragcov_tui.testset.fields` row by row (first alias
+present wins); ``TestSet.field_names`` records, per canonical field, the name the first row
+having it uses (for CSV: the header). Values are checked and normalised:
+
+- gold ids: a list gives grade 1.0 each, an object ``{"id": grade}`` gives grades (numbers >= 0);
+- ids may be strings or integers; a row without one gets ``row-<n>`` (n = 1-based row number);
+- CSV cells are text: a list-valued cell is a JSON list, or ``;``/``|``-separated (texts such as
+  paraphrases and contexts split on ``|`` only, since ``;`` occurs in prose); graded gold is a
+  JSON object; an empty cell means the field is absent.
+
+Every mistake raises :class:`BadInput` with one line naming ``file:line`` (JSON: also the
+element index) and the field. Unknown fields stay in ``Question.raw``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.testset.fields import FIELD_ALIASES, aliases_text, resolve_fields
+from ragcov_tui.testset.layout import Layout, decode, split_layout
+from ragcov_tui.testset.models import Question, TestFormat, TestSet
+
+FORMATS: dict[str, TestFormat] = {".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
+_TEXT_LISTS = ("paraphrases", "retrieved_contexts")
+
+
+def read_testset(path: str | Path) -> TestSet:
+    """Read and check the test file at ``path``; ``TestSet.sha256`` is of the exact bytes read."""
+    return parse_testset(Path(path), read_bytes(Path(path)))[0]
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes; BadInput when it is missing, a directory, or unreadable."""
+    if not path.exists():
+        raise BadInput(f"{path}: no such file")
+    if path.is_dir():
+        raise BadInput(f"{path}: is a directory, expected a .jsonl, .json or .csv test file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def test_format(path: Path) -> TestFormat:
+    """The format named by the file's extension; BadInput for any other."""
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise BadInput(f"{path}: unsupported test file type {path.suffix!r} (use .jsonl, .json or .csv)")
+    return fmt
+
+
+test_format.__test__ = False  # type: ignore[attr-defined]  # a helper, not a pytest test
+
+
+def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
+    """Parse ``data`` (the bytes of ``path``) into a TestSet and the Layout the writer edits."""
+    fmt = test_format(path)
+    text = decode(path, data)
+    if not text.lstrip("\ufeff").strip():
+        raise BadInput(f"{path}: the file is empty (no questions)")
+    layout = split_layout(path, text, fmt)
+    field_names: dict[str, str] = resolve_fields(layout.header) if fmt == "csv" else {}
+    questions: list[Question] = []
+    seen_ids: dict[str, int] = {}
+    for raw in layout.rows:
+        where = layout.where(path, raw)
+        names = resolve_fields(k for k, v in raw.value.items() if not _is_blank(v, fmt))
+        for canonical, actual in names.items():
+            field_names.setdefault(canonical, actual)
+        question = _question(where, raw.value, names, fmt)
+        question.row, question.line, question.raw = raw.index, raw.line, raw.value
+        if not question.id_in_file:
+            question.id = f"row-{raw.index + 1}"
+        if question.id in seen_ids:
+            raise BadInput(f"{where}: duplicate id {question.id!r} (also on line {seen_ids[question.id]})")
+        seen_ids[question.id] = raw.line
+        questions.append(question)
+    if not questions:
+        raise BadInput(f"{path}: no questions in the file")
+    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container)
+    return testset, layout
+
+
+def _is_blank(value: Any, fmt: TestFormat) -> bool:
+    """An absent value: JSON null, or an empty CSV cell."""
+    return value is None or (fmt == "csv" and isinstance(value, str) and not value.strip())
+
+
+def _question(where: str, row: dict[str, Any], names: dict[str, str], fmt: TestFormat) -> Question:
+    if "question" not in names:
+        blank = next((a for a in FIELD_ALIASES["question"] if a in row), None)
+        if blank is not None:
+            raise BadInput(f"{where}: field {blank!r} is empty (no question text)")
+        raise BadInput(f"{where}: no question field (expected one of: {aliases_text('question')})")
+
+    def value(canonical: str) -> Any:
+        if canonical not in names:
+            return None
+        cell = row[names[canonical]]
+        return _cell_value(where, names[canonical], canonical, cell) if fmt == "csv" else cell
+
+    def check(canonical: str, ok: bool, expected: str) -> None:
+        if not ok:
+            got = row[names[canonical]]
+            raise BadInput(f"{where}: field {names[canonical]!r} must be {expected} (got {type(got).__name__})")
+
+    text = value("question")
+    check("question", isinstance(text, str), "a string")
+    if not text.strip():
+        raise BadInput(f"{where}: field {names['question']!r} is empty (no question text)")
+    qid = value("id")
+    check("id", qid is None or _is_id(qid), "a string or an integer")
+    if isinstance(qid, str) and not qid.strip():
+        qid = None
+    gold = value("gold")
+    gold = [gold] if isinstance(gold, str) and fmt != "csv" else gold
+    strings = {c: value(c) for c in ("ground_truth", "answer")}
+    lists = {c: value(c) for c in ("expected_keywords", "paraphrases", "retrieved_contexts", "retrieved_ids")}
+    for canonical, item in strings.items():
+        check(canonical, item is None or isinstance(item, str), "a string")
+    for canonical in ("expected_keywords", "paraphrases", "retrieved_contexts"):
+        check(canonical, lists[canonical] is None or _is_list_of(lists[canonical], _is_str), "a list of strings")
+    check("retrieved_ids", lists["retrieved_ids"] is None or _is_list_of(lists["retrieved_ids"], _is_id),
+          "a list of ids (strings or integers)")
+    return Question(
+        id=str(qid) if qid is not None else "",
+        text=text.strip(),
+        ground_truth=strings["ground_truth"],
+        gold=_gold(where, names.get("gold", ""), gold),
+        expected_keywords=lists["expected_keywords"] or [],
+        paraphrases=lists["paraphrases"] or [],
+        answer=strings["answer"],
+        retrieved_ids=None if lists["retrieved_ids"] is None else [str(i) for i in lists["retrieved_ids"]],
+        retrieved_contexts=lists["retrieved_contexts"],
+        vector=_vector(where, names.get("vector", ""), value("vector")),
+        id_in_file=qid is not None,
+    )
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_list_of(value: Any, test: Callable[[Any], bool]) -> bool:
+    return isinstance(value, list) and all(test(v) for v in value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _gold(where: str, name: str, gold: Any) -> dict[str, float]:
+    """Gold ids as {id: grade}: a list gives 1.0 each, an object gives its grades (>= 0)."""
+    if gold is None:
+        return {}
+    if _is_list_of(gold, _is_id):
+        return {str(g): 1.0 for g in gold}
+    if isinstance(gold, dict):
+        bad = next((k for k, v in gold.items() if not _is_number(v) or v < 0), None)
+        if bad is not None:
+            raise BadInput(f"{where}: field {name!r}: grade of {bad!r} must be a number >= 0 (got {gold[bad]!r})")
+        return {str(k): float(v) for k, v in gold.items()}
+    raise BadInput(f"{where}: field {name!r} must be a list of ids or an object {{id: grade}} "
+                   f"(got {type(gold).__name__})")
+
+
+def _vector(where: str, name: str, vector: Any) -> list[float] | None:
+    if vector is None:
+        return None
+    if not vector or not _is_list_of(vector, _is_number):
+        raise BadInput(f"{where}: field {name!r} must be a non-empty list of finite numbers")
+    return [float(v) for v in vector]
+
+
+def _cell_value(where: str, name: str, canonical: str, cell: str) -> Any:
+    """A CSV cell as the JSON-like value of its field (None for an empty cell)."""
+    cell = cell.strip() if canonical != "question" else cell
+    if not cell.strip():
+        return None
+    if canonical in ("gold", "vector", *_TEXT_LISTS, "expected_keywords", "retrieved_ids") and cell[0] in "[{":
+        try:
+            return json.loads(cell)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{where}: field {name!r} is not valid JSON ({exc.msg})") from None
+    if canonical in _TEXT_LISTS:
+        return [part.strip() for part in cell.split("|") if part.strip()]
+    if canonical in ("gold", "expected_keywords", "retrieved_ids"):
+        separator = ";" if ";" in cell else "|"
+        return [part.strip() for part in cell.split(separator) if part.strip()]
+    if canonical == "vector":
+        raise BadInput(f"{where}: field {name!r} must be a JSON list of numbers")
+    return cell
+
