@@ -31,8 +31,8 @@ counts.
 Scripting (all thread-safe): ``fail_next(n, status=429|500|503, body=None, retry_after=None)``
 queues ``n`` error replies; ``bad_json_next(n)`` queues ``n`` 200 replies whose body is not JSON;
 ``latency`` seconds are slept before every reply. ``requests`` is a copy of the log of every
-request received (``RecordedRequest(path, body, headers)``, failed ones included);
-``count(path_suffix)`` counts logged requests whose path ends with the suffix;
+request received (``RecordedRequest(path, body, headers)``, header names lower-cased, failed
+ones included); ``count(path_suffix)`` counts logged requests whose path ends with the suffix;
 ``max_in_flight`` is the largest number of requests handled at the same moment.
 """
 
@@ -57,7 +57,7 @@ _WORD = re.compile(r"\w+")
 class RecordedRequest:
     path: str
     body: Any  # parsed JSON, or the raw text when it was not JSON
-    headers: dict[str, str]
+    headers: dict[str, str]  # names lower-cased
 
 
 def _default_chat_handler(messages: list[dict], body: dict) -> str:
@@ -102,7 +102,8 @@ class FakeAPIServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -166,7 +167,7 @@ class FakeAPIServer:
             body = raw
         path = h.path.split("?", 1)[0]
         with self._lock:
-            self._log.append(RecordedRequest(path, body, dict(h.headers.items())))
+            self._log.append(RecordedRequest(path, body, {k.lower(): v for k, v in h.headers.items()}))
             step = self._script.popleft() if self._script else None
         if self.latency:
             time.sleep(self.latency)
