@@ -1,0 +1,299 @@
+"""Read models for the terminal app: every list is paged, filtered and sorted in SQL.
+
+The app never loads a session's 100k chunk rows: it asks for a page (``offset``, ``limit``) and a
+total. Analysis figures come from the stored report (``reports.report``, the ``analyze --json``
+contract without its per-item lists) and the per-item tables; eval figures from ``eval_items``.
+Nothing here recomputes what a session already holds except simple aggregates (mean, spread,
+histogram counts) of stored per-item values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import sqlite_utils
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.store.decisions import question_marks, rejected_keys
+from ragcov_tui.store.sessions import list_sessions
+from ragcov_tui.testset.writer import text_key
+
+
+@dataclass
+class Page:
+    """One page of rows, the total number of matching rows and the offset of the first row."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    offset: int = 0
+
+
+@dataclass
+class MapPoints:
+    """The stored 2-D projection: chunks ``(x, y, cluster)`` (downsampled) and questions ``(x, y, outlier)``."""
+
+    chunks: list[tuple[float, float, int]] = field(default_factory=list)
+    questions: list[tuple[float, float, bool]] = field(default_factory=list)
+    chunk_total: int = 0
+
+
+@dataclass
+class Stat:
+    """Mean, population standard deviation, count of defined values, min and max of one metric."""
+
+    mean: float
+    std: float
+    n: int
+    low: float
+    high: float
+
+
+# ---------------------------------------------------------------- sessions
+
+ANALYSIS_TREND = ("basic", "weighted", "multi_threshold", "multi_n")
+
+
+def flat_summary(summary: dict[str, Any] | None) -> dict[str, float]:
+    """Numeric headline figures, one nesting level flattened (``{"retrieval": {"mrr": .5}}`` → ``mrr``)."""
+    out: dict[str, float] = {}
+    for key, value in (summary or {}).items():
+        if isinstance(value, dict):
+            out.update({k: v for k, v in value.items() if _is_number(v)})
+        elif _is_number(value):
+            out[key] = value
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def trend(db: sqlite_utils.Database, questions_path: str | None, kind: str, *, max_series: int = 4) -> dict[str, list[float | None]]:
+    """Headline metrics over the finished sessions of one test file and kind, oldest first.
+
+    Analysis sessions give the coverage figures; eval sessions the first ``max_series`` metrics in
+    [0, 1] of their summary. A session missing a metric contributes None at its position.
+    """
+    rows = [s for s in reversed(list_sessions(db, kind=kind, questions_path=questions_path)) if s["status"] == "done"]
+    flats = [flat_summary(s.get("summary")) for s in rows]
+    if kind == "analysis":
+        keys = list(ANALYSIS_TREND)
+    else:
+        keys = []
+        for f in flats:
+            keys += [k for k, v in f.items() if 0 <= v <= 1 and k not in keys]
+        keys = keys[:max_series]
+    return {k: [f.get(k) for f in flats] for k in keys if any(f.get(k) is not None for f in flats)}
+
+
+# ---------------------------------------------------------------- analysis
+
+def analysis_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
+    """The stored report of an analysis session (``{}`` when it has none yet)."""
+    row = db.execute("SELECT report FROM reports WHERE session_id = ?", [sid]).fetchone()
+    return json.loads(row[0]) if row else {}
+
+
+def cluster_rows(db: sqlite_utils.Database, sid: str) -> list[dict[str, Any]]:
+    """The report's clusters, each with ``covering``: inlier questions whose nearest cluster it is."""
+    covering = dict(db.execute(
+        "SELECT nearest_cluster, count(*) FROM question_results WHERE session_id = ? AND outlier = 0 "
+        "GROUP BY nearest_cluster", [sid]).fetchall())
+    return [{**c, "covering": covering.get(c["id"], 0)} for c in analysis_report(db, sid).get("clusters", [])]
+
+
+def cluster_chunks(db: sqlite_utils.Database, sid: str, cluster: int, offset: int = 0, limit: int = 100) -> Page:
+    """Chunks of one cluster, least covered (largest distance) first, with their text and nearest question."""
+    total = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND cluster = ?", [sid, cluster]).fetchone()[0]
+    rows = db.query(
+        "SELECT r.chunk_id, r.source, r.mindist, r.nearest_question, c.text FROM chunk_results r "
+        "JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
+        "WHERE r.session_id = ? AND r.cluster = ? ORDER BY r.mindist IS NULL, r.mindist DESC, r.seq LIMIT ? OFFSET ?",
+        [sid, cluster, limit, offset])
+    return Page(list(rows), total, offset)
+
+
+def histogram(values: Sequence[float], bins: int, low: float, high: float) -> list[int]:
+    """Counts of ``values`` in ``bins`` equal-width bins over [low, high]; values outside are clamped in."""
+    counts = [0] * bins
+    width = (high - low) / bins if high > low else 1.0
+    for v in values:
+        counts[min(bins - 1, max(0, int((v - low) / width)))] += 1
+    return counts
+
+
+def mindist_histogram(db: sqlite_utils.Database, sid: str, bins: int = 20) -> tuple[list[float], list[int]]:
+    """Bin left edges and counts of per-chunk distance to the nearest question, binned in SQL over [0, max]."""
+    high = db.execute("SELECT max(mindist) FROM chunk_results WHERE session_id = ?", [sid]).fetchone()[0]
+    if high is None:
+        return [], []
+    width = (high or 1.0) / bins
+    counts = [0] * bins
+    for b, n in db.execute(
+        "SELECT min(CAST(mindist / ? AS INTEGER), ?), count(*) FROM chunk_results "
+        "WHERE session_id = ? AND mindist IS NOT NULL GROUP BY 1", [width, bins - 1, sid]):
+        counts[int(b)] = n
+    return [round(i * width, 3) for i in range(bins)], counts
+
+
+def map_points(db: sqlite_utils.Database, sid: str, max_chunks: int = 2000) -> MapPoints:
+    """The stored projection; chunks are downsampled to at most ``max_chunks`` by a fixed stride on ``seq``."""
+    total = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND x IS NOT NULL", [sid]).fetchone()[0]
+    stride = max(1, math.ceil(total / max_chunks)) if total else 1
+    chunks = db.execute(
+        "SELECT x, y, cluster FROM chunk_results WHERE session_id = ? AND x IS NOT NULL AND seq % ? = 0",
+        [sid, stride]).fetchall()
+    questions = db.execute(
+        "SELECT x, y, outlier FROM question_results WHERE session_id = ? AND x IS NOT NULL", [sid]).fetchall()
+    return MapPoints([tuple(r) for r in chunks], [(x, y, bool(o)) for x, y, o in questions], total)
+
+
+def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100) -> Page:
+    """Outlier questions by LOF score (highest first) with their nearest chunk and triage mark."""
+    total = db.execute("SELECT count(*) FROM question_results WHERE session_id = ? AND outlier = 1", [sid]).fetchone()[0]
+    rows = [dict(r) for r in db.query(
+        "SELECT q.question_id, q.text, q.lof_score, q.nearest_chunk, q.nearest_chunk_dist, c.text AS chunk_text "
+        "FROM question_results q LEFT JOIN chunks c ON c.session_id = q.session_id AND c.chunk_id = q.nearest_chunk "
+        "WHERE q.session_id = ? AND q.outlier = 1 ORDER BY q.lof_score DESC, q.seq LIMIT ? OFFSET ?",
+        [sid, limit, offset])]
+    marks = question_marks(db, sid)
+    for r in rows:
+        r["mark"] = marks.get(r["question_id"])
+    return Page(rows, total, offset)
+
+
+def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> list[dict[str, Any]]:
+    """Near-duplicate question pairs ``{a, a_text, b, b_text}`` from ``redundant_with``, each pair once."""
+    rows = db.execute(
+        "SELECT q.question_id, q.text, j.value, o.text FROM question_results q, json_each(q.redundant_with) j "
+        "LEFT JOIN question_results o ON o.session_id = q.session_id AND o.question_id = j.value "
+        "WHERE q.session_id = ? AND q.redundant_with IS NOT NULL AND q.question_id < j.value "
+        "UNION SELECT o.question_id, o.text, q.question_id, q.text FROM question_results q, json_each(q.redundant_with) j "
+        "JOIN question_results o ON o.session_id = q.session_id AND o.question_id = j.value "
+        "WHERE q.session_id = ? AND q.redundant_with IS NOT NULL AND q.question_id > j.value "
+        "ORDER BY 1, 3 LIMIT ?", [sid, sid, limit]).fetchall()
+    return [{"a": a, "a_text": at, "b": b, "b_text": bt or ""} for a, at, b, bt in rows]
+
+
+def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None) -> list[dict[str, Any]]:
+    """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin}].
+
+    Rejected suggestions, and any whose text was rejected before for this test file, are left out
+    (a rejected suggestion is never suggested again).
+    """
+    rejected = rejected_keys(db, testset_path) if testset_path else set()
+    by_cluster: dict[int, list[dict[str, Any]]] = {}
+    for s in db.query("SELECT id, cluster, text, status, question_id, origin FROM suggestions "
+                      "WHERE session_id = ? AND status != 'rejected' ORDER BY id", [sid]):
+        if s["status"] == "accepted" or text_key(s["text"]) not in rejected:
+            by_cluster.setdefault(s["cluster"], []).append(s)
+    report = analysis_report(db, sid)
+    shares = {c["id"]: c.get("share") for c in report.get("clusters", [])}
+    return [{**g, "share": shares.get(g["cluster"]), "suggestions": by_cluster.get(g["cluster"], [])}
+            for g in report.get("gaps", [])]
+
+
+def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 200) -> Page:
+    """Per-document coverage from the report: flagged first, then least covered first."""
+    docs = sorted(analysis_report(db, sid).get("documents", []),
+                  key=lambda d: (not d.get("flagged"), d.get("coverage") is None, d.get("coverage") or 0, d["source"]))
+    return Page(docs[offset: offset + limit], len(docs), offset)
+
+
+# ---------------------------------------------------------------- eval
+
+EVAL_TEXT_COLUMNS = {"id": "question_id", "question": "question", "diagnosis": "diagnosis", "status": "status"}
+_COMPARE = re.compile(r"^\s*([\w@.]+)\s*(<=|>=|<|>|=)\s*(-?[\d.]+)\s*$")
+
+
+def eval_metric_keys(db: sqlite_utils.Database, sid: str) -> dict[str, list[str]]:
+    """Metric names present in the session: ``{"retrieval": [...], "generation": [...]}`` in stored order."""
+    out: dict[str, list[str]] = {}
+    for group in ("retrieval", "generation"):
+        row = db.execute(f"SELECT {group} FROM eval_items WHERE session_id = ? AND {group} IS NOT NULL "
+                         "ORDER BY seq LIMIT 1", [sid]).fetchone()
+        out[group] = list(json.loads(row[0])) if row else []
+    return out
+
+
+def eval_aggregates(db: sqlite_utils.Database, sid: str) -> dict[str, dict[str, Stat]]:
+    """Per metric over the items where it is defined: mean, spread (population std), n, min, max."""
+    out: dict[str, dict[str, Stat]] = {}
+    for group in ("retrieval", "generation"):
+        out[group] = {}
+        for key, mean, sq, n, low, high in db.execute(
+                f"SELECT j.key, avg(j.value), avg(j.value * j.value), count(j.value), min(j.value), max(j.value) "
+                f"FROM eval_items e, json_each(e.{group}) j WHERE e.session_id = ? AND j.type IN ('real', 'integer') "
+                "GROUP BY j.key ORDER BY min(e.seq * 100 + j.id)", [sid]):
+            out[group][key] = Stat(mean, math.sqrt(max(0.0, sq - mean * mean)), n, low, high)
+    return out
+
+
+def eval_counts(db: sqlite_utils.Database, sid: str) -> dict[str, int]:
+    """Items by status (``done`` / ``error``)."""
+    return dict(db.execute("SELECT status, count(*) FROM eval_items WHERE session_id = ? GROUP BY status", [sid]).fetchall())
+
+
+def _metric_expr(db: sqlite_utils.Database, sid: str, name: str) -> tuple[str, list[Any]]:
+    """SQL for one sortable / filterable column and its parameters; BadInput for an unknown name."""
+    if name in EVAL_TEXT_COLUMNS:
+        return EVAL_TEXT_COLUMNS[name], []
+    for group, keys in eval_metric_keys(db, sid).items():
+        if name in keys:
+            return f"json_extract({group}, ?)", [f'$."{name}"']
+    raise BadInput(f"unknown column {name!r}")
+
+
+def eval_page(db: sqlite_utils.Database, sid: str, *, sort: str = "id", descending: bool = False,
+              query: str = "", offset: int = 0, limit: int = 100) -> Page:
+    """One page of eval items sorted by ``sort`` (a text column or a metric name; None values last).
+
+    ``query`` is either a comparison on a metric (``faithfulness<0.5``, ``hit@5=0``) or text
+    searched, case-insensitively, in the id, question, answer and diagnosis.
+    """
+    where, args = "session_id = ?", [sid]
+    match = _COMPARE.match(query)
+    if match:
+        expr, eargs = _metric_expr(db, sid, match.group(1))
+        where += f" AND {expr} {match.group(2)} ?"
+        args += eargs + [float(match.group(3))]
+    elif query.strip():
+        like = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        where += " AND (" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in ("question_id", "question", "answer", "diagnosis")) + ")"
+        args += [like] * 4
+    order, oargs = _metric_expr(db, sid, sort)
+    direction = "DESC" if descending else "ASC"
+    total = db.execute(f"SELECT count(*) FROM eval_items WHERE {where}", args).fetchone()[0]
+    rows = db.query(
+        f"SELECT question_id, seq, status, question, diagnosis, retrieval, generation FROM eval_items WHERE {where} "
+        f"ORDER BY ({order}) IS NULL, ({order}) {direction}, seq LIMIT ? OFFSET ?",
+        args + oargs + oargs + [limit, offset])
+    page = []
+    for r in rows:
+        page.append({**r, "retrieval": json.loads(r["retrieval"] or "{}"), "generation": json.loads(r["generation"] or "{}")})
+    return Page(page, total, offset)
+
+
+def eval_detail(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[str, Any]:
+    """One eval item with its JSON columns decoded (``{}`` if absent)."""
+    rows = list(db.query("SELECT * FROM eval_items WHERE session_id = ? AND question_id = ?", [sid, question_id]))
+    if not rows:
+        return {}
+    item = dict(rows[0])
+    for col, empty in (("retrieved", []), ("retrieval", {}), ("generation", {}), ("details", {}), ("judge_calls", [])):
+        item[col] = json.loads(item[col]) if item.get(col) else empty
+    return item
+
+
+def metric_values(db: sqlite_utils.Database, sid: str, metric: str) -> list[float]:
+    """Every defined value of one metric (retrieval or generation) in the session."""
+    for group, keys in eval_metric_keys(db, sid).items():
+        if metric in keys:
+            return [v for (v,) in db.execute(
+                f"SELECT json_extract({group}, ?) FROM eval_items WHERE session_id = ? AND json_extract({group}, ?) IS NOT NULL",
+                [f'$."{metric}"', sid, f'$."{metric}"'])]
+    return []

@@ -1,0 +1,151 @@
+"""Triage: keep / drop flagged questions, accept / reject / edit suggested ones, undo — written at once.
+
+Mode: **immediate write**. Every decision is recorded in ``decisions`` the moment it is made
+(time, ``$USER``) and, when it changes the test file (accept, edit, drop), the file is written in
+the same step through :mod:`ragcov_tui.testset.writer` (atomic, backed up, every other row
+byte-for-byte). There is no pending batch that a crash could lose.
+
+The file must still have the sha256 we last knew for it (the newest of: the session that read it,
+our own last write); otherwise the writer raises ``FileChangedError`` and nothing is written or
+recorded. Undo takes the session's newest decision that is still standing: a write is reverted by
+restoring its backup (the file becomes byte-identical to before), a reject is forgotten, a keep
+is withdrawn. Rejected texts are remembered per test file and never suggested again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import sqlite_utils
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.store import decisions as log
+from ragcov_tui.store.decisions import Decision
+from ragcov_tui.store.sessions import current_user, get_session, now_iso
+from ragcov_tui.testset import writer
+
+SuggestFn = Callable[[int, int], list[str]]
+"""``suggest(cluster, n)`` → up to ``n`` new question texts for one gap cluster."""
+
+
+def _testset_path(db: sqlite_utils.Database, sid: str) -> str:
+    session = get_session(db, sid)
+    if session is None:
+        raise BadInput(f"session {sid!r}: no such session")
+    if not session.get("questions_path"):
+        raise BadInput(f"session {sid}: it records no test file to write to")
+    return session["questions_path"]
+
+
+def _expected_sha(db: sqlite_utils.Database, path: str) -> str:
+    sha = log.latest_known_sha(db, path)
+    if sha is None:
+        raise BadInput(f"{path}: no recorded version of this test file; run an analysis on it first")
+    return sha
+
+
+def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict[str, Any]:
+    rows = list(db.query("SELECT * FROM suggestions WHERE id = ? AND session_id = ?", [suggestion_id, sid]))
+    if not rows:
+        raise BadInput(f"suggestion {suggestion_id}: not in session {sid}")
+    if rows[0]["status"] != "open":
+        raise BadInput(f"suggestion {suggestion_id} is already {rows[0]['status']}")
+    return rows[0]
+
+
+def _set_suggestion(db: sqlite_utils.Database, suggestion_id: int, status: str, question_id: str | None) -> None:
+    decided = (now_iso(), current_user()) if status != "open" else (None, None)
+    with db.conn:
+        db.execute("UPDATE suggestions SET status = ?, question_id = ?, decided_at = ?, user = ? WHERE id = ?",
+                   [status, question_id, *decided, suggestion_id])
+
+
+def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None) -> Decision:
+    """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
+
+    The row gets a fresh id and provenance ``{source, cluster, session}``; returns the decision.
+    """
+    suggestion = _suggestion(db, sid, suggestion_id)
+    path = _testset_path(db, sid)
+    final = suggestion["text"] if text is None else text
+    provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid}
+    result = writer.append_question(path, final, expected_sha256=_expected_sha(db, path), provenance=provenance)
+    _set_suggestion(db, suggestion_id, "accepted", result.question_id)
+    payload = {"text": final, "question_id": result.question_id}
+    if text is not None:
+        payload["original"] = suggestion["text"]
+    return log.record_decision(
+        db, session_id=sid, kind="suggestion", target=str(suggestion_id), action="accept" if text is None else "edit",
+        payload=payload, testset_path=path, sha_before=result.sha_before, sha_after=result.sha_after,
+        backup_path=str(result.backup_path),
+    )
+
+
+def reject_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> Decision:
+    """Mark the suggestion rejected and remember its text for this test file (never suggested again)."""
+    suggestion = _suggestion(db, sid, suggestion_id)
+    path = _testset_path(db, sid)
+    log.remember_rejected(db, path, writer.text_key(suggestion["text"]))
+    _set_suggestion(db, suggestion_id, "rejected", None)
+    return log.record_decision(db, session_id=sid, kind="suggestion", target=str(suggestion_id), action="reject",
+                               payload={"text": suggestion["text"]}, testset_path=path)
+
+
+def keep_question(db: sqlite_utils.Database, sid: str, question_id: str) -> Decision:
+    """Mark a flagged question as intended (no file change)."""
+    return log.record_decision(db, session_id=sid, kind="question", target=question_id, action="keep",
+                               testset_path=_testset_path(db, sid))
+
+
+def drop_question(db: sqlite_utils.Database, sid: str, question_id: str) -> Decision:
+    """Remove the question's row from the test file; returns the decision."""
+    path = _testset_path(db, sid)
+    result = writer.drop_question(path, question_id, expected_sha256=_expected_sha(db, path))
+    return log.record_decision(
+        db, session_id=sid, kind="question", target=question_id, action="drop", testset_path=path,
+        sha_before=result.sha_before, sha_after=result.sha_after, backup_path=str(result.backup_path),
+    )
+
+
+def undo_last(db: sqlite_utils.Database, sid: str) -> Decision:
+    """Revert the session's newest standing decision; returns the ``undo`` decision recorded.
+
+    BadInput when there is nothing to undo; ``FileChangedError`` (nothing restored) when the file
+    is no longer the version the decision wrote.
+    """
+    last = log.last_undoable(db, sid)
+    if last is None:
+        raise BadInput("nothing to undo in this session")
+    sha_before = sha_after = None
+    if last.wrote_file:
+        assert last.testset_path and last.sha_after and last.backup_path
+        result = writer.restore_backup(last.testset_path, last.backup_path, expected_sha256=last.sha_after)
+        sha_before, sha_after = result.sha_before, result.sha_after
+    if last.action == "reject" and last.testset_path:
+        log.forget_rejected(db, last.testset_path, writer.text_key(last.payload.get("text", "")))
+    if last.kind == "suggestion":
+        _set_suggestion(db, int(last.target), "open", None)
+    log.mark_undone(db, last.id)
+    return log.record_decision(
+        db, session_id=sid, kind=last.kind, target=last.target, action="undo",
+        payload={"undid": last.id, "action": last.action}, testset_path=last.testset_path,
+        sha_before=sha_before, sha_after=sha_after,
+    )
+
+
+def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: list[str], origin: str) -> list[int]:
+    """Store new suggestions for a gap, skipping blanks, duplicates of the gap's own and rejected texts."""
+    path = _testset_path(db, sid)
+    seen = log.rejected_keys(db, path) | {
+        writer.text_key(t) for (t,) in db.execute("SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?",
+                                                  [sid, cluster])}
+    ids = []
+    for text in texts:
+        key = writer.text_key(text)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        with db.conn:
+            ids.append(int(db["suggestions"].insert(
+                {"session_id": sid, "cluster": cluster, "text": text.strip(), "origin": origin}).last_pk))
+    return ids
