@@ -30,6 +30,7 @@ from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.progress import Progress
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 RRF_K = 60
@@ -66,19 +67,26 @@ class BuiltinSystem:
         self._chunk_vecs: np.ndarray | None = None
 
     # -- retrieval ---------------------------------------------------------------------------
-    def bm25_scores(self, question: str) -> np.ndarray:
+    def prepare(self, progress: Progress | None = None) -> None:
+        """Index the chunks for BM25 and/or embed them, once (the pipeline calls this up front)."""
         with self._lock:
-            if self._bm25 is None:
+            if self.retriever != "dense" and self._bm25 is None:
                 tokens = bm25s.tokenize([c.text for c in self.chunks], stopwords="en", show_progress=False)
                 self._bm25 = bm25s.BM25()
                 self._bm25.index(tokens, show_progress=False)
-            words = bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)[0]
-            return self._bm25.get_scores(words) if words else np.zeros(len(self.chunks), dtype=np.float32)
+            if self.retriever != "bm25" and self._chunk_vecs is None:
+                self._chunk_vecs = self.embedder.embed([c.text for c in self.chunks], progress=progress,
+                                                       stage="embedding chunks")
+
+    def bm25_scores(self, question: str) -> np.ndarray:
+        self.prepare()
+        words = bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)[0]
+        assert self._bm25 is not None
+        return self._bm25.get_scores(words) if words else np.zeros(len(self.chunks), dtype=np.float32)
 
     def dense_scores(self, question: str) -> np.ndarray:
-        with self._lock:
-            if self._chunk_vecs is None:
-                self._chunk_vecs = self.embedder.embed([c.text for c in self.chunks], stage="embedding chunks")
+        self.prepare()
+        assert self._chunk_vecs is not None
         return self._chunk_vecs @ self.embedder.embed([question])[0]
 
     def retrieve(self, question: str) -> list[RetrievedChunk]:

@@ -1,0 +1,42 @@
+"""Per-question diagnosis: which stage of the RAG pipeline failed this question.
+
+Decided in this order, from the retrieval result (relevant ranks over the *whole* retrieved list)
+and the generation scores:
+
+- ``no_gold``            — the question has no relevant gold id, so retrieval cannot be judged;
+- ``retrieval_failure``  — no relevant item anywhere in the retrieved list;
+- ``ranking_failure``    — relevant items were retrieved, but none in the top ``k``;
+- ``generation_failure`` — a relevant item is in the top ``k`` but the answer is unfaithful
+  (``faithfulness < FAITHFULNESS_MIN``) or incorrect (``answer_correctness < CORRECTNESS_MIN``);
+- ``undetermined``       — retrieval is fine but neither faithfulness nor correctness was scored
+  (no answer, the judge failed, or the metrics were not asked for);
+- ``ok``                 — retrieval fine and every scored one of the two is at or above its threshold.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+FAITHFULNESS_MIN = 0.5
+CORRECTNESS_MIN = 0.5
+
+DIAGNOSES = ("ok", "retrieval_failure", "ranking_failure", "generation_failure", "no_gold", "undetermined")
+
+
+def diagnose(relevant_ranks: Sequence[int] | None, k: int, generation: Mapping[str, float | None]) -> str:
+    """One of :data:`DIAGNOSES`; ``relevant_ranks`` is None when the question has no relevant gold id."""
+    if relevant_ranks is None:
+        return "no_gold"
+    if not relevant_ranks:
+        return "retrieval_failure"
+    if min(relevant_ranks) > k:
+        return "ranking_failure"
+    faithfulness = generation.get("faithfulness")
+    correctness = generation.get("answer_correctness")
+    if faithfulness is None and correctness is None:
+        return "undetermined"
+    if (faithfulness is not None and faithfulness < FAITHFULNESS_MIN) or (
+        correctness is not None and correctness < CORRECTNESS_MIN
+    ):
+        return "generation_failure"
+    return "ok"

@@ -1,0 +1,49 @@
+"""Metric names: which exist, which group they belong to, and parsing the user's ``--metrics``.
+
+Retrieval names carry the cut-off (``precision@5``); the user may write them with or without it
+(``ndcg`` means ``ndcg@k``), or name a whole group (``retrieval``, ``generation``). Generation
+names are those of :data:`ragcov_tui.evaluation.generation.models.GENERATION_METRICS`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.generation.models import GENERATION_METRICS
+from ragcov_tui.evaluation.retrieval import metric_names
+
+RETRIEVAL_BASES = ("precision", "recall", "hit", "mrr", "ndcg", "map")
+_CUT = ("precision", "recall", "hit", "ndcg")
+
+
+def canonical_metric(name: str, k: int, where: str = "--metrics") -> tuple[str, str]:
+    """``(group, name)`` for a metric as the user wrote it; BadInput naming the known metrics."""
+    name = name.strip().lower()
+    if name in GENERATION_METRICS:
+        return "generation", name
+    base, _, cut = name.partition("@")
+    if base in RETRIEVAL_BASES:
+        if cut and (base not in _CUT or cut != str(k)):
+            raise BadInput(f"{where}: metric {name!r} does not match --k {k} (use {base}@{k} or {base})")
+        return "retrieval", f"{base}@{k}" if base in _CUT else base
+    known = ", ".join([*metric_names(k), *GENERATION_METRICS])
+    raise BadInput(f"{where}: unknown metric {name!r}; known: {known}")
+
+
+def select_metrics(requested: str | Iterable[str] | None, k: int) -> tuple[list[str], list[str]]:
+    """The retrieval and generation metrics to compute; ``None`` / empty means all of them."""
+    if isinstance(requested, str):
+        requested = requested.split(",")
+    names = [n.strip() for n in requested or () if n.strip()]
+    if not names:
+        return metric_names(k), list(GENERATION_METRICS)
+    chosen: dict[str, set[str]] = {"retrieval": set(), "generation": set()}
+    for name in names:
+        if name.lower() in chosen:
+            chosen[name.lower()].update(metric_names(k) if name.lower() == "retrieval" else GENERATION_METRICS)
+            continue
+        group, canonical = canonical_metric(name, k)
+        chosen[group].add(canonical)
+    return ([m for m in metric_names(k) if m in chosen["retrieval"]],
+            [m for m in GENERATION_METRICS if m in chosen["generation"]])

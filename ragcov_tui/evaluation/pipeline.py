@@ -1,0 +1,201 @@
+"""The eval job end to end: read → (chunk) → build the system → evaluate every question → store.
+
+Used by ``ragcov eval``, ``ragcov demo`` and the TUI alike. Questions are evaluated concurrently
+(at most ``concurrency`` at once) by :func:`ragcov_tui.evaluation.items.evaluate_question` in
+worker threads; each finished item is written to ``eval_items`` by the calling thread as soon as
+it finishes, so a killed or cancelled run resumes with ``resume=<session id>``: the session is
+reused and items already ``done`` are skipped (failed ones are redone). The returned report is
+the stored one (:func:`ragcov_tui.store.evals.load_eval_report`), i.e. the ``eval --json``
+contract: ``k``, ``aggregate`` {``retrieval``, ``generation``}, ``questions`` [{``id``,
+``retrieval``, ``generation``, ``diagnosis``, …}] plus ``system``, ``judge``, ``counts``,
+``usage``, ``errors``….
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import sqlite_utils
+
+from ragcov_tui.concurrency import run_bounded
+from ragcov_tui.corpus import build_chunks
+from ragcov_tui.embeddings.factory import make_embedder
+from ragcov_tui.errors import BadInput, Cancelled
+from ragcov_tui.evaluation.items import EvalContext, evaluate_question
+from ragcov_tui.evaluation.metrics import select_metrics
+from ragcov_tui.evaluation.report import aggregate_items, count_items, headline, item_errors
+from ragcov_tui.evaluation.retrieval import GoldIndex
+from ragcov_tui.evaluation.systems.factory import make_system
+from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm.factory import make_llm
+from ragcov_tui.progress import Progress, report
+from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item
+from ragcov_tui.store.sessions import create_session, finish_session, resolve_session
+from ragcov_tui.testset.reader import read_testset
+
+STAGE = "evaluating"
+
+
+@dataclass
+class EvalOptions:
+    """Everything one eval run needs. ``judge_llm`` / ``paraphrase_llm`` default to ``llm``;
+    ``metrics`` None means every metric (see :mod:`ragcov_tui.evaluation.metrics`)."""
+
+    questions: str
+    system: str
+    corpus: list[str] = field(default_factory=list)
+    embedder: str = "local"
+    llm: str | None = None
+    judge_llm: str | None = None
+    paraphrase_llm: str | None = None
+    metrics: list[str] | str | None = None
+    k: int = 5
+    paraphrases: int = 0
+    repeats: int = 1
+    concurrency: int = 8
+    chunk_size: int = 500
+    chunk_overlap: int = 50
+    name: str | None = None
+    resume: str | None = None
+
+    def check(self) -> None:
+        """BadInput for a value out of range."""
+        for flag, value, least in (("--k", self.k, 1), ("--repeats", self.repeats, 1),
+                                   ("--paraphrases", self.paraphrases, 0), ("--concurrency", self.concurrency, 1)):
+            if not isinstance(value, int) or value < least:
+                raise BadInput(f"{flag}: must be a whole number >= {least}, got {value!r}")
+
+
+# Options that must be the same when a run resumes an earlier session.
+RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats")
+
+
+def run_eval(
+    opts: EvalOptions,
+    db: sqlite_utils.Database,
+    progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """Run (or resume) one evaluation and store it; returns ``(session_id, report)``."""
+    t0 = time.perf_counter()
+    opts.check()
+    retrieval_metrics, generation_metrics = select_metrics(opts.metrics, opts.k)
+    testset = read_testset(opts.questions)
+    chunks = []
+    if opts.corpus:
+        _, chunks = build_chunks(opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
+                                 warn=warn, progress=progress)
+    embedder = make_embedder(opts.embedder, db=db, concurrency=opts.concurrency)
+    llms = _llms(opts, db)
+    system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
+                         questions=testset.questions)
+    if opts.paraphrases and llms["paraphrase"] is None and warn is not None:
+        warn(f"--paraphrases {opts.paraphrases}: no LLM to generate paraphrases; only the test file's are used")
+    params = {**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics}
+    sid = _session(db, opts, params, testset.sha256, embedder.spec, llms["judge"])
+    try:
+        prepare = getattr(system, "prepare", None)  # optional hook: index / embed before fanning out
+        if prepare is not None:
+            prepare(progress)
+        skip = done_ids(db, sid)
+        todo = [(seq, q) for seq, q in enumerate(testset.questions) if q.id not in skip]
+        ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
+                          retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
+                          judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
+                          paraphrases=opts.paraphrases, repeats=opts.repeats)
+        _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
+        items = load_eval_items(db, sid)
+        header = {
+            "session_id": sid, "name": opts.name, "kind": "eval", "questions_path": str(Path(opts.questions).resolve()),
+            "system": system.name, "answer_label": next((i.get("answer_label") for i in items if i.get("answer_label")), ""),
+            "judge": f"llm:{llms['judge'].spec}" if llms["judge"] else "heuristic",
+            "embedder": embedder.spec, "k": opts.k, "metrics": {"retrieval": retrieval_metrics,
+                                                               "generation": generation_metrics},
+            "repeats": opts.repeats, "resumed": bool(opts.resume), "skipped_done": len(skip),
+            "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
+            "counts": count_items(items, len(testset.questions)), "errors": item_errors(items),
+            "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},
+        }
+        save_eval_header(db, sid, header)
+        finish_session(db, sid, "done", summary=headline(header), timings=header["timings"], usage=header["usage"])
+        return sid, load_eval_report(db, sid)
+    except Cancelled:
+        finish_session(db, sid, "cancelled", error="cancelled by the user")
+        raise
+    except BaseException as exc:
+        finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
+        raise
+
+
+def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: list, skipped: int, total: int,
+                  concurrency: int, progress: Progress | None) -> None:
+    """Fan the questions out; store each finished item from this thread before reporting it."""
+    finished: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+
+    def work(pair: tuple[int, Any]) -> None:
+        finished.put(evaluate_question(ctx, pair[1], pair[0]))
+
+    def store_then_report(stage: str, done: int, _n: int) -> None:
+        while not finished.empty():
+            save_eval_item(db, sid, finished.get())
+        report(progress, stage, skipped + done, total)
+
+    outcomes = run_bounded(work, todo, concurrency=concurrency, progress=store_then_report, stage=STAGE)
+    store_then_report(STAGE, len(todo), len(todo))
+    failed = next((o.error for o in outcomes if not o.ok), None)
+    if failed is not None:  # evaluate_question never raises for a user-side failure: this is a bug
+        raise failed
+
+
+def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel | None]:
+    """The system's, the judge's and the paraphraser's models; one instance per distinct spec."""
+    made: dict[str, ChatModel | None] = {}
+
+    def get(spec: str | None) -> ChatModel | None:
+        key = spec or ""
+        if key not in made:
+            made[key] = make_llm(spec, db=db, concurrency=opts.concurrency)
+        return made[key]
+
+    llm = get(opts.llm)
+    return {"llm": llm, "judge": get(opts.judge_llm) if opts.judge_llm else llm,
+            "paraphrase": get(opts.paraphrase_llm) if opts.paraphrase_llm else llm}
+
+
+def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
+    """Token, call and cost totals of this run (models shared between roles counted once)."""
+    models = {id(m): m for m in llms.values() if m is not None}
+    per_model = {m.spec: m.usage.as_dict() for m in models.values()}
+    return {
+        "embeddings": dataclasses.asdict(embedder.stats),
+        "llm": per_model,
+        "llm_calls": sum(u["calls"] for u in per_model.values()),
+        "llm_cached": sum(u["cached"] for u in per_model.values()),
+        "prompt_tokens": sum(u["prompt_tokens"] for u in per_model.values()),
+        "completion_tokens": sum(u["completion_tokens"] for u in per_model.values()),
+        "cost_usd": round(sum(u["cost_usd"] for u in per_model.values()), 6),
+    }
+
+
+def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], sha: str, embedder: str,
+             judge: ChatModel | None) -> str:
+    """A new running session, or the resumed one (BadInput when its settings differ)."""
+    if opts.resume:
+        session = resolve_session(db, opts.resume, kind="eval")
+        before = session.get("params") or {}
+        changed = [key for key in RESUME_KEYS if key in before and before[key] != params[key]]
+        if changed:
+            raise BadInput(f"--resume {opts.resume}: session {session['id']} was run with different "
+                           f"{', '.join(changed)}; start a new run instead")
+        with db.conn:
+            db["sessions"].update(session["id"], {"status": "running", "error": None})
+        return session["id"]
+    return create_session(db, "eval", corpus=[str(Path(p)) for p in opts.corpus],
+                          questions_path=str(Path(opts.questions).resolve()), testset_sha256=sha, embedder=embedder,
+                          llm=judge.spec if judge else "heuristic", system=opts.system, params=params,
+                          name=opts.name)

@@ -1,0 +1,61 @@
+"""The session-level part of an eval report: aggregates, counts, errors, headline summary.
+
+Aggregates are computed over the items whose status is ``done``; each metric reports
+``{"mean", "std", "n"}`` where ``n`` counts the items on which the metric is defined (a retrieval
+metric needs gold ids; a generation metric may be undefined or its judge may have failed) and
+``std`` is the population standard deviation across those items. With ``--repeats N > 1`` a
+generation metric also reports ``judge_spread``: the mean over items of the std of its N
+re-judgements (how much the judge disagrees with itself).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Sequence
+
+from ragcov_tui.evaluation.retrieval import aggregate
+
+
+def aggregate_items(items: Sequence[dict[str, Any]], retrieval_metrics: Sequence[str],
+                    generation_metrics: Sequence[str], repeats: int = 1) -> dict[str, dict[str, Any]]:
+    """``{"retrieval": {metric: stats}, "generation": {metric: stats}}`` over the done items."""
+    done = [i for i in items if i["status"] == "done"]
+    retrieval = aggregate(i.get("retrieval") or {} for i in done)
+    generation = aggregate(i.get("generation") or {} for i in done)
+    empty = {"mean": None, "n": 0, "std": None}
+    out = {"retrieval": {m: retrieval.get(m, empty) for m in retrieval_metrics},
+           "generation": {m: dict(generation.get(m, empty)) for m in generation_metrics}}
+    if repeats > 1:
+        for metric, stats in out["generation"].items():
+            spreads = [i["spread"][metric] for i in done
+                       if (i.get("generation") or {}).get(metric) is not None and metric in (i.get("spread") or {})]
+            stats["judge_spread"] = sum(spreads) / len(spreads) if spreads else None
+    return out
+
+
+def count_items(items: Sequence[dict[str, Any]], total: int) -> dict[str, Any]:
+    """How many questions were asked, finished, failed, had gold ids; levels and diagnoses."""
+    return {
+        "questions": total,
+        "done": sum(1 for i in items if i["status"] == "done"),
+        "errors": sum(1 for i in items if i["status"] == "error"),
+        "with_gold": sum(1 for i in items if i.get("relevant_ranks") is not None),
+        "levels": dict(Counter(i["level"] for i in items if i.get("level"))),
+        "diagnosis": dict(Counter(i.get("diagnosis") or "undetermined" for i in items)),
+    }
+
+
+def item_errors(items: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """Every failure, one line each: a failed item, or one metric's judge error on an item."""
+    out = [{"id": i["id"], "error": i["error"]} for i in items if i.get("error")]
+    for i in items:
+        out += [{"id": i["id"], "metric": m, "error": e} for m, e in sorted((i.get("errors") or {}).items())]
+    return out
+
+
+def headline(report: dict[str, Any]) -> dict[str, Any]:
+    """The figures stored in ``sessions.summary``: metric means and ``n``, counts, the judge."""
+    flat = {f"{group}.{m}": s["mean"] for group, metrics in report["aggregate"].items() for m, s in metrics.items()}
+    n = {f"{group}.{m}": s["n"] for group, metrics in report["aggregate"].items() for m, s in metrics.items()}
+    return {"k": report["k"], "system": report["system"], "judge": report["judge"], "means": flat, "n": n,
+            "counts": report["counts"]}

@@ -1,0 +1,116 @@
+"""Eval sessions in SQLite: one ``eval_items`` row per question, the report header in ``reports``.
+
+An item is written the moment it finishes (status ``done`` or ``error``), so a killed run keeps
+its work and ``run_eval(resume=sid)`` skips every id in :func:`done_ids`. The report header (the
+``eval --json`` contract without the ``questions`` list) is stored in ``reports`` when the run
+ends; :func:`load_eval_report` joins it with the items, so a stored session gives back the same
+report the run printed.
+
+An item, as saved and as loaded, is a dict::
+
+    {id, seq, status, question, answer, answer_label, retrieved: [{id, text, score, cited}],
+     retrieval: {metric: value|None}, level, relevant_ranks, generation: {metric: value|None},
+     spread, errors, undefined, judge, details, paraphrases, judge_calls, diagnosis, error}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sqlite_utils
+
+from ragcov_tui.store.sessions import now_iso
+
+# Item keys kept inside the ``details`` JSON column (the other keys have columns of their own).
+DETAIL_KEYS = ("answer_label", "level", "relevant_ranks", "spread", "errors", "undefined", "judge", "paraphrases")
+# Keys of an item left out of the report's ``questions`` list (still in the database).
+HEAVY_KEYS = ("details", "judge_calls")
+
+
+def item_row(sid: str, item: dict[str, Any]) -> dict[str, Any]:
+    """The ``eval_items`` row of one item."""
+    details = {key: item.get(key) for key in DETAIL_KEYS}
+    details["generation_details"] = item.get("details") or {}
+    return {
+        "session_id": sid,
+        "question_id": item["id"],
+        "seq": item["seq"],
+        "status": item["status"],
+        "question": item.get("question"),
+        "answer": item.get("answer"),
+        "retrieved": json.dumps(item.get("retrieved") or []),
+        "retrieval": json.dumps(item.get("retrieval") or {}),
+        "generation": json.dumps(item.get("generation") or {}),
+        "details": json.dumps(details),
+        "judge_calls": json.dumps(item.get("judge_calls") or []),
+        "diagnosis": item.get("diagnosis"),
+        "error": item.get("error"),
+        "finished_at": now_iso(),
+    }
+
+
+def row_item(row: dict[str, Any]) -> dict[str, Any]:
+    """The item dict of one ``eval_items`` row (inverse of :func:`item_row`)."""
+    details = json.loads(row["details"] or "{}")
+    item = {
+        "id": row["question_id"],
+        "seq": row["seq"],
+        "status": row["status"],
+        "question": row["question"],
+        "answer": row["answer"],
+        "retrieved": json.loads(row["retrieved"] or "[]"),
+        "retrieval": json.loads(row["retrieval"] or "{}"),
+        "generation": json.loads(row["generation"] or "{}"),
+        "diagnosis": row["diagnosis"],
+        "error": row["error"],
+        "judge_calls": json.loads(row["judge_calls"] or "[]"),
+        "details": details.pop("generation_details", {}),
+    }
+    item.update({key: details.get(key) for key in DETAIL_KEYS})
+    return item
+
+
+def save_eval_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> None:
+    """Insert or replace one finished item (call from the thread that owns ``db``)."""
+    with db.conn:
+        db["eval_items"].insert(item_row(sid, item), replace=True)
+
+
+def load_eval_items(db: sqlite_utils.Database, sid: str, *, status: str | None = None) -> list[dict[str, Any]]:
+    """Every item of the session in test-file order, optionally only those with ``status``."""
+    sql = "SELECT * FROM eval_items WHERE session_id = ?"
+    args: list[Any] = [sid]
+    if status:
+        sql += " AND status = ?"
+        args.append(status)
+    return [row_item(r) for r in db.query(sql + " ORDER BY seq", args)]
+
+
+def done_ids(db: sqlite_utils.Database, sid: str) -> set[str]:
+    """Ids of the items already evaluated successfully (a resumed run skips them)."""
+    return {r["question_id"] for r in db.query(
+        "SELECT question_id FROM eval_items WHERE session_id = ? AND status = 'done'", [sid])}
+
+
+def save_eval_header(db: sqlite_utils.Database, sid: str, header: dict[str, Any]) -> None:
+    """Store the report without its ``questions`` list."""
+    body = {k: v for k, v in header.items() if k != "questions"}
+    with db.conn:
+        db["reports"].insert({"session_id": sid, "report": json.dumps(body)}, replace=True)
+
+
+def report_question(item: dict[str, Any]) -> dict[str, Any]:
+    """An item as listed in the report: everything but the judge transcripts and long details."""
+    question = {k: v for k, v in item.items() if k not in HEAVY_KEYS}
+    question["retrieved"] = [{k: c.get(k) for k in ("id", "score", "cited")} for c in item.get("retrieved") or []]
+    return question
+
+
+def load_eval_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
+    """The stored ``eval --json`` report of session ``sid`` (header + one entry per item)."""
+    rows = list(db.query("SELECT report FROM reports WHERE session_id = ?", [sid]))
+    report = json.loads(rows[0]["report"]) if rows else {"session_id": sid}
+    report["questions"] = [report_question(i) for i in load_eval_items(db, sid)]
+    return report
+

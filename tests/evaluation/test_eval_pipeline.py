@@ -1,0 +1,133 @@
+"""The eval job end to end on a tiny corpus with builtin:bm25, storage, and resume after a kill."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragcov_tui.errors import BadInput, Cancelled
+from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+from ragcov_tui.evaluation.systems.base import SystemOutput
+from ragcov_tui.store.db import open_db
+from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report
+from ragcov_tui.store.sessions import get_session
+
+DOCS = {
+    "billing.md": "Invoices are sent on the first day of each month. Payment is due within 30 days of the invoice.",
+    "security.md": "Passwords must have at least twelve characters. Two-factor login uses an authenticator app.",
+    "setup.md": "Install the agent with the installer. Restart the server after the install finishes.",
+}
+QUESTIONS = [
+    {"id": "q1", "question": "When are invoices sent?", "gold_doc_ids": ["billing.md"]},
+    {"id": "q2", "question": "How many characters must passwords have?", "relevant_doc_ids": {"security.md": 2}},
+    {"id": "q3", "question": "What do I restart after the install?", "gold_chunk_ids": ["setup.md#nope"]},
+    {"id": "q4", "question": "Which app does two-factor login use?"},
+    {"id": "q5", "question": "Is payment due within 30 days?", "gold_doc_ids": ["security.md"]},
+]
+RETRIEVAL = ["retrieval"]
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> dict:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in DOCS.items():
+        (corpus / name).write_text(text)
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    return {"corpus": str(corpus), "questions": str(questions), "db": open_db(":memory:"), "tmp": tmp_path}
+
+
+def _options(ws: dict, **kw) -> EvalOptions:
+    base = dict(questions=ws["questions"], system="builtin:bm25", corpus=[ws["corpus"]], embedder="hash",
+                metrics=RETRIEVAL, k=1, concurrency=4)
+    return EvalOptions(**{**base, **kw})
+
+
+def test_builtin_bm25_end_to_end(workspace: dict) -> None:
+    sid, report = run_eval(_options(workspace), workspace["db"])
+    assert report["k"] == 1 and report["system"] == "builtin:bm25" and report["answer_label"] == "extractive"
+    by_id = {q["id"]: q for q in report["questions"]}
+    assert [q["id"] for q in report["questions"]] == ["q1", "q2", "q3", "q4", "q5"]
+    assert by_id["q1"]["level"] == "document" and by_id["q1"]["retrieval"]["hit@1"] == 1.0
+    assert by_id["q1"]["diagnosis"] == "undetermined"  # retrieval fine, generation not asked for
+    assert by_id["q2"]["retrieval"]["ndcg@1"] == 1.0
+    assert by_id["q3"]["level"] == "chunk" and by_id["q3"]["diagnosis"] == "retrieval_failure"
+    assert by_id["q4"]["diagnosis"] == "no_gold" and by_id["q4"]["retrieval"]["mrr"] is None
+    assert by_id["q5"]["diagnosis"] in ("ranking_failure", "retrieval_failure")
+    agg = report["aggregate"]["retrieval"]
+    assert set(agg) == {"precision@1", "recall@1", "hit@1", "mrr", "ndcg@1", "map"}
+    assert agg["hit@1"]["n"] == 4 and agg["hit@1"]["mean"] == pytest.approx(0.5)
+    assert report["aggregate"]["generation"] == {}
+    assert report["counts"]["with_gold"] == 4 and report["counts"]["done"] == 5
+    cited = [c for c in by_id["q1"]["retrieved"] if c["cited"]]
+    assert cited and f"[{cited[0]['id']}]" in by_id["q1"]["answer"]
+    # the stored session gives back the same report
+    assert load_eval_report(workspace["db"], sid) == report
+    session = get_session(workspace["db"], sid)
+    assert session["status"] == "done" and session["summary"]["means"]["retrieval.hit@1"] == pytest.approx(0.5)
+
+
+class CountingSystem:
+    """A python: system that counts its calls (the resume test's witness)."""
+
+    calls: list[str] = []
+
+    name = "counting"
+
+    def answer(self, question: str) -> SystemOutput:
+        type(self).calls.append(question)
+        return SystemOutput(answer="", contexts=[])
+
+
+def test_resume_after_interruption_skips_done_items(workspace: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ragcov_tui.evaluation.pipeline.make_system", lambda *a, **k: CountingSystem())
+    CountingSystem.calls = []
+    seen: list[int] = []
+
+    def kill_after_two(stage: str, done: int, total: int) -> None:
+        if stage == "evaluating" and done >= 2:
+            seen.append(done)
+            raise Cancelled("killed")
+
+    db = workspace["db"]
+    with pytest.raises(Cancelled):
+        run_eval(_options(workspace, concurrency=1), db, progress=kill_after_two)
+    sid = next(iter(db.query("SELECT id FROM sessions")))["id"]
+    assert get_session(db, sid)["status"] == "cancelled"
+    assert done_ids(db, sid) == {"q1", "q2"} and len(CountingSystem.calls) == 2
+
+    CountingSystem.calls = []
+    sid2, report = run_eval(_options(workspace, concurrency=1, resume=sid), db)
+    assert sid2 == sid and len(CountingSystem.calls) == 3  # only q3..q5 ran again
+    assert [q["id"] for q in report["questions"]] == ["q1", "q2", "q3", "q4", "q5"]
+    assert report["skipped_done"] == 2 and get_session(db, sid)["status"] == "done"
+
+
+def test_resume_refuses_changed_settings(workspace: dict) -> None:
+    sid, _ = run_eval(_options(workspace), workspace["db"])
+    with pytest.raises(BadInput, match="different k"):
+        run_eval(_options(workspace, k=3, resume=sid), workspace["db"])
+
+
+def test_system_failure_is_an_item_error_not_a_crash(workspace: dict) -> None:
+    records = workspace["tmp"] / "records.jsonl"
+    records.write_text(json.dumps({"id": "q1", "answer": "On the first day.", "retrieved_ids": ["billing.md"]}) + "\n")
+    sid, report = run_eval(_options(workspace, system=f"records:{records}"), workspace["db"])
+    by_id = {q["id"]: q for q in report["questions"]}
+    assert by_id["q1"]["status"] == "done" and by_id["q1"]["retrieval"]["hit@1"] == 1.0
+    assert by_id["q2"]["status"] == "error" and "no record" in by_id["q2"]["error"]
+    assert report["counts"]["errors"] == 4 and report["aggregate"]["retrieval"]["hit@1"]["n"] == 1
+    assert {e["id"] for e in report["errors"]} == {"q2", "q3", "q4", "q5"}
+    assert len(load_eval_items(workspace["db"], sid, status="error")) == 4
+
+
+def test_bad_options(workspace: dict) -> None:
+    with pytest.raises(BadInput, match="--k"):
+        run_eval(_options(workspace, k=0), workspace["db"])
+    with pytest.raises(BadInput, match="unknown metric 'bleu'"):
+        run_eval(_options(workspace, metrics=["bleu"]), workspace["db"])
+    with pytest.raises(BadInput, match="does not match --k 1"):
+        run_eval(_options(workspace, metrics="ndcg@10"), workspace["db"])
