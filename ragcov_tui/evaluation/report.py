@@ -1,4 +1,5 @@
-"""The session-level part of an eval report: aggregates, counts, errors, headline summary.
+"""The session-level part of an eval report: aggregates, counts, errors, headline summary; and
+:func:`load_report`, which reads a report back from a session or an ``eval --json`` file.
 
 Aggregates are computed over the items whose status is ``done``; each metric reports
 ``{"mean", "std", "n"}`` where ``n`` counts the items on which the metric is defined (a retrieval
@@ -10,10 +11,17 @@ re-judgements (how much the judge disagrees with itself).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 from typing import Any, Sequence
 
+import sqlite_utils
+
+from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.retrieval import aggregate
+from ragcov_tui.store.evals import load_eval_report
+from ragcov_tui.store.sessions import resolve_session
 
 
 def aggregate_items(items: Sequence[dict[str, Any]], retrieval_metrics: Sequence[str],
@@ -59,3 +67,19 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
     n = {f"{group}.{m}": s["n"] for group, metrics in report["aggregate"].items() for m, s in metrics.items()}
     return {"k": report["k"], "system": report["system"], "judge": report["judge"], "means": flat, "n": n,
             "counts": report["counts"]}
+
+
+def load_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
+    """An eval report from a JSON file (``eval --json`` output) if ``ref`` is one, else a session."""
+    path = Path(ref)
+    if path.suffix.lower() == ".json" or path.is_file():
+        if not path.is_file():
+            raise BadInput(f"{ref}: no such report file")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{ref}: not a JSON report ({exc})") from None
+        if not isinstance(data, dict) or "aggregate" not in data:
+            raise BadInput(f"{ref}: not an eval report (no 'aggregate' key)")
+        return data
+    return load_eval_report(db, resolve_session(db, ref, kind="eval")["id"])

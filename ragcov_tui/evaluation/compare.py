@@ -1,0 +1,154 @@
+"""A / B comparison of two eval reports (sessions or ``eval --json`` files).
+
+Per metric, over the questions both runs scored (paired: the metric defined in A and in B):
+
+- ``mean_a``, ``mean_b`` and ``delta = mean_b - mean_a``;
+- a paired bootstrap confidence interval of ``delta``: resample the per-question differences
+  ``d_i = b_i - a_i`` with replacement ``resamples`` times (seeded, vectorised with numpy), take
+  the mean of each resample, and report the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2``
+  percentiles; ``significant`` when the interval excludes 0;
+- ``wins`` / ``losses`` / ``ties``: questions where B scored higher / lower / within ``tie`` of A.
+
+Optionally (``pairwise=True`` with an LLM) a judge reads both answers to each shared question and
+says which is better, asked twice with the answers in swapped positions to cancel position bias: a
+side wins only when both orders agree, otherwise it is a tie. Replies are JSON, cached by the LLM
+cache; an unparseable reply is counted as an error for that question, never as a tie.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import sqlite_utils
+
+from ragcov_tui.concurrency import run_bounded
+from ragcov_tui.evaluation.report import load_report
+from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm.json_reply import complete_json
+from ragcov_tui.progress import Progress
+
+RESAMPLES = 10_000
+BLOCK_CELLS = 2_000_000  # resamples x questions drawn per numpy block (bounds memory)
+
+PAIRWISE_PROMPT = (
+    "You compare two answers to the same question. Judge which answer is more correct, complete and "
+    "helpful for the question. Ignore length and style unless they hurt clarity. Reply with JSON only: "
+    '{"better": "1" | "2" | "tie", "reason": "<one sentence>"}'
+)
+
+
+def bootstrap_ci(diffs: np.ndarray, *, resamples: int = RESAMPLES, confidence: float = 0.95,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``mean(diffs)`` (see module docstring)."""
+    n = len(diffs)
+    if n == 0:
+        raise ValueError("bootstrap of no values")
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples, dtype=np.float64)
+    block = max(1, BLOCK_CELLS // n)
+    for start in range(0, resamples, block):
+        stop = min(resamples, start + block)
+        means[start:stop] = diffs[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def _per_question(report: dict[str, Any], metric: str, group: str) -> dict[str, float]:
+    return {q["id"]: float(v) for q in report.get("questions", [])
+            if q.get("status", "done") == "done" and (v := (q.get(group) or {}).get(metric)) is not None}
+
+
+def compare_metric(a: dict[str, float], b: dict[str, float], *, resamples: int = RESAMPLES, confidence: float = 0.95,
+                   seed: int = 0, tie: float = 1e-9) -> dict[str, Any]:
+    """The paired statistics of one metric given ``{question id: value}`` for A and for B."""
+    shared = [q for q in a if q in b]
+    if not shared:
+        return {"n": 0, "mean_a": None, "mean_b": None, "delta": None, "ci_low": None, "ci_high": None,
+                "significant": False, "wins": 0, "losses": 0, "ties": 0}
+    va = np.array([a[q] for q in shared], dtype=np.float64)
+    vb = np.array([b[q] for q in shared], dtype=np.float64)
+    diffs = vb - va
+    low, high = bootstrap_ci(diffs, resamples=resamples, confidence=confidence, seed=seed)
+    return {"n": len(shared), "mean_a": float(va.mean()), "mean_b": float(vb.mean()), "delta": float(diffs.mean()),
+            "ci_low": low, "ci_high": high, "significant": bool(low > 0 or high < 0),
+            "wins": int((diffs > tie).sum()), "losses": int((diffs < -tie).sum()),
+            "ties": int((np.abs(diffs) <= tie).sum())}
+
+
+def compare_reports(a: dict[str, Any], b: dict[str, Any], *, resamples: int = RESAMPLES, confidence: float = 0.95,
+                    seed: int = 0, pairwise: bool = False, llm: ChatModel | None = None, concurrency: int = 8,
+                    progress: Progress | None = None) -> dict[str, Any]:
+    """Compare report B against report A (deltas are B - A); see the module docstring."""
+    metrics = []
+    for group in ("retrieval", "generation"):
+        names = [m for m in (a.get("aggregate", {}).get(group) or {}) if m in (b.get("aggregate", {}).get(group) or {})]
+        for name in names:
+            stats = compare_metric(_per_question(a, name, group), _per_question(b, name, group),
+                                   resamples=resamples, confidence=confidence, seed=seed)
+            metrics.append({"metric": name, "group": group, **stats})
+    ids_a = {q["id"] for q in a.get("questions", [])}
+    out: dict[str, Any] = {
+        "a": _describe(a), "b": _describe(b), "confidence": confidence, "resamples": resamples, "seed": seed,
+        "shared_questions": sum(1 for q in b.get("questions", []) if q["id"] in ids_a),
+        "metrics": metrics, "pairwise": None,
+    }
+    if pairwise and llm is not None:
+        out["pairwise"] = pairwise_judge(a, b, llm, concurrency=concurrency, progress=progress)
+    return out
+
+
+def _describe(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: report.get(k) for k in ("session_id", "name", "system", "judge", "k")}
+
+
+def _check_verdict(data: Any) -> str | None:
+    if not isinstance(data, dict) or str(data.get("better", "")).strip().lower() not in ("1", "2", "tie"):
+        return 'expected {"better": "1" | "2" | "tie", "reason": "..."}'
+    return None
+
+
+def _ask(llm: ChatModel, question: str, first: str, second: str) -> tuple[str | None, str, dict[str, Any]]:
+    """One ordered judgement: ('1' | '2' | 'tie' | None on failure, reason, the call's record)."""
+    messages = [{"role": "system", "content": PAIRWISE_PROMPT},
+                {"role": "user", "content": f"Question: {question}\n\nAnswer 1:\n{first}\n\nAnswer 2:\n{second}"}]
+    result = complete_json(llm, messages, validate=_check_verdict)
+    call = {"prompt": messages, "raw": result.raw, "error": result.error}
+    if not result.ok:
+        return None, "", call
+    return str(result.data["better"]).strip().lower(), str(result.data.get("reason", "")), call
+
+
+def judge_pair(llm: ChatModel, question: str, answer_a: str, answer_b: str) -> dict[str, Any]:
+    """Ask with A first, then B first; the winner is ``a`` / ``b`` only when both orders agree."""
+    first, reason_1, call_1 = _ask(llm, question, answer_a, answer_b)
+    second, reason_2, call_2 = _ask(llm, question, answer_b, answer_a)
+    calls = [call_1, call_2]
+    if first is None or second is None:
+        return {"winner": None, "error": call_1["error"] or call_2["error"], "calls": calls}
+    votes = {"1": "a", "2": "b", "tie": "tie"}[first], {"1": "b", "2": "a", "tie": "tie"}[second]
+    winner = votes[0] if votes[0] == votes[1] else "tie"
+    return {"winner": winner, "votes": list(votes), "reasons": [reason_1, reason_2], "calls": calls}
+
+
+def pairwise_judge(a: dict[str, Any], b: dict[str, Any], llm: ChatModel, *, concurrency: int = 8,
+                   progress: Progress | None = None) -> dict[str, Any]:
+    """LLM pairwise verdicts over the questions both reports answered."""
+    answers_a = {q["id"]: q for q in a.get("questions", []) if q.get("answer")}
+    pairs: Sequence[tuple[dict, dict]] = [(answers_a[q["id"]], q) for q in b.get("questions", [])
+                                          if q.get("answer") and q["id"] in answers_a]
+    outcomes = run_bounded(lambda p: judge_pair(llm, p[1]["question"] or "", p[0]["answer"], p[1]["answer"]),
+                           pairs, concurrency=concurrency, progress=progress, stage="pairwise judging")
+    items = []
+    for (qa, _), outcome in zip(pairs, outcomes):
+        verdict = outcome.value if outcome.ok else {"winner": None, "error": str(outcome.error), "calls": []}
+        items.append({"id": qa["id"], **verdict})
+    winners = [i["winner"] for i in items]
+    return {"judge": f"llm:{llm.spec}", "a_wins": winners.count("a"), "b_wins": winners.count("b"),
+            "ties": winners.count("tie"), "errors": winners.count(None), "items": items}
+
+
+def compare(db: sqlite_utils.Database, ref_a: str, ref_b: str, **options: Any) -> dict[str, Any]:
+    """:func:`compare_reports` of two sessions (id, prefix, name, ``latest-eval``) or report files."""
+    return compare_reports(load_report(db, ref_a), load_report(db, ref_b), **options)

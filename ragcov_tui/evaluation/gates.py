@@ -1,0 +1,128 @@
+"""Quality gates for CI: regressions against a baseline, and absolute minimums.
+
+- ``--baseline SESSION|FILE --max-drop D``: for every metric whose mean is defined in both the
+  baseline and the current report, a *regression* is ``baseline - current > D`` (absolute drop;
+  every metric here is higher-is-better).
+- ``--fail-under METRIC=VALUE``: the current mean of METRIC must be ``>= VALUE``; a metric that
+  was not measured (mean undefined, n = 0) fails the gate too, since it cannot be shown to pass.
+
+The CLI exits 3 when :attr:`GateResult.failed`, listing every failure (``baseline → current``).
+Reports are the ``eval --json`` contract; an aggregate may be ``{"mean", …}`` or a plain number.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.metrics import canonical_metric
+
+
+@dataclass(frozen=True)
+class Regression:
+    metric: str
+    baseline: float
+    current: float
+
+    @property
+    def drop(self) -> float:
+        return self.baseline - self.current
+
+    def __str__(self) -> str:
+        return f"{self.metric}: {self.baseline:.4f} → {self.current:.4f} (drop {self.drop:.4f})"
+
+
+@dataclass(frozen=True)
+class Threshold:
+    metric: str
+    minimum: float
+
+
+@dataclass(frozen=True)
+class BelowThreshold:
+    metric: str
+    minimum: float
+    current: float | None
+
+    def __str__(self) -> str:
+        got = "not measured" if self.current is None else f"{self.current:.4f}"
+        return f"{self.metric}: {got} < required {self.minimum:g}"
+
+
+@dataclass
+class GateResult:
+    regressions: list[Regression] = field(default_factory=list)
+    below: list[BelowThreshold] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions or self.below)
+
+    def lines(self) -> list[str]:
+        """One human line per failure."""
+        return [f"regression {r}" for r in self.regressions] + [f"fail-under {b}" for b in self.below]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"failed": self.failed,
+                "regressions": [{"metric": r.metric, "baseline": r.baseline, "current": r.current, "drop": r.drop}
+                                for r in self.regressions],
+                "below": [{"metric": b.metric, "minimum": b.minimum, "current": b.current} for b in self.below]}
+
+
+def metric_means(report: dict[str, Any]) -> dict[str, float | None]:
+    """``{metric: mean}`` over both groups of ``report["aggregate"]``."""
+    out: dict[str, float | None] = {}
+    for group in ("retrieval", "generation"):
+        for name, stats in (report.get("aggregate", {}).get(group) or {}).items():
+            mean = stats.get("mean") if isinstance(stats, dict) else stats
+            out[name] = float(mean) if isinstance(mean, (int, float)) and math.isfinite(mean) else None
+    return out
+
+
+def find_regressions(baseline: dict[str, Any], current: dict[str, Any], max_drop: float = 0.05) -> list[Regression]:
+    """Metrics whose mean fell by more than ``max_drop`` from ``baseline`` to ``current``."""
+    if max_drop < 0:
+        raise BadInput(f"--max-drop: must be >= 0, got {max_drop}")
+    before, after = metric_means(baseline), metric_means(current)
+    found = [Regression(m, before[m], after[m]) for m in after
+             if before.get(m) is not None and after[m] is not None]
+    return [r for r in found if r.drop > max_drop + 1e-12]
+
+
+def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
+    """``["ndcg@5=0.6", "faithfulness=0.8"]`` → thresholds; BadInput on a bad spec or metric."""
+    out = []
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise BadInput(f"--fail-under {spec!r}: expected METRIC=VALUE, e.g. ndcg@{k}=0.6")
+        try:
+            minimum = float(value)
+        except ValueError:
+            raise BadInput(f"--fail-under {spec!r}: {value.strip()!r} is not a number") from None
+        if not math.isfinite(minimum):
+            raise BadInput(f"--fail-under {spec!r}: the minimum must be a finite number")
+        out.append(Threshold(canonical_metric(name, k, where=f"--fail-under {spec!r}")[1], minimum))
+    return out
+
+
+def check_fail_under(report: dict[str, Any], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
+    """The thresholds the report's means do not reach (or cannot show, being undefined)."""
+    means = metric_means(report)
+    below = []
+    for t in thresholds:
+        current = means.get(t.metric)
+        if current is None or current < t.minimum:
+            below.append(BelowThreshold(t.metric, t.minimum, current))
+    return below
+
+
+def check_gates(report: dict[str, Any], *, baseline: dict[str, Any] | None = None, max_drop: float = 0.05,
+                fail_under: Sequence[str] = ()) -> GateResult:
+    """Every gate the user asked for, on the finished ``report``."""
+    thresholds = parse_fail_under(fail_under, int(report.get("k", 5)))
+    return GateResult(regressions=find_regressions(baseline, report, max_drop) if baseline is not None else [],
+                      below=check_fail_under(report, thresholds))
+

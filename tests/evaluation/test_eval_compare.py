@@ -1,0 +1,89 @@
+"""A/B comparison: bootstrap intervals, wins/losses/ties, the position-swapped pairwise judge."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ragcov_tui.evaluation.compare import bootstrap_ci, compare_metric, compare_reports, judge_pair
+from ragcov_tui.llm.base import ChatModel, ChatReply
+
+
+def test_bootstrap_ci_contains_true_delta_most_of_the_time() -> None:
+    rng = np.random.default_rng(1)
+    true_delta, covered, trials = 0.07, 0, 60
+    for seed in range(trials):
+        a = rng.uniform(0, 1, 80)
+        b = np.clip(a + true_delta + rng.normal(0, 0.1, 80), -1, 2)
+        low, high = bootstrap_ci(b - a, resamples=2000, seed=seed)
+        covered += low <= true_delta <= high
+    assert covered / trials >= 0.85  # nominal 95 %
+
+
+def test_bootstrap_is_seeded_and_blocks_agree() -> None:
+    diffs = np.random.default_rng(0).normal(0.1, 0.2, 300)
+    assert bootstrap_ci(diffs, seed=3) == bootstrap_ci(diffs, seed=3)
+    low, high = bootstrap_ci(diffs, resamples=10_000, seed=3)
+    assert low < diffs.mean() < high and high - low < 0.1
+
+
+def test_compare_metric_pairs_questions_and_counts_wins() -> None:
+    a = {"q1": 0.5, "q2": 1.0, "q3": 0.0, "only_a": 1.0}
+    b = {"q1": 0.5, "q2": 0.0, "q3": 1.0, "q4": 1.0}
+    stats = compare_metric(a, b, resamples=500)
+    assert stats["n"] == 3 and stats["delta"] == pytest.approx(0.0)
+    assert (stats["wins"], stats["losses"], stats["ties"]) == (1, 1, 1)
+    assert stats["ci_low"] <= 0 <= stats["ci_high"] and not stats["significant"]
+    assert compare_metric({"x": 1.0}, {"y": 1.0})["n"] == 0
+
+
+def _report(values: dict[str, float | None], answer: str) -> dict:
+    return {"k": 5, "system": "s", "aggregate": {"retrieval": {"mrr": {"mean": 0.5}}, "generation": {}},
+            "questions": [{"id": q, "status": "done", "question": f"Q {q}?", "answer": f"{answer} {q}",
+                           "retrieval": {"mrr": v}, "generation": {}} for q, v in values.items()]}
+
+
+def test_compare_reports_significant_improvement() -> None:
+    ids = [f"q{i}" for i in range(40)]
+    a = _report({q: 0.2 for q in ids}, "A")
+    b = _report({q: 0.9 if i % 4 else 0.2 for i, q in enumerate(ids)}, "B")
+    out = compare_reports(a, b, resamples=1000)
+    [mrr] = out["metrics"]
+    assert mrr["metric"] == "mrr" and mrr["significant"] and mrr["ci_low"] > 0
+    assert (mrr["wins"], mrr["losses"], mrr["ties"]) == (30, 0, 10)
+    assert out["shared_questions"] == 40 and out["pairwise"] is None
+
+
+class ScriptedJudge(ChatModel):
+    """Prefers the answer containing 'B', or always answer 1 (position bias) when biased."""
+
+    provider, model = "scripted", "judge"
+
+    def __init__(self, biased: bool = False, broken: bool = False) -> None:
+        super().__init__()
+        self.biased, self.broken = biased, broken
+
+    def chat(self, messages, *, temperature=0.0, max_tokens=None, json_mode=False) -> ChatReply:
+        if self.broken:
+            return ChatReply("not json at all")
+        user = messages[-1]["content"]
+        first = user.split("Answer 1:")[1].split("Answer 2:")[0]
+        better = "1" if self.biased or "B" in first else "2"
+        return ChatReply(json.dumps({"better": better, "reason": "r"}))
+
+
+def test_pairwise_judge_swaps_positions() -> None:
+    assert judge_pair(ScriptedJudge(), "q", "A says", "B says")["winner"] == "b"
+    biased = judge_pair(ScriptedJudge(biased=True), "q", "A says", "B says")
+    assert biased["winner"] == "tie" and biased["votes"] == ["a", "b"]
+    broken = judge_pair(ScriptedJudge(broken=True), "q", "A", "B")
+    assert broken["winner"] is None and broken["error"]
+
+
+def test_compare_reports_with_pairwise_judge() -> None:
+    a, b = _report({"q1": 0.1, "q2": 0.5}, "A"), _report({"q1": 0.2, "q2": 0.5}, "B")
+    out = compare_reports(a, b, resamples=100, pairwise=True, llm=ScriptedJudge())
+    assert out["pairwise"]["b_wins"] == 2 and out["pairwise"]["errors"] == 0
+    assert out["pairwise"]["judge"] == "llm:scripted:judge"

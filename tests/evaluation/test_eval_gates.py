@@ -1,0 +1,69 @@
+"""Gates: regressions against a baseline, --fail-under parsing and checking, loading reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.gates import check_gates, find_regressions, parse_fail_under
+from ragcov_tui.evaluation.report import load_report
+from ragcov_tui.store.db import open_db
+
+
+def _report(**means) -> dict:
+    groups = {"retrieval": {}, "generation": {}}
+    for name, mean in means.items():
+        group = "generation" if name == "faithfulness" else "retrieval"
+        groups[group][name.replace("_at_", "@")] = {"mean": mean, "n": 0 if mean is None else 10, "std": 0.1}
+    return {"k": 5, "aggregate": groups, "questions": []}
+
+
+def test_regressions_beyond_max_drop_are_listed() -> None:
+    baseline = _report(ndcg_at_5=0.80, mrr=0.70, faithfulness=0.90, map=0.5)
+    current = _report(ndcg_at_5=0.70, mrr=0.68, faithfulness=None, map=0.6)
+    found = find_regressions(baseline, current, max_drop=0.05)
+    assert [(r.metric, r.baseline, r.current) for r in found] == [("ndcg@5", 0.80, 0.70)]
+    assert found[0].drop == pytest.approx(0.10)
+    assert "0.8000 → 0.7000" in str(found[0])
+    assert find_regressions(baseline, current, max_drop=0.2) == []
+    with pytest.raises(BadInput, match="--max-drop"):
+        find_regressions(baseline, current, max_drop=-1)
+
+
+def test_fail_under_parsing() -> None:
+    parsed = parse_fail_under(["ndcg=0.6", "hit@5=0.9", "faithfulness = 0.75"], 5)
+    assert [(t.metric, t.minimum) for t in parsed] == [("ndcg@5", 0.6), ("hit@5", 0.9), ("faithfulness", 0.75)]
+    for spec, message in [("ndcg", "expected METRIC=VALUE"), ("=0.3", "expected METRIC=VALUE"),
+                          ("ndcg=high", "'high' is not a number"), ("bleu=0.3", "unknown metric 'bleu'"),
+                          ("ndcg@10=0.5", "does not match --k 5"), ("mrr=nan", "finite")]:
+        with pytest.raises(BadInput, match=message):
+            parse_fail_under([spec], 5)
+
+
+def test_check_gates_combines_both_kinds() -> None:
+    current = _report(ndcg_at_5=0.55, mrr=0.9, faithfulness=None)
+    result = check_gates(current, baseline=_report(ndcg_at_5=0.7, mrr=0.9), max_drop=0.05,
+                         fail_under=["mrr=0.8", "ndcg=0.6", "faithfulness=0.5"])
+    assert result.failed
+    assert [r.metric for r in result.regressions] == ["ndcg@5"]
+    assert [(b.metric, b.current) for b in result.below] == [("ndcg@5", 0.55), ("faithfulness", None)]
+    assert any("not measured" in line for line in result.lines())
+    assert json.dumps(result.to_dict())
+    assert not check_gates(current, fail_under=["mrr=0.8"]).failed
+
+
+def test_load_report_from_file_or_session(tmp_path: Path) -> None:
+    db = open_db(":memory:")
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps(_report(mrr=0.5)))
+    assert load_report(db, str(path))["aggregate"]["retrieval"]["mrr"]["mean"] == 0.5
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(BadInput, match="not an eval report"):
+        load_report(db, str(tmp_path / "bad.json"))
+    with pytest.raises(BadInput, match="no such report file"):
+        load_report(db, str(tmp_path / "missing.json"))
+    with pytest.raises(BadInput, match="no such session"):
+        load_report(db, "deadbeef")
