@@ -1,0 +1,208 @@
+"""Loading a corpus from files and directories.
+
+Accepted: ``.txt .md .markdown .rst`` (as is), ``.html .htm`` (visible text), ``.pdf`` (when
+pypdf is installed) and ``.jsonl`` files of ready-made chunks (see ``jsonl_chunks``).
+Directories are walked recursively in sorted order, skipping hidden files and folders.
+
+A document's source id is its posix path relative to the directory given (``guides/setup.md``)
+or its file name when the file was given directly; when two files claim the same id, the later
+one gets more of its parent folders (``v2/setup.md``). Problems that lose nothing a user asked
+for by name are warnings through ``warn`` (empty, blank, binary or undecodable files, unknown
+types inside a directory); everything else is a one-line :class:`BadInput`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ragcov_tui.corpus.extract import decode_bytes, html_to_text, pdf_to_text, pypdf_available
+from ragcov_tui.corpus.jsonl_chunks import ChunkRowReader
+from ragcov_tui.corpus.models import Chunk, Document
+from ragcov_tui.corpus.tokens import get_token_counter
+from ragcov_tui.errors import BadInput
+
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst"})
+HTML_SUFFIXES = frozenset({".html", ".htm"})
+PDF_SUFFIX = ".pdf"
+CHUNKS_SUFFIX = ".jsonl"
+ACCEPTED_SUFFIXES = tuple(sorted(TEXT_SUFFIXES | HTML_SUFFIXES | {PDF_SUFFIX, CHUNKS_SUFFIX}))
+PDF_INSTALL_HINT = "pip install 'ragcov-tui[pdf]'"
+
+
+@dataclass
+class CorpusInput:
+    """What a corpus holds: whole documents to chunk, and pre-chunked rows from ``.jsonl``."""
+
+    documents: list[Document] = field(default_factory=list)
+    prechunked: list[Chunk] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _CorpusFile:
+    """One file to load: where it is, the id it asks for, and how messages name it."""
+
+    path: Path
+    relative: str
+    display: str
+
+    @property
+    def suffix(self) -> str:
+        return self.path.suffix.lower()
+
+
+def _ignore(message: str) -> None:
+    """The default ``warn``: drop the message."""
+
+
+def _accepted_list() -> str:
+    return " ".join(ACCEPTED_SUFFIXES)
+
+
+class _FileCollector:
+    """Turns the given paths into the ordered list of files to load."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self.warn = warn
+        self.files: list[_CorpusFile] = []
+        self.seen: set[Path] = set()
+        self.unsupported: Counter[str] = Counter()
+        self.skipped_pdfs = 0
+
+    def add(self, given: str | Path) -> None:
+        path = Path(given).expanduser()
+        if not path.exists():
+            raise BadInput(f"corpus path {given}: no such file or directory")
+        if path.is_dir():
+            self._add_directory(path, str(given))
+        elif path.is_file():
+            self._add_named_file(path, str(given))
+        else:
+            raise BadInput(f"corpus path {given}: not a regular file or directory")
+
+    def _add_named_file(self, path: Path, display: str) -> None:
+        suffix = path.suffix.lower()
+        if suffix not in ACCEPTED_SUFFIXES:
+            raise BadInput(f"corpus file {display}: unsupported type '{suffix or path.name}' (accepted: {_accepted_list()})")
+        if suffix == PDF_SUFFIX and not pypdf_available():
+            raise BadInput(f"corpus file {display}: reading PDF needs pypdf: {PDF_INSTALL_HINT}")
+        self._append(_CorpusFile(path, path.name, display))
+
+    def _add_directory(self, root: Path, display: str) -> None:
+        found = []
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+            for name in names:
+                if not name.startswith("."):
+                    found.append(Path(folder, name))
+        supported = pdfs_without_reader = 0
+        for path in sorted(found, key=lambda p: p.relative_to(root).as_posix()):
+            suffix = path.suffix.lower()
+            if suffix not in ACCEPTED_SUFFIXES:
+                self.unsupported[suffix or "(no extension)"] += 1
+            elif suffix == PDF_SUFFIX and not pypdf_available():
+                pdfs_without_reader += 1
+            else:
+                relative = path.relative_to(root).as_posix()
+                self._append(_CorpusFile(path, relative, f"{display.rstrip('/')}/{relative}"))
+                supported += 1
+        self.skipped_pdfs += pdfs_without_reader
+        if not supported and pdfs_without_reader:
+            raise BadInput(f"corpus directory {display}: only PDF files, and reading PDF needs pypdf: {PDF_INSTALL_HINT}")
+        if not supported:
+            raise BadInput(f"corpus directory {display}: no supported documents (accepted: {_accepted_list()})")
+
+    def _append(self, file: _CorpusFile) -> None:
+        key = file.path.resolve()
+        if key not in self.seen:
+            self.seen.add(key)
+            self.files.append(file)
+
+    def report_skipped(self) -> None:
+        """One summary warning for skipped unknown types, one for PDFs without pypdf."""
+        if self.unsupported:
+            kinds = ", ".join(
+                f"{suffix} ×{n}" if n > 1 else suffix for suffix, n in sorted(self.unsupported.items())
+            )
+            total = sum(self.unsupported.values())
+            self.warn(f"skipped {total} file(s) of unsupported types ({kinds}); accepted: {_accepted_list()}")
+        if self.skipped_pdfs:
+            self.warn(f"skipped {self.skipped_pdfs} PDF file(s): reading PDF needs pypdf: {PDF_INSTALL_HINT}")
+
+
+class _SourceIds:
+    """Hands out unique source ids: the asked-for id, else longer and longer path suffixes."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def assign(self, file: _CorpusFile) -> str:
+        parts = file.path.absolute().parts[1:]
+        shortest = len(file.relative.split("/"))
+        candidates = [file.relative] + ["/".join(parts[-n:]) for n in range(shortest + 1, len(parts) + 1)]
+        for candidate in candidates:
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+        raise AssertionError(f"two distinct files share the path {file.path}")
+
+
+def _document_text(file: _CorpusFile, raw: bytes, warn: Callable[[str], None]) -> str | None:
+    if file.suffix == PDF_SUFFIX:
+        if not raw.strip():
+            warn(f"{file.display}: empty or whitespace only; skipped")
+            return None
+        return pdf_to_text(file.path, file.display, warn)
+    text = decode_bytes(raw, file.display, warn)
+    if text is None or file.suffix not in HTML_SUFFIXES:
+        return text
+    text = html_to_text(text)
+    if not text:
+        warn(f"{file.display}: HTML page has no visible text; skipped")
+        return None
+    return text
+
+
+def load_corpus(paths: Sequence[str | Path], *, warn: Callable[[str], None] | None = None) -> CorpusInput:
+    """Load every document and chunk file under ``paths`` (files or directories).
+
+    Raises BadInput for a missing path, a named file of an unsupported type (or a named PDF
+    without pypdf), a directory with no supported documents, a malformed ``.jsonl`` chunk row,
+    and when no usable text remains at all. ``warn`` receives one-line warnings.
+    """
+    warn = warn or _ignore
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    if not paths:
+        raise BadInput("no corpus paths given")
+    collector = _FileCollector(warn)
+    for given in paths:
+        collector.add(given)
+    collector.report_skipped()
+
+    ids = _SourceIds()
+    rows = ChunkRowReader(get_token_counter())
+    corpus = CorpusInput()
+    for file in collector.files:
+        source = ids.assign(file)
+        try:
+            raw = file.path.read_bytes()
+        except OSError as exc:
+            warn(f"{file.display}: cannot read ({exc.strerror or exc}); skipped")
+            continue
+        if file.suffix == CHUNKS_SUFFIX:
+            text = decode_bytes(raw, file.display, warn)
+            if text is not None:
+                corpus.prechunked.extend(rows.read(text, file.display, source, warn))
+            continue
+        text = _document_text(file, raw, warn)
+        if text is not None:
+            corpus.documents.append(Document(source=source, text=text, path=str(file.path.absolute())))
+    if not corpus.documents and not corpus.prechunked:
+        raise BadInput(
+            f"corpus: no usable text in {len(collector.files)} file(s) (all empty, binary or unreadable; see warnings)"
+        )
+    return corpus
