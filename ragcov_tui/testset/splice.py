@@ -94,9 +94,12 @@ def _csv_record(layout: Layout, row: dict[str, Any]) -> str:
 
 
 def _format_csv(layout: Layout, cells: list[str], quoting: int) -> str:
+    """One record without its terminator. The writer is given ``\r\n`` as terminator because it
+    quotes a cell only when it holds a terminator character: so a cell with ``\r`` or ``\n`` is
+    always quoted, whatever the file's own terminator."""
     buffer = io.StringIO()
-    csv.writer(buffer, delimiter=layout.delimiter, quoting=quoting, lineterminator="").writerow(cells)
-    return buffer.getvalue()
+    csv.writer(buffer, delimiter=layout.delimiter, quoting=quoting, lineterminator="\r\n").writerow(cells)
+    return buffer.getvalue()[:-2]
 
 
 def _csv_quoting(layout: Layout) -> int:

@@ -14,19 +14,18 @@ is withdrawn. Rejected texts are remembered per test file and never suggested ag
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import json
+from typing import Any
 
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import current_user, get_session, now_iso
 from ragcov_tui.testset import writer
-
-SuggestFn = Callable[[int, int], list[str]]
-"""``suggest(cluster, n)`` → up to ``n`` new question texts for one gap cluster."""
-
 
 def _testset_path(db: sqlite_utils.Database, sid: str) -> str:
     session = get_session(db, sid)
@@ -149,3 +148,39 @@ def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: li
             ids.append(int(db["suggestions"].insert(
                 {"session_id": sid, "cluster": cluster, "text": text.strip(), "origin": origin}).last_pk))
     return ids
+
+
+SUGGEST_PROMPT = (
+    "You write test questions for a retrieval-augmented assistant. The passages below come from one "
+    "part of the knowledge base that the current test set barely covers (themes: {themes}). Write {n} "
+    "new, distinct, self-contained questions a user could ask that these passages answer. Avoid these "
+    'existing ones: {existing}. Reply with JSON only: {{"questions": ["...", ...]}}'
+)
+
+
+def _valid_questions(data: Any) -> str | None:
+    if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
+        return 'expected {"questions": [...]}'
+    return None if all(isinstance(q, str) for q in data["questions"]) else "every question must be a string"
+
+
+def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatModel, *, n: int = 3,
+                 passages: int = 6) -> list[int]:
+    """Ask ``llm`` for ``n`` more questions for a gap cluster (from its least-covered chunks); store the new ones.
+
+    Returns the ids of the suggestions added (rejected and duplicate texts are skipped).
+    BadInput when the model's reply cannot be used.
+    """
+    from ragcov_tui.store.queries import analysis_report, cluster_chunks
+
+    gap = next((g for g in analysis_report(db, sid).get("gaps", []) if g["cluster"] == cluster), {})
+    chunks = cluster_chunks(db, sid, cluster, limit=passages).rows
+    existing = [t for (t,) in db.execute("SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?", [sid, cluster])]
+    system = SUGGEST_PROMPT.format(themes=", ".join(gap.get("themes", [])) or "unknown", n=n,
+                                   existing=json.dumps(existing, ensure_ascii=False))
+    user = "\n\n".join(f"[{c['chunk_id']}] {c['text']}" for c in chunks)
+    reply = complete_json(llm, [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                          validate=_valid_questions)
+    if not reply.ok:
+        raise BadInput(f"{llm.spec}: no usable suggestions ({reply.error})")
+    return add_suggestions(db, sid, cluster, reply.data["questions"][:n], f"llm:{llm.spec}")
