@@ -1,0 +1,132 @@
+"""The LLM judge for one item and one repeat: JSON calls, shape validation, a log of every call.
+
+``Judge.ask`` sends a system + user message through ``complete_json`` (temperature 0, robust
+parsing, one repair retry), validates the reply's shape, and appends
+``{metric, repeat, prompt, raw, error}`` to the shared call log, so a person can see why a score is
+what it is. Repeat ``i > 0`` adds a short note to the system message, which changes the cache key:
+re-judgements are real calls, not cache hits of the first one.
+
+``decompose`` and ``verify`` are the two claim primitives shared by faithfulness, context recall
+and graded correctness; identical decomposition prompts are served by the LLM cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from ragcov_tui.evaluation.generation import prompts
+from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm.json_reply import complete_json
+
+VERDICTS = ("supported", "contradicted", "not_found")
+Validator = Callable[[Any], "str | None"]
+
+
+class JudgeError(Exception):
+    """A judge reply that could not be used (unparseable, wrong shape, provider failure)."""
+
+
+@dataclass
+class Judge:
+    """Asks ``llm`` on behalf of one item; ``calls`` is the item's judge-call log (shared)."""
+
+    llm: ChatModel
+    repeat: int
+    calls: list[dict[str, Any]]
+
+    def ask(self, metric: str, system: str, user: str, validate: Validator) -> Any:
+        """The validated JSON reply, or :class:`JudgeError` with the reason (also logged)."""
+        if self.repeat > 0:
+            system += prompts.REPEAT_NOTE.format(repeat=self.repeat)
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        try:
+            result = complete_json(self.llm, messages, validate=validate)
+        except Exception as exc:  # a provider that raised instead of returning ok=False
+            result_error, raw, data, ok = f"{type(exc).__name__}: {exc}", "", None, False
+        else:
+            result_error, raw, data, ok = result.error, result.raw, result.data, result.ok
+        self.calls.append({"metric": metric, "repeat": self.repeat, "prompt": messages,
+                           "raw": raw, "error": None if ok else (result_error or "unusable reply")})
+        if not ok:
+            raise JudgeError(result_error or "unusable reply")
+        return data
+
+    def decompose(self, metric: str, question: str, text: str) -> list[str]:
+        """Atomic claims of ``text`` (possibly empty)."""
+        data = self.ask(metric, prompts.DECOMPOSE, prompts.decompose_user(question, text), _check_claims)
+        return [c.strip() for c in data["claims"] if c.strip()]
+
+    def verify(self, metric: str, claims: Sequence[str], passages: Sequence[tuple[str, str]]) -> list[dict]:
+        """One ``{claim, verdict, chunk_id, reason}`` per claim, judged against ``passages``."""
+        ids = [pid for pid, _ in passages]
+        data = self.ask(metric, prompts.VERIFY, prompts.verify_user(claims, passages),
+                        lambda d: _check_verdicts(d, len(claims)))
+        out = []
+        for claim, v in zip(claims, _ordered(data["verdicts"])):
+            verdict = _verdict(v)
+            out.append({"claim": claim, "verdict": verdict, "reason": str(v.get("reason") or ""),
+                        "chunk_id": _source(v, ids) if verdict == "supported" else None})
+        return out
+
+
+def _check_claims(data: Any) -> str | None:
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        return 'expected {"claims": [...]}'
+    if not all(isinstance(c, str) for c in data["claims"]):
+        return "every claim must be a string"
+    return None
+
+
+def _verdict(v: dict) -> str:
+    return str(v.get("verdict", "")).strip().lower().replace(" ", "_").replace("-", "_")
+
+
+def _check_verdicts(data: Any, n: int) -> str | None:
+    if not isinstance(data, dict) or not isinstance(data.get("verdicts"), list):
+        return 'expected {"verdicts": [...]}'
+    verdicts = data["verdicts"]
+    if len(verdicts) != n:
+        return f"expected {n} verdicts, got {len(verdicts)}"
+    for i, v in enumerate(verdicts, 1):
+        if not isinstance(v, dict) or _verdict(v) not in VERDICTS:
+            return f"verdict {i} must be one of {', '.join(VERDICTS)}"
+    return None
+
+
+def _ordered(verdicts: list[dict]) -> list[dict]:
+    """Verdicts in claim order when every one carries a distinct claim number, else as given."""
+    numbers = [v.get("claim") for v in verdicts]
+    if all(isinstance(x, int) for x in numbers) and sorted(numbers) == list(range(1, len(verdicts) + 1)):
+        return sorted(verdicts, key=lambda v: v["claim"])
+    return verdicts
+
+
+def _source(v: dict, ids: Sequence[str]) -> str | None:
+    """The cited passage id if it names one of ``ids`` (brackets tolerated), else None."""
+    source = str(v.get("source") or "").strip().strip("[]").strip()
+    return source if source in ids else None
+
+
+def check_bool_list(data: Any, key: str, field: str, n: int) -> str | None:
+    """Validator for ``{key: [{field: bool, ...}] * n}``."""
+    if not isinstance(data, dict) or not isinstance(data.get(key), list):
+        return f'expected {{"{key}": [...]}}'
+    if len(data[key]) != n:
+        return f"expected {n} items in {key}, got {len(data[key])}"
+    if not all(isinstance(v, dict) and isinstance(v.get(field), bool) for v in data[key]):
+        return f'every item needs a boolean "{field}"'
+    return None
+
+
+def check_fields(data: Any, **types: type) -> str | None:
+    """Validator: ``data`` is an object whose named fields have the given types (``float`` means
+    any JSON number, booleans excluded)."""
+    if not isinstance(data, dict):
+        return "expected a JSON object"
+    for name, kind in types.items():
+        value = data.get(name)
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)) if kind is float else isinstance(value, kind)
+        if not ok:
+            return f'field "{name}" is missing or has the wrong type'
+    return None

@@ -1,0 +1,105 @@
+"""``score_generation``: every requested generation metric for one question, with judge trust.
+
+With an LLM, each judged metric runs ``repeats`` times (repeat i > 0 is a distinct, uncached
+request); the value is the mean over the repeats that succeeded and ``spread`` their population
+standard deviation. A metric whose every repeat failed is ``None`` with the error in ``errors``;
+a partial failure keeps the mean of the rest and lists the failed repeats in its detail. Metrics
+that need no model (and every metric in heuristic mode) are deterministic: computed once,
+spread 0. No value is ever NaN: a non-finite result becomes an error.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any, Callable
+
+from ragcov_tui.embeddings.base import Embedder
+from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.generation import answer, grounding, lexical, robustness
+from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
+from ragcov_tui.evaluation.generation.models import (
+    GENERATION_METRICS, GenerationInput, GenerationScores, MetricOutcome,
+)
+from ragcov_tui.evaluation.generation.support import Evidence
+from ragcov_tui.llm.base import ChatModel
+
+JudgedMetric = Callable[[Evidence, "Judge | None"], MetricOutcome]
+JUDGED: dict[str, JudgedMetric] = {
+    "faithfulness": grounding.faithfulness,
+    "answer_relevance": answer.answer_relevance,
+    "answer_correctness": answer.answer_correctness,
+    "answer_correctness_graded": answer.answer_correctness_graded,
+    "context_precision": grounding.context_precision,
+    "context_recall": grounding.context_recall,
+    "robustness": robustness.robustness,
+}
+MODEL_FREE: dict[str, Callable[[GenerationInput], MetricOutcome]] = {
+    "chunk_attribution": lexical.chunk_attribution,
+    "retrieval_stability": lexical.retrieval_stability,
+    "keyword_coverage": lexical.keyword_coverage,
+    "context_overlap": lexical.context_overlap,
+    "keyword_context_score": lexical.keyword_context_score,
+}
+assert set(JUDGED) | set(MODEL_FREE) == set(GENERATION_METRICS)
+
+
+def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: Embedder,
+                     metrics: set[str], repeats: int = 1) -> GenerationScores:
+    """Score ``item`` on ``metrics`` (names from ``GENERATION_METRICS``; BadInput for others)."""
+    unknown = sorted(set(metrics) - set(GENERATION_METRICS))
+    if unknown:
+        raise BadInput(f"unknown generation metric(s) {', '.join(unknown)}; "
+                       f"known: {', '.join(GENERATION_METRICS)}")
+    if repeats < 1:
+        raise BadInput(f"--repeats must be at least 1, got {repeats}")
+    scores = GenerationScores(judge=f"llm:{llm.spec}" if llm is not None else "heuristic")
+    evidence = Evidence(item, embedder)
+    for name in GENERATION_METRICS:
+        if name not in metrics:
+            continue
+        if name in MODEL_FREE:
+            runs = [_safe(lambda: MODEL_FREE[name](item))]
+        elif llm is None:
+            runs = [_safe(lambda: JUDGED[name](evidence, None))]
+        else:
+            runs = [_safe(lambda i=i: JUDGED[name](evidence, Judge(llm, i, scores.judge_calls)))
+                    for i in range(repeats)]
+        _record(scores, name, runs)
+    return scores
+
+
+def _safe(run: Callable[[], MetricOutcome]) -> MetricOutcome:
+    """Run one metric once; a judge failure or a non-finite value becomes an error outcome."""
+    try:
+        outcome = run()
+    except JudgeError as exc:
+        return MetricOutcome.failed(f"judge reply unusable: {exc}")
+    if outcome.value is not None and not math.isfinite(outcome.value):
+        return MetricOutcome.failed(f"non-finite value {outcome.value!r}", outcome.detail)
+    return outcome
+
+
+def _record(scores: GenerationScores, name: str, runs: list[MetricOutcome]) -> None:
+    ok = [r for r in runs if r.value is not None]
+    undefined = next((r.reason for r in runs if r.reason), None)
+    detail: dict[str, Any] = dict(ok[0].detail if ok else runs[0].detail)
+    if len(runs) > 1:
+        detail["repeats"] = [r.value if r.value is not None else {"error": r.error, "undefined": r.reason}
+                             for r in runs]
+    if ok:
+        values = [float(r.value) for r in ok]  # type: ignore[arg-type]
+        scores.values[name] = statistics.fmean(values)
+        scores.spread[name] = statistics.pstdev(values) if len(values) > 1 else 0.0
+        failed = [r.error for r in runs if r.error]
+        if failed:
+            detail["repeat_errors"] = failed
+    else:
+        scores.values[name] = None
+        if undefined and not any(r.error for r in runs):
+            scores.undefined[name] = undefined
+        else:
+            scores.errors[name] = next(r.error for r in runs if r.error) + (
+                f" ({len(runs)} repeats failed)" if len(runs) > 1 else "")
+    if detail:
+        scores.details[name] = detail
