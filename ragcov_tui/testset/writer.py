@@ -117,9 +117,13 @@ def drop_question(path: str | Path, question_id: str, *, expected_sha256: str) -
 
 
 def restore_backup(path: str | Path, backup_path: str | Path, *, expected_sha256: str) -> WriteResult:
-    """Put the backup's bytes back exactly (undo); the bytes replaced are themselves backed up."""
+    """Put the backup's bytes back exactly (undo); the bytes replaced are themselves backed up.
+
+    BadInput (nothing written) when the backup is missing or is not a readable test file.
+    """
     file, current = _current_bytes(path, expected_sha256)
     restored = read_bytes(Path(backup_path))
+    parse_testset(file, restored)
     return _commit(file, current, restored, expected_sha256, None)
 
 
@@ -138,7 +142,7 @@ def _new_row(testset: TestSet, layout: Layout, text: str, provenance: dict[str, 
     if "question" not in names and testset.format == "csv":
         raise BadInput(f"{testset.path}: the CSV header has no question column (nothing was written)")
     question_field = names.get("question", "question")
-    new_id = fresh_id([q.raw[names["id"]] for q in testset.questions if q.id_in_file])
+    new_id = fresh_id([q.raw.get(names["id"], q.id) for q in testset.questions if q.id_in_file])
     if testset.format == "csv":
         row: dict[str, Any] = {question_field: text}
         if "id" in names:
@@ -158,6 +162,8 @@ def _check_rows(path: str | Path, after: TestSet, expected_raws: list[dict[str, 
 
 
 def _commit(file: Path, current: bytes, new: bytes, expected_sha256: str, question_id: str | None) -> WriteResult:
+    if not os.access(file, os.W_OK) or not file.stat().st_mode & stat.S_IWUSR:
+        raise BadInput(f"{file}: the file is read-only (nothing was written)")
     backup = _write_backup(file, current, expected_sha256)
     _replace_atomically(file, new, expected_sha256)
     return WriteResult(expected_sha256, hashlib.sha256(new).hexdigest(), backup, question_id)
@@ -203,6 +209,9 @@ def _replace_atomically(file: Path, data: bytes, expected_sha256: str) -> None:
         if hashlib.sha256(file.read_bytes()).hexdigest() != expected_sha256:
             raise FileChangedError(file)
         os.replace(temp, file)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise RagcovError(f"{file}: cannot write ({exc}); nothing was written") from None
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

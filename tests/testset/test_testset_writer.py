@@ -247,3 +247,28 @@ def test_integer_ids_stay_integers(tmp_path):
 def test_restore_of_a_missing_backup_is_bad_input(test_file):
     with pytest.raises(BadInput, match="no such file"):
         restore_backup(test_file, test_file.parent / "gone.bak", expected_sha256=read_testset(test_file).sha256)
+
+
+def test_restore_refuses_a_backup_that_is_not_a_test_file(test_file):
+    junk = test_file.parent / "junk.bak"
+    junk.write_bytes(b"\x00\x01 not a test file")
+    original = test_file.read_bytes()
+    with pytest.raises(BadInput):
+        restore_backup(test_file, junk, expected_sha256=read_testset(test_file).sha256)
+    assert test_file.read_bytes() == original
+
+
+def test_read_only_file_is_not_written(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(FILES["jsonl-lf"][1])
+    os.chmod(path, 0o444)
+    with pytest.raises(BadInput, match="the file is read-only"):
+        append_question(path, "New?", expected_sha256=read_testset(path).sha256, provenance={})
+    assert path.read_text() == FILES["jsonl-lf"][1] and not (tmp_path / BACKUP_DIR).exists()
+
+
+def test_mixed_id_aliases_still_get_a_fresh_id(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"qid": "q1", "question": "A?"}\n{"id": "q2", "question": "B?"}\n')
+    result = append_question(path, "C?", expected_sha256=read_testset(path).sha256, provenance={})
+    assert result.question_id == "q3" and json.loads(path.read_text().splitlines()[-1])["qid"] == "q3"
