@@ -86,7 +86,9 @@ class _FileCollector:
     def _add_named_file(self, path: Path, display: str) -> None:
         suffix = path.suffix.lower()
         if suffix not in ACCEPTED_SUFFIXES:
-            raise BadInput(f"corpus file {display}: unsupported type '{suffix or path.name}' (accepted: {_accepted_list()})")
+            raise BadInput(
+                f"corpus file {display}: unsupported type '{suffix or path.name}' (accepted: {_accepted_list()})"
+            )
         if suffix == PDF_SUFFIX and not pypdf_available():
             raise BadInput(f"corpus file {display}: reading PDF needs pypdf: {PDF_INSTALL_HINT}")
         self._append(_CorpusFile(path, path.name, display))
@@ -111,7 +113,9 @@ class _FileCollector:
                 supported += 1
         self.skipped_pdfs += pdfs_without_reader
         if not supported and pdfs_without_reader:
-            raise BadInput(f"corpus directory {display}: only PDF files, and reading PDF needs pypdf: {PDF_INSTALL_HINT}")
+            raise BadInput(
+                f"corpus directory {display}: only PDF files, and reading PDF needs pypdf: {PDF_INSTALL_HINT}"
+            )
         if not supported:
             raise BadInput(f"corpus directory {display}: no supported documents (accepted: {_accepted_list()})")
 
