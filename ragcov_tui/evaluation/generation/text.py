@@ -104,7 +104,7 @@ def contains_phrase(haystack: str, phrase: str) -> bool:
         return False
     hay = normalise_for_match(haystack)
     forms = [needle, needle.replace(" ", "")] if " " in needle else [needle]
-    return any(re.search(rf"(?<!\w){re.escape(form)}(?:e?s)?(?!\w)", hay) for form in forms)
+    return any(re.search(rf"(?<![\w.]){re.escape(form)}(?:e?s)?(?!\w|\.\d)", hay) for form in forms)
 
 
 def content_tokens(text: str) -> list[str]:
