@@ -32,7 +32,7 @@ from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.testset.fields import PROVENANCE_FIELD
 from ragcov_tui.testset.ids import fresh_id, text_key
 from ragcov_tui.testset.layout import Layout
-from ragcov_tui.testset.models import TestSet
+from ragcov_tui.testset.models import Question, TestSet
 from ragcov_tui.testset.reader import parse_testset, read_bytes
 from ragcov_tui.testset.splice import append_row, drop_row
 
@@ -88,12 +88,12 @@ def append_question(path: str | Path, text: str, *, expected_sha256: str, proven
             f"{path}: the question is already in the file as {duplicate.id!r} (nothing was written)"
         )
     row, question_id = _new_row(testset, layout, text, provenance)
-    new_text = append_row(layout, row)
-    after, _ = parse_testset(file, new_text.encode("utf-8"))
-    _check_rows(path, after, [q.raw for q in testset.questions] + [after.questions[-1].raw])
-    if after.questions[-1].text != text or after.questions[-1].id != question_id:
+    new_bytes = append_row(layout, row).encode("utf-8")
+    after = parse_testset(file, new_bytes)[0].questions
+    _check_rows(path, after[:-1], testset.questions)
+    if (after[-1].text, after[-1].id) != (text, question_id):
         raise RagcovError(f"{path}: internal error, the appended row did not read back (nothing was written)")
-    return _commit(file, current, new_text.encode("utf-8"), expected_sha256, question_id)
+    return _commit(file, current, new_bytes, expected_sha256, question_id)
 
 
 def drop_question(path: str | Path, question_id: str, *, expected_sha256: str) -> WriteResult:
@@ -111,8 +111,7 @@ def drop_question(path: str | Path, question_id: str, *, expected_sha256: str) -
             f"{path}: {question_id!r} is the only question; a test file keeps at least one (nothing was written)"
         )
     new_bytes = drop_row(layout, question.row).encode("utf-8")
-    after, _ = parse_testset(file, new_bytes)
-    _check_rows(path, after, [q.raw for q in testset.questions if q is not question])
+    _check_rows(path, parse_testset(file, new_bytes)[0].questions, [q for q in testset.questions if q is not question])
     return _commit(file, current, new_bytes, expected_sha256, question_id)
 
 
@@ -153,9 +152,9 @@ def _new_row(testset: TestSet, layout: Layout, text: str, provenance: dict[str, 
     return {names.get("id", "id"): new_id, question_field: text, PROVENANCE_FIELD: dict(provenance)}, str(new_id)
 
 
-def _check_rows(path: str | Path, after: TestSet, expected_raws: list[dict[str, Any]]) -> None:
-    """Refuse the write unless the new text reads back as exactly the expected rows."""
-    if [q.raw for q in after.questions] != expected_raws:
+def _check_rows(path: str | Path, after: list[Question], expected: list[Question]) -> None:
+    """Refuse the write unless the edited text reads back with exactly the expected rows."""
+    if [q.raw for q in after] != [q.raw for q in expected]:
         raise RagcovError(
             f"{path}: internal error, the edited file did not read back as expected (nothing was written)"
         )
