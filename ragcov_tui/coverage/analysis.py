@@ -1,0 +1,162 @@
+"""``analyze``: the semantic-coverage method end to end on given vectors.
+
+Stages (each reports ``progress(stage, done, total)``): outliers → clusters → nearest → metrics →
+redundancy → documents → themes → map. The chunk × question similarity is computed once, block
+by block (``nearest.cross_nearest``), with the inlier questions placed first so one pass yields
+each chunk's nearest and second-nearest inlier and each question's nearest chunk.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.coverage import metrics
+from ragcov_tui.coverage.clustering import cluster_chunks
+from ragcov_tui.coverage.documents import document_coverage
+from ragcov_tui.coverage.gaps import rank_gaps
+from ragcov_tui.coverage.nearest import cross_nearest
+from ragcov_tui.coverage.outliers import detect_outliers
+from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.coverage.projection import project
+from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
+from ragcov_tui.coverage.result import CoverageResult
+from ragcov_tui.coverage.themes import gap_themes
+from ragcov_tui.errors import BadInput
+from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.progress import Progress, report
+from ragcov_tui.testset.models import Question
+
+THEME_TEXTS_PER_CLUSTER = 200
+ROW_BLOCK = 65536
+
+
+def as_unit_matrix(vecs: np.ndarray, what: str, count: int) -> np.ndarray:
+    """float32 C-contiguous rows of unit length (renormalised only when needed); BadInput if unusable."""
+    vecs = np.asarray(vecs)
+    if vecs.ndim != 2 or vecs.shape[0] != count:
+        raise BadInput(f"{what} vectors: expected {count} rows, got shape {tuple(vecs.shape)}")
+    vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+    norms = np.concatenate([np.sqrt(np.einsum("ij,ij->i", vecs[s:s + ROW_BLOCK], vecs[s:s + ROW_BLOCK]))
+                            for s in range(0, count, ROW_BLOCK)]) if count else np.ones(0)
+    if not np.all(np.isfinite(norms)):
+        raise BadInput(f"{what} vectors: row {int(np.flatnonzero(~np.isfinite(norms))[0])} has a NaN or infinite value")
+    if np.any(norms == 0):
+        raise BadInput(f"{what} vectors: row {int(np.flatnonzero(norms == 0)[0])} is all zeros")
+    if np.abs(norms - 1.0).max(initial=0.0) > 1e-3:
+        vecs = vecs / norms[:, None].astype(np.float32)
+    return vecs
+
+
+def central_texts(chunk_vecs: np.ndarray, texts: Sequence[str], labels: np.ndarray, unit_centroids: np.ndarray,
+                  per_cluster: int) -> list[list[str]]:
+    """Per cluster, the texts of its ``per_cluster`` chunks nearest the centroid, nearest first."""
+    sim = np.concatenate([np.einsum("ij,ij->i", chunk_vecs[s:s + ROW_BLOCK], unit_centroids[labels[s:s + ROW_BLOCK]])
+                          for s in range(0, len(labels), ROW_BLOCK)])
+    order = np.lexsort((-sim, labels))
+    bounds = np.searchsorted(labels[order], np.arange(len(unit_centroids) + 1))
+    return [[texts[i] for i in order[bounds[k]:bounds[k + 1]][:per_cluster]] for k in range(len(unit_centroids))]
+
+
+def analyze(
+    chunk_vecs: np.ndarray,
+    question_vecs: np.ndarray,
+    chunks: list[Chunk],
+    questions: list[Question],
+    params: CoverageParams,
+    *,
+    llm: ChatModel | None = None,
+    progress: Progress | None = None,
+) -> CoverageResult:
+    """Run the whole method; see the stage modules for every formula."""
+    params = params.validated()
+    if not chunks:
+        raise BadInput("corpus: no chunk to analyse")
+    if not questions:
+        raise BadInput("questions: the test set has no question")
+    C = as_unit_matrix(chunk_vecs, "chunk", len(chunks))
+    Q = as_unit_matrix(question_vecs, "question", len(questions))
+    if C.shape[1] != Q.shape[1]:
+        raise BadInput(f"chunk vectors have {C.shape[1]} dimensions but question vectors {Q.shape[1]}")
+    budget = params.memory_budget_mb
+    n, m = len(chunks), len(questions)
+    question_ids = [q.id for q in questions]
+
+    report(progress, "outliers", 0, 1)
+    outliers = detect_outliers(C, Q, neighbors=params.lof_neighbors, offset=params.lof_query_offset,
+                               contamination=params.contamination, lof_threshold=params.lof_threshold,
+                               sample=params.lof_sample, seed=params.seed, memory_budget_mb=budget)
+    report(progress, "outliers", 1, 1)
+    clustering = cluster_chunks(C, params.clusters, seed=params.seed, minibatch_above=params.minibatch_above,
+                                progress=progress)
+    labels, k, centroids = clustering.labels, clustering.k, clustering.unit_centroids
+
+    inliers = np.flatnonzero(~outliers.outlier)
+    order = np.concatenate([inliers, np.flatnonzero(outliers.outlier)])
+    found = cross_nearest(C, Q[order], n_cols_for_rows=len(inliers), memory_budget_mb=budget, progress=progress)
+    nearest_chunk = np.empty(m, dtype=np.int64)
+    nearest_chunk_dist = np.empty(m)
+    nearest_chunk[order], nearest_chunk_dist[order] = found.col_index, found.col_dist
+    nearest_cluster = (Q @ centroids.T).argmax(axis=1) if m else np.zeros(0, dtype=np.int64)
+
+    report(progress, "metrics", 0, 1)
+    has_inliers = len(inliers) > 0
+    mindist = found.row_dist if has_inliers else None
+    nearest_question = inliers[found.row_index] if has_inliers else np.full(n, -1, dtype=np.int64)
+    per_cluster = metrics.cluster_coverage(mindist, labels, k)
+    Q_in = Q[inliers]
+    cover_t = metrics.cover_by_threshold(Q_in, centroids, params.threshold)
+    cover_n = metrics.cover_by_top_n(Q_in, centroids, params.top_n)
+    multi = {}
+    for name, cover in (("multi_threshold", cover_t), ("multi_n", cover_n)):
+        md = metrics.multi_mindist(C, Q_in, labels, cover, found.row_index, found.row_dist, budget) if has_inliers else None
+        multi[name] = metrics.multi_coverage(md, labels, cover)
+    coverage = {"basic": metrics.basic_coverage(mindist), "weighted": metrics.weighted_coverage(mindist, labels, k),
+                **multi, "threshold": params.threshold, "top_n": params.top_n}
+    covering = [[question_ids[inliers[j]] for j in np.flatnonzero(cover_t[c])] for c in range(k)]
+    report(progress, "metrics", 1, 1)
+
+    report(progress, "redundancy", 0, 1)
+    pairs = [(question_ids[inliers[a]], question_ids[inliers[b]], d)
+             for a, b, d in near_duplicate_pairs(Q_in, params.redundancy_threshold, budget)]
+    redundant_with: list[list[str]] = [[] for _ in range(m)]
+    position = {qid: j for j, qid in enumerate(question_ids)}
+    for a, b, _ in pairs:
+        redundant_with[position[a]].append(b)
+        redundant_with[position[b]].append(a)
+    impact = removal_impact(found.row_index, found.row_dist, found.row_second, len(inliers)) if has_inliers else None
+    impacts = {} if impact is None else {question_ids[inliers[j]]: float(v) for j, v in enumerate(impact)}
+    report(progress, "redundancy", 1, 1)
+
+    report(progress, "documents", 0, 1)
+    sources = [c.source for c in chunks]
+    documents = document_coverage(sources, mindist, mad_k=params.document_mad_k, floor=params.document_floor)
+    gaps = rank_gaps(per_cluster, clustering.sizes.tolist(), params.gap_threshold)
+    report(progress, "documents", 1, 1)
+
+    report(progress, "themes", 0, 1)
+    texts = central_texts(C, [c.text for c in chunks], labels, centroids, THEME_TEXTS_PER_CLUSTER)
+    themes = gap_themes(llm, texts, [g.cluster for g in gaps], n_themes=params.n_themes,
+                        n_questions=params.n_suggestions, progress=progress)
+    report(progress, "themes", 1, 1)
+
+    report(progress, "map", 0, 1)
+    projection = project(C, Q, labels, max_points=params.max_projection_points, seed=params.seed,
+                         memory_budget_mb=budget)
+    report(progress, "map", 1, 1)
+
+    message = None
+    if not has_inliers:
+        message = (f"All {m} questions were flagged as outliers (far from every document), so coverage is undefined. "
+                   "Check that the test file belongs to this corpus, or loosen --contamination / lof_threshold.")
+    return CoverageResult(
+        params=params, chunk_ids=[c.id for c in chunks], chunk_sources=sources, question_ids=question_ids,
+        question_texts=[q.text for q in questions], dim=int(C.shape[1]), clustering=clustering, outliers=outliers,
+        mindist=mindist, nearest_question=nearest_question, nearest_chunk=nearest_chunk,
+        nearest_chunk_dist=nearest_chunk_dist, nearest_cluster=nearest_cluster, coverage=coverage,
+        cluster_coverage=per_cluster, covering_questions=covering, gaps=gaps, themes=themes, documents=documents,
+        redundant_pairs=pairs, redundant_with=redundant_with, removal_impact=impacts, projection=projection,
+        message=message,
+    )

@@ -1,0 +1,37 @@
+"""Gap ranking: the clusters the test set covers poorly, most urgent first.
+
+A cluster k is a gap when coverage_k < ``gap_threshold`` (coverage undefined — no inlier
+question at all — counts as 0). Priority:
+
+    priority_k = share_k · (1 − coverage_k),   share_k = |C_k| / n
+
+i.e. the part of the total coverage deficit 1 − C_weighted that the cluster accounts for, so a
+large poorly covered cluster outranks a small one with the same coverage and a small cluster
+needs a much lower coverage to outrank a large one. Ties: lower coverage first, then cluster id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Gap:
+    cluster: int
+    coverage: float | None
+    size: int
+    share: float
+    priority: float
+
+
+def rank_gaps(coverage: list[float | None], sizes: list[int], gap_threshold: float) -> list[Gap]:
+    """The gaps among the clusters, by priority (module doc)."""
+    n = sum(sizes)
+    gaps = []
+    for cluster, (cov, size) in enumerate(zip(coverage, sizes)):
+        value = 0.0 if cov is None else cov
+        if size and value < gap_threshold:
+            share = size / n
+            gaps.append(Gap(cluster, cov, int(size), share, share * (1.0 - value)))
+    gaps.sort(key=lambda g: (-g.priority, 0.0 if g.coverage is None else g.coverage, g.cluster))
+    return gaps

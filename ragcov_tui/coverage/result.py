@@ -1,0 +1,149 @@
+"""The result of one analysis and its ``analyze --json`` report (the DESIGN.md contract).
+
+``CoverageResult.to_report()`` returns every contract key. ``session_id`` and ``embedder``
+{provider, model} are not known to the engine: the caller sets ``result.session_id`` /
+``result.embedder`` before calling, or overwrites the keys afterwards (``embedder.dim`` is always
+filled from the vectors). Undefined numbers are ``None``, never NaN; ``message`` explains why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ragcov_tui.coverage.clustering import Clustering
+from ragcov_tui.coverage.documents import DocumentCoverage
+from ragcov_tui.coverage.gaps import Gap
+from ragcov_tui.coverage.outliers import OutlierResult
+from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.coverage.projection import Projection
+from ragcov_tui.coverage.themes import HEURISTIC, ClusterThemes
+
+
+def _opt(value: Any) -> float | None:
+    """A float for JSON, or None when undefined / not finite."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if np.isfinite(value) else None
+
+
+@dataclass
+class CoverageResult:
+    """Everything :func:`ragcov_tui.coverage.analysis.analyze` computed, as arrays and small records.
+
+    Per chunk i: ``labels[i]`` (clustering), ``mindist[i]`` (None overall when no inlier),
+    ``nearest_question[i]`` (index into the questions, −1 when none). Per question j:
+    ``nearest_chunk[j]``, ``nearest_chunk_dist[j]``, ``nearest_cluster[j]``, ``redundant_with[j]``
+    (ids), ``removal_impact`` (None for outliers). ``covering_questions[k]``: inlier ids covering
+    cluster k in the threshold form.
+    """
+
+    params: CoverageParams
+    chunk_ids: list[str]
+    chunk_sources: list[str]
+    question_ids: list[str]
+    question_texts: list[str]
+    dim: int
+    clustering: Clustering
+    outliers: OutlierResult
+    mindist: np.ndarray | None
+    nearest_question: np.ndarray
+    nearest_chunk: np.ndarray
+    nearest_chunk_dist: np.ndarray
+    nearest_cluster: np.ndarray
+    coverage: dict[str, Any]
+    cluster_coverage: list[float | None]
+    covering_questions: list[list[str]]
+    gaps: list[Gap]
+    themes: list[ClusterThemes]
+    documents: list[DocumentCoverage]
+    redundant_pairs: list[tuple[str, str, float]]
+    redundant_with: list[list[str]]
+    removal_impact: dict[str, float]
+    projection: Projection
+    message: str | None = None
+    session_id: str | None = None
+    embedder: dict[str, Any] = field(default_factory=dict)
+
+    def to_report(self, *, details: bool = True) -> dict[str, Any]:
+        """The ``analyze --json`` report; ``details=False`` leaves out the per-item lists."""
+        sizes = self.clustering.sizes
+        n = len(self.chunk_ids)
+        outlier = self.outliers.outlier
+        report: dict[str, Any] = {
+            "session_id": self.session_id,
+            "embedder": {"provider": self.embedder.get("provider"), "model": self.embedder.get("model"),
+                         "dim": self.dim},
+            "corpus": {"documents": len(self.documents), "chunks": n},
+            "questions": {"total": len(self.question_ids), "inliers": int((~outlier).sum()),
+                          "outliers": int(outlier.sum())},
+            "coverage": self.coverage,
+            "message": self.message,
+            "clusters": [
+                {"id": k, "size": int(sizes[k]), "share": float(sizes[k] / n), "coverage": _opt(self.cluster_coverage[k]),
+                 "themes": self.themes[k].themes, "covering_questions": self.covering_questions[k]}
+                for k in range(self.clustering.k)
+            ],
+            "gaps": [
+                {"cluster": g.cluster, "coverage": _opt(g.coverage), "size": g.size, "share": g.share,
+                 "priority": g.priority, "themes": self.themes[g.cluster].themes,
+                 "themes_origin": self.themes[g.cluster].origin,
+                 "suggested_questions": self.themes[g.cluster].questions, "note": self.themes[g.cluster].note}
+                for g in self.gaps
+            ],
+            "documents": [dataclasses.asdict(d) | {"coverage": _opt(d.coverage)} for d in self.documents],
+            "outlier_detection": {
+                "method": "LOF novelty (fitted on chunk embeddings, scoring questions)",
+                "rule": self.outliers.rule, "threshold": _opt(self.outliers.threshold),
+                "neighbors": self.outliers.neighbors, "query_offset": self.outliers.offset,
+                "reference_chunks": self.outliers.reference_size,
+            },
+            "clustering": {"k": self.clustering.k, "k_requested": self.clustering.k_requested,
+                           "method": self.clustering.method,
+                           "silhouette": {str(k): v for k, v in self.clustering.silhouette.items()}},
+            "redundancy": {
+                "threshold": self.params.redundancy_threshold,
+                "pairs": [{"a": a, "b": b, "distance": d} for a, b, d in self.redundant_pairs],
+                "epsilon": self.params.removal_epsilon,
+                "removal_impact": self.removal_impact,
+                "removable": [q for q, v in self.removal_impact.items() if v <= self.params.removal_epsilon],
+            },
+            "map": {"method": self.projection.method, "points_embedded": self.projection.points_embedded,
+                    "max_points": self.params.max_projection_points},
+            "heuristic": {
+                "themes": any(t.origin == HEURISTIC for t in self.themes),
+                "suggestions": any(self.themes[g.cluster].origin == HEURISTIC for g in self.gaps),
+                "note": "themes from class-based TF-IDF and questions from representative corpus sentences",
+            },
+            "params": dataclasses.asdict(self.params),
+        }
+        if details:
+            report["question_details"] = self.question_details()
+            report["chunk_details"] = self.chunk_details()
+        return report
+
+    def question_details(self) -> list[dict[str, Any]]:
+        scores = self.outliers.scores
+        qxy = self.projection.question_xy
+        return [
+            {"id": qid, "text": self.question_texts[j], "lof_score": None if scores is None else _opt(scores[j]),
+             "outlier": bool(self.outliers.outlier[j]), "nearest_cluster": int(self.nearest_cluster[j]),
+             "nearest_chunk": self.chunk_ids[self.nearest_chunk[j]], "nearest_chunk_dist": _opt(self.nearest_chunk_dist[j]),
+             "redundant_with": self.redundant_with[j], "x": float(qxy[j, 0]), "y": float(qxy[j, 1])}
+            for j, qid in enumerate(self.question_ids)
+        ]
+
+    def chunk_details(self) -> list[dict[str, Any]]:
+        labels = self.clustering.labels.tolist()
+        mindist = [None] * len(labels) if self.mindist is None else self.mindist.tolist()
+        nearest = [self.question_ids[j] if j >= 0 else None for j in self.nearest_question.tolist()]
+        xy = self.projection.chunk_xy.tolist()
+        return [
+            {"id": cid, "source": self.chunk_sources[i], "cluster": labels[i], "mindist": mindist[i],
+             "nearest_question": nearest[i], "x": xy[i][0], "y": xy[i][1]}
+            for i, cid in enumerate(self.chunk_ids)
+        ]

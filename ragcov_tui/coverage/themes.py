@@ -1,0 +1,175 @@
+"""Themes and suggested questions for clusters.
+
+Offline (``origin: "heuristic"``):
+
+* themes — class-based TF-IDF: the texts of each cluster form one class document; with
+  tf(t, k) the count of term t in class k over the class's term count, f(t) the count of t over
+  all classes and A the mean term count per class, weight(t, k) = tf(t, k) · log(1 + A / f(t)).
+  Terms are English-stop-word-free unigrams and bigrams; the top ``n_themes`` are kept, skipping
+  a term that contains or is contained in one already kept.
+* suggested questions — from the cluster's most representative sentences: the sentences of the
+  chunks nearest the centroid, scored by the summed c-TF-IDF weight of their terms, turned into
+  a yes/no question "⟨theme⟩: is it true that ⟨sentence⟩?". They are verbatim corpus statements
+  and say so by their origin.
+
+With an LLM (``ChatModel``): the model reads the cluster's most representative chunks and returns
+``{"themes": [...], "questions": [...]}`` (validated; cached by the LLM layer); any failure falls
+back to the heuristic and the reason is kept in ``note``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+
+from ragcov_tui.concurrency import run_bounded
+from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.progress import Progress
+
+HEURISTIC = "heuristic"
+TOKEN_PATTERN = r"(?u)\b[a-zA-Z][a-zA-Z0-9_\-]+\b"
+MARKUP = re.compile(r"[#*_`>|\[\]]+")
+SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+LLM_CHUNKS, LLM_CHARS = 6, 1200
+
+
+@dataclass
+class ClusterThemes:
+    themes: list[str]
+    questions: list[dict[str, str]] = field(default_factory=list)  # [{"text", "origin"}]
+    origin: str = HEURISTIC
+    note: str = ""
+
+
+def clean(text: str) -> str:
+    """Markdown markup and runs of spaces removed."""
+    return re.sub(r"\s+", " ", MARKUP.sub(" ", text)).strip()
+
+
+def class_tfidf(texts_by_cluster: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """(weights (K, V), vocabulary (V,)) of the c-TF-IDF in the module doc."""
+    docs = [" ".join(clean(t) for t in texts) for texts in texts_by_cluster]
+    vectorizer = CountVectorizer(stop_words="english", ngram_range=(1, 2), token_pattern=TOKEN_PATTERN,
+                                 lowercase=True)
+    try:
+        counts = vectorizer.fit_transform(docs).astype(np.float64).toarray()
+    except ValueError:  # no term at all (empty or stop-word-only texts)
+        return np.zeros((len(docs), 0)), np.array([], dtype=object)
+    per_class = counts.sum(axis=1, keepdims=True)
+    tf = counts / np.maximum(per_class, 1.0)
+    idf = np.log(1.0 + per_class.mean() / np.maximum(counts.sum(axis=0), 1.0))
+    return tf * idf, vectorizer.get_feature_names_out()
+
+
+def top_terms(weights: np.ndarray, vocabulary: np.ndarray, n: int) -> list[str]:
+    """The ``n`` heaviest terms, skipping ones overlapping a term already kept."""
+    kept: list[str] = []
+    for j in np.argsort(-weights, kind="stable"):
+        if weights[j] <= 0 or len(kept) >= n:
+            break
+        term = str(vocabulary[j])
+        if not any(term in k or k in term for k in kept):
+            kept.append(term)
+    return kept
+
+
+def is_statement(raw: str, words: list[str]) -> bool:
+    """A whole prose sentence: ends with a full stop, 6–40 words, starts with a capital, ≥ 80 %
+    alphabetic words, no list / table / menu-path markup."""
+    raw = raw.strip()
+    if not raw.endswith(".") or not 6 <= len(words) <= 40 or not raw[:1].isupper():
+        return False
+    if any(mark in raw for mark in ("→", "|", "(", "`", "  ")):
+        return False
+    return sum(w.strip(",;:.'\"").isalpha() for w in words) >= 0.8 * len(words)
+
+
+def heuristic_questions(central_texts: list[str], weights: np.ndarray, vocabulary: np.ndarray,
+                        themes: list[str], n: int) -> list[dict[str, str]]:
+    """Up to ``n`` questions from the best-scoring sentences of the most central chunks."""
+    lookup = {str(t): float(w) for t, w in zip(vocabulary, weights) if w > 0}
+    scored: list[tuple[float, str]] = []
+    seen: set[str] = set()
+    for text in central_texts:
+        for raw in SENTENCE_SPLIT.split(text):
+            sentence = clean(raw).rstrip(".!?;: ")
+            words = sentence.lower().split()
+            if not is_statement(raw, words) or sentence.lower() in seen:
+                continue
+            seen.add(sentence.lower())
+            grams = words + [" ".join(p) for p in zip(words, words[1:])]
+            scored.append((sum(lookup.get(g.strip(",;:()\"'"), 0.0) for g in grams), sentence))
+    scored.sort(key=lambda pair: -pair[0])
+    topic = themes[0] if themes else "this topic"
+    return [{"text": f"{topic.capitalize()}: is it true that {s[0].lower() + s[1:]}?", "origin": HEURISTIC}
+            for _, s in scored[:n]]
+
+
+def heuristic_themes(texts_by_cluster: list[list[str]], n_themes: int, n_questions: int,
+                     with_questions: set[int]) -> list[ClusterThemes]:
+    """c-TF-IDF themes for every cluster; heuristic questions for the clusters in ``with_questions``.
+
+    ``texts_by_cluster[k]`` lists cluster k's texts, most central (nearest the centroid) first.
+    """
+    weights, vocabulary = class_tfidf(texts_by_cluster)
+    out = []
+    for k, texts in enumerate(texts_by_cluster):
+        row = weights[k] if weights.shape[1] else np.zeros(0)
+        themes = top_terms(row, vocabulary, n_themes)
+        questions = heuristic_questions(texts[:LLM_CHUNKS], row, vocabulary, themes, n_questions) if k in with_questions else []
+        out.append(ClusterThemes(themes, questions))
+    return out
+
+
+def validate_reply(data: Any) -> str | None:
+    """None when ``data`` is ``{"themes": [str, ...], "questions": [str, ...]}``, else the problem."""
+    if not isinstance(data, dict):
+        return "expected a JSON object with 'themes' and 'questions'"
+    for key in ("themes", "questions"):
+        items = data.get(key)
+        if not isinstance(items, list) or not items or not all(isinstance(s, str) and s.strip() for s in items):
+            return f"'{key}' must be a non-empty list of strings"
+    return None
+
+
+def llm_themes(llm: ChatModel, central_texts: list[str], n_themes: int, n_questions: int) -> ClusterThemes | str:
+    """Themes + questions from the LLM, or the error string when the reply is unusable."""
+    from ragcov_tui.llm.json_reply import complete_json
+
+    passages = "\n\n".join(f"Passage {i + 1}:\n{t[:LLM_CHARS]}" for i, t in enumerate(central_texts[:LLM_CHUNKS]))
+    messages = [
+        {"role": "system", "content": "You help improve the test set of a retrieval-augmented generation system. "
+                                      "Reply with JSON only."},
+        {"role": "user", "content": (
+            f"The passages below form one topic of a knowledge base that the test questions do not cover well.\n"
+            f"Name 3 to {n_themes} short themes (2-4 words each) and write {n_questions} distinct questions a user "
+            f"would ask that these passages answer.\nReply as {{\"themes\": [...], \"questions\": [...]}}.\n\n{passages}")},
+    ]
+    result = complete_json(llm, messages, validate=validate_reply)
+    if not result.ok:
+        return result.error or "unusable reply"
+    origin = f"llm:{llm.spec}"
+    themes = [s.strip() for s in result.data["themes"]][:n_themes]
+    questions = [{"text": s.strip(), "origin": origin} for s in result.data["questions"][:n_questions]]
+    return ClusterThemes(themes, questions, origin)
+
+
+def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_clusters: list[int], *, n_themes: int,
+               n_questions: int, progress: Progress | None = None) -> list[ClusterThemes]:
+    """Themes for every cluster and suggested questions for the gaps (LLM when given, else heuristic)."""
+    base = heuristic_themes(texts_by_cluster, n_themes, n_questions, set(gap_clusters))
+    if llm is None or not gap_clusters:
+        return base
+    outcomes = run_bounded(lambda k: llm_themes(llm, texts_by_cluster[k], n_themes, n_questions), gap_clusters,
+                           concurrency=4, progress=progress, stage="themes")
+    for k, outcome in zip(gap_clusters, outcomes):
+        value = outcome.value if outcome.ok else f"{type(outcome.error).__name__}: {outcome.error}"
+        if isinstance(value, ClusterThemes):
+            base[k] = value
+        else:
+            base[k].note = f"LLM themes failed ({value}); heuristic used"
+    return base

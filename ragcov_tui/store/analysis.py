@@ -1,0 +1,85 @@
+"""Storing one analysis in the session tables, and reading its report back.
+
+``reports.report`` holds ``to_report(details=False)`` (with ``session_id``); the per-item lists
+live in ``chunk_results`` / ``question_results`` (so the TUI pages them in SQL), the suggested
+questions in ``suggestions`` (triage status), the texts in ``chunks`` / ``questions``.
+``load_report`` reassembles exactly ``to_report()``; keys the sessions row knows and the stored
+report lacks (embedder provider/model, ``llm``, ``timings``, ``usage``) are filled from it.
+Rows are written with ``executemany`` in one transaction (100k rows in well under a second).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+import sqlite_utils
+
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.coverage.result import CoverageResult
+from ragcov_tui.testset.models import Question
+
+
+def _insert(db: sqlite_utils.Database, table: str, columns: Sequence[str], rows: Any) -> None:
+    marks = ", ".join("?" for _ in columns)
+    db.conn.executemany(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+
+def save_analysis(db: sqlite_utils.Database, session_id: str, result: CoverageResult, chunks: Sequence[Chunk],
+                  questions: Sequence[Question]) -> None:
+    """Write the report, per-chunk and per-question results, suggestions, chunk and question texts."""
+    report = result.to_report(details=False)
+    report["session_id"] = session_id
+    with db.conn:
+        db.conn.execute("INSERT OR REPLACE INTO reports (session_id, report) VALUES (?, ?)",
+                        [session_id, json.dumps(report)])
+        _insert(db, "chunks", ("session_id", "chunk_id", "seq", "source", "position", "n_tokens", "text"),
+                ((session_id, c.id, i, c.source, c.position, c.n_tokens, c.text) for i, c in enumerate(chunks)))
+        _insert(db, "questions", ("session_id", "question_id", "seq", "text", "raw"),
+                ((session_id, q.id, j, q.text, json.dumps(q.raw, default=str)) for j, q in enumerate(questions)))
+        _insert(db, "chunk_results",
+                ("session_id", "chunk_id", "seq", "source", "cluster", "mindist", "nearest_question", "x", "y"),
+                ((session_id, d["id"], i, d["source"], d["cluster"], d["mindist"], d["nearest_question"], d["x"], d["y"])
+                 for i, d in enumerate(result.chunk_details())))
+        _insert(db, "question_results",
+                ("session_id", "question_id", "seq", "text", "lof_score", "outlier", "nearest_cluster", "nearest_chunk",
+                 "nearest_chunk_dist", "redundant_with", "x", "y"),
+                ((session_id, d["id"], j, d["text"], d["lof_score"], int(d["outlier"]), d["nearest_cluster"],
+                  d["nearest_chunk"], d["nearest_chunk_dist"], json.dumps(d["redundant_with"]), d["x"], d["y"])
+                 for j, d in enumerate(result.question_details())))
+        db.conn.execute("DELETE FROM suggestions WHERE session_id = ?", [session_id])
+        _insert(db, "suggestions", ("session_id", "cluster", "text", "origin"),
+                ((session_id, g["cluster"], s["text"], s["origin"]) for g in report["gaps"]
+                 for s in g["suggested_questions"]))
+
+
+def load_report(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> dict[str, Any]:
+    """The ``analyze --json`` report of a stored session (KeyError if it has none)."""
+    row = db.conn.execute("SELECT report FROM reports WHERE session_id = ?", [session_id]).fetchone()
+    if row is None:
+        raise KeyError(f"session {session_id}: no analysis report stored")
+    report = json.loads(row[0])
+    session = db.conn.execute("SELECT embedder, llm, timings, usage FROM sessions WHERE id = ?", [session_id]).fetchone()
+    if session is not None:
+        spec, llm, timings, usage = session
+        embedder = report.setdefault("embedder", {})
+        if spec and embedder.get("provider") is None:
+            provider, _, model = spec.partition(":")
+            embedder["provider"], embedder["model"] = provider, model or None
+        for key, value in (("llm", llm), ("timings", timings and json.loads(timings)), ("usage", usage and json.loads(usage))):
+            if value is not None:
+                report.setdefault(key, value)
+    if details:
+        cur = db.conn.execute(
+            "SELECT question_id, text, lof_score, outlier, nearest_cluster, nearest_chunk, nearest_chunk_dist,"
+            " redundant_with, x, y FROM question_results WHERE session_id = ? ORDER BY seq", [session_id])
+        report["question_details"] = [
+            {"id": q, "text": t, "lof_score": lof, "outlier": bool(o), "nearest_cluster": nc, "nearest_chunk": nch,
+             "nearest_chunk_dist": nd, "redundant_with": json.loads(rw or "[]"), "x": x, "y": y}
+            for q, t, lof, o, nc, nch, nd, rw, x, y in cur]
+        cur = db.conn.execute("SELECT chunk_id, source, cluster, mindist, nearest_question, x, y FROM chunk_results"
+                              " WHERE session_id = ? ORDER BY seq", [session_id])
+        report["chunk_details"] = [
+            {"id": c, "source": s, "cluster": k, "mindist": md, "nearest_question": nq, "x": x, "y": y}
+            for c, s, k, md, nq, x, y in cur]
+    return report
