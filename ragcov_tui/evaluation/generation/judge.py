@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.generation import prompts
-from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm.base import ChatModel, JsonResult
 from ragcov_tui.llm.json_reply import complete_json
 
 VERDICTS = ("supported", "contradicted", "not_found")
@@ -42,15 +43,14 @@ class Judge:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         try:
             result = complete_json(self.llm, messages, validate=validate)
-        except Exception as exc:  # a provider that raised instead of returning ok=False
-            result_error, raw, data, ok = f"{type(exc).__name__}: {exc}", "", None, False
-        else:
-            result_error, raw, data, ok = result.error, result.raw, result.data, result.ok
+        except RagcovError as exc:  # a provider that raised instead of returning ok=False
+            result = JsonResult(ok=False, error=f"{type(exc).__name__}: {exc}", prompt=messages)
+        error = None if result.ok else (result.error or "unusable reply")
         self.calls.append({"metric": metric, "repeat": self.repeat, "prompt": messages,
-                           "raw": raw, "error": None if ok else (result_error or "unusable reply")})
-        if not ok:
-            raise JudgeError(result_error or "unusable reply")
-        return data
+                           "raw": result.raw, "error": error})
+        if error is not None:
+            raise JudgeError(error)
+        return result.data
 
     def decompose(self, metric: str, question: str, text: str) -> list[str]:
         """Atomic claims of ``text`` (possibly empty)."""

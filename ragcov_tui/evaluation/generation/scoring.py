@@ -1,7 +1,8 @@
 """``score_generation``: every requested generation metric for one question, with judge trust.
 
-With an LLM, each judged metric runs ``repeats`` times (repeat i > 0 is a distinct, uncached
-request); the value is the mean over the repeats that succeeded and ``spread`` their population
+With an LLM, each judged metric runs ``repeats`` times (repeat i > 0 adds a short note to the
+system message, so it is a distinct, uncached request; at temperature 0 the spread therefore
+measures how much the verdicts move under a small prompt perturbation); the value is the mean over the repeats that succeeded and ``spread`` their population
 standard deviation. A metric whose every repeat failed is ``None`` with the error in ``errors``;
 a partial failure keeps the mean of the rest and lists the failed repeats in its detail. Metrics
 that need no model (and every metric in heuristic mode) are deterministic: computed once,
