@@ -23,6 +23,7 @@ import numpy as np
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.progress import Progress, report
+from ragcov_tui.store.db import connection_lock
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -43,11 +44,12 @@ def lookup(db: "sqlite_utils.Database", provider: str, model: str, keys: list[st
     for start in range(0, len(keys), LOOKUP_GROUP):
         group = keys[start:start + LOOKUP_GROUP]
         marks = ",".join("?" * len(group))
-        rows = db.execute(
-            f"SELECT text_sha256, dim, vector FROM embedding_cache WHERE provider = ? AND model = ? "
-            f"AND text_sha256 IN ({marks})",
-            [provider, model, *group],
-        ).fetchall()
+        with connection_lock(db):
+            rows = db.execute(
+                f"SELECT text_sha256, dim, vector FROM embedding_cache WHERE provider = ? AND model = ? "
+                f"AND text_sha256 IN ({marks})",
+                [provider, model, *group],
+            ).fetchall()
         for key, dim, blob in rows:
             vec = np.frombuffer(blob, dtype="<f4")
             if vec.shape[0] == dim:
@@ -60,7 +62,7 @@ def store(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rows = [(provider, model, key, int(vec.shape[0]), vec.astype("<f4").tobytes(), now)
             for key, vec in zip(keys, vectors)]
-    with db.conn:
+    with connection_lock(db), db.conn:
         db.conn.executemany(
             "INSERT OR REPLACE INTO embedding_cache (provider, model, text_sha256, dim, vector, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ragcov_tui.llm.base import ChatReply, Message
+from ragcov_tui.store.db import connection_lock
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -32,7 +32,7 @@ class LLMCache:
 
     def __init__(self, db: "sqlite_utils.Database") -> None:
         self.db = db
-        self._lock = threading.Lock()
+        self._lock = connection_lock(db)  # shared with every other user of the connection
 
     def get(self, key: str) -> ChatReply | None:
         with self._lock:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import weakref
 from pathlib import Path
 from typing import Callable
 
@@ -21,6 +23,24 @@ DEFAULT_DB = Path(".ragcov") / "ragcov.db"
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+_CONNECTION_LOCKS: "weakref.WeakKeyDictionary[sqlite_utils.Database, threading.RLock]" = weakref.WeakKeyDictionary()
+_CONNECTION_LOCKS_GUARD = threading.Lock()
+
+
+def connection_lock(db: sqlite_utils.Database) -> threading.RLock:
+    """The one lock every thread holds while it uses ``db``'s shared connection.
+
+    Worker threads (embedding and LLM caches) and the calling thread (eval items) share one
+    ``sqlite3`` connection; transactions from two threads on one connection interleave and break
+    each other (``cannot commit - no transaction is active``), so each access holds this lock.
+    """
+    with _CONNECTION_LOCKS_GUARD:
+        lock = _CONNECTION_LOCKS.get(db)
+        if lock is None:
+            lock = _CONNECTION_LOCKS[db] = threading.RLock()
+        return lock
 
 
 def default_db_path() -> Path:
