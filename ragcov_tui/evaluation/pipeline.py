@@ -168,7 +168,8 @@ def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel |
 
 
 def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
-    """Token, call and cost totals of this run (models shared between roles counted once)."""
+    """Token, call and cost totals of this run (models shared between roles counted once);
+    ``cost_usd`` is None when a model's price is unknown."""
     models = {id(m): m for m in llms.values() if m is not None}
     per_model = {m.spec: m.usage.as_dict() for m in models.values()}
     return {
@@ -178,7 +179,8 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
         "llm_cached": sum(u["cached"] for u in per_model.values()),
         "prompt_tokens": sum(u["prompt_tokens"] for u in per_model.values()),
         "completion_tokens": sum(u["completion_tokens"] for u in per_model.values()),
-        "cost_usd": round(sum(u["cost_usd"] for u in per_model.values()), 6),
+        "cost_usd": None if any(u["cost_usd"] is None for u in per_model.values())
+        else round(sum(u["cost_usd"] for u in per_model.values()), 6),
     }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import sqlite_utils
 
+from ragcov_tui.store.db import connection_lock
 from ragcov_tui.store.sessions import now_iso
 
 # Item keys kept inside the ``details`` JSON column (the other keys have columns of their own).
@@ -73,7 +74,7 @@ def row_item(row: dict[str, Any]) -> dict[str, Any]:
 
 def save_eval_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> None:
     """Insert or replace one finished item (call from the thread that owns ``db``)."""
-    with db.conn:
+    with connection_lock(db):
         db["eval_items"].insert(item_row(sid, item), replace=True)
 
 

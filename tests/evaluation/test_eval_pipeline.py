@@ -131,3 +131,63 @@ def test_bad_options(workspace: dict) -> None:
         run_eval(_options(workspace, metrics=["bleu"]), workspace["db"])
     with pytest.raises(BadInput, match="does not match --k 1"):
         run_eval(_options(workspace, metrics="ndcg@10"), workspace["db"])
+
+
+@pytest.fixture()
+def judge_server(monkeypatch: pytest.MonkeyPatch):
+    from tests.evaluation.generation.gen_fake_judge import RuleJudge
+    from tests.support.fake_api import FakeAPIServer
+
+    with FakeAPIServer() as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("RAGCOV_RETRY_BASE_DELAY", "0.001")
+        server.chat_handler = RuleJudge()
+        yield server
+
+
+def test_llm_judged_run_then_warm_cache_rerun_makes_no_calls(workspace: dict, judge_server) -> None:
+    metrics = ["retrieval", "faithfulness", "answer_relevance", "answer_correctness", "context_recall"]
+    opts = _options(workspace, judge_llm="openai:judge", metrics=metrics, k=2, repeats=2)
+    sid, report = run_eval(opts, workspace["db"])
+    assert report["judge"] == "llm:openai:judge" and report["repeats"] == 2
+    calls = judge_server.count("/chat/completions")
+    assert calls > 0 and report["usage"]["llm_calls"] == calls
+    faith = report["aggregate"]["generation"]["faithfulness"]
+    assert faith["n"] == 5 and 0 <= faith["mean"] <= 1 and faith["judge_spread"] == 0.0
+    items = load_eval_items(workspace["db"], sid)
+    assert all(i["judge_calls"] and i["judge_calls"][0]["prompt"] for i in items)  # transcripts kept per item
+
+    _, again = run_eval(opts, workspace["db"])
+    assert judge_server.count("/chat/completions") == calls  # all served from the LLM cache
+    assert again["usage"]["llm_calls"] == 0 and again["usage"]["llm_cached"] == calls
+    assert again["aggregate"] == report["aggregate"]
+
+
+def test_malformed_judge_replies_are_errors_not_zeros(workspace: dict, judge_server) -> None:
+    judge_server.chat_handler = lambda messages, body: "this is not JSON"
+    _, report = run_eval(_options(workspace, judge_llm="openai:judge", metrics=["answer_relevance"]),
+                         workspace["db"])
+    assert report["aggregate"]["generation"]["answer_relevance"] == {"mean": None, "n": 0, "std": None}
+    assert {e["metric"] for e in report["errors"]} == {"answer_relevance"} and len(report["errors"]) == 5
+    assert all(q["generation"]["answer_relevance"] is None for q in report["questions"])
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+@pytest.mark.skipif(not (SAMPLE / "questions.jsonl").exists(), reason="sample_data/questions.jsonl not present")
+def test_sample_data_end_to_end_offline_all_metrics() -> None:
+    opts = EvalOptions(questions=str(SAMPLE / "questions.jsonl"), system="builtin:bm25",
+                       corpus=[str(SAMPLE / "corpus")], embedder="hash", k=5)
+    sid, report = run_eval(opts, open_db(":memory:"))
+    assert {"k", "aggregate", "questions"} <= set(report) and report["judge"] == "heuristic"
+    assert report["answer_label"] == "extractive" and report["counts"]["errors"] == 0
+    assert set(report["aggregate"]["retrieval"]) == {"precision@5", "recall@5", "hit@5", "mrr", "ndcg@5", "map"}
+    assert report["aggregate"]["retrieval"]["hit@5"]["mean"] > 0.5
+    assert report["aggregate"]["generation"]["robustness"]["n"] > 0  # the test file has paraphrases
+    for q in report["questions"]:
+        assert {"id", "retrieval", "generation", "diagnosis"} <= set(q)
+        for value in [*q["retrieval"].values(), *q["generation"].values()]:
+            assert value is None or 0.0 <= value <= 1.0  # never NaN
+    assert json.loads(json.dumps(report, allow_nan=False)) == report

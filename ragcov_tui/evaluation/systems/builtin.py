@@ -18,7 +18,6 @@ its chunk in [brackets].
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Sequence
 
@@ -28,6 +27,7 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.generation.text import split_sentences
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress
@@ -36,7 +36,6 @@ RETRIEVERS = ("bm25", "dense", "hybrid")
 RRF_K = 60
 EXTRACT_SENTENCES = 3
 MIN_SENTENCE_SIM = 0.2
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n{2,}")
 
 ANSWER_PROMPT = (
     "Answer the question using only the context passages below. Each passage starts with its id in "
@@ -127,11 +126,6 @@ def generate_cited_answer(llm: ChatModel, question: str, contexts: list[Retrieve
         {"role": "user", "content": f"Context passages:\n{passages}\n\nQuestion: {question}"},
     ]
     return llm.chat(messages).text.strip()
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (split after . ! ? or at blank lines), whitespace-collapsed, empties dropped."""
-    return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s.strip()]
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], n: int, k: int = RRF_K) -> np.ndarray:
