@@ -191,3 +191,29 @@ def test_sample_data_end_to_end_offline_all_metrics() -> None:
         for value in [*q["retrieval"].values(), *q["generation"].values()]:
             assert value is None or 0.0 <= value <= 1.0  # never NaN
     assert json.loads(json.dumps(report, allow_nan=False)) == report
+
+
+def test_generated_paraphrases_feed_robustness(workspace: dict, judge_server) -> None:
+    opts = _options(workspace, paraphrase_llm="openai:judge", paraphrases=2,
+                    metrics=["retrieval_stability", "robustness"])
+    sid, report = run_eval(opts, workspace["db"])
+    item = load_eval_items(workspace["db"], sid)[0]
+    assert item["paraphrases"]["source"] == "llm:openai:judge" and len(item["paraphrases"]["items"]) == 2
+    assert report["aggregate"]["generation"]["retrieval_stability"]["n"] == 5
+    assert report["judge"] == "heuristic"  # paraphrases came from an LLM, the judging did not
+
+
+def test_paraphrases_without_llm_warn(workspace: dict) -> None:
+    warnings: list[str] = []
+    run_eval(_options(workspace, paraphrases=2, metrics=["robustness"]), workspace["db"], warn=warnings.append)
+    assert warnings and "no LLM to generate paraphrases" in warnings[0]
+
+
+def test_test_file_with_outputs_is_its_own_records_file(workspace: dict) -> None:
+    rows = [{"id": "a", "user_input": "When are invoices sent?", "response": "Monthly.",
+             "retrieved_context_ids": ["billing.md", "setup.md"], "gold_doc_ids": ["setup.md"]}]
+    path = workspace["tmp"] / "with_outputs.jsonl"
+    path.write_text(json.dumps(rows[0]) + "\n")
+    _, report = run_eval(_options(workspace, questions=str(path), system=f"records:{path}", k=2), workspace["db"])
+    [q] = report["questions"]
+    assert q["answer"] == "Monthly." and q["retrieval"]["mrr"] == 0.5 and q["level"] == "document"

@@ -203,3 +203,20 @@ def test_builtin_and_factory_bad_input() -> None:
         make_system("builtin:bm25", chunks=[], embedder=HashEmbedder(dim=8))
     with pytest.raises(BadInput, match="unknown scheme 'grpc'.*records:FILE"):
         _system("grpc:x")
+
+
+def test_builtin_generates_with_llm_citing_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragcov_tui.llm.factory import make_llm
+    from tests.support.fake_api import FakeAPIServer
+
+    with FakeAPIServer() as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        server.chat_handler = lambda messages, body: "Twelve characters [security#0]."
+        system = make_system("builtin:hybrid", chunks=CHUNKS, embedder=HashEmbedder(dim=128),
+                             llm=make_llm("openai:gen"), k=2)
+        out = system.answer("How many characters must passwords have?")
+        prompt = server.requests[-1].body["messages"]
+    assert out.answer == "Twelve characters [security#0]." and out.label == "llm:openai:gen"
+    assert "[security#0] Passwords must have twelve characters." in prompt[-1]["content"]
+    assert "[brackets]" in prompt[0]["content"]

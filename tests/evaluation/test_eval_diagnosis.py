@@ -1,0 +1,25 @@
+"""Per-question diagnosis: each branch and its thresholds."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcov_tui.evaluation.diagnosis import diagnose
+
+
+@pytest.mark.parametrize(
+    ("ranks", "generation", "expected"),
+    [
+        (None, {"faithfulness": 1.0}, "no_gold"),
+        ([], {"faithfulness": 1.0}, "retrieval_failure"),
+        ([7, 9], {"faithfulness": 1.0}, "ranking_failure"),
+        ([2], {"faithfulness": 0.4}, "generation_failure"),
+        ([2], {"faithfulness": 0.9, "answer_correctness": 0.0}, "generation_failure"),
+        ([2], {"faithfulness": 0.5, "answer_correctness": 1.0}, "ok"),
+        ([1], {"faithfulness": None, "answer_correctness": 1.0}, "ok"),
+        ([1], {"faithfulness": None}, "undetermined"),
+        ([5], {}, "undetermined"),
+    ],
+)
+def test_diagnose(ranks, generation, expected) -> None:
+    assert diagnose(ranks, 5, generation) == expected
