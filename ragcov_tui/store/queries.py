@@ -58,9 +58,15 @@ ANALYSIS_TREND = ("basic", "weighted", "multi_threshold", "multi_n")
 
 
 def flat_summary(summary: dict[str, Any] | None) -> dict[str, float]:
-    """Numeric headline figures, one nesting level flattened (``{"retrieval": {"mrr": .5}}`` → ``mrr``)."""
+    """Numeric headline figures, one nesting level flattened (``{"retrieval": {"mrr": .5}}`` → ``mrr``).
+
+    An eval summary's ``means`` dict (``{"retrieval.mrr": .5}``) is taken alone: it holds the figures.
+    """
+    summary = summary or {}
+    if isinstance(summary.get("means"), dict):
+        summary = summary["means"]
     out: dict[str, float] = {}
-    for key, value in (summary or {}).items():
+    for key, value in summary.items():
         if isinstance(value, dict):
             out.update({k: v for k, v in value.items() if _is_number(v)})
         elif _is_number(value):
@@ -197,9 +203,10 @@ def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None) -> l
             for g in report.get("gaps", [])]
 
 
-def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 200) -> Page:
-    """Per-document coverage from the report: flagged first, then least covered first."""
-    docs = sorted(analysis_report(db, sid).get("documents", []),
+def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 200, *, query: str = "") -> Page:
+    """Per-document coverage from the report: flagged first, then least covered first; ``query`` filters by source."""
+    needle = query.strip().casefold()
+    docs = sorted((d for d in analysis_report(db, sid).get("documents", []) if needle in d["source"].casefold()),
                   key=lambda d: (not d.get("flagged"), d.get("coverage") is None, d.get("coverage") or 0, d["source"]))
     return Page(docs[offset: offset + limit], len(docs), offset)
 

@@ -187,10 +187,12 @@ def make_eval_session(
                       for key in gkeys}
         retrieved = [{"id": f"c{int(rng.integers(0, 10**5)):06d}", "text": _sentence(rng, 14), "score": round(1 - j * 0.1, 3),
                       "cited": j < 2} for j in range(k)]
+        claims = [{"claim": _sentence(rng, 6), "verdict": v, "reason": "supported by passage [1]"}
+                  for v in ("supported", "not_found")]
         details = {
-            "claims": [{"claim": _sentence(rng, 6), "verdict": v, "reason": "supported by context [1]"}
-                       for v in ("supported", "unsupported")],
             "paraphrases": [{"question": _sentence(rng, 6) + "?", "answer": _sentence(rng, 10)}],
+            "spread": {"faithfulness": round(float(rng.uniform(0, 0.2)), 4)},
+            "generation_details": {"faithfulness": {"claims": claims}},
         }
         judge = [{"metric": "faithfulness", "prompt": "Claims: ...[INST] check [/INST]", "raw": '{"verdicts": [1, 0]}',
                   "error": None}]
@@ -199,7 +201,10 @@ def make_eval_session(
                      json.dumps(retrieved), None if error else json.dumps(retrieval),
                      None if error else json.dumps(generation), json.dumps(details), json.dumps(judge),
                      "error" if error else diagnoses[i % len(diagnoses)], "system timed out" if error else None, created_at))
-    summary = {"k": k, "questions": n_questions, "hit@5": 0.8, "mrr": 0.6, "faithfulness": 0.7}
+    means = {"retrieval.mrr": round(float(rng.uniform(0.4, 0.9)), 4), "retrieval.hit@5": round(float(rng.uniform(0.5, 1)), 4),
+             "generation.faithfulness": round(float(rng.uniform(0.5, 0.9)), 4)}
+    summary = {"k": k, "system": "builtin:hybrid", "judge": "heuristic", "means": means,
+               "n": {key: n_questions for key in means}, "counts": {"done": n_questions}}
     with db.conn:
         _insert_session(db, {
             "id": sid, "kind": "eval", "name": name, "created_at": created_at, "finished_at": created_at,

@@ -82,4 +82,4 @@ def test_eval_aggregates_have_spread(db) -> None:
     assert faith.n == len(values) and math.isclose(faith.mean, mean)
     assert math.isclose(faith.std, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)), rel_tol=1e-6)
     assert list(agg["retrieval"])[:2] == ["precision@5", "recall@5"]
-    assert q.eval_detail(db, "e0000001", "q00001")["details"]["claims"]
+    assert q.eval_detail(db, "e0000001", "q00001")["details"]["generation_details"]["faithfulness"]["claims"]

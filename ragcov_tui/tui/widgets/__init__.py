@@ -1,1 +1,1 @@
-"""ragcov_tui.tui.widgets."""
+"""ragcov_tui.tui.widgets: literal text, paged tables and plotext charts."""

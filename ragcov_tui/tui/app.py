@@ -1,0 +1,231 @@
+"""The Textual app: one tab per pane over the stored sessions; `run_tui` is the `ragcov tui` entry point.
+
+The app is thin: panes ask :mod:`ragcov_tui.store.queries` and :mod:`ragcov_tui.testset.triage`
+and render. It keeps which analysis and which eval session are open; opening a session marks
+every pane stale and reloads only the one on screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from rich.text import Text
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.store import open_db
+from ragcov_tui.store.sessions import get_session, list_sessions, resolve_session
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.clusters import ClustersPane
+from ragcov_tui.tui.screens.documents import DocumentsPane
+from ragcov_tui.tui.screens.gaps import GapsPane
+from ragcov_tui.tui.screens.jobs import JobRunner, JobsPane, run_job
+from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.screens.outliers import OutliersPane
+from ragcov_tui.tui.screens.overview import OverviewPane
+from ragcov_tui.tui.screens.results import ResultsPane
+from ragcov_tui.tui.screens.sessions import SessionsPane
+from ragcov_tui.tui.widgets.literal import lit
+from ragcov_tui.tui.widgets.paged_table import PagedTable
+
+PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane]
+NARROW = 100  # below this many columns the panes stack vertically
+
+
+def pane_id(cls: type[Pane]) -> str:
+    return cls.title.lower()
+
+
+class RagcovApp(App):
+    """``RagcovApp(db_path, session_id)``; ``job_runner`` replaces the real jobs (tests inject a fast one)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ragcov"
+    BINDINGS = [
+        Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]"),
+        Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="["),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("R", "rerun", "Rerun"),
+        Binding("escape", "back", "Back", show=False),
+        Binding("q", "back", "Back", show=False),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(self, db_path: str | Path, session_id: str | None = None, *, job_runner: JobRunner = run_job) -> None:
+        super().__init__()
+        self.db_path = str(db_path)
+        self.initial_ref = session_id
+        self.job_runner = job_runner
+        self.db = open_db(self.db_path)
+        self.analysis_sid: str | None = None
+        self.eval_sid: str | None = None
+        self.current_sid: str | None = None
+        self.history: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status-line")
+        with TabbedContent(id="tabs"):
+            for cls in PANES:
+                with TabPane(cls.title, id=f"tab-{pane_id(cls)}"):
+                    yield cls(id=pane_id(cls))
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._pick_initial_sessions()
+        self._update_status()
+        self.on_resize()
+        self.show_pane("overview" if self.current_sid else "sessions")
+
+    def _pick_initial_sessions(self) -> None:
+        """The session asked for (id, prefix, name, ``latest``…), plus the newest finished one of each kind."""
+        for kind in ("analysis", "eval"):
+            done = [s for s in list_sessions(self.db, kind=kind) if s["status"] == "done"]
+            if done:
+                setattr(self, f"{kind}_sid", done[0]["id"])
+        if self.initial_ref:
+            try:
+                self._select(resolve_session(self.db, self.initial_ref))
+            except BadInput as exc:
+                self.notify(str(exc), severity="error", markup=False)
+        if self.current_sid is None:
+            self.current_sid = self.analysis_sid or self.eval_sid
+
+    def _select(self, session: dict) -> None:
+        setattr(self, f"{session['kind']}_sid", session["id"])
+        self.current_sid = session["id"]
+
+    def open_session(self, sid: str) -> None:
+        """Show ``sid`` in every pane of its kind and switch to Overview."""
+        session = get_session(self.db, sid)
+        if session is None:
+            return
+        self._select(session)
+        self._update_status()
+        self.mark_stale()
+        self.show_pane("overview")
+
+    def forget_session(self, sid: str) -> None:
+        """After a delete: fall back to the newest remaining session of that kind."""
+        for kind in ("analysis", "eval"):
+            if getattr(self, f"{kind}_sid") == sid:
+                done = [s for s in list_sessions(self.db, kind=kind) if s["status"] == "done"]
+                setattr(self, f"{kind}_sid", done[0]["id"] if done else None)
+        if self.current_sid == sid:
+            self.current_sid = self.analysis_sid or self.eval_sid
+        self._update_status()
+        self.mark_stale()
+
+    def mark_stale(self) -> None:
+        """Every pane reloads the next time it is shown (the visible one at once)."""
+        for pane in self.query(Pane):
+            pane.stale = True
+        self.active_pane().refresh_if_stale()
+
+    def _update_status(self) -> None:
+        parts = []
+        for kind in ("analysis", "eval"):
+            sid = getattr(self, f"{kind}_sid")
+            s = get_session(self.db, sid) if sid else None
+            if s:
+                label = f"{kind} {sid}" + (f" '{s['name']}'" if s.get("name") else "")
+                parts.append(label + (f" · {Path(s['questions_path']).name}" if kind == "analysis" and s.get("questions_path") else ""))
+        line = "ragcov · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}")
+        self.query_one("#status-line", Static).update(lit(line))
+
+    # ------------------------------------------------------------ panes and keys
+
+    def active_pane(self) -> Pane:
+        active = self.query_one(TabbedContent).active
+        return self.query_one(f"#{active.removeprefix('tab-')}", Pane)
+
+    def show_pane(self, name: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        current = tabs.active.removeprefix("tab-")
+        if current and current != name:
+            self.history.append(current)
+        tabs.active = f"tab-{name}"
+        self.query_one(f"#{name}", Pane).refresh_if_stale()
+
+    def _focus_pane(self, pane: Pane) -> None:
+        """Focus the pane's first table or field, unless another tab became active meanwhile
+        (focusing a widget activates its tab)."""
+        if pane is not self.active_pane() or (self.focused is not None and pane in self.focused.ancestors):
+            return
+        target = next((w for w in pane.query("DataTable, Input, Select") if w.display and w.focusable), None)
+        if target is not None:
+            self.screen.set_focus(target)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = self.active_pane()
+        pane.refresh_if_stale()
+        self.call_after_refresh(self._focus_pane, pane)
+
+    def action_tab(self, step: int) -> None:
+        names = [pane_id(c) for c in PANES]
+        current = self.query_one(TabbedContent).active.removeprefix("tab-")
+        self.show_pane(names[(names.index(current) + step) % len(names)])
+
+    def action_back(self) -> None:
+        if self.history:
+            tabs = self.query_one(TabbedContent)
+            tabs.active = f"tab-{self.history.pop()}"
+
+    def action_rerun(self) -> None:
+        session = get_session(self.db, self.current_sid) if self.current_sid else None
+        if session is None:
+            self.notify("No session to rerun.", severity="warning")
+            return
+        self.show_pane("jobs")
+        self.query_one(JobsPane).rerun(session)
+
+    def action_help(self) -> None:
+        self.push_screen(TextScreen("Keys", help_text()))
+
+    def on_resize(self, event: object = None) -> None:
+        self.screen.set_class(self.size.width < NARROW, "-narrow")
+        self.screen.set_class(self.size.height < 30, "-short")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for cls in PANES:
+            name = pane_id(cls)
+            yield SystemCommand(f"Go to {cls.title}", f"Show the {cls.title} pane", lambda n=name: self.show_pane(n))
+            for b in cls.BINDINGS:
+                if isinstance(b, Binding) and b.description:
+                    yield SystemCommand(f"{cls.title}: {b.description}", f"key {b.key}",
+                                        lambda n=name, a=b.action: self._pane_action(n, a))
+        yield SystemCommand("Rerun the current session", "key R", self.action_rerun)
+
+    def _pane_action(self, name: str, action: str) -> None:
+        self.show_pane(name)
+        pane = self.query_one(f"#{name}", Pane)
+        self.call_after_refresh(pane.run_action, action)
+
+
+def help_text() -> Text:
+    """Every binding of the app, the panes and the tables, grouped (built from the BINDINGS themselves)."""
+    out = Text()
+    groups = [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
+              ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open / detail"),
+                                                Binding("pgup/pgdn", "", "Page")])]
+    groups += [(cls.title, cls.BINDINGS) for cls in PANES]
+    for title, bindings in groups:
+        if not bindings:
+            continue
+        out.append(f"{title}\n", style="bold underline")
+        for b in bindings:
+            if isinstance(b, Binding):
+                key = b.key_display or b.key
+                out.append(f"  {key:<12}", style="bold").append(f"{b.description or b.action}\n")
+        out.append("\n")
+    return out
+
+
+def run_tui(db_path: str | Path, session_id: str | None = None) -> int:
+    """Open the app on the database at ``db_path`` (optionally on one session); returns the exit code."""
+    RagcovApp(db_path, session_id).run()
+    return 0

@@ -1,0 +1,61 @@
+"""The base of every pane (one tab): it knows which session it shows and reloads from the core."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from ragcov_tui.tui.widgets.literal import lit
+
+if TYPE_CHECKING:
+    from ragcov_tui.tui.app import RagcovApp
+
+
+class Pane(Vertical):
+    """A tab's content. ``needs`` names the session kind it shows (None: any / none).
+
+    The app marks every pane stale when a session is opened; a pane reloads when it is stale and
+    shown, so opening a session only queries what is on screen.
+    """
+
+    title: ClassVar[str] = ""
+    needs: ClassVar[str | None] = None
+    stale: bool = True
+
+    @property
+    def ragcov(self) -> "RagcovApp":
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def sid(self) -> str | None:
+        """The session this pane shows (the app's current analysis or eval session)."""
+        if self.needs == "analysis":
+            return self.ragcov.analysis_sid
+        if self.needs == "eval":
+            return self.ragcov.eval_sid
+        return self.ragcov.current_sid
+
+    def compose_empty(self) -> Static:
+        return Static("", id=f"{self.id}-empty", classes="empty")
+
+    def refresh_if_stale(self) -> None:
+        if self.stale:
+            self.stale = False
+            self.load()
+
+    def load(self) -> None:
+        """Query the core and render; shows a hint instead when there is no session to show."""
+        if self.needs and not self.sid:
+            command = "analyze" if self.needs == "analysis" else "eval"
+            self.query_one(".empty", Static).update(
+                lit(f"No {self.needs} session yet: start one in Jobs (or `ragcov {command}`), then open it in Sessions."))
+            self.set_class(True, "-empty")
+            return
+        self.set_class(False, "-empty")
+        self.render_session()
+
+    def render_session(self) -> None:
+        """Fill the pane from the core for ``self.sid`` (overridden by each pane)."""
+        raise NotImplementedError

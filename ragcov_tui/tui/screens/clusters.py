@@ -1,0 +1,113 @@
+"""Clusters: the cluster table, the selected cluster's chunks (paged) and the 2-D map."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable
+
+from ragcov_tui.store import queries
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.widgets.charts import Chart
+from ragcov_tui.tui.widgets.literal import block, lit, num
+from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
+
+MAP_POINTS = 2000
+
+
+class ClustersPane(Pane):
+    title = "Clusters"
+    needs = "analysis"
+    BINDINGS = [
+        Binding("m", "toggle_map", "Map"),
+        Binding("enter", "detail", "Chunk text"),
+    ]
+
+    clusters: list[dict[str, Any]] = []
+    points = queries.MapPoints()
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        with Horizontal(id="clusters-body"):
+            with Vertical(id="clusters-left"):
+                yield Table(id="clusters-table")
+                yield PagedTable("Chunks", [("dist", 6), ("source", 14), ("nearest q", 9), ("text", None)],
+                                 key="chunk_id", id="clusters-chunks")
+            yield Chart(id="clusters-map")
+
+    def render_session(self) -> None:
+        table = self.query_one("#clusters-table", DataTable)
+        table.clear(columns=True)
+        table.add_columns("id", "size", "share", "cov", "q's", "themes")
+        table.border_title = "Clusters"
+        self.clusters = queries.cluster_rows(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        for c in self.clusters:
+            table.add_row(num(c["id"]), num(c["size"]), num(c["share"], 2), num(c["coverage"], 2), num(c["covering"]),
+                          lit(", ".join(c.get("themes") or []), width=60), key=str(c["id"]))
+        self.points = queries.map_points(self.ragcov.db, self.sid, MAP_POINTS)  # type: ignore[arg-type]
+        self._show_cluster()
+
+    @property
+    def selected(self) -> dict[str, Any] | None:
+        table = self.query_one("#clusters-table", DataTable)
+        if not self.clusters or table.cursor_row < 0:
+            return None
+        return self.clusters[min(table.cursor_row, len(self.clusters) - 1)]
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "clusters-table":
+            self._show_cluster()
+
+    def _show_cluster(self) -> None:
+        cluster = self.selected
+        chunks = self.query_one(PagedTable)
+        if cluster is None:
+            chunks.show(None, self._chunk_row)
+            self.query_one(Chart).draw_message("Map", "no clusters")
+            return
+        cid = cluster["id"]
+        chunks.label = f"Chunks of cluster {cid}, least covered first"
+        chunks.show(lambda o, n: queries.cluster_chunks(self.ragcov.db, self.sid, cid, o, n), self._chunk_row)  # type: ignore[arg-type]
+        self._draw_map(cid)
+
+    @staticmethod
+    def _chunk_row(r: dict[str, Any]) -> list[Text]:
+        return [num(r["mindist"], 2), lit(r["source"], width=14), lit(r["nearest_question"]), lit(r["text"], width=200)]
+
+    def _draw_map(self, highlight: int) -> None:
+        p = self.points
+        if not p.chunks:
+            self.query_one(Chart).draw_message("Map", "this session has no 2-D projection")
+            return
+        others = [(x, y) for x, y, c in p.chunks if c != highlight]
+        chosen = [(x, y) for x, y, c in p.chunks if c == highlight]
+        inliers = [(x, y) for x, y, o in p.questions if not o]
+        outliers = [(x, y) for x, y, o in p.questions if o]
+        shown = f"{len(p.chunks):,} of {p.chunk_total:,} chunks" if len(p.chunks) < p.chunk_total else f"{p.chunk_total:,} chunks"
+        self.query_one(Chart).draw_scatter(f"Map · {shown}", [
+            ("chunks", [x for x, _ in others], [y for _, y in others], "dot"),
+            (f"cluster {highlight}", [x for x, _ in chosen], [y for _, y in chosen], "o"),
+            ("questions", [x for x, _ in inliers], [y for _, y in inliers], "+"),
+            ("outliers", [x for x, _ in outliers], [y for _, y in outliers], "x"),
+        ])
+
+    def action_toggle_map(self) -> None:
+        self.toggle_class("-map")
+
+    def action_detail(self) -> None:
+        row = self.query_one(PagedTable).current
+        if row is not None:
+            body = Text.assemble(lit(f"{row['chunk_id']} · {row['source']} · distance {row['mindist']} · nearest question "
+                                     f"{row['nearest_question']}", "dim"), "\n\n", block(row["text"]))
+            self.app.push_screen(TextScreen(f"Chunk {row['chunk_id']}", body))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "clusters-chunks":
+            self.action_detail()
+        else:
+            self.query_one(PagedTable).focus()

@@ -1,0 +1,165 @@
+"""Gaps: the ranked gap list (the paper's gap table) and its suggested questions.
+
+Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file,
+``d`` reject (remembered), ``e`` edit then accept, ``u`` undo, ``g`` ask the LLM for more.
+Writes are immediate (see :mod:`ragcov_tui.testset.triage`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable
+from textual.worker import get_current_worker
+
+from ragcov_tui.errors import BadInput, RagcovError
+from ragcov_tui.store import open_db, queries
+from ragcov_tui.store.sessions import get_session
+from ragcov_tui.testset import triage
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.modals import TextPrompt
+from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
+from ragcov_tui.tui.widgets.literal import lit, num
+from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
+
+STATUS = {"open": "", "accepted": "ADDED"}
+
+
+class GapsPane(Pane):
+    title = "Gaps"
+    needs = "analysis"
+    BINDINGS = [
+        Binding("a", "accept", "Accept"),
+        Binding("d", "reject", "Reject"),
+        Binding("e", "edit", "Edit+accept"),
+        Binding("u", "undo", "Undo"),
+        Binding("g", "generate", "More (LLM)"),
+        Binding("space", "mark", "Mark"),
+    ]
+    gaps: list[dict[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        yield Table(id="gaps-table")
+        yield PagedTable("Suggested questions", [(" ", 1), ("status", 6), ("origin", 10), ("question", None)],
+                         key="id", id="gaps-suggestions")
+
+    def render_session(self) -> None:
+        session = get_session(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        self.testset = session.get("questions_path") if session else None
+        table = self.query_one("#gaps-table", DataTable)
+        keep = table.cursor_row
+        table.clear(columns=True)
+        table.add_columns("#", "cluster", "cov", "size", "share", "prio", "themes")
+        self.gaps = queries.gap_rows(self.ragcov.db, self.sid, self.testset)  # type: ignore[arg-type]
+        table.border_title = f"Gaps ({len(self.gaps)}), highest priority first"
+        for rank, g in enumerate(self.gaps, 1):
+            table.add_row(num(rank), num(g["cluster"]), num(g["coverage"], 2), num(g["size"]), num(g.get("share"), 2),
+                          num(g["priority"], 3), lit(", ".join(g.get("themes") or []), width=60))
+        if self.gaps:
+            table.move_cursor(row=max(0, min(keep, len(self.gaps) - 1)))
+        self._show_suggestions()
+
+    @property
+    def gap(self) -> dict[str, Any] | None:
+        row = self.query_one("#gaps-table", DataTable).cursor_row
+        return self.gaps[row] if self.gaps and 0 <= row < len(self.gaps) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "gaps-table":
+            self._show_suggestions()
+
+    def _show_suggestions(self, cursor: int = 0) -> None:
+        table = self.query_one(PagedTable)
+        gap = self.gap
+        rows = gap["suggestions"] if gap else []
+        table.label = f"Suggested questions for cluster {gap['cluster']}" if gap else "Suggested questions"
+        table.show(lambda o, n: queries.Page(rows[o: o + n], len(rows), o), self._row, cursor=cursor)
+
+    def _row(self, s: dict[str, Any]) -> list[Text]:
+        marked = self.query_one(PagedTable).is_marked(s)
+        return [lit("*" if marked else " ", "bold"), lit(STATUS.get(s["status"], s["status"]), "bold"),
+                lit(s["origin"], width=10), lit(s["text"], width=300)]
+
+    def _targets(self) -> list[dict[str, Any]]:
+        table = self.query_one(PagedTable)
+        rows = table.page.rows
+        chosen = [s for s in rows if table.is_marked(s)] or ([table.current] if table.current else [])
+        return [s for s in chosen if s["status"] == "open"]
+
+    def _decide(self, what: str, fn: Callable[[dict[str, Any]], Any]) -> None:
+        targets = self._targets()
+        if not targets:
+            self.app.notify("No open suggestion here.", severity="warning")
+            return
+        cursor = self.query_one(PagedTable).cursor_row
+        done = sum(run_triage(self.app, what, lambda s=s: fn(s)) for s in targets)
+        self.query_one(PagedTable).marked.clear()
+        self.ragcov.mark_stale()
+        self.stale = False
+        self.render_session()
+        self._show_suggestions(cursor)
+        if done:
+            self.app.notify(f"{what}: {done} suggestion{'s' if done > 1 else ''}" + (f" → {self.testset}" if what != "reject" else ""),
+                            markup=False)
+
+    def action_accept(self) -> None:
+        self._decide("accepted", lambda s: triage.accept_suggestion(self.ragcov.db, self.sid, s["id"]))  # type: ignore[arg-type]
+
+    def action_reject(self) -> None:
+        self._decide("reject", lambda s: triage.reject_suggestion(self.ragcov.db, self.sid, s["id"]))  # type: ignore[arg-type]
+
+    def action_edit(self) -> None:
+        targets = self._targets()
+        if not targets:
+            self.app.notify("No open suggestion here.", severity="warning")
+            return
+        s = targets[0]
+
+        def done(text: str | None) -> None:
+            if text is not None and text.strip():
+                self._decide("edited and accepted", lambda _s: triage.accept_suggestion(self.ragcov.db, self.sid, s["id"], text=text))  # type: ignore[arg-type]
+
+        self.app.push_screen(TextPrompt("Edit the question, enter to accept it into the test file", s["text"]), done)
+
+    def action_undo(self) -> None:
+        if undo_in(self.ragcov, self.sid):  # type: ignore[arg-type]
+            self.refresh_if_stale()
+
+    def action_mark(self) -> None:
+        self.query_one(PagedTable).toggle_mark()
+
+    def action_generate(self) -> None:
+        gap = self.gap
+        if gap is None or self.sid is None:
+            return
+        self.app.notify(f"Asking for more questions for cluster {gap['cluster']}…")
+        self._generate(self.ragcov.db_path, self.sid, gap["cluster"])
+
+    @work(thread=True, group="suggest", exit_on_error=False, exclusive=True)
+    def _generate(self, db_path: str, sid: str, cluster: int) -> None:
+        """Worker: its own database connection; the LLM named by the session (an error if heuristic)."""
+        from ragcov_tui.llm.factory import make_llm
+
+        db = open_db(db_path)
+        try:
+            session = get_session(db, sid) or {}
+            llm = make_llm(session.get("llm"), db=db)
+            if llm is None:
+                raise BadInput("this session ran without an LLM (heuristic); rerun the analysis with an LLM to get more suggestions")
+            added = triage.suggest_more(db, sid, cluster, llm)
+            message, severity = f"{len(added)} new suggestion(s) for cluster {cluster}", "information"
+        except RagcovError as exc:
+            message, severity = str(exc), "error"
+        finally:
+            db.conn.close()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._generated, message, severity)
+
+    def _generated(self, message: str, severity: str) -> None:
+        self.app.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+        self.render_session()

@@ -1,0 +1,225 @@
+"""Jobs: start an analysis or an evaluation from the app, in a thread worker with progress, ETA and cancel.
+
+The form is prefilled from the newest session of the chosen kind (or the session being rerun).
+The worker opens its own database connection; progress reaches the UI through
+``call_from_thread``; cancel is checked on every progress callback (``Cancelled`` is raised there,
+the job marks its session cancelled). When the job finishes its session opens; a failure shows
+as a notification with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
+from textual.worker import Worker, get_current_worker
+
+from ragcov_tui.errors import BadInput, Cancelled, RagcovError
+from ragcov_tui.progress import Progress
+from ragcov_tui.store import open_db
+from ragcov_tui.store.sessions import list_sessions
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.widgets.literal import lit
+
+FIELDS = {  # field -> (label, kinds it applies to)
+    "corpus": ("corpus paths (comma-separated)", ("analysis", "eval")),
+    "questions": ("test file", ("analysis", "eval")),
+    "embedder": ("embedder", ("analysis", "eval")),
+    "llm": ("LLM (empty: offline heuristic)", ("analysis", "eval")),
+    "clusters": ("clusters (empty: auto)", ("analysis",)),
+    "system": ("system under test", ("eval",)),
+    "k": ("k", ("eval",)),
+    "name": ("session name", ("analysis", "eval")),
+}
+
+
+@dataclass
+class JobRequest:
+    """What the form asks for: the kind of job and the raw text of each field."""
+
+    kind: str
+    fields: dict[str, str]
+
+
+JobRunner = Callable[[JobRequest, Any, Progress], tuple[str, dict[str, Any]]]
+
+
+def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict[str, Any]]:
+    """The default runner: the form's text → the core's options → ``run_analysis`` / ``run_eval``."""
+    f = {k: v.strip() for k, v in request.fields.items()}
+    corpus = [p.strip() for p in f.get("corpus", "").split(",") if p.strip()]
+    if not f.get("questions"):
+        raise BadInput("test file: required")
+    if request.kind == "analysis":
+        from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+
+        clusters: int | str | None = f.get("clusters") or None
+        if clusters and clusters != "auto":
+            clusters = _whole(clusters, "clusters")
+        opts = AnalyzeOptions(corpus=corpus, questions=f["questions"], embedder=f.get("embedder") or "local",
+                              llm=f.get("llm") or None, clusters=clusters, name=f.get("name") or None)
+        return run_analysis(opts, db, progress=progress)
+    from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+
+    opts_e = EvalOptions(questions=f["questions"], system=f.get("system") or "builtin:hybrid", corpus=corpus,
+                         embedder=f.get("embedder") or "local", llm=f.get("llm") or None,
+                         k=_whole(f.get("k") or "5", "k"), name=f.get("name") or None)
+    return run_eval(opts_e, db, progress=progress)
+
+
+def _whole(text: str, field: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise BadInput(f"{field}: expected a whole number, got {text!r}") from None
+
+
+def prefill(session: dict[str, Any] | None) -> dict[str, str]:
+    """Form values from a stored session (empty strings where it has none)."""
+    if not session:
+        return {}
+    params = session.get("params") or {}
+    llm = session.get("llm") or ""
+    return {
+        "corpus": ", ".join(session.get("corpus") or []),
+        "questions": session.get("questions_path") or "",
+        "embedder": session.get("embedder") or "",
+        "llm": "" if llm == "heuristic" else llm,
+        "clusters": str(params.get("clusters") or ""),
+        "system": session.get("system") or "",
+        "k": str(params.get("k") or ""),
+        "name": "",
+    }
+
+
+def eta_text(stage: str, done: int, total: int, started: float, now: float) -> str:
+    """``stage done/total · ETA 12s`` from the stage's rate so far (no ETA before the first item)."""
+    if total <= 0:
+        return f"{stage} {done:,}"
+    eta = ""
+    if 0 < done < total and now > started:
+        eta = f" · ETA {(total - done) * (now - started) / done:.0f}s"
+    return f"{stage} {done:,}/{total:,}{eta}"
+
+
+class JobsPane(Pane):
+    title = "Jobs"
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Start job"),
+        Binding("ctrl+x", "cancel", "Cancel job"),
+    ]
+    worker: Worker | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        with VerticalScroll(id="jobs-form"):
+            with Horizontal(classes="form-row"):
+                yield Label("kind", classes="form-label")
+                yield Select([("analysis", "analysis"), ("evaluation", "eval")], value="analysis", allow_blank=False, compact=True, id="job-kind")
+            for key, (label, _) in FIELDS.items():
+                with Horizontal(classes="form-row", id=f"row-{key}"):
+                    yield Label(label, classes="form-label")
+                    yield Input(id=f"job-{key}", compact=True)
+            with Horizontal(classes="form-row"):
+                yield Button("Start (ctrl+r)", id="job-start", variant="primary", compact=True)
+                yield Button("Cancel (ctrl+x)", id="job-cancel", disabled=True, compact=True)
+        yield ProgressBar(id="job-progress", show_eta=False)
+        yield Static(lit("No job running."), id="job-status")
+
+    def load(self) -> None:
+        if self.worker is None or self.worker.is_finished:
+            self.fill(self.query_one("#job-kind", Select).value)  # type: ignore[arg-type]
+
+    def fill(self, kind: str, session: dict[str, Any] | None = None) -> None:
+        """Show the fields of ``kind`` prefilled from ``session`` (default: the newest of that kind)."""
+        if session is None:
+            found = list_sessions(self.ragcov.db, kind=kind)
+            session = found[0] if found else None
+        values = prefill(session)
+        self.query_one("#job-kind", Select).value = kind
+        for key, (_, kinds) in FIELDS.items():
+            self.query_one(f"#row-{key}").display = kind in kinds
+            self.query_one(f"#job-{key}", Input).value = values.get(key, "")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "job-kind" and (self.worker is None or self.worker.is_finished):
+            self.fill(str(event.value))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "job-start":
+            self.action_start()
+        elif event.button.id == "job-cancel":
+            self.action_cancel()
+
+    def request(self) -> JobRequest:
+        kind = str(self.query_one("#job-kind", Select).value)
+        return JobRequest(kind, {k: self.query_one(f"#job-{k}", Input).value for k, (_, kinds) in FIELDS.items() if kind in kinds})
+
+    def action_start(self) -> None:
+        if self.worker is not None and not self.worker.is_finished:
+            self.app.notify("A job is already running; cancel it first (ctrl+x).", severity="warning")
+            return
+        request = self.request()
+        self.query_one("#job-start", Button).disabled = True
+        self.query_one("#job-cancel", Button).disabled = False
+        self.query_one("#job-status", Static).update(lit(f"Starting {request.kind}…"))
+        self.query_one(ProgressBar).update(total=None, progress=0)
+        self.worker = self._run(request, self.ragcov.db_path, self.ragcov.job_runner)
+
+    def action_cancel(self) -> None:
+        if self.worker is not None and not self.worker.is_finished:
+            self.worker.cancel()
+            self.query_one("#job-status", Static).update(lit("Cancelling…"))
+
+    @work(thread=True, group="jobs", exit_on_error=False)
+    def _run(self, request: JobRequest, db_path: str, runner: JobRunner) -> None:
+        worker = get_current_worker()
+        db = open_db(db_path)
+        stage_start: dict[str, float] = {}
+        last = [0.0]
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise Cancelled("cancelled by the user")
+            now = time.monotonic()
+            stage_start.setdefault(stage, now)
+            if now - last[0] > 0.05 or done == total:
+                last[0] = now
+                self.app.call_from_thread(self._progress, eta_text(stage, done, total, stage_start[stage], now), done, total)
+
+        try:
+            sid, _ = runner(request, db, progress)
+            outcome: tuple[str, str | None, str] = ("done", sid, f"{request.kind} finished: session {sid}")
+        except Cancelled:
+            outcome = ("cancelled", None, f"{request.kind} cancelled")
+        except RagcovError as exc:
+            outcome = ("failed", None, str(exc))
+        except Exception as exc:  # a bug or an environment failure: say what, keep the app alive
+            outcome = ("failed", None, f"{type(exc).__name__}: {exc}")
+        finally:
+            db.conn.close()
+        self.app.call_from_thread(self._finished, *outcome)
+
+    def _progress(self, text: str, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=total or None, progress=done)
+        self.query_one("#job-status", Static).update(lit(text))
+
+    def _finished(self, status: str, sid: str | None, message: str) -> None:
+        self.query_one("#job-start", Button).disabled = False
+        self.query_one("#job-cancel", Button).disabled = True
+        self.query_one("#job-status", Static).update(lit(message))
+        severity = {"done": "information", "cancelled": "warning"}.get(status, "error")
+        self.app.notify(message, title=f"Job {status}", severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
+        if sid:
+            self.ragcov.open_session(sid)
+
+    def rerun(self, session: dict[str, Any]) -> None:
+        """Prefill from ``session`` and start at once (``R``)."""
+        self.fill(session["kind"], session)
+        self.action_start()

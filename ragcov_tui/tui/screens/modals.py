@@ -1,0 +1,171 @@
+"""Modal screens: help, confirm, text prompt, session compare, eval item detail. Esc / q close them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from ragcov_tui.store.queries import flat_summary
+from ragcov_tui.tui.widgets.literal import block, lit
+
+CLOSE = [Binding("escape", "close", "Back"), Binding("q", "close", "Back", show=False)]
+
+
+class Closable(ModalScreen):
+    BINDINGS = CLOSE
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class TextScreen(Closable):
+    """A scrollable page of text (help, compare, details)."""
+
+    def __init__(self, title: str, body: Text) -> None:
+        super().__init__()
+        self.title_text, self.body = title, body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Static(lit(self.title_text, "bold"), classes="dialog-title")
+            with VerticalScroll():
+                yield Static(self.body, id="text-body")
+            yield Static(lit("esc / q: back · j/k, arrows, pgup/pgdn: scroll", "dim"))
+
+    BINDINGS = CLOSE + [Binding("j", "scroll(1)", show=False), Binding("k", "scroll(-1)", show=False)]
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
+
+
+class ConfirmScreen(Closable):
+    """Yes / no; dismisses with True only on yes."""
+
+    BINDINGS = CLOSE + [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(lit(self.question))
+            with Horizontal(classes="buttons"):
+                yield Button("Yes (y)", id="yes", variant="error")
+                yield Button("No (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class TextPrompt(Closable):
+    """One line of text (rename, edit a suggestion); enter submits, esc cancels (None)."""
+
+    BINDINGS = [Binding("escape", "close", "Cancel")]
+
+    def __init__(self, title: str, value: str) -> None:
+        super().__init__()
+        self.title_text, self.value = title, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Static(lit(self.title_text, "bold"))
+            yield Input(self.value, id="prompt-input")
+            yield Static(lit("enter: save · esc: cancel", "dim"))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+
+def compare_text(a: dict[str, Any], b: dict[str, Any]) -> Text:
+    """Two sessions' headline figures side by side, with the change from the older to the newer."""
+    old, new = sorted((a, b), key=lambda s: s["created_at"])
+    fo, fn = flat_summary(old.get("summary")), flat_summary(new.get("summary"))
+    out = Text()
+    out.append(f"{'':28}{old['id']:>10}{new['id']:>10}{'change':>10}\n", style="bold")
+    for label, key in (("kind", "kind"), ("created", "created_at"), ("embedder", "embedder"), ("system", "system")):
+        out.append(f"{label:<28}").append_text(lit(f"{old.get(key) or '—'}  →  {new.get(key) or '—'}")).append("\n")
+    for key in list(dict.fromkeys([*fo, *fn])):
+        x, y = fo.get(key), fn.get(key)
+        delta = f"{y - x:+.3f}" if x is not None and y is not None else "—"
+        show = lambda v: "—" if v is None else (f"{v:,}" if isinstance(v, int) else f"{v:.3f}")  # noqa: E731
+        out.append(f"{key:<28}{show(x):>10}{show(y):>10}{delta:>10}\n")
+    return out
+
+
+class CompareScreen(TextScreen):
+    def __init__(self, a: dict[str, Any], b: dict[str, Any]) -> None:
+        super().__init__(f"Compare {a['id']} and {b['id']}", compare_text(a, b))
+
+
+def eval_item_text(item: dict[str, Any]) -> Text:
+    """Everything about one eval item: answer, retrieved chunks (cited marked), claims, paraphrases, judge calls."""
+    out = Text()
+
+    def head(title: str) -> None:
+        out.append(f"\n{title}\n", style="bold underline")
+
+    out.append("Question  ", style="bold").append_text(block(item.get("question"))).append("\n")
+    out.append("Status    ", style="bold").append_text(lit(f"{item.get('status')}  ·  diagnosis: {item.get('diagnosis') or '—'}"))
+    if item.get("error"):
+        out.append("\nError     ", style="bold red").append_text(block(item["error"]))
+    head("Answer")
+    out.append_text(block(item.get("answer")))
+    head("Retrieved (* = cited)")
+    for rank, c in enumerate(item.get("retrieved") or [], 1):
+        out.append(f"{'*' if c.get('cited') else ' '} {rank:>2}. ", style="bold")
+        out.append_text(lit(f"{c.get('id')}  score {c.get('score')}  "))
+        out.append_text(lit(c.get("text"), "dim", width=300)).append("\n")
+    head("Metrics")
+    for group in ("retrieval", "generation"):
+        values = item.get(group) or {}
+        out.append_text(lit("  ".join(f"{k}={'—' if v is None else f'{v:.3f}'}" for k, v in values.items()) or "—")).append("\n")
+    details = item.get("details") or {}
+    claims = list(_claims(details))
+    if claims:
+        head("Claims and verdicts")
+        for metric, c in claims:
+            out.append_text(lit(f"[{c.get('verdict')}] ", "bold")).append_text(lit(c.get("claim")))
+            out.append_text(lit(f"  ({metric}: {c.get('reason') or ''})", "dim")).append("\n")
+    paraphrases = details.get("paraphrases") or []
+    if paraphrases:
+        head("Paraphrases and their answers")
+        for p in paraphrases:
+            if isinstance(p, dict):
+                out.append_text(lit(p.get("question"), "bold")).append("\n  ").append_text(lit(p.get("answer"))).append("\n")
+            else:
+                out.append_text(lit(p)).append("\n")
+    for call in item.get("judge_calls") or []:
+        head(f"Judge call · {call.get('metric')}")
+        out.append("prompt: ", style="bold").append_text(block(call.get("prompt"))).append("\n")
+        out.append("reply:  ", style="bold").append_text(block(call.get("raw"))).append("\n")
+        if call.get("error"):
+            out.append("error:  ", style="bold red").append_text(block(call["error"])).append("\n")
+    return out
+
+
+def _claims(node: Any, metric: str = "") -> Any:
+    """Every ``{claim, verdict}`` dict anywhere in the details, with the metric it sits under."""
+    if isinstance(node, dict):
+        if "claim" in node and "verdict" in node:
+            yield metric, node
+            return
+        for key, value in node.items():
+            yield from _claims(value, metric or str(key))
+    elif isinstance(node, list):
+        for value in node:
+            yield from _claims(value, metric)
+
+
+class EvalItemScreen(TextScreen):
+    def __init__(self, item: dict[str, Any]) -> None:
+        super().__init__(f"Result {item.get('question_id')}", eval_item_text(item))

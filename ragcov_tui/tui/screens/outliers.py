@@ -1,0 +1,102 @@
+"""Outliers: questions by LOF score with their nearest chunk (keep / drop / undo), and redundant pairs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from ragcov_tui.store import queries
+from ragcov_tui.testset import triage
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
+from ragcov_tui.tui.widgets.literal import labelled, lit, num
+from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
+
+MARKS = {"keep": "kept", "drop": "DROPPED"}
+
+
+class OutliersPane(Pane):
+    title = "Outliers"
+    needs = "analysis"
+    BINDINGS = [
+        Binding("a", "keep", "Keep"),
+        Binding("d", "drop", "Drop"),
+        Binding("u", "undo", "Undo"),
+        Binding("space", "mark", "Mark"),
+        Binding("p", "toggle_pairs", "Pairs"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        yield PagedTable("Outlier questions by LOF", [(" ", 1), ("status", 7), ("id", 8), ("LOF", 5), ("dist", 5), ("question", None)],
+                         key="question_id", id="outliers-table")
+        yield Static(id="outliers-detail")
+        yield Table(id="outliers-pairs")
+
+    def render_session(self) -> None:
+        table = self.query_one(PagedTable)
+        table.marked.clear()
+        table.show(lambda o, n: queries.outlier_page(self.ragcov.db, self.sid, o, n), self._row, cursor=table.cursor_row)  # type: ignore[arg-type]
+        pairs = self.query_one("#outliers-pairs", DataTable)
+        pairs.clear(columns=True)
+        pairs.add_columns("id", "question", "id", "near-duplicate")
+        found = queries.redundant_pairs(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        pairs.border_title = f"Redundant question pairs ({len(found)})"
+        for p in found:
+            pairs.add_row(lit(p["a"]), lit(p["a_text"], width=40), lit(p["b"]), lit(p["b_text"], width=40))
+        self._detail()
+
+    def _row(self, r: dict[str, Any]) -> list[Text]:
+        marked = self.query_one(PagedTable).is_marked(r)
+        status = MARKS.get(r["mark"] or "", "")
+        return [lit("*" if marked else " ", "bold"), lit(status, "bold" if status else ""), lit(r["question_id"]),
+                num(r["lof_score"], 2), num(r["nearest_chunk_dist"], 2), lit(r["text"], width=200)]
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "outliers-table":
+            self._detail()
+
+    def _detail(self) -> None:
+        row = self.query_one(PagedTable).current
+        detail = self.query_one("#outliers-detail", Static)
+        if row is None:
+            detail.update(lit("No outlier questions in this session."))
+            return
+        detail.update(labelled([("question", lit(row["text"])),
+                                (f"nearest {row['nearest_chunk'] or ''}", lit(row["chunk_text"], width=400))], label_width=17))
+
+    def _targets(self) -> list[str]:
+        table = self.query_one(PagedTable)
+        if table.marked:
+            return sorted(table.marked)
+        return [table.current["question_id"]] if table.current else []
+
+    def _decide(self, what: str, fn: Any) -> None:
+        table = self.query_one(PagedTable)
+        done = [qid for qid in self._targets() if run_triage(self.app, what, lambda q=qid: fn(self.ragcov.db, self.sid, q))]
+        table.marked.clear()
+        table.reload()
+        self._detail()
+        if done:
+            self.app.notify(f"{what}: {', '.join(done)}", markup=False)
+
+    def action_keep(self) -> None:
+        self._decide("keep", triage.keep_question)
+
+    def action_drop(self) -> None:
+        self._decide("drop", triage.drop_question)
+
+    def action_undo(self) -> None:
+        if undo_in(self.ragcov, self.sid):  # type: ignore[arg-type]
+            self.refresh_if_stale()
+
+    def action_mark(self) -> None:
+        self.query_one(PagedTable).toggle_mark()
+
+    def action_toggle_pairs(self) -> None:
+        self.toggle_class("-pairs")
+        self.query_one("#outliers-pairs" if self.has_class("-pairs") else "#outliers-table").focus()

@@ -1,0 +1,96 @@
+"""Overview: the headline coverage figures and counts, coverage per cluster and the distance histogram;
+for an eval session the retrieval and generation aggregates with their spread."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Static
+
+from ragcov_tui.store import queries
+from ragcov_tui.store.sessions import get_session
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.widgets.charts import Chart
+from ragcov_tui.tui.widgets.paged_table import Table
+from ragcov_tui.tui.widgets.literal import labelled, lit, num
+
+
+class OverviewPane(Pane):
+    title = "Overview"
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        with Horizontal(id="overview-body"):
+            with Vertical(id="overview-left"):
+                yield Static(id="overview-figures")
+                yield Table(id="overview-aggregates")
+            with Horizontal(id="overview-charts"):
+                yield Chart(id="overview-bars")
+                yield Chart(id="overview-hist")
+
+    def render_session(self) -> None:
+        session = get_session(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        assert session is not None
+        analysis = session["kind"] == "analysis"
+        self.set_class(not analysis, "-eval")
+        if analysis:
+            self._analysis(session)
+        else:
+            self._eval(session)
+
+    def _analysis(self, session: dict) -> None:
+        db, sid = self.ragcov.db, session["id"]
+        r = queries.analysis_report(db, sid)
+        cov, qs, corpus = r.get("coverage", {}), r.get("questions", {}), r.get("corpus", {})
+        figures = Text.assemble((f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n")
+        figures.append_text(labelled([
+            ("basic", num(cov.get("basic"))),
+            ("weighted", num(cov.get("weighted"))),
+            (f"multi ≥{cov.get('threshold', '?')}", num(cov.get("multi_threshold"))),
+            (f"multi top-{cov.get('top_n', '?')}", num(cov.get("multi_n"))),
+            ("documents", lit(f"{corpus.get('documents', 0):,}   chunks {corpus.get('chunks', 0):,}")),
+            ("questions", lit(f"{qs.get('total', 0):,}   in {qs.get('inliers', 0):,}  out {qs.get('outliers', 0):,}")),
+            ("gaps", lit(f"{len(r.get('gaps', []))}   flagged docs {sum(1 for d in r.get('documents', []) if d.get('flagged'))}")),
+            ("embedder", lit(session.get("embedder"))),
+        ], label_width=12))
+        self.query_one("#overview-figures", Static).update(figures)
+        clusters = r.get("clusters", [])
+        bars = self.query_one("#overview-bars", Chart)
+        if clusters:
+            bars.draw_bars("Coverage per cluster", [str(c["id"]) for c in clusters], [c["coverage"] or 0 for c in clusters], ylim=(0, 1))
+        else:
+            bars.draw_message("Coverage per cluster", "no clusters")
+        edges, counts = queries.mindist_histogram(db, sid, bins=16)
+        hist = self.query_one("#overview-hist", Chart)
+        if counts:
+            hist.draw_bars("Chunks by distance to nearest q", [f"{e:.2f}" for e in edges], counts)
+        else:
+            hist.draw_message("Distance to nearest question", "no inlier questions")
+
+    def _eval(self, session: dict) -> None:
+        db, sid = self.ragcov.db, session["id"]
+        counts = queries.eval_counts(db, sid)
+        params = session.get("params") or {}
+        figures = Text.assemble((f"Eval {sid}  ", "bold"), lit(session.get("system"), "dim"), "\n")
+        figures.append_text(labelled([
+            ("items", lit(f"{sum(counts.values()):,}  done {counts.get('done', 0):,}  errors {counts.get('error', 0):,}")),
+            ("k", lit(params.get("k"))),
+            ("judge", lit(session.get("llm"))),
+        ], label_width=8))
+        self.query_one("#overview-figures", Static).update(figures)
+        table = self.query_one("#overview-aggregates", DataTable)
+        table.clear(columns=True)
+        table.add_columns("metric", "mean", "± std", "n", "min", "max")
+        for group, stats in queries.eval_aggregates(db, sid).items():
+            for name, s in stats.items():
+                table.add_row(lit(f"{group[:3]} {name}"), num(s.mean), num(s.std), num(s.n), num(s.low), num(s.high))
+        for chart_id, metric in (("#overview-bars", "faithfulness"), ("#overview-hist", "robustness")):
+            values = queries.metric_values(db, sid, metric)
+            chart = self.query_one(chart_id, Chart)
+            if values:
+                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)], queries.histogram(values, 10, 0.0, 1.0))
+            else:
+                chart.draw_message(metric, "not measured in this session")

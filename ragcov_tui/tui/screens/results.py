@@ -1,0 +1,134 @@
+"""Results (eval sessions): the per-question table, sortable, ``/`` filter (text, or ``metric<0.5``),
+``n`` / ``N`` through the matches, ``enter`` for the detail view, histograms of faithfulness and robustness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Input
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.store import queries
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.filtering import FilterBar
+from ragcov_tui.tui.screens.modals import EvalItemScreen
+from ragcov_tui.tui.widgets.charts import Chart
+from ragcov_tui.tui.widgets.literal import lit, num
+from ragcov_tui.tui.widgets.paged_table import PagedTable
+
+PREFERRED = ("hit@", "mrr", "faithfulness", "answer_correctness", "ndcg@", "answer_relevance", "robustness")
+HISTOGRAMS = ("faithfulness", "robustness")
+
+
+class ResultsPane(Pane):
+    title = "Results"
+    needs = "eval"
+    BINDINGS = [
+        Binding("enter", "detail", "Detail"),
+        Binding("slash", "filter", "Filter"),
+        Binding("n", "step(1)", "Next"),
+        Binding("N", "step(-1)", "Prev", show=False),
+        Binding("s", "sort", "Sort"),
+        Binding("S", "reverse", "Reverse", show=False),
+        Binding("h", "toggle_charts", "Histograms"),
+    ]
+    sort_key = "id"
+    descending = False
+    query_text = ""
+    metrics: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        yield FilterBar("text to find, or a test like faithfulness<0.5 · enter apply · esc clear", id="results-filter")
+        yield PagedTable("Results", [], key="question_id", id="results-table")
+        with Horizontal(id="results-charts"):
+            for metric in HISTOGRAMS:
+                yield Chart(id=f"results-{metric}")
+
+    def render_session(self) -> None:
+        keys = queries.eval_metric_keys(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        present = keys["retrieval"] + keys["generation"]
+        self.metrics = [m for p in PREFERRED for m in present if m.startswith(p) and (p.endswith("@") or m == p)]
+        if self.sort_key not in ("id", "diagnosis", *present):
+            self.sort_key = "id"
+        table = self.query_one(PagedTable)
+        narrow = self.app.size.width < 100
+        self.metrics = self.metrics[:4] if narrow else self.metrics
+        table.set_columns([("id", 8), ("question", 24 if narrow else 40), ("diagnosis", 12)]
+                          + [(self._short(m), 6) for m in self.metrics])
+        self._show()
+        for metric in HISTOGRAMS:
+            values = queries.metric_values(self.ragcov.db, self.sid, metric)  # type: ignore[arg-type]
+            chart = self.query_one(f"#results-{metric}", Chart)
+            if values:
+                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)], queries.histogram(values, 10, 0.0, 1.0))
+            else:
+                chart.draw_message(metric, "not measured")
+
+    @staticmethod
+    def _short(metric: str) -> str:
+        return {"faithfulness": "faith", "answer_relevance": "relev", "answer_correctness": "corr", "robustness": "robust"}.get(metric, metric)
+
+    def _fetch(self, offset: int, limit: int) -> queries.Page:
+        return queries.eval_page(self.ragcov.db, self.sid, sort=self.sort_key, descending=self.descending,  # type: ignore[arg-type]
+                                 query=self.query_text, offset=offset, limit=limit)
+
+    def _row(self, r: dict[str, Any]) -> list[Text]:
+        values = {**r["retrieval"], **r["generation"]}
+        return [lit(r["question_id"]), lit(r["question"], width=40), lit(r["diagnosis"], width=12),
+                *(num(values.get(m), 2) for m in self.metrics)]
+
+    def _show(self, cursor: int = 0) -> None:
+        table = self.query_one(PagedTable)
+        arrow = "↓" if self.descending else "↑"
+        found = f" · filter {self.query_text!r}" if self.query_text else ""
+        table.label = f"Results by {self.sort_key} {arrow}{found}"
+        try:
+            table.show(self._fetch, self._row, cursor=cursor)
+        except BadInput as exc:
+            self.app.notify(str(exc), severity="error", markup=False)
+            self.query_text = ""
+            table.show(self._fetch, self._row)
+
+    def action_filter(self) -> None:
+        bar = self.query_one(FilterBar)
+        bar.value = self.query_text
+        bar.open()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.apply_filter(event.value)
+
+    def apply_filter(self, text: str) -> None:
+        """Show only the rows matching ``text`` (see :func:`ragcov_tui.store.queries.eval_page`)."""
+        self.query_text = text.strip()
+        self.query_one(FilterBar).display = bool(self.query_text)
+        self._show()
+        self.query_one(PagedTable).focus()
+
+    def action_step(self, delta: int) -> None:
+        self.query_one(PagedTable).step(delta)
+
+    def action_sort(self) -> None:
+        order = ["id", "diagnosis", *self.metrics]
+        self.sort_key = order[(order.index(self.sort_key) + 1) % len(order)] if self.sort_key in order else "id"
+        self.descending = self.sort_key in self.metrics
+        self._show()
+
+    def action_reverse(self) -> None:
+        self.descending = not self.descending
+        self._show()
+
+    def action_toggle_charts(self) -> None:
+        self.toggle_class("-charts")
+
+    def action_detail(self) -> None:
+        row = self.query_one(PagedTable).current
+        if row is not None:
+            self.app.push_screen(EvalItemScreen(queries.eval_detail(self.ragcov.db, self.sid, row["question_id"])))  # type: ignore[arg-type]
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_detail()

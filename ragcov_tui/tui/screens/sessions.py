@@ -1,0 +1,127 @@
+"""Sessions: every stored run, open / rename / delete / compare, and the trend of its test file."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from ragcov_tui.store import queries
+from ragcov_tui.store.sessions import delete_session, get_session, list_sessions, rename_session
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.modals import CompareScreen, ConfirmScreen, TextPrompt
+from ragcov_tui.tui.widgets.charts import Chart
+from ragcov_tui.tui.widgets.literal import lit, num
+from ragcov_tui.tui.widgets.paged_table import PagedTable
+
+HEADLINE = {"analysis": ("basic", "weighted"), "eval": ("retrieval.mrr", "generation.faithfulness")}
+
+
+def headline_cells(session: dict[str, Any]) -> tuple[Text, Text]:
+    """The two headline figures of a session (coverage for analyses, MRR / faithfulness for evals)."""
+    flat = queries.flat_summary(session.get("summary"))
+    first, second = HEADLINE.get(session["kind"], ("", ""))
+    return num(flat.get(first)), num(flat.get(second))
+
+
+class SessionsPane(Pane):
+    title = "Sessions"
+    BINDINGS = [
+        Binding("enter", "open", "Open"),
+        Binding("r", "rename", "Rename"),
+        Binding("d", "delete", "Delete"),
+        Binding("space", "mark", "Mark"),
+        Binding("c", "compare", "Compare"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        yield PagedTable("Sessions", [(" ", 1), ("id", 8), ("kind", 8), ("status", 9), ("created", 16), ("name", 14),
+                                      ("test file", 16), ("embedder / system", 22), ("cov/MRR", 7), ("w/faith", 7)],
+                         key="id", page_size=500, id="sessions-table")
+        yield Chart(id="sessions-trend")
+
+    def load(self) -> None:
+        table = self.query_one(PagedTable)
+        table.show(self._fetch, self._row, cursor=table.cursor_row)
+        self._draw_trend()
+
+    def _fetch(self, offset: int, limit: int) -> queries.Page:
+        rows = list_sessions(self.ragcov.db)
+        return queries.Page(rows[offset: offset + limit], len(rows), offset)
+
+    def _row(self, s: dict[str, Any]) -> list[Text]:
+        table = self.query_one(PagedTable)
+        opened = s["id"] in (self.ragcov.analysis_sid, self.ragcov.eval_sid)
+        mark = "*" if table.is_marked(s) else (">" if opened else " ")
+        what = s.get("system") if s["kind"] == "eval" else s.get("embedder")
+        return [lit(mark, "bold"), lit(s["id"]), lit(s["kind"]), lit(s["status"]), lit((s["created_at"] or "")[:16].replace("T", " ")),
+                lit(s.get("name") or "", width=14), lit(PurePath(s.get("questions_path") or "").name, width=16),
+                lit(what, width=22), *headline_cells(s)]
+
+    def render_session(self) -> None:
+        self.load()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._draw_trend()
+
+    def _draw_trend(self) -> None:
+        chart = self.query_one(Chart)
+        row = self.query_one(PagedTable).current
+        if row is None:
+            chart.draw_message("Trend", "no sessions yet")
+            return
+        series = queries.trend(self.ragcov.db, row.get("questions_path"), row["kind"])
+        name = PurePath(row.get("questions_path") or "").name
+        if not series:
+            chart.draw_message(f"Trend · {name}", "no finished sessions of this test file")
+        else:
+            chart.draw_lines(f"{row['kind']} trend · {name} (oldest → newest)", series)
+
+    def action_open(self) -> None:
+        row = self.query_one(PagedTable).current
+        if row is not None:
+            self.ragcov.open_session(row["id"])
+
+    def action_mark(self) -> None:
+        self.query_one(PagedTable).toggle_mark()
+
+    def action_rename(self) -> None:
+        row = self.query_one(PagedTable).current
+        if row is None:
+            return
+
+        def done(name: str | None) -> None:
+            if name is not None:
+                rename_session(self.ragcov.db, row["id"], name)
+                self.load()
+
+        self.app.push_screen(TextPrompt(f"Rename session {row['id']}", row.get("name") or ""), done)
+
+    def action_delete(self) -> None:
+        row = self.query_one(PagedTable).current
+        if row is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                delete_session(self.ragcov.db, row["id"])
+                self.ragcov.forget_session(row["id"])
+                self.load()
+
+        self.app.push_screen(ConfirmScreen(f"Delete session {row['id']} ({row['kind']}) and everything stored with it?"), done)
+
+    def action_compare(self) -> None:
+        table = self.query_one(PagedTable)
+        if len(table.marked) != 2:
+            self.app.notify("Mark exactly two sessions with space, then press c.", severity="warning")
+            return
+        a, b = (get_session(self.ragcov.db, sid) for sid in sorted(table.marked))
+        self.app.push_screen(CompareScreen(a, b))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()

@@ -1,0 +1,46 @@
+"""Literal text for untrusted strings: documents, questions and model replies are never parsed as markup.
+
+Every cell, label and notification that shows such text goes through :func:`lit`, which builds a
+``rich.text.Text`` (no markup parsing), so ``[/INST]`` or ``[bold red]`` is shown exactly as typed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+UNDEFINED = "—"
+
+
+def lit(value: Any, style: str = "", *, width: int | None = None) -> Text:
+    """``value`` as literal text on one line (newlines shown as spaces), cut to ``width`` with an ellipsis."""
+    text = UNDEFINED if value is None else " ".join(str(value).split())
+    if width is not None and len(text) > width:
+        text = text[: max(0, width - 1)] + "…"
+    return Text(text, style=style)
+
+
+def block(value: Any, style: str = "") -> Text:
+    """Multi-line literal text (line breaks kept)."""
+    return Text(UNDEFINED if value is None else str(value), style=style)
+
+
+def num(value: float | int | None, digits: int = 3) -> Text:
+    """A right-aligned number; None (an undefined metric) shows as an em dash, never as NaN."""
+    if value is None:
+        return Text(UNDEFINED, justify="right", style="dim")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Text(f"{value:,}", justify="right")
+    return Text(f"{value:.{digits}f}", justify="right")
+
+
+def labelled(pairs: list[tuple[str, Any]], label_width: int = 14) -> Text:
+    """Lines of ``label  value`` (labels ours, values literal)."""
+    out = Text()
+    for i, (label, value) in enumerate(pairs):
+        if i:
+            out.append("\n")
+        out.append(f"{label:<{label_width}}", style="bold")
+        out.append_text(value if isinstance(value, Text) else lit(value))
+    return out

@@ -1,0 +1,128 @@
+"""A DataTable that shows one page of a core query at a time (never 100k rows at once).
+
+The owner gives ``fetch(offset, limit) -> Page`` and ``render(row) -> cells``; moving the cursor
+past the last row of a page loads the next one, above the first loads the previous one. The top
+border shows ``label  first–last of total``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from ragcov_tui.store.queries import Page
+
+Fetch = Callable[[int, int], Page]
+Render = Callable[[dict[str, Any]], Sequence[Text | str]]
+
+
+class Table(DataTable):
+    """A row-cursor DataTable that also moves with ``j`` / ``k``."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+
+
+class PagedTable(Table):
+    """A row-cursor table over a paged query; ``marked`` holds the keys marked with space."""
+
+    def __init__(self, label: str, columns: Sequence[tuple[str, int | None]], key: str, *, page_size: int = 100,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.label = label
+        self.column_spec = list(columns)
+        self.key = key
+        self.page_size = page_size
+        self.fetch: Fetch | None = None
+        self.render_row: Render | None = None
+        self.page = Page([], 0, 0)
+        self.marked: set[str] = set()
+
+    def on_mount(self) -> None:
+        self.set_columns(self.column_spec)
+
+    def set_columns(self, columns: Sequence[tuple[str, int | None]]) -> None:
+        """Replace the columns (``(title, width)``; width None: fit the content)."""
+        self.column_spec = list(columns)
+        self.clear(columns=True)
+        for title, width in self.column_spec:
+            self.add_column(title, width=width)
+        self.border_title = self.label
+
+    def show(self, fetch: Fetch | None, render: Render, *, offset: int = 0, cursor: int = 0) -> None:
+        """Load the page at ``offset`` from ``fetch`` (None: empty) and put the cursor on row ``cursor``."""
+        self.fetch, self.render_row = fetch, render
+        self.page = fetch(offset, self.page_size) if fetch else Page([], 0, 0)
+        self.clear()
+        for row in self.page.rows:
+            self.add_row(*render(row), key=str(row[self.key]))
+        if self.page.rows:
+            self.move_cursor(row=min(cursor, len(self.page.rows) - 1))
+        self._caption()
+
+    def reload(self) -> None:
+        """Fetch the current page again, keeping the cursor row."""
+        if self.render_row is not None:
+            self.show(self.fetch, self.render_row, offset=self.page.offset, cursor=self.cursor_row)
+
+    def _caption(self) -> None:
+        p = self.page
+        span = f"{p.offset + 1}–{p.offset + len(p.rows)} of {p.total:,}" if p.rows else "none"
+        marks = f" · {len(self.marked)} marked" if self.marked else ""
+        self.border_title = f"{self.label}  {span}{marks}"
+
+    @property
+    def current(self) -> dict[str, Any] | None:
+        """The row under the cursor, as the query returned it."""
+        if not self.page.rows or self.cursor_row < 0:
+            return None
+        return self.page.rows[min(self.cursor_row, len(self.page.rows) - 1)]
+
+    def toggle_mark(self) -> None:
+        row = self.current
+        if row is None:
+            return
+        key = str(row[self.key])
+        self.marked.symmetric_difference_update({key})
+        if self.render_row:
+            cells = self.render_row(row)
+            self.update_cell(key, next(iter(self.columns)), cells[0])
+        self._caption()
+
+    def is_marked(self, row: dict[str, Any]) -> bool:
+        return str(row[self.key]) in self.marked
+
+    def action_cursor_down(self) -> None:
+        p = self.page
+        if self.fetch and self.cursor_row >= len(p.rows) - 1 and p.offset + len(p.rows) < p.total:
+            self.show(self.fetch, self.render_row, offset=p.offset + self.page_size, cursor=0)  # type: ignore[arg-type]
+        else:
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        p = self.page
+        if self.fetch and self.cursor_row <= 0 and p.offset > 0:
+            self.show(self.fetch, self.render_row, offset=max(0, p.offset - self.page_size), cursor=self.page_size)  # type: ignore[arg-type]
+        else:
+            super().action_cursor_up()
+
+    def step(self, delta: int) -> None:
+        """Move one row down (+1) or up (-1), across pages, wrapping around the ends (``n`` / ``N``)."""
+        p = self.page
+        at = p.offset + self.cursor_row + delta
+        if p.total == 0:
+            return
+        at %= p.total
+        if p.offset <= at < p.offset + len(p.rows):
+            self.move_cursor(row=at - p.offset)
+        elif self.fetch and self.render_row:
+            start = (at // self.page_size) * self.page_size
+            self.show(self.fetch, self.render_row, offset=start, cursor=at - start)
