@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
     handler: Callable[[argparse.Namespace, Console], int] = getattr(cli_commands, f"cmd_{args.command}")
     out = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return handler(args, out)
     except RagcovError as exc:

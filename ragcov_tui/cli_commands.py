@@ -109,7 +109,7 @@ def _gate(out: Console, values: dict[str, float | None], gates: dict[str, float]
         if value is None or value < threshold:
             failed = True
             shown = "undefined" if value is None else f"{value:.3f}"
-            Console(stderr=True).print(Text(f"gate failed: {name} = {shown} < {threshold}"))
+            Console(stderr=True, soft_wrap=True).print(Text(f"gate failed: {name} = {shown} < {threshold}"))
     return EXIT_GATE_FAILED if failed else EXIT_OK
 
 
@@ -224,7 +224,7 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     if baseline is not None:
         regressions = find_regressions(baseline, report, max_drop=r("max_drop", args.max_drop, 0.05))
         for reg in regressions:
-            Console(stderr=True).print(Text(f"regression: {reg}"))
+            Console(stderr=True, soft_wrap=True).print(Text(f"regression: {reg}"))
         if regressions:
             status = EXIT_GATE_FAILED
     return status

@@ -50,7 +50,7 @@ class ProgressBar:
 
 def warn_printer(quiet: bool):
     """A ``warn`` callback printing one ``warning:`` line on stderr."""
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
 
     def warn(message: str) -> None:
         console.print(Text("warning: ", style="yellow") + Text(message))
