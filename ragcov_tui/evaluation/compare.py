@@ -9,7 +9,7 @@ Per metric, over the questions both runs scored (paired: the metric defined in A
   percentiles; ``significant`` when the interval excludes 0;
 - ``wins`` / ``losses`` / ``ties``: questions where B scored higher / lower / within ``tie`` of A.
 
-Optionally (``pairwise=True`` with an LLM) a judge reads both answers to each shared question and
+Optionally (given an LLM) a judge reads both answers to each shared question and
 says which is better, asked twice with the answers in swapped positions to cancel position bias: a
 side wins only when both orders agree, otherwise it is a tie. Replies are JSON, cached by the LLM
 cache; an unparseable reply is counted as an error for that question, never as a tie.
@@ -78,9 +78,10 @@ def compare_metric(a: dict[str, float], b: dict[str, float], *, resamples: int =
 
 
 def compare_reports(a: dict[str, Any], b: dict[str, Any], *, resamples: int = RESAMPLES, confidence: float = 0.95,
-                    seed: int = 0, pairwise: bool = False, llm: ChatModel | None = None, concurrency: int = 8,
+                    seed: int = 0, pairwise: bool = True, llm: ChatModel | None = None, concurrency: int = 8,
                     progress: Progress | None = None) -> dict[str, Any]:
-    """Compare report B against report A (deltas are B - A); see the module docstring."""
+    """Compare report B against report A (deltas are B - A); see the module docstring. The pairwise
+    LLM judge runs when an ``llm`` is given (and ``pairwise`` is not turned off)."""
     metrics = []
     for group in ("retrieval", "generation"):
         names = [m for m in (a.get("aggregate", {}).get(group) or {}) if m in (b.get("aggregate", {}).get(group) or {})]

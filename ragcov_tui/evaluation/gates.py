@@ -16,8 +16,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+import sqlite_utils
+
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.metrics import canonical_metric
+from ragcov_tui.evaluation.report import load_report
 
 
 @dataclass(frozen=True)
@@ -126,3 +129,8 @@ def check_gates(report: dict[str, Any], *, baseline: dict[str, Any] | None = Non
     return GateResult(regressions=find_regressions(baseline, report, max_drop) if baseline is not None else [],
                       below=check_fail_under(report, thresholds))
 
+
+
+def load_baseline(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
+    """The report named by ``--baseline`` (or a ``compare`` side): a session ref or an ``eval --json`` file."""
+    return load_report(db, ref)

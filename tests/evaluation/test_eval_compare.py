@@ -84,6 +84,6 @@ def test_pairwise_judge_swaps_positions() -> None:
 
 def test_compare_reports_with_pairwise_judge() -> None:
     a, b = _report({"q1": 0.1, "q2": 0.5}, "A"), _report({"q1": 0.2, "q2": 0.5}, "B")
-    out = compare_reports(a, b, resamples=100, pairwise=True, llm=ScriptedJudge())
+    out = compare_reports(a, b, resamples=100, llm=ScriptedJudge())
     assert out["pairwise"]["b_wins"] == 2 and out["pairwise"]["errors"] == 0
     assert out["pairwise"]["judge"] == "llm:scripted:judge"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.gates import check_gates, find_regressions, parse_fail_under
+from ragcov_tui.evaluation.gates import check_gates, find_regressions, load_baseline, parse_fail_under
 from ragcov_tui.evaluation.report import load_report
 from ragcov_tui.store.db import open_db
 
@@ -59,7 +59,7 @@ def test_load_report_from_file_or_session(tmp_path: Path) -> None:
     db = open_db(":memory:")
     path = tmp_path / "baseline.json"
     path.write_text(json.dumps(_report(mrr=0.5)))
-    assert load_report(db, str(path))["aggregate"]["retrieval"]["mrr"]["mean"] == 0.5
+    assert load_baseline(db, str(path))["aggregate"]["retrieval"]["mrr"]["mean"] == 0.5
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(BadInput, match="not an eval report"):
         load_report(db, str(tmp_path / "bad.json"))
