@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+
+from ragcov_tui.coverage.nearest import block_rows, cross_nearest, nearest, top_k
+from tests.coverage.coverage_data import unit
+
+
+def brute(A, B):
+    return 1.0 - A.astype(np.float64) @ B.T.astype(np.float64)
+
+
+@pytest.mark.parametrize("budget_mb", [1e-4, 3e-4, 0.0021, 256])
+def test_cross_nearest_matches_brute_force_for_any_block_size(budget_mb):
+    rng = np.random.default_rng(1)
+    A, B = unit(rng.standard_normal((203, 16))), unit(rng.standard_normal((37, 16)))
+    assert block_rows(37, budget_mb) < 203 or budget_mb == 256
+    D = brute(A, B)
+    found = cross_nearest(A, B, n_cols_for_rows=30, memory_budget_mb=budget_mb)
+    sub = D[:, :30]
+    np.testing.assert_allclose(found.row_dist, sub.min(axis=1), atol=1e-9)
+    np.testing.assert_array_equal(found.row_index, sub.argmin(axis=1))
+    np.testing.assert_allclose(found.row_second, np.sort(sub, axis=1)[:, 1], atol=1e-6)
+    np.testing.assert_allclose(found.col_dist, D.min(axis=0), atol=1e-9)
+    np.testing.assert_array_equal(found.col_index, D.argmin(axis=0))
+
+
+def test_nearest_and_top_k():
+    rng = np.random.default_rng(2)
+    A, B = unit(rng.standard_normal((50, 8))), unit(rng.standard_normal((9, 8)))
+    dist, idx = nearest(A, B, memory_budget_mb=1e-5)
+    D = brute(A, B)
+    np.testing.assert_allclose(dist, D.min(axis=1), atol=1e-9)
+    np.testing.assert_array_equal(idx, D.argmin(axis=1))
+    kd, ki = top_k(A, B, 3, memory_budget_mb=1e-5)
+    np.testing.assert_array_equal(ki, np.argsort(D, axis=1)[:, :3])
+    np.testing.assert_allclose(kd, np.sort(D, axis=1)[:, :3], atol=1e-6)
+    sd, si = top_k(A, A, 2, exclude_self=True)
+    assert not np.any(si == np.arange(50)[:, None])
+    assert top_k(A, B[:1], 5)[1].shape == (50, 1)
+
+
+def test_single_column_and_no_row_columns():
+    rng = np.random.default_rng(3)
+    A, B = unit(rng.standard_normal((5, 4))), unit(rng.standard_normal((1, 4)))
+    found = cross_nearest(A, B)
+    assert np.all(found.row_index == 0) and np.all(np.isinf(found.row_second))
+    none = cross_nearest(A, B, n_cols_for_rows=0)
+    assert np.all(none.row_index == -1) and none.col_index[0] == brute(A, B)[:, 0].argmin()
