@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,14 +11,11 @@ from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui.cli import dump_json, write_output
-from ragcov_tui.cli_render import ProgressBar, print_analysis, print_eval, print_sessions, warn_printer
+from ragcov_tui.cli_render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.config import Config, load_config
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput
 from ragcov_tui.store import open_db
-
-ANALYSIS_GATE_METRICS = ("basic", "weighted", "multi_threshold", "multi_n")
-
 
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
     cfg = load_config(args.config)
@@ -51,28 +47,13 @@ def _contamination(value: Any) -> float | str | None:
     return f
 
 
-def parse_fail_under(specs: list[str] | None, allowed: tuple[str, ...] | None = None) -> dict[str, float]:
-    """``["basic=0.6", ...]`` → ``{"basic": 0.6}``; BadInput naming the bad spec."""
-    gates: dict[str, float] = {}
-    for spec in specs or []:
-        name, sep, value = spec.partition("=")
-        try:
-            threshold = float(value)
-        except ValueError:
-            threshold = None
-        if not sep or not name or threshold is None:
-            raise BadInput(f"--fail-under {spec!r}: expected METRIC=VALUE, e.g. basic=0.6")
-        if allowed is not None and name not in allowed:
-            raise BadInput(f"--fail-under {spec!r}: unknown metric {name!r} (one of {', '.join(allowed)})")
-        gates[name] = threshold
-    return gates
-
-
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
 
+    from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
+
     cfg, db_path = _setup(args)
-    gates = parse_fail_under(args.fail_under, ANALYSIS_GATE_METRICS)
+    gates = parse_coverage_gates(args.fail_under or [])
     r = lambda key, flag, default: cfg.resolve(key, flag, default, "analyze")  # noqa: E731
     opts = AnalyzeOptions(
         corpus=args.corpus,
@@ -98,19 +79,15 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     write_output(args.markdown, analysis_markdown(report), out)
     if args.json != "-":
         print_analysis(out, report, db_path)
-    return _gate(out, {k: report["coverage"].get(k) for k in gates}, gates)
+    return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
 
 
-def _gate(out: Console, values: dict[str, float | None], gates: dict[str, float]) -> int:
-    """Exit 3 when any gated metric is below its threshold (an undefined metric fails too)."""
-    failed = False
-    for name, threshold in gates.items():
-        value = values.get(name)
-        if value is None or value < threshold:
-            failed = True
-            shown = "undefined" if value is None else f"{value:.3f}"
-            Console(stderr=True, soft_wrap=True).print(Text(f"gate failed: {name} = {shown} < {threshold}"))
-    return EXIT_GATE_FAILED if failed else EXIT_OK
+def _gate_exit(failures: list[str]) -> int:
+    """Print one stderr line per failed gate; exit 3 when any failed."""
+    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    for line in failures:
+        err.print(Text(f"gate failed: {line}"))
+    return EXIT_GATE_FAILED if failures else EXIT_OK
 
 
 def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
@@ -194,68 +171,49 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
-    from ragcov_tui.evaluation.gates import find_regressions, load_baseline
+    from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
     from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     cfg, db_path = _setup(args)
     r = lambda key, flag, default: cfg.resolve(key, flag, default, "eval")  # noqa: E731
-    gates = parse_fail_under(args.fail_under)
     llm = r("llm", args.llm, None)
     judge = r("judge_llm", args.judge_llm, None) or llm
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else r("metrics", None, None)
     opts = EvalOptions(
         questions=args.questions, system=args.system, corpus=args.corpus,
         embedder=r("embedder", args.embedder, "local"), llm=llm, judge_llm=judge,
-        paraphrase_llm=r("paraphrase_llm", args.paraphrase_llm, None) or judge, metrics=metrics,
+        paraphrase_llm=r("paraphrase_llm", args.paraphrase_llm, None) or judge,
+        metrics=args.metrics or r("metrics", None, None),
         k=r("k", args.k, 5), paraphrases=r("paraphrases", args.paraphrases, 0), repeats=r("repeats", args.repeats, 1),
         concurrency=r("concurrency", args.concurrency, 8), chunk_size=r("chunk_size", args.chunk_size, 500),
         chunk_overlap=r("chunk_overlap", args.chunk_overlap, 50), name=args.name, resume=args.resume,
     )
+    parse_fail_under(args.fail_under or [], opts.k)  # bad gate specs fail before any work
     db = open_db(db_path)
     baseline = load_baseline(db, args.baseline) if args.baseline else None
     with ProgressBar(quiet=args.quiet) as bar:
-        _, report = run_eval(opts, db, progress=bar)
+        _, report = run_eval(opts, db, progress=bar, warn=None if args.quiet else warn_printer(args.quiet))
     write_output(args.json, dump_json(report), out)
     write_output(args.markdown, eval_markdown(report), out)
     if args.json != "-":
         print_eval(out, report)
-    status = _gate(out, _flat_aggregates(report), gates)
-    if baseline is not None:
-        regressions = find_regressions(baseline, report, max_drop=r("max_drop", args.max_drop, 0.05))
-        for reg in regressions:
-            Console(stderr=True, soft_wrap=True).print(Text(f"regression: {reg}"))
-        if regressions:
-            status = EXIT_GATE_FAILED
-    return status
-
-
-def _flat_aggregates(report: dict[str, Any]) -> dict[str, float | None]:
-    """``{metric: mean}`` over retrieval and generation aggregates."""
-    flat: dict[str, float | None] = {}
-    for group in report.get("aggregate", {}).values():
-        for name, value in group.items():
-            flat[name] = value.get("mean") if isinstance(value, dict) else value
-    return flat
+    gates = check_gates(report, baseline=baseline, max_drop=r("max_drop", args.max_drop, 0.05),
+                        fail_under=args.fail_under or [])
+    return _gate_exit(gates.lines())
 
 
 def cmd_compare(args: argparse.Namespace, out: Console) -> int:
-    from ragcov_tui.evaluation.compare import compare_reports
-    from ragcov_tui.evaluation.gates import load_baseline
+    from ragcov_tui.evaluation.compare import compare
     from ragcov_tui.llm.factory import make_llm
 
     cfg, db_path = _setup(args)
     db = open_db(db_path)
-    a, b = load_baseline(db, args.a), load_baseline(db, args.b)
     llm = make_llm(cfg.resolve("llm", args.llm, None, "compare"), db=db) if args.pairwise else None
     if args.pairwise and llm is None:
         raise BadInput("--pairwise needs an LLM: pass --llm openai:MODEL")
-    result = compare_reports(a, b, llm=llm)
+    with ProgressBar(quiet=args.quiet) as bar:
+        result = compare(db, args.a, args.b, llm=llm, progress=bar)
     write_output(args.json, dump_json(result), out)
     if args.json != "-":
-        from ragcov_tui.cli_render import print_compare
-
         print_compare(out, result)
     return EXIT_OK
-
-

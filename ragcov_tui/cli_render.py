@@ -114,12 +114,48 @@ def print_eval(console: Console, report: dict[str, Any]) -> None:
                        f"judge {report.get('judge', 'heuristic')}"))
     console.print(metrics_table("Retrieval", agg.get("retrieval", {})))
     console.print(metrics_table("Generation", agg.get("generation", {})))
-    diag = report.get("diagnosis_counts") or {}
+    diag = (report.get("counts") or {}).get("diagnosis") or {}
     if diag:
         console.print(Text("Diagnosis: " + ", ".join(f"{k} {v}" for k, v in sorted(diag.items()))))
-    usage = report.get("usage") or {}
-    if usage:
-        console.print(Text(f"Usage: {usage}", style="dim"))
+    for line in usage_lines(report.get("usage") or {}):
+        console.print(Text(line, style="dim"))
+
+
+def usage_lines(usage: dict[str, Any]) -> list[str]:
+    """``judge llm: 12 calls (3 cached), 4,512 tokens, $0.0031`` lines; cost ``unknown`` when unpriced."""
+    lines = []
+    for name, u in usage.items():
+        if not isinstance(u, dict) or "calls" not in u:
+            continue
+        tokens = u.get("prompt_tokens", 0) + u.get("completion_tokens", 0) if "prompt_tokens" in u else u.get("tokens", 0)
+        cost = u.get("cost_usd")
+        money = "" if "cost_usd" not in u else (", cost unknown" if cost is None else f", ${cost:.4f}")
+        lines.append(f"{name}: {u['calls']} calls ({u.get('cached', 0)} cached), {tokens:,} tokens{money}")
+    return lines
+
+
+def print_compare(console: Console, result: dict[str, Any]) -> None:
+    """Per-metric deltas (B − A) with the bootstrap interval and wins / losses / ties."""
+    a, b = result.get("a", {}), result.get("b", {})
+    for side, d in (("A", a), ("B", b)):
+        console.print(Text(f"{side}: session {d.get('session_id')} {d.get('name') or ''} — system {d.get('system')}, "
+                           f"judge {d.get('judge')}, k={d.get('k')}"))
+    console.print(Text(f"{result.get('shared_questions')} shared questions; "
+                       f"{int(100 * result.get('confidence', 0.95))}% paired bootstrap intervals"))
+    t = Table(title="B − A", title_justify="left")
+    for col, j in (("metric", "left"), ("A", "right"), ("B", "right"), ("delta", "right"), ("interval", "right"),
+                   ("W/L/T", "right"), ("", "left")):
+        t.add_column(col, justify=j)
+    for m in result.get("metrics", []):
+        interval = "n/a" if m.get("ci_low") is None else f"[{m['ci_low']:+.3f}, {m['ci_high']:+.3f}]"
+        delta = "n/a" if m.get("delta") is None else f"{m['delta']:+.3f}"
+        t.add_row(m["metric"], fmt(m.get("mean_a")), fmt(m.get("mean_b")), delta, interval,
+                  f"{m.get('wins', 0)}/{m.get('losses', 0)}/{m.get('ties', 0)}", "significant" if m.get("significant") else "")
+    console.print(t)
+    pair = result.get("pairwise")
+    if pair:
+        console.print(Text(f"LLM pairwise judge: A wins {pair.get('a_wins')}, B wins {pair.get('b_wins')}, "
+                           f"ties {pair.get('ties')}, errors {pair.get('errors')}"))
 
 
 def print_sessions(console: Console, sessions: list[dict[str, Any]]) -> None:

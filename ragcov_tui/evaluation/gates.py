@@ -94,32 +94,42 @@ def find_regressions(baseline: dict[str, Any], current: dict[str, Any], max_drop
     return [r for r in found if r.drop > max_drop + 1e-12]
 
 
+def parse_threshold_spec(spec: str, example: str) -> tuple[str, float]:
+    """``"name=0.6"`` → ``("name", 0.6)``; BadInput naming the spec (``example`` shows the form)."""
+    name, sep, value = spec.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise BadInput(f"--fail-under {spec!r}: expected METRIC=VALUE, e.g. {example}")
+    try:
+        minimum = float(value)
+    except ValueError:
+        raise BadInput(f"--fail-under {spec!r}: {value.strip()!r} is not a number") from None
+    if not math.isfinite(minimum):
+        raise BadInput(f"--fail-under {spec!r}: the minimum must be a finite number")
+    return name.strip(), minimum
+
+
 def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
     """``["ndcg@5=0.6", "faithfulness=0.8"]`` → thresholds; BadInput on a bad spec or metric."""
     out = []
     for spec in specs:
-        name, sep, value = spec.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise BadInput(f"--fail-under {spec!r}: expected METRIC=VALUE, e.g. ndcg@{k}=0.6")
-        try:
-            minimum = float(value)
-        except ValueError:
-            raise BadInput(f"--fail-under {spec!r}: {value.strip()!r} is not a number") from None
-        if not math.isfinite(minimum):
-            raise BadInput(f"--fail-under {spec!r}: the minimum must be a finite number")
+        name, minimum = parse_threshold_spec(spec, f"ndcg@{k}=0.6")
         out.append(Threshold(canonical_metric(name, k, where=f"--fail-under {spec!r}")[1], minimum))
     return out
 
 
-def check_fail_under(report: dict[str, Any], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
-    """The thresholds the report's means do not reach (or cannot show, being undefined)."""
-    means = metric_means(report)
+def below_thresholds(means: dict[str, float | None], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
+    """The thresholds whose metric is below its minimum or undefined (it cannot be shown to pass)."""
     below = []
     for t in thresholds:
         current = means.get(t.metric)
         if current is None or current < t.minimum:
             below.append(BelowThreshold(t.metric, t.minimum, current))
     return below
+
+
+def check_fail_under(report: dict[str, Any], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
+    """The thresholds the report's means do not reach (or cannot show, being undefined)."""
+    return below_thresholds(metric_means(report), thresholds)
 
 
 def check_gates(report: dict[str, Any], *, baseline: dict[str, Any] | None = None, max_drop: float = 0.05,
