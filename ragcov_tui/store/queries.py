@@ -147,15 +147,23 @@ def mindist_histogram(db: sqlite_utils.Database, sid: str, bins: int = 20) -> tu
 
 
 def map_points(db: sqlite_utils.Database, sid: str, max_chunks: int = 2000) -> MapPoints:
-    """The stored projection; chunks are downsampled to at most ``max_chunks`` by a fixed stride on ``seq``."""
-    total = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND x IS NOT NULL", [sid]).fetchone()[0]
-    stride = max(1, math.ceil(total / max_chunks)) if total else 1
-    chunks = db.execute(
-        "SELECT x, y, cluster FROM chunk_results WHERE session_id = ? AND x IS NOT NULL AND seq % ? = 0",
-        [sid, stride]).fetchall()
+    """The stored projection; chunks are downsampled to at most ``max_chunks`` by an even stride over rowids.
+
+    Rows are looked up by rowid (no scan of a 100k-chunk session); rows of other sessions that fall
+    on the stride are skipped, so a few fewer points may come back.
+    """
+    low, high, total = db.execute("SELECT min(rowid), max(rowid), count(*) FROM chunk_results WHERE session_id = ?",
+                                  [sid]).fetchone()
+    chunks: list[tuple[float, float, int]] = []
+    if total:
+        stride = max(1, math.ceil((high - low + 1) / max_chunks))
+        picks = json.dumps(list(range(low, high + 1, stride)))
+        chunks = [tuple(r) for r in db.execute(
+            "SELECT x, y, cluster FROM chunk_results WHERE rowid IN (SELECT value FROM json_each(?)) "
+            "AND session_id = ? AND x IS NOT NULL", [picks, sid])]
     questions = db.execute(
         "SELECT x, y, outlier FROM question_results WHERE session_id = ? AND x IS NOT NULL", [sid]).fetchall()
-    return MapPoints([tuple(r) for r in chunks], [(x, y, bool(o)) for x, y, o in questions], total)
+    return MapPoints(chunks, [(x, y, bool(o)) for x, y, o in questions], total)
 
 
 def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100) -> Page:
@@ -173,16 +181,16 @@ def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: in
 
 
 def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> list[dict[str, Any]]:
-    """Near-duplicate question pairs ``{a, a_text, b, b_text}`` from ``redundant_with``, each pair once."""
-    rows = db.execute(
-        "SELECT q.question_id, q.text, j.value, o.text FROM question_results q, json_each(q.redundant_with) j "
-        "LEFT JOIN question_results o ON o.session_id = q.session_id AND o.question_id = j.value "
-        "WHERE q.session_id = ? AND q.redundant_with IS NOT NULL AND q.question_id < j.value "
-        "UNION SELECT o.question_id, o.text, q.question_id, q.text FROM question_results q, json_each(q.redundant_with) j "
-        "JOIN question_results o ON o.session_id = q.session_id AND o.question_id = j.value "
-        "WHERE q.session_id = ? AND q.redundant_with IS NOT NULL AND q.question_id > j.value "
-        "ORDER BY 1, 3 LIMIT ?", [sid, sid, limit]).fetchall()
-    return [{"a": a, "a_text": at, "b": b, "b_text": bt or ""} for a, at, b, bt in rows]
+    """Near-duplicate question pairs ``{a, a_text, b, b_text}`` from ``redundant_with``, each pair once (a < b)."""
+    flagged = db.execute("SELECT question_id, text, redundant_with FROM question_results "
+                         "WHERE session_id = ? AND redundant_with IS NOT NULL AND redundant_with != '[]'", [sid]).fetchall()
+    texts = {qid: text for qid, text, _ in flagged}
+    pairs = sorted({tuple(sorted((qid, str(other)))) for qid, _, others in flagged for other in json.loads(others)})[:limit]
+    missing = sorted({q for pair in pairs for q in pair} - set(texts))
+    if missing:
+        texts.update(db.execute("SELECT question_id, text FROM question_results WHERE session_id = ? AND question_id IN "
+                                "(SELECT value FROM json_each(?))", [sid, json.dumps(missing)]).fetchall())
+    return [{"a": a, "a_text": texts.get(a, ""), "b": b, "b_text": texts.get(b, "")} for a, b in pairs]
 
 
 def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None) -> list[dict[str, Any]]:

@@ -40,6 +40,7 @@ class ResultsPane(Pane):
     descending = False
     query_text = ""
     metrics: list[str] = []
+    charts_drawn = False
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -61,6 +62,14 @@ class ResultsPane(Pane):
         table.set_columns([("id", 8), ("question", 24 if narrow else 40), ("diagnosis", 12)]
                           + [(self._short(m), 6) for m in self.metrics])
         self._show()
+        self.charts_drawn = False
+        self.call_after_refresh(self._draw_charts)
+
+    def _draw_charts(self) -> None:
+        """Fill the histograms once they are on screen (they are hidden on short terminals until ``h``)."""
+        if self.charts_drawn or not self.query_one("#results-charts").display or self.sid is None:
+            return
+        self.charts_drawn = True
         for metric in HISTOGRAMS:
             values = queries.metric_values(self.ragcov.db, self.sid, metric)  # type: ignore[arg-type]
             chart = self.query_one(f"#results-{metric}", Chart)
@@ -124,6 +133,7 @@ class ResultsPane(Pane):
 
     def action_toggle_charts(self) -> None:
         self.toggle_class("-charts")
+        self.call_after_refresh(self._draw_charts)
 
     def action_detail(self) -> None:
         row = self.query_one(PagedTable).current

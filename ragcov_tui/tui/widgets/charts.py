@@ -1,59 +1,85 @@
 """plotext charts (via textual-plotext) fed with figures the core computed; no math here.
 
-Series are told apart by marker as well as colour, so the charts stay readable with NO_COLOR.
+A chart keeps what to draw, not a drawn figure: every render starts from a cleared figure at the
+widget's current size, so the picture depends only on the data and the size (stable snapshots,
+correct after a resize). Series differ by marker as well as colour, so they read with NO_COLOR.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-MARKERS = ("dot", "+", "x", "*", "o", "#")
+Painter = Callable[[Any], None]
 
 
 class Chart(PlotextPlot):
-    """A plot that is redrawn from scratch by one of the ``draw_*`` methods."""
+    """A plot redrawn from its painter on every render; set one with a ``draw_*`` method."""
 
-    def _begin(self, title: str) -> None:
-        plt = self.plt
-        plt.clear_figure()
-        plt.title(title)
+    painter: Painter | None = None
+
+    def render(self) -> RenderResult:
+        self.plt.clear_figure()
+        if self.painter is not None:
+            self.painter(self.plt)
+        return super().render()
+
+    def _paint(self, title: str, painter: Painter) -> None:
+        def paint(plt: Any) -> None:
+            plt.title(title)
+            painter(plt)
+
+        self.painter = paint
+        self.refresh()
 
     def draw_message(self, title: str, message: str) -> None:
         """An empty chart saying why there is nothing to draw."""
-        self._begin(title)
-        self.plt.text(message, 0.5, 0.5, alignment="center")
-        self.plt.xlim(0, 1)
-        self.plt.ylim(0, 1)
-        self.plt.xticks([])
-        self.plt.yticks([])
-        self.refresh()
+        def paint(plt: Any) -> None:
+            plt.text(message, 0.5, 0.5, alignment="center")
+            plt.xlim(0, 1)
+            plt.ylim(0, 1)
+            plt.xticks([])
+            plt.yticks([])
 
-    def draw_bars(self, title: str, labels: Sequence[str], values: Sequence[float], *, ylim: tuple[float, float] | None = None) -> None:
-        self._begin(title)
-        self.plt.bar(list(labels), list(values), marker="hd")
-        if ylim:
-            self.plt.ylim(*ylim)
-        self.refresh()
+        self._paint(title, paint)
+
+    def draw_bars(self, title: str, labels: Sequence[str], values: Sequence[float], *,
+                  ylim: tuple[float, float] | None = None) -> None:
+        def paint(plt: Any) -> None:
+            # numeric positions and explicit ticks: plotext's own choice for text labels varies between runs
+            positions = list(range(len(labels)))
+            widest = max((len(label) for label in labels), default=1) + 2
+            step = max(1, -(-len(labels) * widest // max(1, self.size.width - 8)))
+            plt.bar(positions, list(values), marker="hd")
+            plt.xticks(positions[::step], list(labels)[::step])
+            if ylim:
+                plt.ylim(*ylim)
+
+        self._paint(title, paint)
 
     def draw_lines(self, title: str, series: dict[str, Sequence[float | None]]) -> None:
         """One line per series over positions 1..n; None points are left out."""
-        self._begin(title)
-        for i, (name, values) in enumerate(series.items()):
-            xs = [x + 1 for x, v in enumerate(values) if v is not None]
-            ys = [v for v in values if v is not None]
-            if ys:
-                self.plt.plot(xs, ys, label=name, marker=MARKERS[i % len(MARKERS)])
-        self.plt.ylim(0, 1)
-        self.refresh()
+        markers = ("dot", "+", "x", "*", "o", "#")
+
+        def paint(plt: Any) -> None:
+            for i, (name, values) in enumerate(series.items()):
+                xs = [x + 1 for x, v in enumerate(values) if v is not None]
+                ys = [v for v in values if v is not None]
+                if ys:
+                    plt.plot(xs, ys, label=name, marker=markers[i % len(markers)])
+            plt.ylim(0, 1)
+
+        self._paint(title, paint)
 
     def draw_scatter(self, title: str, groups: Sequence[tuple[str, Sequence[float], Sequence[float], str]]) -> None:
         """``groups`` of ``(label, xs, ys, marker)``, drawn in order (later groups on top)."""
-        self._begin(title)
-        for i, (label, xs, ys, marker) in enumerate(groups):
-            if xs:
-                self.plt.scatter(list(xs), list(ys), label=label, marker=marker, color=i + 1)
-        self.plt.xticks([])
-        self.plt.yticks([])
-        self.refresh()
+        def paint(plt: Any) -> None:
+            for i, (label, xs, ys, marker) in enumerate(groups):
+                if xs:
+                    plt.scatter(list(xs), list(ys), label=label, marker=marker, color=i + 1)
+            plt.xticks([])
+            plt.yticks([])
+
+        self._paint(title, paint)

@@ -1,0 +1,130 @@
+"""Jobs run in a worker while the keys keep working; untrusted text is shown literally, never as markup."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.store.sessions import create_session, finish_session
+from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.tui.screens.jobs import JobRequest, eta_text, prefill
+from ragcov_tui.tui.widgets.paged_table import PagedTable
+
+pytestmark = pytest.mark.anyio
+SIZE = (80, 24)
+
+
+def slow_job(release: threading.Event):
+    """A job that reports progress until ``release`` is set, then stores a finished eval session."""
+
+    def run(request: JobRequest, db, progress) -> tuple[str, dict]:
+        done = 0
+        while not release.is_set():
+            progress("embed", done % 50, 50)
+            done += 1
+            time.sleep(0.01)
+        sid = create_session(db, "eval", questions_path=request.fields["questions"], system="builtin:bm25")
+        finish_session(db, sid, "done", summary={"means": {"retrieval.mrr": 0.5}})
+        return sid, {}
+
+    return run
+
+
+def cancellable_job(request: JobRequest, db, progress) -> tuple[str, dict]:
+    while True:
+        progress("judge", 1, 10)
+        time.sleep(0.01)
+
+
+def failing_job(request: JobRequest, db, progress) -> tuple[str, dict]:
+    raise BadInput(f"{request.fields['questions']}: no such file")
+
+
+async def wait_for(pilot, condition, timeout: float = 5.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        await pilot.pause(0.05)
+
+
+async def test_job_completes_while_keys_still_respond(tui_db: Path) -> None:
+    release = threading.Event()
+    app = RagcovApp(tui_db, "a0000001", job_runner=slow_job(release))
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "embed" in str(app.query_one("#job-status", Static).render()))
+        # the UI is live while the job runs: switch tabs and move a cursor
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        assert app.query_one("TabbedContent").active == "tab-documents"
+        table = app.query_one("#documents-table", PagedTable)
+        await pilot.press("j")
+        assert table.cursor_row == 1
+        release.set()
+        await wait_for(pilot, lambda: app.eval_sid not in (None, "e0000001"))
+        assert app.current_sid == app.eval_sid
+        assert app.query_one("TabbedContent").active == "tab-overview"
+
+
+async def test_job_cancel_and_failure_are_reported(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001", job_runner=cancellable_job)
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "judge" in str(app.query_one("#job-status", Static).render()))
+        await pilot.press("ctrl+x")
+        await wait_for(pilot, lambda: "cancelled" in str(app.query_one("#job-status", Static).render()))
+        app.job_runner = failing_job
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "no such file" in str(app.query_one("#job-status", Static).render()))
+        assert any("no such file" in n.message and n.severity == "error" for n in app._notifications)
+
+
+async def test_rerun_prefills_the_form_from_the_session(tui_db: Path) -> None:
+    release = threading.Event()
+    release.set()
+    app = RagcovApp(tui_db, "a0000001", job_runner=slow_job(release))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("R")
+        await wait_for(pilot, lambda: app.current_sid not in ("a0000001",))
+        assert app.query_one("#job-clusters").value == "6"
+
+
+def test_prefill_and_eta() -> None:
+    values = prefill({"corpus": ["a", "b"], "questions_path": "/q.jsonl", "llm": "heuristic", "params": {"k": 7}})
+    assert values["corpus"] == "a, b" and values["llm"] == "" and values["k"] == "7"
+    assert eta_text("embed", 25, 100, started=0.0, now=5.0) == "embed 25/100 · ETA 15s"
+    assert eta_text("load", 3, 0, started=0.0, now=1.0) == "load 3"
+
+
+async def test_markup_in_questions_answers_and_chunks_is_literal(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("results")
+        await pilot.pause()
+        table = app.query_one("#results-table", PagedTable)
+        shown = [c.plain for c in table.get_row_at(0)] + [c.plain for c in table.get_row_at(1)]
+        assert any("[/INST]" in c for c in shown) and any("[bold red]this[/]" in c for c in shown)
+        await pilot.press("enter")
+        await pilot.pause()
+        body = str(app.screen.query_one("#text-body", Static).render())
+        assert "Why does [/INST] appear in the reply?" in body
+        assert "[bold]literally[/bold]" in body
+        await pilot.press("escape")
+        svg = app.export_screenshot()
+        assert "[/INST]" in svg
+        # outliers / gaps / the status line also go through literal text: a session name with markup
+        app.db.execute("UPDATE sessions SET name = '[red]x[/red' WHERE id = 'a0000001'")
+        app.db.conn.commit()
+        app.open_session("a0000001")
+        await pilot.pause()
+        assert "'[red]x[/red'" in str(app.query_one("#status-line", Static).render())
