@@ -42,14 +42,14 @@ class CoverageParams:
     lof_query_offset: float | str = "auto"
     contamination: float | str = "auto"
     lof_threshold: float | None = None
-    lof_sample: int = 10_000
+    lof_sample: int = 5_000
     redundancy_threshold: float = 0.05
     removal_epsilon: float = 1e-4
     document_mad_k: float = 3.0
     document_floor: float = 0.2
     n_themes: int = 5
     n_suggestions: int = 3
-    max_projection_points: int = 3000
+    max_projection_points: int = 2000
     minibatch_above: int = 20_000
     memory_budget_mb: int = 256
     seed: int = 0
