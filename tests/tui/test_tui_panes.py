@@ -55,7 +55,10 @@ async def test_sessions_open_rename_and_delete(tui_db: Path) -> None:
         await pilot.press("r", "ctrl+a", *"nightly", "enter")
         await pilot.pause()
         assert cells(table, 0)[5] == "nightly"
-        await pilot.press("enter")
+        await pilot.press("space", "j", "space", "c")
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen) and "Compare" in str(app.screen.query_one(".dialog-title", Static).render())
+        await pilot.press("escape", "k", "enter")
         await pilot.pause()
         assert app.current_sid == "e0000001" and app.query_one("TabbedContent").active == "tab-overview"
         await pilot.press("left_square_bracket", "d", "y")
