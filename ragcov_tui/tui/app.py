@@ -208,7 +208,8 @@ class RagcovApp(App):
 
 def help_text() -> Text:
     """Every binding of the app, the panes and the tables, grouped (built from the BINDINGS themselves)."""
-    out = Text()
+    out = Text("Accept / drop write the test file at once (atomic, with a backup); u undoes the session's newest "
+               "decision and restores the file byte for byte.\n\n", style="italic")
     groups = [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
               ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open / detail"),
                                                 Binding("pgup/pgdn", "", "Page")])]
