@@ -16,7 +16,7 @@ from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage import metrics
 from ragcov_tui.coverage.clustering import cluster_chunks
 from ragcov_tui.coverage.documents import document_coverage
-from ragcov_tui.coverage.gaps import rank_gaps
+from ragcov_tui.coverage.gaps import flagged_content, rank_gaps
 from ragcov_tui.coverage.nearest import cross_nearest
 from ragcov_tui.coverage.outliers import detect_outliers
 from ragcov_tui.coverage.params import CoverageParams
@@ -58,6 +58,15 @@ def central_texts(chunk_vecs: np.ndarray, texts: Sequence[str], labels: np.ndarr
     order = np.lexsort((-sim, labels))
     bounds = np.searchsorted(labels[order], np.arange(len(unit_centroids) + 1))
     return [[texts[i] for i in order[bounds[k]:bounds[k + 1]][:per_cluster]] for k in range(len(unit_centroids))]
+
+
+def least_covered_texts(texts: Sequence[str], labels: np.ndarray, mindist: np.ndarray | None, cluster: int,
+                        limit: int) -> list[str]:
+    """The texts of ``cluster``'s chunks farthest from every question first (empty when undefined)."""
+    if mindist is None:
+        return []
+    members = np.flatnonzero(labels == cluster)
+    return [texts[i] for i in members[np.argsort(-mindist[members], kind="stable")][:limit]]
 
 
 def analyze(
@@ -134,12 +143,15 @@ def analyze(
     sources = [c.source for c in chunks]
     documents = document_coverage(sources, mindist, mad_k=params.document_mad_k, floor=params.document_floor)
     gaps = rank_gaps(per_cluster, clustering.sizes.tolist(), params.gap_threshold)
+    flagged_content(gaps, labels.tolist(), sources, {d.source for d in documents if d.flagged})
     report(progress, "documents", 1, 1)
 
     report(progress, "themes", 0, 1)
     texts = central_texts(C, [c.text for c in chunks], labels, centroids, THEME_TEXTS_PER_CLUSTER)
-    themes = gap_themes(llm, texts, [g.cluster for g in gaps], n_themes=params.n_themes,
-                        n_questions=params.n_suggestions, progress=progress)
+    gap_texts = {g.cluster: least_covered_texts([c.text for c in chunks], labels, mindist, g.cluster,
+                                                THEME_TEXTS_PER_CLUSTER) or texts[g.cluster] for g in gaps}
+    themes = gap_themes(llm, texts, gap_texts, n_themes=params.n_themes, n_questions=params.n_suggestions,
+                        progress=progress)
     report(progress, "themes", 1, 1)
 
     report(progress, "map", 0, 1)

@@ -8,6 +8,10 @@ question at all — counts as 0). Priority:
 i.e. the part of the total coverage deficit 1 − C_weighted that the cluster accounts for, so a
 large poorly covered cluster outranks a small one with the same coverage and a small cluster
 needs a much lower coverage to outrank a large one. Ties: lower coverage first, then cluster id.
+
+A gap made mostly (≥ half its chunks) of flagged documents is probably misplaced content rather
+than a hole in the test set: :func:`flagged_content` names those documents so the report can say
+"review the document" instead of only "add questions".
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ class Gap:
     size: int
     share: float
     priority: float
+    flagged_documents: tuple[str, ...] = ()
 
 
 def rank_gaps(coverage: list[float | None], sizes: list[int], gap_threshold: float) -> list[Gap]:
@@ -35,3 +40,14 @@ def rank_gaps(coverage: list[float | None], sizes: list[int], gap_threshold: flo
             gaps.append(Gap(cluster, cov, int(size), share, share * (1.0 - value)))
     gaps.sort(key=lambda g: (-g.priority, 0.0 if g.coverage is None else g.coverage, g.cluster))
     return gaps
+
+
+def flagged_content(gaps: list[Gap], labels: list[int], sources: list[str], flagged: set[str]) -> None:
+    """Set ``gap.flagged_documents`` to the flagged sources making up at least half of the gap's chunks."""
+    if not flagged:
+        return
+    for gap in gaps:
+        members = [src for src, lab in zip(sources, labels) if lab == gap.cluster]
+        from_flagged = [src for src in members if src in flagged]
+        if members and 2 * len(from_flagged) >= len(members):
+            gap.flagged_documents = tuple(dict.fromkeys(from_flagged))

@@ -23,6 +23,15 @@ from ragcov_tui.coverage.projection import Projection
 from ragcov_tui.coverage.themes import HEURISTIC, ClusterThemes
 
 
+def gap_note(gap: Gap, themes_note: str) -> str:
+    """The gap's note: misplaced content first (see gaps.flagged_content), then any theme note."""
+    notes = [themes_note] if themes_note else []
+    if gap.flagged_documents:
+        notes.insert(0, f"mostly content of flagged document(s) {', '.join(gap.flagged_documents)}: "
+                        "check whether it belongs in the corpus before adding questions")
+    return "; ".join(notes)
+
+
 def _opt(value: Any) -> float | None:
     """A float for JSON, or None when undefined / not finite."""
     if value is None:
@@ -92,7 +101,8 @@ class CoverageResult:
                 {"cluster": g.cluster, "coverage": _opt(g.coverage), "size": g.size, "share": g.share,
                  "priority": g.priority, "themes": self.themes[g.cluster].themes,
                  "themes_origin": self.themes[g.cluster].origin,
-                 "suggested_questions": self.themes[g.cluster].questions, "note": self.themes[g.cluster].note}
+                 "suggested_questions": self.themes[g.cluster].questions,
+                 "flagged_documents": list(g.flagged_documents), "note": gap_note(g, self.themes[g.cluster].note)}
                 for g in self.gaps
             ],
             "documents": [dataclasses.asdict(d) | {"coverage": _opt(d.coverage)} for d in self.documents],

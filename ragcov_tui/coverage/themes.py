@@ -7,10 +7,15 @@ Offline (``origin: "heuristic"``):
   all classes and A the mean term count per class, weight(t, k) = tf(t, k) · log(1 + A / f(t)).
   Terms are English-stop-word-free unigrams and bigrams; the top ``n_themes`` are kept, skipping
   a term that contains or is contained in one already kept.
-* suggested questions — from the cluster's most representative sentences: the sentences of the
-  chunks nearest the centroid, scored by the summed c-TF-IDF weight of their terms, turned into
-  a yes/no question "⟨theme⟩: is it true that ⟨sentence⟩?". They are verbatim corpus statements
-  and say so by their origin.
+* suggested questions — from the gap's least-covered chunks (largest distance to any question,
+  so the suggestions target what the test set misses). First the section headings found there
+  (Markdown ``#`` lines), turned into questions by their shape: a heading that already is a
+  question is kept, a gerund heading ("Creating an endpoint") becomes "What are the steps for
+  creating an endpoint?", a noun heading ("Rate limits") becomes "What does the documentation say
+  about rate limits in <document title>?"; generic headings (Overview, FAQ…) are skipped. Then
+  whole prose sentences of those chunks, scored by the summed c-TF-IDF weight of their terms, as
+  "Is it true that <sentence>?". Both are template questions over corpus text and say so by
+  their origin; the TUI lets a person edit one before accepting it.
 
 With an LLM (``ChatModel``): the model reads the cluster's most representative chunks and returns
 ``{"themes": [...], "questions": [...]}`` (validated; cached by the LLM layer); any failure falls
@@ -88,14 +93,44 @@ def is_statement(raw: str, words: list[str]) -> bool:
     return sum(w.strip(",;:.'\"").isalpha() for w in words) >= 0.8 * len(words)
 
 
-def heuristic_questions(central_texts: list[str], weights: np.ndarray, vocabulary: np.ndarray,
-                        themes: list[str], n: int) -> list[dict[str, str]]:
-    """Up to ``n`` questions from the best-scoring sentences of the most central chunks."""
-    lookup = {str(t): float(w) for t, w in zip(vocabulary, weights) if w > 0}
+HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
+GENERIC_HEADINGS = {"overview", "introduction", "summary", "notes", "note", "faq", "examples", "example", "see also",
+                    "contents", "table of contents", "details", "more", "other", "misc", "miscellaneous", "background"}
+QUESTION_WORDS = ("how", "what", "why", "when", "where", "which", "who", "can", "do", "does", "is", "are", "should")
+IMPERATIVES = {"add", "assign", "cancel", "change", "choose", "configure", "connect", "create", "delete", "disable",
+               "enable", "export", "generate", "get", "import", "install", "invite", "manage", "move", "open",
+               "remove", "reset", "restore", "revoke", "rotate", "set", "share", "start", "update", "upgrade", "use",
+               "verify"}
+NUMBERING = re.compile(r"^(?:step\s+)?\d+[.):]?\s+", re.IGNORECASE)
+POSSESSIVES = {"your": "my", "you": "I", "yours": "mine"}
+
+
+def heading_question(heading: str, title: str | None) -> str | None:
+    """A question from a section heading (see the module doc), or None for a generic heading."""
+    h = NUMBERING.sub("", clean(heading)).strip(" :.")
+    words = h.split()
+    if not words or h.lower() in GENERIC_HEADINGS or len(words) > 12:
+        return None
+    first = words[0].lower()
+    if first in QUESTION_WORDS:
+        return h.rstrip("?") + "?"
+    lower = h[0].lower() + h[1:] if not h[:2].isupper() else h
+    if first in IMPERATIVES:
+        return "How do I " + " ".join(POSSESSIVES.get(w.lower(), w) for w in lower.split()) + "?"
+    if first.endswith("ing") and len(first) > 4:
+        return f"What are the steps for {lower}?"
+    topic = title.rsplit(":", 1)[-1].strip() if title else ""
+    if topic and topic.lower() != h.lower():
+        return f"What does the documentation say about {lower} in {topic}?"
+    return f"What does the documentation say about {lower}?"
+
+
+def sentence_candidates(texts: list[str], lookup: dict[str, float]) -> list[tuple[float, str]]:
+    """Whole prose sentences of ``texts`` with their summed c-TF-IDF weight, heaviest first."""
     scored: list[tuple[float, str]] = []
     seen: set[str] = set()
-    for text in central_texts:
-        for raw in SENTENCE_SPLIT.split(text):
+    for text in texts:
+        for raw in SENTENCE_SPLIT.split(HEADING.sub(" ", text)):
             sentence = clean(raw).rstrip(".!?;: ")
             words = sentence.lower().split()
             if not is_statement(raw, words) or sentence.lower() in seen:
@@ -104,23 +139,37 @@ def heuristic_questions(central_texts: list[str], weights: np.ndarray, vocabular
             grams = words + [" ".join(p) for p in zip(words, words[1:])]
             scored.append((sum(lookup.get(g.strip(",;:()\"'"), 0.0) for g in grams), sentence))
     scored.sort(key=lambda pair: -pair[0])
-    topic = themes[0] if themes else "this topic"
-    return [{"text": f"{topic.capitalize()}: is it true that {s[0].lower() + s[1:]}?", "origin": HEURISTIC}
-            for _, s in scored[:n]]
+    return scored
+
+
+def heuristic_questions(texts: list[str], weights: np.ndarray, vocabulary: np.ndarray, n: int) -> list[dict[str, str]]:
+    """Up to ``n`` questions: headings of ``texts`` (least covered first), then their best sentences."""
+    out: list[str] = []
+    for text in texts:
+        title = next((clean(m.group(2)) for m in HEADING.finditer(text) if len(m.group(1)) == 1), None)
+        for m in HEADING.finditer(text):
+            q = heading_question(m.group(2), title) if len(m.group(1)) > 1 else None
+            if q and q.lower() not in {o.lower() for o in out}:
+                out.append(q)
+    lookup = {str(t): float(w) for t, w in zip(vocabulary, weights) if w > 0}
+    out += [f"Is it true that {s[0].lower() + s[1:]}?" for _, s in sentence_candidates(texts, lookup)]
+    return [{"text": text, "origin": HEURISTIC} for text in out[:n]]
 
 
 def heuristic_themes(texts_by_cluster: list[list[str]], n_themes: int, n_questions: int,
-                     with_questions: set[int]) -> list[ClusterThemes]:
-    """c-TF-IDF themes for every cluster; heuristic questions for the clusters in ``with_questions``.
+                     question_texts: dict[int, list[str]]) -> list[ClusterThemes]:
+    """c-TF-IDF themes for every cluster; heuristic questions for the clusters in ``question_texts``.
 
-    ``texts_by_cluster[k]`` lists cluster k's texts, most central (nearest the centroid) first.
+    ``texts_by_cluster[k]`` lists cluster k's texts, most central (nearest the centroid) first;
+    ``question_texts[k]`` the texts to draw gap k's questions from (least covered first).
     """
     weights, vocabulary = class_tfidf(texts_by_cluster)
     out = []
     for k, texts in enumerate(texts_by_cluster):
         row = weights[k] if weights.shape[1] else np.zeros(0)
         themes = top_terms(row, vocabulary, n_themes)
-        questions = heuristic_questions(texts[:LLM_CHUNKS], row, vocabulary, themes, n_questions) if k in with_questions else []
+        source = question_texts.get(k)
+        questions = heuristic_questions(source[:LLM_CHUNKS], row, vocabulary, n_questions) if source else []
         out.append(ClusterThemes(themes, questions))
     return out
 
@@ -145,7 +194,8 @@ def llm_themes(llm: ChatModel, central_texts: list[str], n_themes: int, n_questi
         {"role": "system", "content": "You help improve the test set of a retrieval-augmented generation system. "
                                       "Reply with JSON only."},
         {"role": "user", "content": (
-            f"The passages below form one topic of a knowledge base that the test questions do not cover well.\n"
+            f"The passages below come from one topic of a knowledge base that the test questions do not cover well "
+            f"(the least covered passages first).\n"
             f"Name 3 to {n_themes} short themes (2-4 words each) and write {n_questions} distinct questions a user "
             f"would ask that these passages answer.\nReply as {{\"themes\": [...], \"questions\": [...]}}.\n\n{passages}")},
     ]
@@ -158,13 +208,15 @@ def llm_themes(llm: ChatModel, central_texts: list[str], n_themes: int, n_questi
     return ClusterThemes(themes, questions, origin)
 
 
-def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_clusters: list[int], *, n_themes: int,
-               n_questions: int, progress: Progress | None = None) -> list[ClusterThemes]:
-    """Themes for every cluster and suggested questions for the gaps (LLM when given, else heuristic)."""
-    base = heuristic_themes(texts_by_cluster, n_themes, n_questions, set(gap_clusters))
+def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_texts: dict[int, list[str]], *,
+               n_themes: int, n_questions: int, progress: Progress | None = None) -> list[ClusterThemes]:
+    """Themes for every cluster and suggested questions for each gap ``k`` in ``gap_texts`` (LLM when
+    given, else heuristic), drawn from ``gap_texts[k]``: the gap's chunks, least covered first."""
+    base = heuristic_themes(texts_by_cluster, n_themes, n_questions, gap_texts)
+    gap_clusters = list(gap_texts)
     if llm is None or not gap_clusters:
         return base
-    outcomes = run_bounded(lambda k: llm_themes(llm, texts_by_cluster[k], n_themes, n_questions), gap_clusters,
+    outcomes = run_bounded(lambda k: llm_themes(llm, gap_texts[k], n_themes, n_questions), gap_clusters,
                            concurrency=4, progress=progress, stage="themes")
     for k, outcome in zip(gap_clusters, outcomes):
         value = outcome.value if outcome.ok else f"{type(outcome.error).__name__}: {outcome.error}"
