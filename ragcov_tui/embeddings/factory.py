@@ -22,19 +22,22 @@ SPECS = "local, local:/dir, openai:MODEL, voyage:MODEL, st:MODEL, precomputed, h
 
 
 def _build(spec: str, concurrency: int) -> Embedder:
+    """Every ``Embedder.spec`` builds the same embedder again (``local:all-MiniLM-L6-v2-int8``,
+    ``hash:test-hash-256``), so a stored session's embedder can be rerun as it was."""
     provider, _, arg = spec.strip().partition(":")
     provider, arg = provider.strip().lower(), arg.strip()
     if provider == "local":
-        from ragcov_tui.embeddings.local import OnnxEmbedder
+        from ragcov_tui.embeddings.local import MINILM_NAME, OnnxEmbedder
 
-        return OnnxEmbedder.from_dir(arg) if arg else OnnxEmbedder.minilm()
-    if provider == "precomputed" and not arg:
+        return OnnxEmbedder.from_dir(arg) if arg and arg != MINILM_NAME else OnnxEmbedder.minilm()
+    if provider == "precomputed" and arg in ("", "given"):
         from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
 
         return PrecomputedEmbedder()
     if provider == "hash":
         from ragcov_tui.embeddings.hashing import HashEmbedder
 
+        arg = arg.removeprefix("test-hash-")
         if arg and not (arg.isdigit() and 2 <= int(arg) <= 65536):
             raise BadInput(f"embedder {spec!r}: hash:DIM needs a whole number of dimensions")
         return HashEmbedder(int(arg)) if arg else HashEmbedder()
