@@ -99,14 +99,16 @@ def run_analysis(
     try:
         t = time.perf_counter()
         chunk_vecs = embed_items(
-            embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunk", progress=progress
+            embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks", progress=progress,
+            labels=[c.id for c in chunks],
         )
         question_vecs = embed_items(
             embedder,
             [q.text for q in testset.questions],
             [q.vector for q in testset.questions],
-            what="question",
+            what=Path(opts.questions).name,
             progress=progress,
+            labels=[q.id for q in testset.questions],
         )
         _check_dims(chunk_vecs, question_vecs)
         timings["embed"] = time.perf_counter() - t
