@@ -7,6 +7,7 @@ in it is shown literally.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -158,15 +159,30 @@ def print_compare(console: Console, result: dict[str, Any]) -> None:
                            f"ties {pair.get('ties')}, errors {pair.get('errors')}"))
 
 
+def session_headline(session: dict[str, Any]) -> str:
+    """The few figures that identify a session at a glance."""
+    summary = session.get("summary") or {}
+    if session["kind"] == "analysis":
+        return (f"basic {fmt(summary.get('basic'))} · {summary.get('gaps', '?')} gaps · "
+                f"{summary.get('outliers', '?')} outliers")
+    means = summary.get("means") or {}
+    k = summary.get("k", 5)
+    picks = [(f"hit@{k}", means.get(f"retrieval.hit@{k}")), ("ndcg", means.get(f"retrieval.ndcg@{k}")),
+             ("faith", means.get("generation.faithfulness"))]
+    return " · ".join(f"{name} {fmt(value, 2)}" for name, value in picks if value is not None)
+
+
 def print_sessions(console: Console, sessions: list[dict[str, Any]]) -> None:
-    t = Table(title="Sessions", title_justify="left")
-    for col in ("id", "kind", "status", "created", "name", "test file", "headline"):
-        t.add_column(col)
+    named = any(s.get("name") for s in sessions)
+    t = Table(title="Sessions", title_justify="left", box=None, header_style="bold")
+    for col in ("id", "kind", "status", "created UTC", *(("name",) if named else ()), "test file"):
+        t.add_column(col, no_wrap=True)
+    t.add_column("headline", overflow="fold")
     for s in sessions:
-        summary = s.get("summary") or {}
-        head = ", ".join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in list(summary.items())[:3])
-        t.add_row(s["id"], s["kind"], s["status"], s["created_at"], Text(s.get("name") or ""),
-                  Text(str(s.get("questions_path") or "")), Text(head))
+        created = (s.get("created_at") or "")[5:16].replace("T", " ")
+        test_file = Path(s["questions_path"]).name if s.get("questions_path") else ""
+        name = (Text(s.get("name") or ""),) if named else ()
+        t.add_row(s["id"], s["kind"], s["status"], created, *name, Text(test_file), Text(session_headline(s)))
     console.print(t)
 
 
