@@ -52,7 +52,31 @@ class Stat:
     high: float
 
 
+def matches(query: str, *values: Any) -> bool:
+    """True when ``query`` occurs, case-insensitively, in one of ``values`` (lists count item by
+    item; None never matches); an empty query matches everything."""
+    needle = query.strip().casefold()
+    if not needle:
+        return True
+    items = [str(x) for v in values if v is not None for x in (v if isinstance(v, (list, tuple)) else [v])]
+    return any(needle in item.casefold() for item in items)
+
+
+def _like(query: str) -> str:
+    """A LIKE pattern (ESCAPE '\\') for text containing ``query`` literally."""
+    return "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 # ---------------------------------------------------------------- sessions
+
+SESSION_TEXT = ("id", "kind", "status", "name", "questions_path", "embedder", "system", "llm", "created_at")
+
+
+def session_page(db: sqlite_utils.Database, offset: int = 0, limit: int = 500, *, query: str = "") -> Page:
+    """Sessions newest first whose id, kind, status, name, test file, embedder, system, LLM or date contain ``query``."""
+    rows = [s for s in list_sessions(db) if matches(query, *(s.get(k) for k in SESSION_TEXT))]
+    return Page(rows[offset: offset + limit], len(rows), offset)
+
 
 ANALYSIS_TREND = ("basic", "weighted", "multi_threshold", "multi_n")
 
@@ -104,12 +128,14 @@ def analysis_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
     return json.loads(row[0]) if row else {}
 
 
-def cluster_rows(db: sqlite_utils.Database, sid: str) -> list[dict[str, Any]]:
-    """The report's clusters, each with ``covering``: inlier questions whose nearest cluster it is."""
+def cluster_rows(db: sqlite_utils.Database, sid: str, *, query: str = "") -> list[dict[str, Any]]:
+    """The report's clusters, each with ``covering``: inlier questions whose nearest cluster it is;
+    ``query`` keeps those whose id or a theme contains it."""
     covering = dict(db.execute(
         "SELECT nearest_cluster, count(*) FROM question_results WHERE session_id = ? AND outlier = 0 "
         "GROUP BY nearest_cluster", [sid]).fetchall())
-    return [{**c, "covering": covering.get(c["id"], 0)} for c in analysis_report(db, sid).get("clusters", [])]
+    return [{**c, "covering": covering.get(c["id"], 0)} for c in analysis_report(db, sid).get("clusters", [])
+            if matches(query, str(c["id"]), c.get("themes"))]
 
 
 def cluster_chunks(db: sqlite_utils.Database, sid: str, cluster: int, offset: int = 0, limit: int = 100) -> Page:
@@ -166,14 +192,18 @@ def map_points(db: sqlite_utils.Database, sid: str, max_chunks: int = 2000) -> M
     return MapPoints(chunks, [(x, y, bool(o)) for x, y, o in questions], total)
 
 
-def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100) -> Page:
-    """Outlier questions by LOF score (highest first) with their nearest chunk and triage mark."""
-    total = db.execute("SELECT count(*) FROM question_results WHERE session_id = ? AND outlier = 1", [sid]).fetchone()[0]
+def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100, *, query: str = "") -> Page:
+    """Outlier questions by LOF score (highest first) with their nearest chunk and triage mark;
+    ``query`` keeps those whose id or text contains it (case-insensitive)."""
+    where, args = "q.session_id = ? AND q.outlier = 1", [sid]
+    if query.strip():
+        where += " AND (q.question_id LIKE ? ESCAPE '\\' OR q.text LIKE ? ESCAPE '\\')"
+        args += [_like(query)] * 2
+    total = db.execute(f"SELECT count(*) FROM question_results q WHERE {where}", args).fetchone()[0]
     rows = [dict(r) for r in db.query(
         "SELECT q.question_id, q.text, q.lof_score, q.nearest_chunk, q.nearest_chunk_dist, c.text AS chunk_text "
         "FROM question_results q LEFT JOIN chunks c ON c.session_id = q.session_id AND c.chunk_id = q.nearest_chunk "
-        "WHERE q.session_id = ? AND q.outlier = 1 ORDER BY q.lof_score DESC, q.seq LIMIT ? OFFSET ?",
-        [sid, limit, offset])]
+        f"WHERE {where} ORDER BY q.lof_score DESC, q.seq LIMIT ? OFFSET ?", args + [limit, offset])]
     marks = question_marks(db, sid)
     for r in rows:
         r["mark"] = marks.get(r["question_id"])
@@ -193,8 +223,11 @@ def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> li
     return [{"a": a, "a_text": texts.get(a, ""), "b": b, "b_text": texts.get(b, "")} for a, b in pairs]
 
 
-def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None) -> list[dict[str, Any]]:
-    """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin}].
+def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, query: str = "") -> list[dict[str, Any]]:
+    """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin}],
+    ``rank`` (1 = highest priority), ``share`` and the report's ``note`` / ``flagged_documents``
+    (``""`` / ``[]`` for older reports); ``query`` keeps the gaps whose cluster id, a theme, the
+    note, a flagged document or a suggestion contains it.
 
     Rejected suggestions, and any whose text was rejected before for this test file, are left out
     (a rejected suggestion is never suggested again).
@@ -207,14 +240,15 @@ def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None) -> l
             by_cluster.setdefault(s["cluster"], []).append(s)
     report = analysis_report(db, sid)
     shares = {c["id"]: c.get("share") for c in report.get("clusters", [])}
-    return [{**g, "share": shares.get(g["cluster"]), "suggestions": by_cluster.get(g["cluster"], [])}
-            for g in report.get("gaps", [])]
+    gaps = [{"note": "", "flagged_documents": [], **g, "rank": rank, "share": shares.get(g["cluster"]),
+             "suggestions": by_cluster.get(g["cluster"], [])} for rank, g in enumerate(report.get("gaps", []), 1)]
+    return [g for g in gaps if matches(query, str(g["cluster"]), g.get("themes"), g["note"], g["flagged_documents"],
+                                       [s["text"] for s in g["suggestions"]])]
 
 
 def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 200, *, query: str = "") -> Page:
     """Per-document coverage from the report: flagged first, then least covered first; ``query`` filters by source."""
-    needle = query.strip().casefold()
-    docs = sorted((d for d in analysis_report(db, sid).get("documents", []) if needle in d["source"].casefold()),
+    docs = sorted((d for d in analysis_report(db, sid).get("documents", []) if matches(query, d["source"])),
                   key=lambda d: (not d.get("flagged"), d.get("coverage") is None, d.get("coverage") or 0, d["source"]))
     return Page(docs[offset: offset + limit], len(docs), offset)
 
@@ -277,7 +311,7 @@ def eval_page(db: sqlite_utils.Database, sid: str, *, sort: str = "id", descendi
         where += f" AND {expr} {match.group(2)} ?"
         args += eargs + [float(match.group(3))]
     elif query.strip():
-        like = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        like = _like(query)
         where += " AND (" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in ("question_id", "question", "answer", "diagnosis")) + ")"
         args += [like] * 4
     order, oargs = _metric_expr(db, sid, sort)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
@@ -26,6 +27,10 @@ from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import current_user, get_session, now_iso
 from ragcov_tui.testset import writer
+from ragcov_tui.testset.reader import read_testset
+
+HEURISTIC_ORIGIN = "heuristic"
+
 
 def _testset_path(db: sqlite_utils.Database, sid: str) -> str:
     session = get_session(db, sid)
@@ -132,12 +137,24 @@ def undo_last(db: sqlite_utils.Database, sid: str) -> Decision:
     )
 
 
+def _taken_keys(db: sqlite_utils.Database, sid: str, cluster: int, path: str) -> set[str]:
+    """Normalised texts a new suggestion for ``cluster`` must not repeat: the gap's own suggestions,
+    every text rejected for this test file, and the questions of the file (as stored by the session,
+    plus the file on disk when it can be read)."""
+    taken = log.rejected_keys(db, path)
+    taken |= {writer.text_key(t) for (t,) in db.execute(
+        "SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?", [sid, cluster])}
+    taken |= {writer.text_key(t) for (t,) in db.execute("SELECT text FROM questions WHERE session_id = ?", [sid])}
+    try:
+        taken |= {writer.text_key(q.text) for q in read_testset(path).questions}
+    except BadInput:  # moved or unreadable: the stored questions stand in for it
+        pass
+    return taken
+
+
 def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: list[str], origin: str) -> list[int]:
-    """Store new suggestions for a gap, skipping blanks, duplicates of the gap's own and rejected texts."""
-    path = _testset_path(db, sid)
-    seen = log.rejected_keys(db, path) | {
-        writer.text_key(t) for (t,) in db.execute("SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?",
-                                                  [sid, cluster])}
+    """Store new suggestions for a gap, skipping blanks and texts already taken (see ``_taken_keys``)."""
+    seen = _taken_keys(db, sid, cluster, _testset_path(db, sid))
     ids = []
     for text in texts:
         key = writer.text_key(text)
@@ -148,6 +165,57 @@ def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: li
             ids.append(int(db["suggestions"].insert(
                 {"session_id": sid, "cluster": cluster, "text": text.strip(), "origin": origin}).last_pk))
     return ids
+
+
+def least_covered_texts(db: sqlite_utils.Database, sid: str, per_cluster: int) -> dict[int, list[str]]:
+    """Each cluster's chunk texts, least covered (largest distance to any question) first, at most
+    ``per_cluster`` each — one windowed query, never the whole session in Python."""
+    out: dict[int, list[str]] = {}
+    for cluster, text in db.execute(
+            "SELECT cluster, text FROM (SELECT r.cluster, c.text, row_number() OVER (PARTITION BY r.cluster "
+            "ORDER BY r.mindist IS NULL, r.mindist DESC, r.seq) AS rank FROM chunk_results r "
+            "JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
+            "WHERE r.session_id = ? AND r.cluster IS NOT NULL) WHERE rank <= ? ORDER BY cluster, rank",
+            [sid, per_cluster]):
+        out.setdefault(int(cluster), []).append(text)
+    return out
+
+
+def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3, passages: int = 40,
+                           sample: int = 200) -> list[int]:
+    """``n`` more template questions for a gap without an LLM; returns the ids stored (origin ``heuristic``).
+
+    The coverage engine's own heuristic (:func:`ragcov_tui.coverage.themes.heuristic_questions`:
+    section headings, then the heaviest prose sentences by c-TF-IDF) runs over the gap's
+    ``passages`` least-covered chunks — more of them than the analysis read — with c-TF-IDF
+    weights (:func:`~ragcov_tui.coverage.themes.class_tfidf`) over the ``sample`` least-covered
+    chunks of every cluster. Candidates already suggested, rejected or in the test file are
+    skipped, so each call goes further down the list. ``[]`` when nothing new is left.
+    """
+    from ragcov_tui.coverage.themes import class_tfidf, heuristic_questions
+
+    texts = least_covered_texts(db, sid, max(sample, passages))
+    if cluster not in texts:
+        raise BadInput(f"cluster {cluster}: no chunks stored for it in session {sid}")
+    order = sorted(texts)
+    weights, vocabulary = class_tfidf([texts[k][:sample] for k in order])
+    row = weights[order.index(cluster)] if weights.shape[1] else np.zeros(0)
+    candidates = heuristic_questions(texts[cluster][:passages], row, vocabulary, n=10 ** 6)
+    taken = _taken_keys(db, sid, cluster, _testset_path(db, sid))
+    fresh = [q["text"] for q in candidates if writer.text_key(q["text"]) not in taken]
+    return add_suggestions(db, sid, cluster, fresh[:n], HEURISTIC_ORIGIN)
+
+
+def more_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3) -> tuple[list[int], str]:
+    """``g`` in Gaps: more suggestions for a gap from the LLM the session ran with, or the offline
+    heuristic when it ran without one. Returns (ids stored, origin: ``llm:<spec>`` or ``heuristic``)."""
+    from ragcov_tui.llm.factory import make_llm
+
+    session = get_session(db, sid) or {}
+    llm = make_llm(session.get("llm"), db=db)
+    if llm is None:
+        return suggest_more_heuristic(db, sid, cluster, n=n), HEURISTIC_ORIGIN
+    return suggest_more(db, sid, cluster, llm, n=n), f"llm:{llm.spec}"
 
 
 SUGGEST_PROMPT = (

@@ -102,6 +102,13 @@ def make_analysis_session(
         dcov = round(1 - float(mindist[mask].mean()), 4) if mask.any() else None
         documents.append({"source": src, "chunks": int(mask.sum()), "coverage": dcov,
                           "flagged": dcov is not None and dcov < 0.6})
+    flagged = [min(documents, key=lambda doc: doc["coverage"] if doc["coverage"] is not None else 2.0)["source"]]
+    next(doc for doc in documents if doc["source"] == flagged[0])["flagged"] = True
+    for i, g in enumerate(gaps):  # the lowest-priority gap is mostly one (the least covered) document
+        last = i == len(gaps) - 1 and bool(flagged)
+        g["flagged_documents"] = flagged if last else []
+        g["note"] = (f"mostly content of flagged document(s) {', '.join(flagged)}: check whether it belongs in the "
+                     "corpus before adding questions") if last else ""
     n_out = int(outlier.sum())
     report = {
         "session_id": sid,
@@ -122,7 +129,7 @@ def make_analysis_session(
         _insert_session(db, {
             "id": sid, "kind": "analysis", "name": name, "created_at": created_at, "finished_at": created_at,
             "questions_path": questions_path or "/data/questions.jsonl", "testset_sha256": sha,
-            "embedder": "local:all-MiniLM-L6-v2", "summary": json.dumps(summary),
+            "embedder": "local:all-MiniLM-L6-v2-int8", "summary": json.dumps(summary),
             "params": json.dumps({"clusters": n_clusters, "chunk_size": 500, "chunk_overlap": 50}),
         })
         db["reports"].insert({"session_id": sid, "report": json.dumps(report)})
@@ -190,9 +197,10 @@ def make_eval_session(
         claims = [{"claim": _sentence(rng, 6), "verdict": v, "reason": "supported by passage [1]"}
                   for v in ("supported", "not_found")]
         details = {
-            "paraphrases": [{"question": _sentence(rng, 6) + "?", "answer": _sentence(rng, 10)}],
+            "paraphrases": {"source": "test file", "items": [{"question": _sentence(rng, 6) + "?", "answer": _sentence(rng, 10)}]},
             "spread": {"faithfulness": round(float(rng.uniform(0, 0.2)), 4)},
             "generation_details": {"faithfulness": {"claims": claims}},
+            "undefined": {"robustness": "no paraphrases were run"} if generation["robustness"] is None else {},
         }
         judge = [{"metric": "faithfulness", "prompt": "Claims: ...[INST] check [/INST]", "raw": '{"verdicts": [1, 0]}',
                   "error": None}]
@@ -208,7 +216,7 @@ def make_eval_session(
     with db.conn:
         _insert_session(db, {
             "id": sid, "kind": "eval", "name": name, "created_at": created_at, "finished_at": created_at,
-            "questions_path": questions_path, "embedder": "local:all-MiniLM-L6-v2", "system": "builtin:hybrid",
+            "questions_path": questions_path, "embedder": "local:all-MiniLM-L6-v2-int8", "system": "builtin:hybrid",
             "summary": json.dumps(summary), "params": json.dumps({"k": k, "paraphrases": 1, "repeats": 1}),
         })
         db.conn.executemany("INSERT INTO eval_items VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)

@@ -36,3 +36,34 @@ def test_suggest_more_stores_new_questions_and_skips_rejected(tmp_path: Path, mo
     assert texts == ["How are [bold]webhooks[/bold] retried?", "What is the backup policy?"]
     origins = {o for (o,) in db.execute("SELECT origin FROM suggestions WHERE id IN (%s)" % ",".join(map(str, added)))}
     assert origins == {"llm:openai:gpt-test"}
+
+
+def _markdown_cluster(db, sid: str, cluster: int) -> None:
+    """Give one cluster's chunks Markdown text with a distinct heading each (least covered = highest mindist)."""
+    ids = [c for (c,) in db.execute("SELECT chunk_id FROM chunk_results WHERE session_id = ? AND cluster = ? "
+                                    "ORDER BY mindist DESC", [sid, cluster])]
+    with db.conn:
+        for i, cid in enumerate(ids):
+            db.execute("UPDATE chunks SET text = ? WHERE session_id = ? AND chunk_id = ?",
+                       [f"# Webhooks\n\n## Replaying delivery batch {i}\n\nEach batch can be replayed from the console.", sid, cid])
+
+
+def test_heuristic_more_suggestions_go_down_the_least_covered_chunks_and_skip_taken_texts(tmp_path: Path) -> None:
+    db = open_db(":memory:")
+    sid = make_analysis_session(db, testset_dir=tmp_path, n_chunks=100, n_questions=10)
+    cluster = db.execute("SELECT cluster FROM suggestions ORDER BY id LIMIT 1").fetchone()[0]
+    _markdown_cluster(db, sid, cluster)
+    testset = tmp_path / "questions.jsonl"
+    with testset.open("a", encoding="utf-8") as f:  # already in the file: never suggested
+        f.write(json.dumps({"id": "mine", "question": "What are the steps for replaying delivery batch 0?"}) + "\n")
+    first = triage.suggest_more_heuristic(db, sid, cluster, n=2)
+    texts = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, first))}) ORDER BY id")]
+    assert texts == ["What are the steps for replaying delivery batch 1?", "What are the steps for replaying delivery batch 2?"]
+    assert {o for (o,) in db.execute("SELECT origin FROM suggestions WHERE id = ?", [first[0]])} == {"heuristic"}
+    triage.reject_suggestion(db, sid, first[0])
+    again, origin = triage.more_suggestions(db, sid, cluster, n=2)  # the session ran without an LLM: heuristic
+    later = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, again))}) ORDER BY id")]
+    assert origin == "heuristic" and later == ["What are the steps for replaying delivery batch 3?",
+                                               "What are the steps for replaying delivery batch 4?"]
+    with pytest.raises(BadInput, match="cluster 99"):
+        triage.suggest_more_heuristic(db, sid, 99)

@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
 from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import block, lit, num
@@ -20,12 +21,14 @@ from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 MAP_POINTS = 2000
 
 
-class ClustersPane(Pane):
+class ClustersPane(Filterable, Pane):
     title = "Clusters"
     needs = "analysis"
+    filter_table = "#clusters-table"
     BINDINGS = [
         Binding("m", "toggle_map", "Map"),
         Binding("enter", "detail", "Chunk text"),
+        *FILTER_BINDINGS,
     ]
 
     clusters: list[dict[str, Any]] = []
@@ -33,6 +36,7 @@ class ClustersPane(Pane):
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
+        yield FilterBar("find a cluster by id or theme · enter apply · esc clear", id="clusters-filter")
         with Horizontal(id="clusters-body"):
             with Vertical(id="clusters-left"):
                 yield Table(id="clusters-table")
@@ -44,13 +48,16 @@ class ClustersPane(Pane):
         table = self.query_one("#clusters-table", DataTable)
         table.clear(columns=True)
         table.add_columns("id", "size", "share", "cov", "q's", "themes")
-        table.border_title = "Clusters"
-        self.clusters = queries.cluster_rows(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        self.clusters = queries.cluster_rows(self.ragcov.db, self.sid, query=self.query_text)  # type: ignore[arg-type]
+        table.border_title = f"Clusters ({len(self.clusters)}){self.filter_caption()}"
         for c in self.clusters:
             table.add_row(num(c["id"]), num(c["size"]), num(c["share"], 2), num(c["coverage"], 2), num(c["covering"]),
                           lit(", ".join(c.get("themes") or []), width=60), key=str(c["id"]))
         self.points = queries.map_points(self.ragcov.db, self.sid, MAP_POINTS)  # type: ignore[arg-type]
         self._show_cluster()
+
+    def show_filtered(self) -> None:
+        self.render_session()
 
     @property
     def selected(self) -> dict[str, Any] | None:

@@ -6,25 +6,19 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.widgets import Input
 
 from ragcov_tui.store import queries
 from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.filtering import FilterBar
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 
-class DocumentsPane(Pane):
+class DocumentsPane(Filterable, Pane):
     title = "Documents"
     needs = "analysis"
-    BINDINGS = [
-        Binding("slash", "filter", "Filter"),
-        Binding("n", "step(1)", "Next"),
-        Binding("N", "step(-1)", "Prev", show=False),
-    ]
-    query_text = ""
+    filter_table = "#documents-table"
+    BINDINGS = FILTER_BINDINGS
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -33,7 +27,15 @@ class DocumentsPane(Pane):
                          key="source", page_size=200, id="documents-table")
 
     def render_session(self) -> None:
-        self.query_one(PagedTable).show(self._fetch, self._row)
+        self._show(self.query_one(PagedTable).cursor_row)
+
+    def show_filtered(self) -> None:
+        self._show(0)
+
+    def _show(self, cursor: int) -> None:
+        table = self.query_one(PagedTable)
+        table.label = f"Documents, flagged first{self.filter_caption()}"
+        table.show(self._fetch, self._row, cursor=cursor)
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
         return queries.document_page(self.ragcov.db, self.sid, offset, limit, query=self.query_text)  # type: ignore[arg-type]
@@ -42,18 +44,3 @@ class DocumentsPane(Pane):
     def _row(d: dict[str, Any]) -> list[Text]:
         return [lit("FLAGGED" if d.get("flagged") else "", "bold"), num(d.get("coverage")), num(d.get("chunks")),
                 lit(d["source"], width=300)]
-
-    def action_filter(self) -> None:
-        self.query_one(FilterBar).open()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.query_text = event.value.strip()
-        bar = self.query_one(FilterBar)
-        bar.display = bool(self.query_text)
-        table = self.query_one(PagedTable)
-        table.label = f"Documents matching {self.query_text!r}" if self.query_text else "Documents, flagged first"
-        table.show(self._fetch, self._row)
-        table.focus()
-
-    def action_step(self, delta: int) -> None:
-        self.query_one(PagedTable).step(delta)

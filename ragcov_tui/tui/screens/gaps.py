@@ -1,8 +1,10 @@
 """Gaps: the ranked gap list (the paper's gap table) and its suggested questions.
 
 Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file,
-``d`` reject (remembered), ``e`` edit then accept, ``u`` undo, ``g`` ask the LLM for more.
-Writes are immediate (see :mod:`ragcov_tui.testset.triage`).
+``d`` reject (remembered), ``e`` edit then accept, ``u`` undo, ``g`` more suggestions (the
+session's LLM, or the offline heuristic when it ran without one), ``/`` filter the gaps.
+Writes are immediate (see :mod:`ragcov_tui.testset.triage`). The box under the lists shows the
+selected gap's full themes, its note and flagged documents, and the highlighted suggestion in full.
 """
 
 from __future__ import annotations
@@ -13,40 +15,46 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from ragcov_tui.errors import BadInput, RagcovError
+from ragcov_tui.errors import RagcovError
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import TextPrompt
 from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
-from ragcov_tui.tui.widgets.literal import lit, num
+from ragcov_tui.tui.widgets.literal import labelled, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 STATUS = {"open": "", "accepted": "ADDED"}
+FLAG = "!"  # in the gap table: the gap is mostly content of flagged documents
 
 
-class GapsPane(Pane):
+class GapsPane(Filterable, Pane):
     title = "Gaps"
     needs = "analysis"
+    filter_table = "#gaps-table"
     BINDINGS = [
         Binding("a", "accept", "Accept"),
         Binding("d", "reject", "Reject"),
         Binding("e", "edit", "Edit+accept"),
         Binding("u", "undo", "Undo"),
-        Binding("g", "generate", "More (LLM)"),
+        Binding("g", "generate", "More"),
         Binding("space", "mark", "Mark"),
+        *FILTER_BINDINGS,
     ]
     gaps: list[dict[str, Any]] = []
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
+        yield FilterBar("find in themes, notes, flagged documents, suggestions · enter apply · esc clear", id="gaps-filter")
         yield Table(id="gaps-table")
         yield PagedTable("Suggested questions", [(" ", 1), ("status", 6), ("origin", 10), ("question", None)],
                          key="id", id="gaps-suggestions")
+        yield Static(id="gaps-detail")
 
     def render_session(self) -> None:
         session = get_session(self.ragcov.db, self.sid)  # type: ignore[arg-type]
@@ -54,15 +62,22 @@ class GapsPane(Pane):
         table = self.query_one("#gaps-table", DataTable)
         keep = table.cursor_row
         table.clear(columns=True)
-        table.add_columns("#", "cluster", "cov", "size", "share", "prio", "themes")
-        self.gaps = queries.gap_rows(self.ragcov.db, self.sid, self.testset)  # type: ignore[arg-type]
-        table.border_title = f"Gaps ({len(self.gaps)}), highest priority first"
-        for rank, g in enumerate(self.gaps, 1):
-            table.add_row(num(rank), num(g["cluster"]), num(g["coverage"], 2), num(g["size"]), num(g.get("share"), 2),
-                          num(g["priority"], 3), lit(", ".join(g.get("themes") or []), width=60))
+        table.add_columns("#", FLAG, "cluster", "cov", "size", "share", "prio", "themes")
+        self.gaps = queries.gap_rows(self.ragcov.db, self.sid, self.testset, query=self.query_text)  # type: ignore[arg-type]
+        flagged = sum(1 for g in self.gaps if g["flagged_documents"])
+        legend = f" · {FLAG} = mostly flagged documents" if flagged else ""
+        table.border_title = f"Gaps ({len(self.gaps)}), highest priority first{legend}{self.filter_caption()}"
+        for g in self.gaps:
+            table.add_row(num(g["rank"]), lit(FLAG if g["flagged_documents"] else "", "bold"), num(g["cluster"]),
+                          num(g["coverage"], 2), num(g["size"]), num(g.get("share"), 2), num(g["priority"], 3),
+                          lit(", ".join(g.get("themes") or []), width=60))
         if self.gaps:
             table.move_cursor(row=max(0, min(keep, len(self.gaps) - 1)))
         self._show_suggestions()
+
+    def show_filtered(self) -> None:
+        self.query_one("#gaps-table", DataTable).move_cursor(row=0)
+        self.render_session()
 
     @property
     def gap(self) -> dict[str, Any] | None:
@@ -72,6 +87,8 @@ class GapsPane(Pane):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "gaps-table":
             self._show_suggestions()
+        else:
+            self._detail()
 
     def _show_suggestions(self, cursor: int = 0) -> None:
         table = self.query_one(PagedTable)
@@ -79,6 +96,25 @@ class GapsPane(Pane):
         rows = gap["suggestions"] if gap else []
         table.label = f"Suggested questions for cluster {gap['cluster']}" if gap else "Suggested questions"
         table.show(lambda o, n: queries.Page(rows[o: o + n], len(rows), o), self._row, cursor=cursor)
+        self._detail()
+
+    def _detail(self) -> None:
+        """The selected gap's full themes, note and flagged documents, and the highlighted suggestion in full."""
+        gap, suggestion = self.gap, self.query_one(PagedTable).current
+        box = self.query_one("#gaps-detail", Static)
+        if gap is None:
+            box.update(lit("No gaps match the filter." if self.query_text else "No gaps: every cluster is covered."))
+            return
+        pairs: list[tuple[str, Any]] = [("themes", ", ".join(gap.get("themes") or []) or None)]
+        if gap["note"]:
+            pairs.append(("note", lit(gap["note"], "bold")))
+        if gap["flagged_documents"] and gap["flagged_documents"][0] not in gap["note"]:
+            pairs.append(("flagged docs", ", ".join(gap["flagged_documents"])))
+        if suggestion is not None:
+            pairs.append((f"{suggestion['origin']}", suggestion["text"]))
+        else:
+            pairs.append(("suggestions", "none yet: g asks for more"))
+        box.update(labelled(pairs, label_width=13))
 
     def _row(self, s: dict[str, Any]) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(s)
@@ -137,22 +173,20 @@ class GapsPane(Pane):
         gap = self.gap
         if gap is None or self.sid is None:
             return
-        self.app.notify(f"Asking for more questions for cluster {gap['cluster']}…")
+        self.app.notify(f"Looking for more questions for cluster {gap['cluster']}…")
         self._generate(self.ragcov.db_path, self.sid, gap["cluster"])
 
     @work(thread=True, group="suggest", exit_on_error=False, exclusive=True)
     def _generate(self, db_path: str, sid: str, cluster: int) -> None:
-        """Worker: its own database connection; the LLM named by the session (an error if heuristic)."""
-        from ragcov_tui.llm.factory import make_llm
-
+        """Worker: its own database connection; the session's LLM, or the offline heuristic."""
         db = open_db(db_path)
         try:
-            session = get_session(db, sid) or {}
-            llm = make_llm(session.get("llm"), db=db)
-            if llm is None:
-                raise BadInput("this session ran without an LLM (heuristic); rerun the analysis with an LLM to get more suggestions")
-            added = triage.suggest_more(db, sid, cluster, llm)
-            message, severity = f"{len(added)} new suggestion(s) for cluster {cluster}", "information"
+            added, origin = triage.more_suggestions(db, sid, cluster)
+            if added:
+                message, severity = f"{len(added)} new {origin} suggestion(s) for cluster {cluster}", "information"
+            else:
+                message, severity = (f"no new {origin} suggestions for cluster {cluster}: every candidate is already "
+                                     "suggested, rejected or in the test file"), "warning"
         except RagcovError as exc:
             message, severity = str(exc), "error"
         finally:
@@ -162,4 +196,7 @@ class GapsPane(Pane):
 
     def _generated(self, message: str, severity: str) -> None:
         self.app.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+        table = self.query_one(PagedTable)
+        cursor = table.cursor_row
         self.render_session()
+        self._show_suggestions(cursor)

@@ -27,15 +27,15 @@ from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
 
-FIELDS = {  # field -> (label, kinds it applies to)
-    "corpus": ("corpus paths (comma-separated)", ("analysis", "eval")),
-    "questions": ("test file", ("analysis", "eval")),
-    "embedder": ("embedder", ("analysis", "eval")),
-    "llm": ("LLM (empty: offline heuristic)", ("analysis", "eval")),
-    "clusters": ("clusters (empty: auto)", ("analysis",)),
-    "system": ("system under test", ("eval",)),
-    "k": ("k", ("eval",)),
-    "name": ("session name", ("analysis", "eval")),
+FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty field means)
+    "corpus": ("corpus paths (comma-separated)", ("analysis", "eval"), "docs/, more/faq.md"),
+    "questions": ("test file", ("analysis", "eval"), "required: questions.jsonl / .json / .csv"),
+    "embedder": ("embedder", ("analysis", "eval"), "empty: local · openai:MODEL · voyage:MODEL · st:MODEL"),
+    "llm": ("LLM", ("analysis", "eval"), "empty: offline heuristic · openai:MODEL"),
+    "clusters": ("clusters (K)", ("analysis",), "empty: from corpus size · auto: best silhouette · or a number"),
+    "system": ("system under test", ("eval",), "empty: builtin:hybrid"),
+    "k": ("k (chunks retrieved)", ("eval",), "empty: 5"),
+    "name": ("session name", ("analysis", "eval"), "optional"),
 }
 
 
@@ -50,27 +50,37 @@ class JobRequest:
 JobRunner = Callable[[JobRequest, Any, Progress], tuple[str, dict[str, Any]]]
 
 
-def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict[str, Any]]:
-    """The default runner: the form's text → the core's options → ``run_analysis`` / ``run_eval``."""
+def job_options(request: JobRequest) -> Any:
+    """The form's text → the core's ``AnalyzeOptions`` / ``EvalOptions`` (BadInput naming a bad field)."""
     f = {k: v.strip() for k, v in request.fields.items()}
     corpus = [p.strip() for p in f.get("corpus", "").split(",") if p.strip()]
     if not f.get("questions"):
         raise BadInput("test file: required")
     if request.kind == "analysis":
-        from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+        from ragcov_tui.coverage.pipeline import AnalyzeOptions
 
         clusters: int | str | None = f.get("clusters") or None
         if clusters and clusters != "auto":
             clusters = _whole(clusters, "clusters")
-        opts = AnalyzeOptions(corpus=corpus, questions=f["questions"], embedder=f.get("embedder") or "local",
+        return AnalyzeOptions(corpus=corpus, questions=f["questions"], embedder=f.get("embedder") or "local",
                               llm=f.get("llm") or None, clusters=clusters, name=f.get("name") or None)
-        return run_analysis(opts, db, progress=progress)
-    from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+    from ragcov_tui.evaluation.pipeline import EvalOptions
 
-    opts_e = EvalOptions(questions=f["questions"], system=f.get("system") or "builtin:hybrid", corpus=corpus,
-                         embedder=f.get("embedder") or "local", llm=f.get("llm") or None,
-                         k=_whole(f.get("k") or "5", "k"), name=f.get("name") or None)
-    return run_eval(opts_e, db, progress=progress)
+    return EvalOptions(questions=f["questions"], system=f.get("system") or "builtin:hybrid", corpus=corpus,
+                       embedder=f.get("embedder") or "local", llm=f.get("llm") or None,
+                       k=_whole(f.get("k") or "5", "k"), name=f.get("name") or None)
+
+
+def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict[str, Any]]:
+    """The default runner: :func:`job_options` → ``run_analysis`` / ``run_eval``."""
+    opts = job_options(request)
+    if request.kind == "analysis":
+        from ragcov_tui.coverage.pipeline import run_analysis
+
+        return run_analysis(opts, db, progress=progress)
+    from ragcov_tui.evaluation.pipeline import run_eval
+
+    return run_eval(opts, db, progress=progress)
 
 
 def _whole(text: str, field: str) -> int:
@@ -122,10 +132,10 @@ class JobsPane(Pane):
             with Horizontal(classes="form-row"):
                 yield Label("kind", classes="form-label")
                 yield Select([("analysis", "analysis"), ("evaluation", "eval")], value="analysis", allow_blank=False, compact=True, id="job-kind")
-            for key, (label, _) in FIELDS.items():
+            for key, (label, _, hint) in FIELDS.items():
                 with Horizontal(classes="form-row", id=f"row-{key}"):
                     yield Label(label, classes="form-label")
-                    yield Input(id=f"job-{key}", compact=True)
+                    yield Input(id=f"job-{key}", placeholder=hint, compact=True)
             with Horizontal(classes="form-row"):
                 yield Button("Start (ctrl+r)", id="job-start", variant="primary", compact=True)
                 yield Button("Cancel (ctrl+x)", id="job-cancel", disabled=True, compact=True)
@@ -143,7 +153,7 @@ class JobsPane(Pane):
             session = found[0] if found else None
         values = prefill(session)
         self.query_one("#job-kind", Select).value = kind
-        for key, (_, kinds) in FIELDS.items():
+        for key, (_, kinds, _) in FIELDS.items():
             self.query_one(f"#row-{key}").display = kind in kinds
             self.query_one(f"#job-{key}", Input).value = values.get(key, "")
 
@@ -159,7 +169,7 @@ class JobsPane(Pane):
 
     def request(self) -> JobRequest:
         kind = str(self.query_one("#job-kind", Select).value)
-        return JobRequest(kind, {k: self.query_one(f"#job-{k}", Input).value for k, (_, kinds) in FIELDS.items() if kind in kinds})
+        return JobRequest(kind, {k: self.query_one(f"#job-{k}", Input).value for k, (_, kinds, _) in FIELDS.items() if kind in kinds})
 
     def action_start(self) -> None:
         if self.worker is not None and not self.worker.is_finished:

@@ -1,4 +1,4 @@
-"""Modal screens: help, confirm, text prompt, session compare, eval item detail. Esc / q close them."""
+"""Modal screens: help, confirm, text prompt, session compare. Esc / q close them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ragcov_tui.store.queries import flat_summary
-from ragcov_tui.tui.widgets.literal import block, lit
+from ragcov_tui.tui.widgets.literal import lit
 
 CLOSE = [Binding("escape", "close", "Back"), Binding("q", "close", "Back", show=False)]
 
@@ -105,67 +105,3 @@ def compare_text(a: dict[str, Any], b: dict[str, Any]) -> Text:
 class CompareScreen(TextScreen):
     def __init__(self, a: dict[str, Any], b: dict[str, Any]) -> None:
         super().__init__(f"Compare {a['id']} and {b['id']}", compare_text(a, b))
-
-
-def eval_item_text(item: dict[str, Any]) -> Text:
-    """Everything about one eval item: answer, retrieved chunks (cited marked), claims, paraphrases, judge calls."""
-    out = Text()
-
-    def head(title: str) -> None:
-        out.append(f"\n{title}\n", style="bold underline")
-
-    out.append("Question  ", style="bold").append_text(block(item.get("question"))).append("\n")
-    out.append("Status    ", style="bold").append_text(lit(f"{item.get('status')}  ·  diagnosis: {item.get('diagnosis') or '—'}"))
-    if item.get("error"):
-        out.append("\nError     ", style="bold red").append_text(block(item["error"]))
-    head("Answer")
-    out.append_text(block(item.get("answer")))
-    head("Retrieved (* = cited)")
-    for rank, c in enumerate(item.get("retrieved") or [], 1):
-        out.append(f"{'*' if c.get('cited') else ' '} {rank:>2}. ", style="bold")
-        out.append_text(lit(f"{c.get('id')}  score {c.get('score')}  "))
-        out.append_text(lit(c.get("text"), "dim", width=300)).append("\n")
-    head("Metrics")
-    for group in ("retrieval", "generation"):
-        values = item.get(group) or {}
-        out.append_text(lit("  ".join(f"{k}={'—' if v is None else f'{v:.3f}'}" for k, v in values.items()) or "—")).append("\n")
-    details = item.get("details") or {}
-    claims = list(_claims(details))
-    if claims:
-        head("Claims and verdicts")
-        for metric, c in claims:
-            out.append_text(lit(f"[{c.get('verdict')}] ", "bold")).append_text(lit(c.get("claim")))
-            out.append_text(lit(f"  ({metric}: {c.get('reason') or ''})", "dim")).append("\n")
-    paraphrases = details.get("paraphrases") or []
-    if paraphrases:
-        head("Paraphrases and their answers")
-        for p in paraphrases:
-            if isinstance(p, dict):
-                out.append_text(lit(p.get("question"), "bold")).append("\n  ").append_text(lit(p.get("answer"))).append("\n")
-            else:
-                out.append_text(lit(p)).append("\n")
-    for call in item.get("judge_calls") or []:
-        head(f"Judge call · {call.get('metric')}")
-        out.append("prompt: ", style="bold").append_text(block(call.get("prompt"))).append("\n")
-        out.append("reply:  ", style="bold").append_text(block(call.get("raw"))).append("\n")
-        if call.get("error"):
-            out.append("error:  ", style="bold red").append_text(block(call["error"])).append("\n")
-    return out
-
-
-def _claims(node: Any, metric: str = "") -> Any:
-    """Every ``{claim, verdict}`` dict anywhere in the details, with the metric it sits under."""
-    if isinstance(node, dict):
-        if "claim" in node and "verdict" in node:
-            yield metric, node
-            return
-        for key, value in node.items():
-            yield from _claims(value, metric or str(key))
-    elif isinstance(node, list):
-        for value in node:
-            yield from _claims(value, metric)
-
-
-class EvalItemScreen(TextScreen):
-    def __init__(self, item: dict[str, Any]) -> None:
-        super().__init__(f"Result {item.get('question_id')}", eval_item_text(item))

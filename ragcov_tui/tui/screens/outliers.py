@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.store import queries
 from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
 from ragcov_tui.tui.widgets.literal import labelled, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
@@ -19,19 +20,22 @@ from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 MARKS = {"keep": "kept", "drop": "DROPPED"}
 
 
-class OutliersPane(Pane):
+class OutliersPane(Filterable, Pane):
     title = "Outliers"
     needs = "analysis"
+    filter_table = "#outliers-table"
     BINDINGS = [
         Binding("a", "keep", "Keep"),
         Binding("d", "drop", "Drop"),
         Binding("u", "undo", "Undo"),
         Binding("space", "mark", "Mark"),
         Binding("p", "toggle_pairs", "Pairs"),
+        *FILTER_BINDINGS,
     ]
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
+        yield FilterBar("find in outlier question ids and texts · enter apply · esc clear", id="outliers-filter")
         yield PagedTable("Outlier questions by LOF", [(" ", 1), ("status", 7), ("id", 8), ("LOF", 5), ("dist", 5), ("question", None)],
                          key="question_id", id="outliers-table")
         yield Static(id="outliers-detail")
@@ -40,7 +44,7 @@ class OutliersPane(Pane):
     def render_session(self) -> None:
         table = self.query_one(PagedTable)
         table.marked.clear()
-        table.show(lambda o, n: queries.outlier_page(self.ragcov.db, self.sid, o, n), self._row, cursor=table.cursor_row)  # type: ignore[arg-type]
+        self._show(table.cursor_row)
         pairs = self.query_one("#outliers-pairs", DataTable)
         pairs.clear(columns=True)
         pairs.add_columns("id", "question", "id", "near-duplicate")
@@ -49,6 +53,18 @@ class OutliersPane(Pane):
         for p in found:
             pairs.add_row(lit(p["a"]), lit(p["a_text"], width=40), lit(p["b"]), lit(p["b_text"], width=40))
         self._detail()
+
+    def show_filtered(self) -> None:
+        if self.has_class("-pairs"):
+            self.action_toggle_pairs()
+        self._show(0)
+        self._detail()
+
+    def _show(self, cursor: int) -> None:
+        table = self.query_one(PagedTable)
+        table.label = f"Outlier questions by LOF{self.filter_caption()}"
+        table.show(lambda o, n: queries.outlier_page(self.ragcov.db, self.sid, o, n, query=self.query_text),  # type: ignore[arg-type]
+                   self._row, cursor=cursor)
 
     def _row(self, r: dict[str, Any]) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(r)

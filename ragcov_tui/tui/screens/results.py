@@ -9,13 +9,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.filtering import FilterBar
-from ragcov_tui.tui.screens.modals import EvalItemScreen
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
+from ragcov_tui.tui.screens.eval_detail import EvalItemScreen
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -24,21 +24,19 @@ PREFERRED = ("hit@", "mrr", "faithfulness", "answer_correctness", "ndcg@", "answ
 HISTOGRAMS = ("faithfulness", "robustness")
 
 
-class ResultsPane(Pane):
+class ResultsPane(Filterable, Pane):
     title = "Results"
     needs = "eval"
+    filter_table = "#results-table"
     BINDINGS = [
         Binding("enter", "detail", "Detail"),
-        Binding("slash", "filter", "Filter"),
-        Binding("n", "step(1)", "Next"),
-        Binding("N", "step(-1)", "Prev", show=False),
+        *FILTER_BINDINGS,
         Binding("s", "sort", "Sort"),
         Binding("S", "reverse", "Reverse", show=False),
         Binding("h", "toggle_charts", "Histograms"),
     ]
     sort_key = "id"
     descending = False
-    query_text = ""
     metrics: list[str] = []
     charts_drawn = False
 
@@ -94,32 +92,18 @@ class ResultsPane(Pane):
     def _show(self, cursor: int = 0) -> None:
         table = self.query_one(PagedTable)
         arrow = "↓" if self.descending else "↑"
-        found = f" · filter {self.query_text!r}" if self.query_text else ""
-        table.label = f"Results by {self.sort_key} {arrow}{found}"
+        table.label = f"Results by {self.sort_key} {arrow}{self.filter_caption()}"
         try:
             table.show(self._fetch, self._row, cursor=cursor)
         except BadInput as exc:
             self.app.notify(str(exc), severity="error", markup=False)
             self.query_text = ""
+            self.query_one(FilterBar).display = False
             table.show(self._fetch, self._row)
 
-    def action_filter(self) -> None:
-        bar = self.query_one(FilterBar)
-        bar.value = self.query_text
-        bar.open()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.apply_filter(event.value)
-
-    def apply_filter(self, text: str) -> None:
-        """Show only the rows matching ``text`` (see :func:`ragcov_tui.store.queries.eval_page`)."""
-        self.query_text = text.strip()
-        self.query_one(FilterBar).display = bool(self.query_text)
+    def show_filtered(self) -> None:
+        """Only the rows matching ``query_text`` (see :func:`ragcov_tui.store.queries.eval_page`)."""
         self._show()
-        self.query_one(PagedTable).focus()
-
-    def action_step(self, delta: int) -> None:
-        self.query_one(PagedTable).step(delta)
 
     def action_sort(self) -> None:
         order = ["id", "diagnosis", *self.metrics]

@@ -11,8 +11,9 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
-from ragcov_tui.store.sessions import delete_session, get_session, list_sessions, rename_session
+from ragcov_tui.store.sessions import delete_session, get_session, rename_session
 from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import CompareScreen, ConfirmScreen, TextPrompt
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import lit, num
@@ -28,31 +29,41 @@ def headline_cells(session: dict[str, Any]) -> tuple[Text, Text]:
     return num(flat.get(first)), num(flat.get(second))
 
 
-class SessionsPane(Pane):
+class SessionsPane(Filterable, Pane):
     title = "Sessions"
+    filter_table = "#sessions-table"
     BINDINGS = [
         Binding("enter", "open", "Open"),
         Binding("r", "rename", "Rename"),
         Binding("d", "delete", "Delete"),
         Binding("space", "mark", "Mark"),
         Binding("c", "compare", "Compare"),
+        *FILTER_BINDINGS,
     ]
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
+        yield FilterBar("find in id, name, kind, test file, embedder / system, date · enter apply · esc clear",
+                        id="sessions-filter")
         yield PagedTable("Sessions", [(" ", 1), ("id", 8), ("kind", 8), ("status", 9), ("created", 16), ("name", 14),
                                       ("test file", 16), ("embedder / system", 22), ("cov/MRR", 7), ("w/faith", 7)],
                          key="id", page_size=500, id="sessions-table")
         yield Chart(id="sessions-trend")
 
     def load(self) -> None:
+        self._show(self.query_one(PagedTable).cursor_row)
+
+    def show_filtered(self) -> None:
+        self._show(0)
+
+    def _show(self, cursor: int) -> None:
         table = self.query_one(PagedTable)
-        table.show(self._fetch, self._row, cursor=table.cursor_row)
+        table.label = f"Sessions, newest first{self.filter_caption()}"
+        table.show(self._fetch, self._row, cursor=cursor)
         self._draw_trend()
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
-        rows = list_sessions(self.ragcov.db)
-        return queries.Page(rows[offset: offset + limit], len(rows), offset)
+        return queries.session_page(self.ragcov.db, offset, limit, query=self.query_text)
 
     def _row(self, s: dict[str, Any]) -> list[Text]:
         table = self.query_one(PagedTable)

@@ -30,6 +30,11 @@ class Table(DataTable):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
 
+    def step(self, delta: int) -> None:
+        """Move one row down (+1) or up (-1), wrapping around the ends (``n`` / ``N``)."""
+        if self.row_count:
+            self.move_cursor(row=(self.cursor_row + delta) % self.row_count)
+
 
 class PagedTable(Table):
     """A row-cursor table over a paged query; ``marked`` holds the keys marked with space."""

@@ -1,0 +1,155 @@
+"""Pilot tests of the 80x24 polish pass: eval detail, gap notes and full suggestion text, offline
+``g``, the ``/`` filter with ``n`` / ``N`` in every list pane, the Jobs form's hints and prefill."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+
+from ragcov_tui.store import open_db
+from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.tui.screens.eval_detail import EvalItemScreen
+from ragcov_tui.tui.widgets.paged_table import PagedTable
+
+SIZE = (80, 24)
+pytestmark = pytest.mark.anyio
+
+
+def cells(table: DataTable, row: int = 0) -> list[str]:
+    return [getattr(c, "plain", str(c)) for c in table.get_row_at(row)]
+
+
+def shown(app: RagcovApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def test_result_detail_formats_scores_and_shows_reasons_claims_paraphrases_and_judge(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("results")
+        await pilot.pause()
+        await pilot.press("enter")  # q00000: robustness undefined
+        await pilot.pause()
+        assert isinstance(app.screen, EvalItemScreen)
+        body = shown(app, "#text-body")
+        assert "score 1.000\n" in body and "score 0.900\n" in body and "score 1.0 " not in body
+        assert "robustness" in body and "undefined: no paraphrases were run" in body
+        assert "supported" in body and "not_found" in body and "Paraphrases and their answers (from the test file)" in body
+        assert "Judge call · faithfulness" in body and "[INST] check [/INST]" in body and '{"verdicts": [1, 0]}' in body
+        lines = body.splitlines()
+        chunk_line = next(i for i, line in enumerate(lines) if "score 1.000" in line)
+        assert lines[chunk_line + 1].startswith("   │ ")  # the chunk text on its own line
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert app.screen.query_one("VerticalScroll").scroll_y > 0
+
+
+async def test_gaps_show_note_flagged_documents_and_the_full_suggestion(tui_db: Path) -> None:
+    db = open_db(tui_db)
+    long_text = "How does " + " ".join(f"word{i}" for i in range(40)) + " end here?"
+    first_cluster = db.execute("SELECT cluster FROM suggestions ORDER BY id LIMIT 1").fetchone()[0]
+    with db.conn:
+        db["suggestions"].insert({"session_id": "a0000001", "cluster": first_cluster, "text": long_text, "origin": "heuristic"})
+    db.conn.close()
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("gaps")
+        await pilot.pause()
+        gaps = app.query_one("#gaps-table", DataTable)
+        assert "! = mostly flagged documents" in gaps.border_title
+        await pilot.press("tab", "j", "j", "j")  # the long suggestion, 4th of the first gap
+        await pilot.pause()
+        assert long_text in " ".join(shown(app, "#gaps-detail").split())
+        await pilot.press("shift+tab", "N")  # back to the gap table; N wraps to the last gap
+        await pilot.pause()
+        assert cells(gaps, gaps.cursor_row)[1] == "!"
+        detail = " ".join(shown(app, "#gaps-detail").split())
+        assert "note mostly content of flagged document(s) doc-" in detail
+        assert "check whether it belongs in the corpus" in detail
+
+
+async def test_more_suggestions_offline_come_from_the_gap_chunks_in_a_worker(tui_db: Path) -> None:
+    db = open_db(tui_db)
+    cluster = db.execute("SELECT cluster FROM suggestions ORDER BY id LIMIT 1").fetchone()[0]
+    chunk_ids = [c for (c,) in db.execute("SELECT chunk_id FROM chunk_results WHERE session_id = 'a0000001' AND cluster = ?",
+                                          [cluster])]
+    with db.conn:
+        for i, cid in enumerate(chunk_ids):
+            db.execute("UPDATE chunks SET text = ? WHERE chunk_id = ?",
+                       [f"# Admin guide\n\n## Rotating key set {i}\n\nEvery key of set {i} can be rotated from the console.", cid])
+    db.conn.close()
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("gaps")
+        await pilot.pause()
+        suggestions = app.query_one("#gaps-suggestions", PagedTable)
+        before = suggestions.page.total
+        await pilot.press("g")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert suggestions.page.total == before + 3
+        added = suggestions.page.rows[before:]
+        assert {r["origin"] for r in added} == {"heuristic"}
+        assert all(r["text"].startswith("What are the steps for rotating key set") for r in added)
+        await pilot.press("g")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert suggestions.page.total == before + 6
+        assert len({r["text"] for r in suggestions.page.rows}) == before + 6
+
+
+FILTERED_PANES = [  # pane, its main table, the column whose first word is searched for (None: a fixed needle)
+    ("sessions", "#sessions-table", 1, "e0000001"),
+    ("clusters", "#clusters-table", 5, None),
+    ("outliers", "#outliers-table", 5, None),
+    ("gaps", "#gaps-table", 7, None),
+]
+
+
+async def test_filter_and_next_match_in_every_list_pane(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        for pane, table_id, column, needle in FILTERED_PANES:
+            app.show_pane(pane)
+            await pilot.pause()
+            table = app.query_one(table_id, DataTable)
+            total = table.row_count
+            word = needle or cells(table, 0)[column].split(",")[0].split()[0].lower()
+            await pilot.press("slash", *word, "enter")
+            await pilot.pause()
+            assert 0 < table.row_count <= total and repr(word) in table.border_title, pane
+            assert all(word in " ".join(cells(table, r)).lower() for r in range(table.row_count)) or pane == "gaps"
+            await pilot.press("n")
+            assert table.cursor_row == (1 if table.row_count > 1 else 0), pane
+            await pilot.press("N")
+            assert table.cursor_row == 0, pane
+            await pilot.press("slash", "escape")
+            await pilot.pause()
+            assert table.row_count == total and not app.query_one(f"#{pane}-filter", Input).display, pane
+            assert {"slash", "n", "N"} <= {b.key for b in app.active_pane().BINDINGS}
+
+
+async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: Path) -> None:
+    from ragcov_tui.embeddings.factory import make_embedder
+    from ragcov_tui.store.sessions import get_session
+    from ragcov_tui.tui.screens.jobs import job_options
+
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        clusters = app.query_one("#job-clusters", Input)
+        assert "auto: best silhouette" in clusters.placeholder and "from corpus size" in clusters.placeholder
+        assert "(empty: auto)" not in str(app.query_one("#row-clusters").query_one("Label").render())
+        assert clusters.value == "6"
+        pane = app.query_one("#jobs")
+        opts = job_options(pane.request())
+        session = get_session(app.db, "a0000001")
+        assert opts.clusters == 6 and opts.embedder == session["embedder"] and opts.questions == session["questions_path"]
+        assert make_embedder(opts.embedder).spec == session["embedder"]
+        pane.fill("eval", get_session(app.db, "e0000001"))
+        eval_opts = job_options(pane.request())
+        assert eval_opts.k == 5 and eval_opts.system == "builtin:hybrid"
