@@ -5,7 +5,7 @@ Used by offline faithfulness (answer sentences vs retrieved chunks), context rec
 graded correctness. For each claim:
 
 With ``s`` = cosine similarity of the claim to a context unit (a sentence, or two adjacent
-sentences of one chunk):
+sentences of one chunk, see ``ContextIndex``):
 
 1. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` has the claim's polarity (negated
    or not) and every figure of the claim (numbers, money, percentages, durations, sizes,
@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ragcov_tui.embeddings.base import Embedder
+from ragcov_tui.embeddings.base import Embedder, l2_normalise
 from ragcov_tui.evaluation.generation.models import GenerationInput
 from ragcov_tui.evaluation.generation.quantities import (
     Quantity, conflicting_pairs, extract_quantities, missing_quantities,
@@ -61,7 +61,10 @@ def claim_sentences(text: str) -> list[str]:
 
 @dataclass
 class ContextIndex:
-    """Context units (sentences and adjacent sentence pairs of each chunk) with their vectors."""
+    """Context units of each chunk with their vectors: its sentences (``text.split_sentences``:
+    the same strings the extractive answerer uses, so the embedding cache serves both) and its
+    adjacent sentence pairs. A pair is not embedded: its vector is the normalised sum of its two
+    sentence vectors (as good as embedding the joined text on the labelled set, at no cost)."""
 
     units: list[str]
     unit_chunks: list[str]
@@ -72,22 +75,28 @@ class ContextIndex:
 
     @classmethod
     def build(cls, passages: Sequence[tuple[str, str]], embedder: Embedder) -> "ContextIndex":
+        per_chunk = [(chunk_id, split_sentences(text)) for chunk_id, text in passages]
+        flat = [s for _, sentences in per_chunk for s in sentences]
+        sentence_vecs = np.asarray(embedder.embed(flat)) if flat else np.zeros((0, 1), dtype=np.float32)
         units: list[str] = []
         chunks: list[str] = []
         negated: list[bool | None] = []
-        for chunk_id, text in passages:
-            sentences = split_sentences(text)
+        blocks: list[np.ndarray] = []
+        start = 0
+        for chunk_id, sentences in per_chunk:
+            vecs = sentence_vecs[start:start + len(sentences)]
+            start += len(sentences)
             pairs = list(zip(sentences, sentences[1:]))
             units.extend(sentences + [f"{a} {b}" for a, b in pairs])
             chunks.extend([chunk_id] * (len(sentences) + len(pairs)))
             negated.extend([is_negated(s) for s in sentences] + [_pair_polarity(a, b) for a, b in pairs])
-        vectors = embedder.embed(units) if units else np.zeros((0, 1), dtype=np.float32)
+            blocks.extend([vecs, l2_normalise(vecs[:-1] + vecs[1:])])
+        vectors = np.concatenate(blocks) if units else sentence_vecs
         quantities = [extract_quantities(u) for u in units]
         by_chunk: dict[str, list[Quantity]] = {}
         for chunk_id, text in passages:
             by_chunk.setdefault(chunk_id, []).extend(extract_quantities(text))
-        return cls(units, chunks, negated, quantities, np.asarray(vectors), by_chunk)
-
+        return cls(units, chunks, negated, quantities, vectors, by_chunk)
 
     def restrict(self, chunk_id: str) -> "ContextIndex":
         """The units of one chunk only (no re-embedding)."""

@@ -3,8 +3,11 @@
 - ``parse_citations``: chunk ids cited in ``[brackets]`` (``[a.md#0-1a2b3c4d]``, several per bracket
   separated by commas or semicolons); markdown links ``[text](url)`` and check boxes are not
   citations. ``strip_citations`` removes them so a claim reads as plain text.
-- ``split_sentences``: splits on sentence ends and line breaks (list items are sentences), and
-  does not split inside decimals, versions, file names, URLs or common abbreviations.
+- ``text_units`` / ``split_sentences``: Markdown-aware sentences. Hard-wrapped lines of a
+  paragraph or list item are joined before splitting on sentence ends (never inside decimals,
+  versions, file names, URLs or common abbreviations; see ``continues``); list items, headings (ATX ``#`` and
+  setext underlines, markers stripped), code lines and table rows are units of their own; a
+  table row is rendered readably as ``header: value`` pairs; ``**bold**`` markers are dropped.
 - ``normalise_for_match`` / ``contains_phrase``: case-, space- and punctuation-insensitive phrase
   matching with figures normalised (``1,000`` → ``1000``, ``$49`` → ``49``).
 - ``token_f1``: SQuAD-style F1 over content tokens (stop words dropped, figures normalised).
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 _BRACKET_RE = re.compile(r"\[([^\[\]\n]+)\](?!\()")
 _LINK_RE = re.compile(r"\[([^\[\]\n]+)\]\([^)\s]*\)")
@@ -64,21 +68,127 @@ def _ends_with_abbreviation(fragment: str) -> bool:
     return last in ABBREVIATIONS or (len(last) == 1 and last.isalpha())
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (citations stripped, bullets removed, empty pieces dropped)."""
-    out: list[str] = []
-    for line in strip_citations(text).splitlines():
-        line = _BULLET_RE.sub("", line).strip()
-        if not line:
-            continue
-        pieces: list[str] = []
-        for piece in _SENTENCE_END_RE.split(line):
-            if pieces and _ends_with_abbreviation(pieces[-1]):
-                pieces[-1] = f"{pieces[-1]} {piece}"
+_HEADING_RE = re.compile(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
+_UNDERLINE_RE = re.compile(r"^ {0,3}(?:={2,}|-{2,}|\*{3,}|_{3,})\s*$")  # setext underline / rule
+_FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
+_QUOTE_RE = re.compile(r"^\s*>\s?")
+_TABLE_ROW_RE = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE_RE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)+\s*$")
+_BOLD_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_TERMINAL = (".", "!", "?")
+WRAPPED_LINE_MIN = 60  # a line at least this long that stops mid-sentence was hard-wrapped
+
+
+@dataclass(frozen=True)
+class TextUnit:
+    """One unit of a passage: ``kind`` is ``sentence`` (of a paragraph), ``item`` (a sentence of a
+    list item), ``row`` (a rendered table row), ``heading`` or ``code`` (a line inside a fenced
+    block); ``section`` is the text of the nearest heading above it in the passage ("" if none)."""
+
+    text: str
+    kind: str
+    section: str = ""
+
+
+def _sentences_of(block: str) -> list[str]:
+    """Sentence-end split of one joined paragraph / list item, re-gluing abbreviation splits."""
+    pieces: list[str] = []
+    for piece in _SENTENCE_END_RE.split(block):
+        if pieces and _ends_with_abbreviation(pieces[-1]):
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def _cells(row: str) -> list[str]:
+    return [_BOLD_RE.sub(r"\2", c).strip() for c in row.strip().strip("|").split("|")]
+
+
+def continues(previous: str, line: str) -> bool:
+    """Whether ``line`` continues the sentence of the line before it: it starts with no capital
+    letter, or the previous line is long (hard-wrapped prose) and ends without ``.``, ``!``,
+    ``?`` or ``:``. Short unpunctuated lines (table rows or list entries flattened from HTML,
+    one fact per line) stay units of their own."""
+    if not line[:1].isupper():
+        return True
+    return len(previous) >= WRAPPED_LINE_MIN and not previous.endswith((*_TERMINAL, ":"))
+
+
+def render_table_row(header: list[str] | None, cells: list[str]) -> str:
+    """``Plan: Team; Billed monthly: $10; Billed annually: $8.`` — each non-empty cell as
+    ``header: value``; a first column without a header becomes a label (``Storage — Free: 5 GB;
+    …``); without a header row the cells are joined with ``; ``. Always ends a sentence."""
+    named = [(header[i] if header and i < len(header) else "", cell) for i, cell in enumerate(cells)]
+    label = ""
+    if header and named and not named[0][0] and named[0][1]:
+        label, named = f"{named[0][1]} — ", named[1:]
+    text = label + "; ".join(f"{name}: {cell}" if name else cell for name, cell in named if cell)
+    return text if text.endswith(_TERMINAL) else f"{text}."
+
+
+def text_units(text: str) -> list[TextUnit]:
+    """The units of ``text`` in order (citations stripped first; see the module docstring)."""
+    units: list[TextUnit] = []
+    block: list[str] = []
+    block_kind = "sentence"
+    header: list[str] | None = None
+    in_fence = False
+    section = ""
+
+    def flush(kind: str | None = None) -> None:
+        nonlocal section
+        if block:
+            joined = _BOLD_RE.sub(r"\2", " ".join(block))
+            kind = kind or block_kind
+            pieces = [joined] if kind == "heading" else _sentences_of(joined)
+            units.extend(TextUnit(piece, kind, section) for piece in pieces)
+            section = joined if kind == "heading" else section
+            block.clear()
+
+    lines = strip_citations(text).splitlines()
+    for i, raw in enumerate(lines):
+        if _FENCE_RE.match(raw):
+            flush()
+            in_fence = not in_fence
+        elif in_fence:
+            if raw.strip():
+                units.append(TextUnit(raw.strip(), "code", section))
+        elif _TABLE_ROW_RE.match(line := _QUOTE_RE.sub("", raw)):
+            flush()
+            if _TABLE_RULE_RE.match(line):
+                continue
+            if i + 1 < len(lines) and _TABLE_RULE_RE.match(lines[i + 1]):
+                header = _cells(line)
             else:
-                pieces.append(piece)
-        out.extend(p.strip() for p in pieces if p.strip())
-    return out
+                units.append(TextUnit(render_table_row(header, _cells(line)), "row", section))
+        elif not line.strip():
+            flush()
+            header = None
+        elif _UNDERLINE_RE.match(line):
+            flush("heading")  # the paragraph above is a setext heading; a rule alone ends nothing
+        elif heading := _HEADING_RE.match(line):
+            flush()
+            block.append(heading.group(1))
+            flush("heading")
+        elif _BULLET_RE.match(line):
+            flush()
+            block_kind = "item"
+            block.append(_BULLET_RE.sub("", line).strip())
+        else:
+            header = None
+            if block and not continues(block[-1], line.strip()):
+                flush()
+            if not block:
+                block_kind = "sentence"
+            block.append(line.strip())
+    flush()
+    return [u for u in units if u.text]
+
+
+def split_sentences(text: str) -> list[str]:
+    """The non-heading units of ``text`` (:func:`text_units`) as plain strings."""
+    return [u.text for u in text_units(text) if u.kind != "heading"]
 
 
 def _normalise_numbers(text: str) -> str:

@@ -10,10 +10,10 @@ Retrieval (top ``k`` chunks):
 
 Generation: with an LLM, the top chunks are shown as ``[chunk-id] text`` and the model is told to
 answer only from them and cite the ids it used in [brackets]; the output is labelled
-``llm:<model>``. Without an LLM the answer is *extractive* (labelled ``extractive``): the
-sentences of the retrieved chunks most similar to the question under the embedder (at most
-``EXTRACT_SENTENCES``, each above ``MIN_SENTENCE_SIM`` except the best), each followed by the id of
-its chunk in [brackets].
+``llm:<model>``. Without an LLM the answer is *extractive* (labelled ``extractive``): the 1–3
+sentences or table rows of the retrieved chunks that best answer the question (semantic +
+lexical relevance, non-redundant), each followed by the id of its chunk in [brackets] — see
+:mod:`ragcov_tui.evaluation.systems.extractive`.
 """
 
 from __future__ import annotations
@@ -27,15 +27,13 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.generation.text import split_sentences
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.evaluation.systems.extractive import extract_answer
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 RRF_K = 60
-EXTRACT_SENTENCES = 3
-MIN_SENTENCE_SIM = 0.2
 
 ANSWER_PROMPT = (
     "Answer the question using only the context passages below. Each passage starts with its id in "
@@ -105,17 +103,11 @@ class BuiltinSystem:
     # -- generation --------------------------------------------------------------------------
     def answer(self, question: str) -> SystemOutput:
         contexts = self.retrieve(question)
-        text = generate_cited_answer(self.llm, question, contexts) if self.llm else self._extract(question, contexts)
+        if self.llm:
+            text = generate_cited_answer(self.llm, question, contexts)
+        else:
+            text = extract_answer(question, contexts, self.embedder)
         return SystemOutput(answer=text, contexts=contexts, label=self.label)
-
-    def _extract(self, question: str, contexts: list[RetrievedChunk]) -> str:
-        sentences = [(s, c.id) for c in contexts for s in split_sentences(c.text)]
-        if not sentences:
-            return ""
-        vecs = self.embedder.embed([question] + [s for s, _ in sentences])
-        sims = vecs[1:] @ vecs[0]
-        best = [i for n, i in enumerate(_ranked(sims)[:EXTRACT_SENTENCES]) if n == 0 or sims[i] >= MIN_SENTENCE_SIM]
-        return " ".join(f"{sentences[i][0]} [{sentences[i][1]}]" for i in best)
 
 
 def generate_cited_answer(llm: ChatModel, question: str, contexts: list[RetrievedChunk]) -> str:
