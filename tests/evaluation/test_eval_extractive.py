@@ -120,3 +120,23 @@ def test_context_index_embeds_sentences_once_and_derives_pair_vectors() -> None:
     expected = (a + b) / np.linalg.norm(a + b)
     assert np.allclose(index.vectors[len(sentences)], expected, atol=1e-6)
     assert index.units[len(sentences)] == f"{sentences[0]} {sentences[1]}"
+
+
+def test_offline_scoring_embeds_an_items_texts_in_one_call() -> None:
+    from ragcov_tui.evaluation.generation import GENERATION_METRICS, GenerationInput, score_generation
+    from ragcov_tui.evaluation.systems.base import SystemOutput
+
+    chunk = RetrievedChunk("billing.md#0", BILLING)
+    item = GenerationInput(question="What does Team cost annually?", contexts=[chunk],
+                           answer="Plan: Team; Billed monthly: $10; Billed annually: $8. [billing.md#0]",
+                           ground_truth="$8 per member per month billed annually.",
+                           paraphrase_outputs=[SystemOutput("Team is $8 a month on annual billing.", [chunk])],
+                           paraphrases=["Annual Team price?"])
+    embedder = HashEmbedder(dim=64)
+    scores = score_generation(item, llm=None, embedder=embedder, metrics=set(GENERATION_METRICS))
+    assert embedder.stats.calls == 1 and not scores.errors
+    assert scores.values["faithfulness"] == 1.0  # the answer's row is a context unit verbatim
+    empty = HashEmbedder(dim=64)
+    score_generation(GenerationInput(question="q", answer="", contexts=[]), llm=None, embedder=empty,
+                     metrics=set(GENERATION_METRICS))
+    assert empty.stats.texts == 0  # nothing to compare: nothing embedded

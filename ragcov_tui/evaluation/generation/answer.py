@@ -34,7 +34,7 @@ def answer_relevance(ev: Evidence, judge: Judge | None) -> MetricOutcome:
                          lambda d: check_fields(d, score=float))
         score = min(1.0, max(0.0, float(data["score"])))
         return MetricOutcome(value=score, detail={"reason": str(data.get("reason") or "")})
-    sim = cosine(ev.embedder, ev.item.question, answer)
+    sim = cosine(ev, ev.item.question, answer)
     return MetricOutcome(value=rescale(sim, RELEVANCE_LO, RELEVANCE_HI), detail={
         "cosine": round(sim, 4), "calibration": [RELEVANCE_LO, RELEVANCE_HI]})
 
@@ -88,7 +88,7 @@ def _graded_offline(ev: Evidence, reference: str) -> MetricOutcome:
     if not answer:
         return MetricOutcome(value=0.0, detail={"reason": "the answer is empty"})
     f1 = token_f1(answer, reference)
-    sim = cosine(ev.embedder, answer, reference)
+    sim = cosine(ev, answer, reference)
     parts = {"token_f1": f1, "similarity": rescale(sim, AGREEMENT_LO, AGREEMENT_HI)}
     figures = extract_quantities(reference)
     if figures:

@@ -30,7 +30,7 @@ def _verdicts(metric: str, claims: list[str], ev: Evidence, judge: Judge | None)
         return [{"claim": c, "verdict": "not_found", "chunk_id": None, "reason": "nothing retrieved"}
                 for c in claims]
     if judge is None:
-        return judge_claims(claims, ev.index, ev.embedder)
+        return judge_claims(claims, ev.index, ev)
     return judge.verify(metric, claims, ev.passages)
 
 
@@ -91,10 +91,10 @@ def context_precision(ev: Evidence, judge: Judge | None) -> MetricOutcome:
 def _useful_offline(reference: str, ev: Evidence) -> list[dict]:
     """Chunk k is useful when it alone supports at least one ground-truth sentence."""
     sentences = claim_sentences(reference) or [reference.strip()]
-    vectors = ev.embedder.embed(sentences)
+    vectors = ev.embed(sentences)
     out = []
     for pid, _ in ev.passages:
-        verdicts = judge_claims(sentences, ev.index.restrict(pid), ev.embedder, claim_vectors=vectors)
+        verdicts = judge_claims(sentences, ev.index.restrict(pid), ev, claim_vectors=vectors)
         supported = [v["claim"] for v in verdicts if v["verdict"] == "supported"]
         out.append({"chunk_id": pid, "useful": bool(supported),
                     "reason": f"supports: {supported[0]!r}" if supported else "supports no ground-truth sentence"})

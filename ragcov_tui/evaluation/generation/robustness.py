@@ -77,7 +77,7 @@ def figures_conflict(a: str, b: str) -> bool:
 
 
 def _offline_pairs(ev: Evidence, texts: list[str], pairs: list[tuple[int, int]]) -> list[dict]:
-    vectors = np.asarray(ev.embedder.embed(texts))
+    vectors = ev.embed(texts)
     out = []
     for i, j in pairs:
         sim = float(vectors[i] @ vectors[j]) if texts[i] != texts[j] else 1.0

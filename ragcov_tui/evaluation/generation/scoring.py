@@ -56,6 +56,8 @@ def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: 
         raise BadInput(f"--repeats must be at least 1, got {repeats}")
     scores = GenerationScores(judge=f"llm:{llm.spec}" if llm is not None else "heuristic")
     evidence = Evidence(item, embedder)
+    if llm is None:
+        evidence.prefetch(set(metrics))
     for name in GENERATION_METRICS:
         if name not in metrics:
             continue

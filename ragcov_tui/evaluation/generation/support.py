@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from ragcov_tui.evaluation.generation.models import GenerationInput
 from ragcov_tui.evaluation.generation.quantities import (
     Quantity, conflicting_pairs, extract_quantities, missing_quantities,
 )
-from ragcov_tui.evaluation.generation.text import split_sentences
+from ragcov_tui.evaluation.generation.text import split_sentences, strip_citations
 
 SUPPORT_THRESHOLD = 0.62
 CONFLICT_SIMILARITY = 0.40
@@ -74,7 +74,7 @@ class ContextIndex:
     chunk_quantities: dict[str, list[Quantity]]
 
     @classmethod
-    def build(cls, passages: Sequence[tuple[str, str]], embedder: Embedder) -> "ContextIndex":
+    def build(cls, passages: Sequence[tuple[str, str]], embedder: "TextEmbedder") -> "ContextIndex":
         per_chunk = [(chunk_id, split_sentences(text)) for chunk_id, text in passages]
         flat = [s for _, sentences in per_chunk for s in sentences]
         sentence_vecs = np.asarray(embedder.embed(flat)) if flat else np.zeros((0, 1), dtype=np.float32)
@@ -113,7 +113,7 @@ def _pair_polarity(first: str, second: str) -> bool | None:
     return a if a == b else None
 
 
-def judge_claims(claims: Sequence[str], index: ContextIndex, embedder: Embedder,
+def judge_claims(claims: Sequence[str], index: ContextIndex, embedder: "TextEmbedder",
                  claim_vectors: np.ndarray | None = None) -> list[dict]:
     """One ``{claim, verdict, chunk_id, similarity, evidence, reason}`` per claim (see the module
     docstring); ``claim_vectors`` may be given when the claims were embedded already."""
@@ -172,20 +172,58 @@ def rescale(x: float, lo: float, hi: float) -> float:
     return float(min(1.0, max(0.0, (x - lo) / (hi - lo))))
 
 
-def cosine(embedder: Embedder, a: str, b: str) -> float:
+def cosine(embedder: "TextEmbedder", a: str, b: str) -> float:
     """Cosine similarity of two texts (rows are L2-normalised, so a dot product)."""
     va, vb = np.asarray(embedder.embed([a, b]))
     return float(va @ vb)
 
 
+class TextEmbedder(Protocol):
+    """Anything with ``embed(texts) -> rows``: an :class:`Embedder` or an item's :class:`Evidence`."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
 class Evidence:
-    """One item's retrieved passages and, built on first use, their heuristic context index."""
+    """One item's retrieved passages, its text vectors and, built on first use, its heuristic
+    context index. ``embed`` embeds each distinct text once per item; ``prefetch`` asks the
+    embedder once for every text the offline metrics will compare, instead of once per metric."""
 
     def __init__(self, item: GenerationInput, embedder: Embedder) -> None:
         self.item = item
         self.embedder = embedder
         self.passages = [(c.id, c.text) for c in item.contexts]
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, np.asarray(self.embedder.embed(missing))))
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+    def prefetch(self, metrics: set[str]) -> None:
+        """Embed, in one call, the texts the offline forms of ``metrics`` use (nothing for an
+        empty answer's answer metrics: they are decided without a vector)."""
+        item = self.item
+        answer = strip_citations(item.answer or "")
+        reference = (item.ground_truth or "").strip()
+        wanted: list[str] = []
+        if metrics & {"faithfulness", "context_recall", "context_precision"} and self.passages:
+            wanted += [s for _, text in self.passages for s in split_sentences(text)]
+        if answer and "faithfulness" in metrics:
+            wanted += claim_sentences(answer)
+        if answer and "answer_relevance" in metrics:
+            wanted += [item.question, answer]
+        if answer and reference and metrics & {"answer_correctness", "answer_correctness_graded"}:
+            wanted += [answer, reference]
+        if reference and metrics & {"context_recall", "context_precision"}:
+            wanted += claim_sentences(reference) or [reference]
+        if item.paraphrase_outputs and "robustness" in metrics:
+            wanted += [answer] + [strip_citations(o.answer or "") for o in item.paraphrase_outputs]
+        self.embed(wanted)
 
     @cached_property
     def index(self) -> ContextIndex:
-        return ContextIndex.build(self.passages, self.embedder)
+        return ContextIndex.build(self.passages, self)
