@@ -47,7 +47,7 @@ class RagcovApp(App):
     TITLE = "ragcov"
     BINDINGS = [
         Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]"),
-        Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="["),
+        Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="[", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("R", "rerun", "Rerun"),
         Binding("escape", "back", "Back", show=False),
@@ -133,7 +133,7 @@ class RagcovApp(App):
             if s:
                 label = f"{kind} {sid}" + (f" '{s['name']}'" if s.get("name") else "")
                 parts.append(label + (f" · {Path(s['questions_path']).name}" if kind == "analysis" and s.get("questions_path") else ""))
-        line = "ragcov · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}")
+        line = "ragcov · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}") + "  · ? keys"
         self.query_one("#status-line", Static).update(lit(line))
 
     # ------------------------------------------------------------ panes and keys

@@ -47,37 +47,15 @@ async def test_result_detail_formats_scores_and_shows_reasons_claims_paraphrases
         assert app.screen.query_one("VerticalScroll").scroll_y > 0
 
 
-async def test_gaps_show_note_flagged_documents_and_the_full_suggestion(tui_db: Path) -> None:
+async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_ones_in_a_worker(tui_db: Path) -> None:
     db = open_db(tui_db)
     long_text = "How does " + " ".join(f"word{i}" for i in range(40)) + " end here?"
-    first_cluster = db.execute("SELECT cluster FROM suggestions ORDER BY id LIMIT 1").fetchone()[0]
-    with db.conn:
-        db["suggestions"].insert({"session_id": "a0000001", "cluster": first_cluster, "text": long_text, "origin": "heuristic"})
-    db.conn.close()
-    app = RagcovApp(tui_db, "a0000001")
-    async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("gaps")
-        await pilot.pause()
-        gaps = app.query_one("#gaps-table", DataTable)
-        assert "! = mostly flagged documents" in gaps.border_title
-        await pilot.press("tab", "j", "j", "j")  # the long suggestion, 4th of the first gap
-        await pilot.pause()
-        assert long_text in " ".join(shown(app, "#gaps-detail").split())
-        await pilot.press("shift+tab", "N")  # back to the gap table; N wraps to the last gap
-        await pilot.pause()
-        assert cells(gaps, gaps.cursor_row)[1] == "!"
-        detail = " ".join(shown(app, "#gaps-detail").split())
-        assert "note mostly content of flagged document(s) doc-" in detail
-        assert "check whether it belongs in the corpus" in detail
-
-
-async def test_more_suggestions_offline_come_from_the_gap_chunks_in_a_worker(tui_db: Path) -> None:
-    db = open_db(tui_db)
     cluster = db.execute("SELECT cluster FROM suggestions ORDER BY id LIMIT 1").fetchone()[0]
     chunk_ids = [c for (c,) in db.execute("SELECT chunk_id FROM chunk_results WHERE session_id = 'a0000001' AND cluster = ?",
                                           [cluster])]
     with db.conn:
-        for i, cid in enumerate(chunk_ids):
+        db["suggestions"].insert({"session_id": "a0000001", "cluster": cluster, "text": long_text, "origin": "heuristic"})
+        for i, cid in enumerate(chunk_ids):  # Markdown the offline heuristic can turn into questions
             db.execute("UPDATE chunks SET text = ? WHERE chunk_id = ?",
                        [f"# Admin guide\n\n## Rotating key set {i}\n\nEvery key of set {i} can be rotated from the console.", cid])
     db.conn.close()
@@ -85,7 +63,13 @@ async def test_more_suggestions_offline_come_from_the_gap_chunks_in_a_worker(tui
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("gaps")
         await pilot.pause()
+        gaps = app.query_one("#gaps-table", DataTable)
         suggestions = app.query_one("#gaps-suggestions", PagedTable)
+        assert "! = mostly flagged documents" in gaps.border_title
+        await pilot.press("tab", "j", "j", "j")  # the long suggestion, 4th of the first gap
+        await pilot.pause()
+        assert long_text in " ".join(shown(app, "#gaps-detail").split())
+
         before = suggestions.page.total
         await pilot.press("g")
         await app.workers.wait_for_complete()
@@ -97,8 +81,14 @@ async def test_more_suggestions_offline_come_from_the_gap_chunks_in_a_worker(tui
         await pilot.press("g")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert suggestions.page.total == before + 6
         assert len({r["text"] for r in suggestions.page.rows}) == before + 6
+
+        await pilot.press("shift+tab", "N")  # back to the gap table; N wraps to the last gap
+        await pilot.pause()
+        assert cells(gaps, gaps.cursor_row)[1] == "!"
+        detail = " ".join(shown(app, "#gaps-detail").split())
+        assert "note mostly content of flagged document(s) doc-" in detail
+        assert "check whether it belongs in the corpus" in detail
 
 
 FILTERED_PANES = [  # pane, its main table, the column whose first word is searched for (None: a fixed needle)
@@ -142,7 +132,7 @@ async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: P
         app.show_pane("jobs")
         await pilot.pause()
         clusters = app.query_one("#job-clusters", Input)
-        assert "auto: best silhouette" in clusters.placeholder and "from corpus size" in clusters.placeholder
+        assert "auto: best silhouette" in clusters.placeholder and "by corpus size" in clusters.placeholder
         assert "(empty: auto)" not in str(app.query_one("#row-clusters").query_one("Label").render())
         assert clusters.value == "6"
         pane = app.query_one("#jobs")
@@ -153,3 +143,42 @@ async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: P
         pane.fill("eval", get_session(app.db, "e0000001"))
         eval_opts = job_options(pane.request())
         assert eval_opts.k == 5 and eval_opts.system == "builtin:hybrid"
+
+
+async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_map_key(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("sessions")
+        await pilot.pause()
+        table = app.query_one("#sessions-table", PagedTable)
+        assert [title for title, _ in table.column_spec][-2:] == ["cov/MRR", "w/faith"]  # the figures fit in 80 columns
+        assert sum((width or 0) + 2 for _, width in table.column_spec) <= 80
+        detail = " ".join(shown(app, "#sessions-detail").split())
+        assert "e0000001" in detail and "embedder local:all-MiniLM-L6-v2-int8" in detail and "system builtin:hybrid" in detail
+
+        app.show_pane("outliers")
+        await pilot.pause()
+        row = app.query_one("#outliers-table", PagedTable).current
+        await pilot.press("enter")
+        await pilot.pause()
+        body = shown(app, "#text-body")
+        assert row["text"] in body and row["chunk_text"] in body and f"nearest chunk {row['nearest_chunk']}" in " ".join(body.split())
+        await pilot.press("escape")
+
+        app.show_pane("jobs")
+        await pilot.pause()
+        assert not app.query_one("#job-progress").display  # no idle progress animation
+
+        app.show_pane("clusters")
+        await pilot.press("m")
+        await pilot.pause()
+        chart = app.query_one("#clusters-map")
+        assert chart.display
+        titles: list[str] = []
+
+        class RecordingPlot:  # stands in for plotext: records the title the map asks for
+            def __getattr__(self, name: str):
+                return lambda *args, **kwargs: titles.append(args[0]) if name == "title" else None
+
+        chart.painter(RecordingPlot())
+        assert "o cluster 0" in titles[-1] and "+ question" in titles[-1]  # the key, not a legend box over the points

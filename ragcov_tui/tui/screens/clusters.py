@@ -97,10 +97,10 @@ class ClustersPane(Filterable, Pane):
         outliers = [(x, y) for x, y, o in p.questions if o]
         shown = f"{len(p.chunks):,} of {p.chunk_total:,} chunks" if len(p.chunks) < p.chunk_total else f"{p.chunk_total:,} chunks"
         self.query_one(Chart).draw_scatter(f"Map · {shown}", [
-            ("chunks", [x for x, _ in others], [y for _, y in others], "dot"),
-            (f"cluster {highlight}", [x for x, _ in chosen], [y for _, y in chosen], "o"),
-            ("questions", [x for x, _ in inliers], [y for _, y in inliers], "+"),
-            ("outliers", [x for x, _ in outliers], [y for _, y in outliers], "x"),
+            ("chunk", [x for x, _ in others], [y for _, y in others], "dot"),
+            ("question", [x for x, _ in inliers], [y for _, y in inliers], "+"),
+            ("outlier", [x for x, _ in outliers], [y for _, y in outliers], "x"),
+            (f"cluster {highlight}", [x for x, _ in chosen], [y for _, y in chosen], "o"),  # on top: the point of the map
         ])
 
     def action_toggle_map(self) -> None:

@@ -28,11 +28,11 @@ from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
 
 FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty field means)
-    "corpus": ("corpus paths (comma-separated)", ("analysis", "eval"), "docs/, more/faq.md"),
+    "corpus": ("corpus (comma-separated)", ("analysis", "eval"), "docs/, more/faq.md"),
     "questions": ("test file", ("analysis", "eval"), "required: questions.jsonl / .json / .csv"),
     "embedder": ("embedder", ("analysis", "eval"), "empty: local · openai:MODEL · voyage:MODEL · st:MODEL"),
     "llm": ("LLM", ("analysis", "eval"), "empty: offline heuristic · openai:MODEL"),
-    "clusters": ("clusters (K)", ("analysis",), "empty: from corpus size · auto: best silhouette · or a number"),
+    "clusters": ("clusters (K)", ("analysis",), "empty: by corpus size · auto: best silhouette · N"),
     "system": ("system under test", ("eval",), "empty: builtin:hybrid"),
     "k": ("k (chunks retrieved)", ("eval",), "empty: 5"),
     "name": ("session name", ("analysis", "eval"), "optional"),
@@ -180,6 +180,7 @@ class JobsPane(Pane):
         self.query_one("#job-cancel", Button).disabled = False
         self.query_one("#job-status", Static).update(lit(f"Starting {request.kind}…"))
         self.query_one(ProgressBar).update(total=None, progress=0)
+        self.add_class("-running")
         self.worker = self._run(request, self.ragcov.db_path, self.ragcov.job_runner)
 
     def action_cancel(self) -> None:
@@ -221,6 +222,7 @@ class JobsPane(Pane):
         self.query_one("#job-status", Static).update(lit(text))
 
     def _finished(self, status: str, sid: str | None, message: str) -> None:
+        self.remove_class("-running")
         self.query_one("#job-start", Button).disabled = False
         self.query_one("#job-cancel", Button).disabled = True
         self.query_one("#job-status", Static).update(lit(message))

@@ -32,7 +32,8 @@ class TextScreen(Closable):
         self.title_text, self.body = title, body
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog wide"):
+        small = self.app.size.width < 100 or self.app.size.height < 30  # the app's .-narrow / .-short
+        with Vertical(classes="dialog wide full" if small else "dialog wide"):
             yield Static(lit(self.title_text, "bold"), classes="dialog-title")
             with VerticalScroll():
                 yield Static(self.body, id="text-body")

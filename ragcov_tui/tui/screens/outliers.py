@@ -14,7 +14,8 @@ from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
-from ragcov_tui.tui.widgets.literal import labelled, lit, num
+from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.widgets.literal import block, labelled, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 MARKS = {"keep": "kept", "drop": "DROPPED"}
@@ -30,6 +31,7 @@ class OutliersPane(Filterable, Pane):
         Binding("u", "undo", "Undo"),
         Binding("space", "mark", "Mark"),
         Binding("p", "toggle_pairs", "Pairs"),
+        Binding("enter", "full_text", "Full text"),
         *FILTER_BINDINGS,
     ]
 
@@ -82,8 +84,22 @@ class OutliersPane(Filterable, Pane):
         if row is None:
             detail.update(lit("No outlier questions in this session."))
             return
-        detail.update(labelled([("question", lit(row["text"])),
-                                (f"nearest {row['nearest_chunk'] or ''}", lit(row["chunk_text"], width=400))], label_width=17))
+        detail.update(labelled([("question", lit(row["text"])), ("nearest chunk", lit(row["nearest_chunk"], "bold")),
+                                ("", lit(row["chunk_text"], width=400))], label_width=14))
+
+    def action_full_text(self) -> None:
+        """The highlighted outlier and its nearest chunk, untruncated (line breaks kept)."""
+        row = self.query_one(PagedTable).current
+        if row is None or self.has_class("-pairs"):
+            return
+        body = Text.assemble(labelled([("question", lit(row["text"])), ("LOF", num(row["lof_score"])),
+                                       ("nearest chunk", lit(f"{row['nearest_chunk']} · distance {row['nearest_chunk_dist']:.3f}"))],
+                                      label_width=14), "\n\n", block(row["chunk_text"]))
+        self.app.push_screen(TextScreen(f"Outlier {row['question_id']}", body))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "outliers-table":
+            self.action_full_text()
 
     def _targets(self) -> list[str]:
         table = self.query_one(PagedTable)

@@ -57,7 +57,7 @@ class ResultsPane(Filterable, Pane):
         table = self.query_one(PagedTable)
         narrow = self.app.size.width < 100
         self.metrics = self.metrics[:4] if narrow else self.metrics
-        table.set_columns([("id", 8), ("question", 24 if narrow else 40), ("diagnosis", 12)]
+        table.set_columns([("id", 8), ("question", 18 if narrow else 40), ("diagnosis", 12)]
                           + [(self._short(m), 6) for m in self.metrics])
         self._show()
         self.charts_drawn = False

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from ragcov_tui.store import queries
 from ragcov_tui.store.sessions import delete_session, get_session, rename_session
@@ -16,10 +16,13 @@ from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import CompareScreen, ConfirmScreen, TextPrompt
 from ragcov_tui.tui.widgets.charts import Chart
-from ragcov_tui.tui.widgets.literal import lit, num
+from ragcov_tui.tui.widgets.literal import labelled, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 HEADLINE = {"analysis": ("basic", "weighted"), "eval": ("retrieval.mrr", "generation.faithfulness")}
+WIDE = [(" ", 1), ("id", 8), ("kind", 8), ("status", 9), ("created", 16), ("name", 14), ("test file", 16),
+        ("embedder / system", 22), ("cov/MRR", 7), ("w/faith", 7)]
+NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 9), ("created", 10), ("name", 10), ("cov/MRR", 7), ("w/faith", 7)]
 
 
 def headline_cells(session: dict[str, Any]) -> tuple[Text, Text]:
@@ -45,9 +48,8 @@ class SessionsPane(Filterable, Pane):
         yield self.compose_empty()
         yield FilterBar("find in id, name, kind, test file, embedder / system, date · enter apply · esc clear",
                         id="sessions-filter")
-        yield PagedTable("Sessions", [(" ", 1), ("id", 8), ("kind", 8), ("status", 9), ("created", 16), ("name", 14),
-                                      ("test file", 16), ("embedder / system", 22), ("cov/MRR", 7), ("w/faith", 7)],
-                         key="id", page_size=500, id="sessions-table")
+        yield PagedTable("Sessions", WIDE, key="id", page_size=500, id="sessions-table")
+        yield Static(id="sessions-detail")
         yield Chart(id="sessions-trend")
 
     def load(self) -> None:
@@ -58,6 +60,9 @@ class SessionsPane(Filterable, Pane):
 
     def _show(self, cursor: int) -> None:
         table = self.query_one(PagedTable)
+        columns = NARROW if self.app.size.width < 100 else WIDE
+        if columns != table.column_spec:
+            table.set_columns(columns)
         table.label = f"Sessions, newest first{self.filter_caption()}"
         table.show(self._fetch, self._row, cursor=cursor)
         self._draw_trend()
@@ -70,9 +75,10 @@ class SessionsPane(Filterable, Pane):
         opened = s["id"] in (self.ragcov.analysis_sid, self.ragcov.eval_sid)
         mark = "*" if table.is_marked(s) else (">" if opened else " ")
         what = s.get("system") if s["kind"] == "eval" else s.get("embedder")
-        return [lit(mark, "bold"), lit(s["id"]), lit(s["kind"]), lit(s["status"]), lit((s["created_at"] or "")[:16].replace("T", " ")),
-                lit(s.get("name") or "", width=14), lit(PurePath(s.get("questions_path") or "").name, width=16),
-                lit(what, width=22), *headline_cells(s)]
+        cells = {"id": lit(s["id"]), "kind": lit(s["kind"]), "status": lit(s["status"]),
+                 "created": lit((s["created_at"] or "")[:16].replace("T", " ")), "name": lit(s.get("name") or ""),
+                 "test file": lit(PurePath(s.get("questions_path") or "").name), "embedder / system": lit(what)}
+        return [lit(mark, "bold"), *(cells[title] for title, _ in table.column_spec[1:-2]), *headline_cells(s)]
 
     def render_session(self) -> None:
         self.load()
@@ -80,7 +86,23 @@ class SessionsPane(Filterable, Pane):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._draw_trend()
 
+    def _detail(self) -> None:
+        """The highlighted session in full: what a narrow table cuts (test file, corpus, embedder, system, LLM)."""
+        s = self.query_one(PagedTable).current
+        box = self.query_one("#sessions-detail", Static)
+        if s is None:
+            box.update(lit("No sessions match the filter." if self.query_text else "No sessions yet: start one in Jobs."))
+            return
+        what = f"system {s.get('system')}  ·  " if s["kind"] == "eval" else ""
+        box.update(labelled([
+            (s["kind"], f"{s['id']} {s.get('name') or ''}  ·  {s['status']}  ·  {(s['created_at'] or '')[:19].replace('T', ' ')}"),
+            ("test file", s.get("questions_path")),
+            ("corpus", ", ".join(s.get("corpus") or []) or None),
+            ("with", f"{what}embedder {s.get('embedder') or '—'}  ·  LLM {s.get('llm') or 'none'}"),
+        ], label_width=10))
+
     def _draw_trend(self) -> None:
+        self._detail()
         chart = self.query_one(Chart)
         row = self.query_one(PagedTable).current
         if row is None:

@@ -13,6 +13,7 @@ from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 Painter = Callable[[Any], None]
+MARKER_GLYPHS = {"dot": "•"}  # plotext marker names drawn as another character
 
 
 class Chart(PlotextPlot):
@@ -74,11 +75,18 @@ class Chart(PlotextPlot):
         self._paint(title, paint)
 
     def draw_scatter(self, title: str, groups: Sequence[tuple[str, Sequence[float], Sequence[float], str]]) -> None:
-        """``groups`` of ``(label, xs, ys, marker)``, drawn in order (later groups on top)."""
+        """``groups`` of ``(label, xs, ys, marker)``, drawn in order (later groups on top).
+
+        The key goes in the title (``• chunks · o cluster 3``…), not in plotext's legend box, which
+        sits on the top-left corner of the plot and would hide the points there."""
+        key = "  ".join(f"{MARKER_GLYPHS.get(marker, marker)} {label}" for label, xs, _, marker in groups if xs)
+
         def paint(plt: Any) -> None:
-            for i, (label, xs, ys, marker) in enumerate(groups):
+            full = f"{title} · {key}" if key else title
+            plt.title(full if len(full) <= self.size.width - 4 else key)  # plotext drops a title that does not fit
+            for i, (_, xs, ys, marker) in enumerate(groups):
                 if xs:
-                    plt.scatter(list(xs), list(ys), label=label, marker=marker, color=i + 1)
+                    plt.scatter(list(xs), list(ys), marker=marker, color=i + 1)
             plt.xticks([])
             plt.yticks([])
 
