@@ -1,21 +1,27 @@
 """Blocked nearest-neighbour search by cosine distance on L2-normalised float32 vectors.
 
-dist(a, b) = 1 − a·b. Similarities are computed block by block with one BLAS GEMM per block
-(``A[i:i+b] @ B.T``), so no n × m matrix ever exists: the block height ``b`` is chosen so that
-one float32 block of ``b × m`` fits in ``memory_budget_mb``. The winning pair of each row is then
-re-scored in float64 (``1 − Σ a_k b_k``), so returned distances are exact to ~1e-15 for the pair
-found; only near-ties closer than float32 resolution (~1e-7) may pick either neighbour.
+dist(a, b) = 1 − a·b. Similarities are computed block by block with one float32 BLAS GEMM per
+block (``A[i:i+b] @ Bᵀ``, A and B C-contiguous, Bᵀ a view) written into ONE reused ``b × m`` buffer, so no
+n × m matrix ever exists and no block is allocated (and page-faulted) afresh: ``b`` is chosen so
+that the buffer fits in ``memory_budget_mb``. Everything after the GEMM reads the block in row
+slices of ≈ ``CACHE_SLICE_BYTES`` that stay in the CPU cache, so the block leaves main memory
+once. The winning pairs are then re-scored in float64 (``1 − Σ a_k b_k``): returned distances
+are exact to ~1e-15 for the pair found; only near-ties closer than float32 resolution (~1e-7)
+may pick either neighbour.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
 from ragcov_tui.progress import Progress, report
 
 DEFAULT_BUDGET_MB = 256
+CACHE_SLICE_BYTES = 1 << 20  # ≈ half a core's L2: the post-GEMM passes of a slice hit the cache
+EXACT_ROWS = 1024            # rows re-scored at a time (float64 accumulation, no float64 copies)
 
 
 def block_rows(n_cols: int, memory_budget_mb: float = DEFAULT_BUDGET_MB, *, copies: int = 2) -> int:
@@ -24,9 +30,44 @@ def block_rows(n_cols: int, memory_budget_mb: float = DEFAULT_BUDGET_MB, *, copi
     return int(max(1, min(1 << 16, memory_budget_mb * 1024 * 1024 // per_row)))
 
 
+def slice_rows(n_cols: int) -> int:
+    """Rows of a ``rows × n_cols`` float32 slice of ≈ ``CACHE_SLICE_BYTES`` (at least 1)."""
+    return max(1, CACHE_SLICE_BYTES // (4 * max(1, n_cols)))
+
+
 def exact_dist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine distance ``1 − a_i·b_i`` computed in float64."""
-    return 1.0 - np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
+    """Row-wise cosine distance ``1 − a_i·b_i`` accumulated in float64 (products of float32 values
+    are exact in float64), ``EXACT_ROWS`` rows at a time."""
+    out = np.empty(len(a))
+    for s in range(0, len(a), EXACT_ROWS):
+        out[s:s + EXACT_ROWS] = 1.0 - np.einsum("ij,ij->i", a[s:s + EXACT_ROWS], b[s:s + EXACT_ROWS], dtype=np.float64)
+    return out
+
+
+def similarity_blocks(rows: np.ndarray, cols: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
+                      ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Yield ``(start, stop, rows[start:stop] @ cols.T)`` as float32, in one reused buffer.
+
+    The yielded block is overwritten by the next one (copy what must outlive the iteration step);
+    the caller may modify it in place.
+    """
+    n, m = rows.shape[0], cols.shape[0]
+    if n == 0 or m == 0:
+        return
+    rows = np.ascontiguousarray(rows, dtype=np.float32)
+    cols_t = np.ascontiguousarray(cols, dtype=np.float32).T  # a transposed view: BLAS reads it as is, fastest
+    b = min(n, block_rows(m, memory_budget_mb, copies=1))
+    buffer = np.empty((b, m), dtype=np.float32)
+    for start in range(0, n, b):
+        stop = min(n, start + b)
+        sim = buffer[:stop - start]
+        np.matmul(rows[start:stop], cols_t, out=sim)
+        yield start, stop, sim
+
+
+def _slices(height: int, n_cols: int) -> Iterator[slice]:
+    step = slice_rows(n_cols)
+    return (slice(s, min(height, s + step)) for s in range(0, height, step))
 
 
 @dataclass
@@ -57,66 +98,60 @@ def cross_nearest(
     """Both directions of the top-1 search in one blocked pass over ``rows @ cols.T``.
 
     For each row: the nearest and second-nearest column among ``cols[:n_cols_for_rows]`` (e.g.
-    the inlier questions, placed first). For each column: its nearest row; the pass only keeps the
-    best similarity and the block it came from, and the arg-max inside that block is recomputed at
-    the end for the columns that need it (a column-wise argmax over each block would cost ~30×
-    more than a column-wise max). Memory: one ``b × m`` float32 block plus O(n + m).
+    the inlier questions, placed first). For each column: its nearest row (ties: the lowest row).
+    Per cache-sized slice S of a block, three passes: the column max of S (and, only for the
+    columns it improves, their arg-max inside S), the row arg-max ``a``, then ``S[i, a_i] = −inf``
+    and the row arg-max again (the second best). Both row winners are re-scored in float64.
+    Memory: one ``b × m`` float32 block plus O(n + m).
     """
     n, m = rows.shape[0], cols.shape[0]
     m_rows = m if n_cols_for_rows is None else int(n_cols_for_rows)
-    row_dist = np.full(n, np.inf)
+    row_dist, row_second = np.full(n, np.inf), np.full(n, np.inf)
     row_index = np.full(n, -1, dtype=np.int64)
-    row_second = np.full(n, np.inf)
     col_best = np.full(m, -np.inf, dtype=np.float32)
-    col_block = np.zeros(m, dtype=np.int64)
-    b = block_rows(m, memory_budget_mb)
-    starts = list(range(0, n, b))
-    cols_t = np.ascontiguousarray(cols.T)
-    for block_no, start in enumerate(starts):
-        stop = min(n, start + b)
-        sim = rows[start:stop] @ cols_t
-        if m_rows > 0:
-            part = sim[:, :m_rows]
-            best = part.argmax(axis=1)
-            idx = np.arange(stop - start)
-            row_index[start:stop] = best
-            if m_rows > 1:
-                saved = part[idx, best].copy()
-                part[idx, best] = -np.inf
-                row_second[start:stop] = 1.0 - part.max(axis=1).astype(np.float64)
-                part[idx, best] = saved
-            row_dist[start:stop] = exact_dist(rows[start:stop], cols[best])
-        block_max = sim.max(axis=0)
-        better = block_max > col_best
-        col_best[better] = block_max[better]
-        col_block[better] = block_no
-        report(progress, stage, stop, n)
     col_index = np.zeros(m, dtype=np.int64)
-    for block_no in np.unique(col_block) if n and m else []:
-        which = np.flatnonzero(col_block == block_no)
-        start = starts[block_no]
-        stop = min(n, start + b)
-        col_index[which] = start + (rows[start:stop] @ cols_t[:, which]).argmax(axis=0)
+    for start, stop, sim in similarity_blocks(rows, cols, memory_budget_mb):
+        second = np.empty(stop - start, dtype=np.int64)
+        for part in _slices(stop - start, m):
+            tile = sim[part]
+            offset = start + part.start
+            tile_max = tile.max(axis=0)
+            better = np.flatnonzero(tile_max > col_best)
+            if len(better):
+                col_best[better] = tile_max[better]
+                col_index[better] = offset + tile[:, better].argmax(axis=0)
+            if m_rows == 0:
+                continue
+            own = tile[:, :m_rows]
+            first = own.argmax(axis=1)
+            row_index[offset:offset + len(first)] = first
+            if m_rows > 1:
+                own[np.arange(len(first)), first] = -np.inf
+                second[part] = own.argmax(axis=1)
+        if m_rows:
+            block = rows[start:stop]
+            row_dist[start:stop] = exact_dist(block, cols[row_index[start:stop]])
+            if m_rows > 1:
+                row_second[start:stop] = np.maximum(exact_dist(block, cols[second]), row_dist[start:stop])
+        report(progress, stage, stop, n)
     col_dist = exact_dist(rows[col_index], cols) if n and m else np.full(m, np.inf)
-    row_second = np.maximum(row_second, row_dist) if m_rows > 1 else row_second
     return CrossNearest(row_dist, row_index, row_second, col_dist, col_index)
+
+
+def nearest_index(rows: np.ndarray, cols: np.ndarray, *, memory_budget_mb: float = DEFAULT_BUDGET_MB) -> np.ndarray:
+    """Index of the most similar column of every row (float32 similarities; -1 when no column)."""
+    index = np.full(rows.shape[0], -1, dtype=np.int64)
+    for start, stop, sim in similarity_blocks(rows, cols, memory_budget_mb):
+        index[start:stop] = sim.argmax(axis=1)
+    return index
 
 
 def nearest(rows: np.ndarray, cols: np.ndarray, *, memory_budget_mb: float = DEFAULT_BUDGET_MB) -> tuple[np.ndarray, np.ndarray]:
     """Top-1: ``(min distance float64, argmin int64)`` of every row over ``cols`` (``inf``/-1 if none)."""
-    n = rows.shape[0]
-    dist = np.full(n, np.inf)
-    index = np.full(n, -1, dtype=np.int64)
     if cols.shape[0] == 0:
-        return dist, index
-    b = block_rows(cols.shape[0], memory_budget_mb, copies=1)
-    cols_t = np.ascontiguousarray(cols.T)
-    for start in range(0, n, b):
-        stop = min(n, start + b)
-        best = (rows[start:stop] @ cols_t).argmax(axis=1)
-        index[start:stop] = best
-        dist[start:stop] = exact_dist(rows[start:stop], cols[best])
-    return dist, index
+        return np.full(rows.shape[0], np.inf), np.full(rows.shape[0], -1, dtype=np.int64)
+    index = nearest_index(rows, cols, memory_budget_mb=memory_budget_mb)
+    return exact_dist(rows, cols[index]), index
 
 
 def top_k(rows: np.ndarray, cols: np.ndarray, k: int, *, memory_budget_mb: float = DEFAULT_BUDGET_MB,
@@ -132,11 +167,7 @@ def top_k(rows: np.ndarray, cols: np.ndarray, k: int, *, memory_budget_mb: float
     index = np.zeros((n, k), dtype=np.int64)
     if k == 0:
         return dist, index
-    b = block_rows(m, memory_budget_mb, copies=2)
-    cols_t = np.ascontiguousarray(cols.T)
-    for start in range(0, n, b):
-        stop = min(n, start + b)
-        sim = rows[start:stop] @ cols_t
+    for start, stop, sim in similarity_blocks(rows, cols, memory_budget_mb / 2):
         if exclude_self:
             sim[np.arange(stop - start), np.arange(start, stop)] = -np.inf
         part = np.argpartition(-sim, k - 1, axis=1)[:, :k] if k < m else np.tile(np.arange(m), (stop - start, 1))

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from ragcov_tui.coverage.nearest import block_rows, cross_nearest, nearest, top_k
+from ragcov_tui.coverage import nearest as nearest_module
+from ragcov_tui.coverage.nearest import block_rows, cross_nearest, nearest, nearest_index, top_k
 from tests.coverage.coverage_data import unit
 
 
@@ -19,7 +20,7 @@ def test_cross_nearest_matches_brute_force_for_any_block_size(budget_mb):
     sub = D[:, :30]
     np.testing.assert_allclose(found.row_dist, sub.min(axis=1), atol=1e-9)
     np.testing.assert_array_equal(found.row_index, sub.argmin(axis=1))
-    np.testing.assert_allclose(found.row_second, np.sort(sub, axis=1)[:, 1], atol=1e-6)
+    np.testing.assert_allclose(found.row_second, np.sort(sub, axis=1)[:, 1], atol=1e-9)
     np.testing.assert_allclose(found.col_dist, D.min(axis=0), atol=1e-9)
     np.testing.assert_array_equal(found.col_index, D.argmin(axis=0))
 
@@ -46,3 +47,26 @@ def test_single_column_and_no_row_columns():
     assert np.all(found.row_index == 0) and np.all(np.isinf(found.row_second))
     none = cross_nearest(A, B, n_cols_for_rows=0)
     assert np.all(none.row_index == -1) and none.col_index[0] == brute(A, B)[:, 0].argmin()
+
+
+@pytest.mark.parametrize("slice_bytes", [1, 4 * 37 * 3, 1 << 20])
+def test_cross_nearest_ties_and_cache_slices(monkeypatch, slice_bytes):
+    """Slices of 1 row, 3 rows or the whole block give the same answer; duplicated columns are
+    each other's second nearest (distance equal to the nearest), and a duplicated row wins its
+    columns with its lowest index."""
+    monkeypatch.setattr(nearest_module, "CACHE_SLICE_BYTES", slice_bytes)
+    rng = np.random.default_rng(5)
+    A, B = unit(rng.standard_normal((60, 12))), unit(rng.standard_normal((35, 12)))
+    B = np.vstack([B, B[:2]])  # columns 35, 36 duplicate columns 0, 1
+    A[40] = A[7]               # row 40 duplicates row 7 (another block, another slice) ...
+    B[3] = A[7]                # ... and both are at distance 0 of column 3
+    D = brute(A, B)
+    found = cross_nearest(A, B, memory_budget_mb=4 * 37 * 25 / 2**20)  # blocks of 25 rows
+    np.testing.assert_allclose(found.row_dist, D.min(axis=1), atol=1e-9)
+    np.testing.assert_allclose(found.row_second, np.sort(D, axis=1)[:, 1], atol=1e-9)
+    np.testing.assert_array_equal(found.col_index, D.argmin(axis=0))
+    assert found.col_index[3] == 7
+    np.testing.assert_allclose(found.col_dist, D.min(axis=0), atol=1e-9)
+    dup_rows = np.isin(found.row_index, [0, 1, 35, 36])
+    np.testing.assert_allclose(found.row_second[dup_rows], found.row_dist[dup_rows], atol=1e-9)
+    np.testing.assert_array_equal(nearest_index(A, B, memory_budget_mb=1e-4), D.argmin(axis=1))

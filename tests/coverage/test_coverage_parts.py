@@ -51,6 +51,25 @@ def test_removal_impact_equals_recomputed_coverage_drop():
     assert removal_impact(np.zeros(5, int), np.zeros(5), np.zeros(5), 1) is None
 
 
+def test_near_duplicate_pairs_are_exact_across_blocks():
+    """Screened in float32 but decided in float64: the same pairs and distances as a float64
+    brute force, for pairs just inside and just outside the threshold, with tiny blocks."""
+    rng = np.random.default_rng(6)
+    base = unit(rng.standard_normal((30, 24)))
+    near = unit(base + 0.02 * rng.standard_normal(base.shape))
+    Q = np.vstack([base, near])
+    D = 1.0 - Q.astype(np.float64) @ Q.T.astype(np.float64)
+    threshold = float(np.median(np.diag(D[:30, 30:])))  # half of the planted pairs fall inside
+    expected = [(a, b, D[a, b]) for a in range(60) for b in range(a + 1, 60) if D[a, b] < threshold]
+    assert 5 < len(expected) < 40
+    for budget in (4 * 60 * 7 / 2**20, 256):
+        pairs = near_duplicate_pairs(Q, threshold, budget)
+        assert [(a, b) for a, b, _ in pairs] == [(a, b) for a, b, _ in expected]
+        np.testing.assert_allclose([d for *_, d in pairs], [d for *_, d in expected], atol=1e-12)
+    for a in range(30):  # a threshold a hair above a pair's exact distance, far below float32 resolution
+        assert (a, a + 30) in [(x, y) for x, y, _ in near_duplicate_pairs(Q, D[a, a + 30] + 1e-13)]
+
+
 def test_default_k_and_capping():
     assert default_k(1) == 1 and default_k(8) == 2 and default_k(200) == 10 and default_k(10**6) == 50
     rng = np.random.default_rng(0)
