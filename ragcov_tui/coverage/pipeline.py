@@ -88,7 +88,7 @@ def run_analysis(
     sid = create_session(
         db,
         "analysis",
-        corpus=[str(Path(p)) for p in opts.corpus],
+        corpus=[str(Path(p).resolve()) for p in opts.corpus],
         questions_path=str(Path(opts.questions).resolve()),
         testset_sha256=testset.sha256,
         embedder=embedder.spec,

@@ -197,7 +197,7 @@ def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any
         with db.conn:
             db["sessions"].update(session["id"], {"status": "running", "error": None})
         return session["id"]
-    return create_session(db, "eval", corpus=[str(Path(p)) for p in opts.corpus],
+    return create_session(db, "eval", corpus=[str(Path(p).resolve()) for p in opts.corpus],
                           questions_path=str(Path(opts.questions).resolve()), testset_sha256=sha, embedder=embedder,
                           llm=judge.spec if judge else "heuristic", system=opts.system, params=params,
                           name=opts.name)
