@@ -10,7 +10,8 @@ as a notification with the reason.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from textual import work
@@ -41,10 +42,13 @@ FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty f
 
 @dataclass
 class JobRequest:
-    """What the form asks for: the kind of job and the raw text of each field."""
+    """What the form asks for: the kind of job, the raw text of each field, and the stored
+    parameters of the session the form was prefilled from (``base``), so a rerun keeps every
+    setting the form does not show (threshold, chunk size, metrics, judge…)."""
 
     kind: str
     fields: dict[str, str]
+    base: dict[str, Any] = field(default_factory=dict)
 
 
 JobRunner = Callable[[JobRequest, Any, Progress], tuple[str, dict[str, Any]]]
@@ -62,13 +66,21 @@ def job_options(request: JobRequest) -> Any:
         clusters: int | str | None = f.get("clusters") or None
         if clusters and clusters != "auto":
             clusters = _whole(clusters, "clusters")
+        from ragcov_tui.coverage.params import CoverageParams
+
+        engine = {f.name for f in dataclasses.fields(CoverageParams)} - {"clusters"}
+        base = request.base
         return AnalyzeOptions(corpus=corpus, questions=f["questions"], embedder=f.get("embedder") or "local",
-                              llm=f.get("llm") or None, clusters=clusters, name=f.get("name") or None)
+                              llm=f.get("llm") or None, clusters=clusters, name=f.get("name") or None,
+                              chunk_size=base.get("chunk_size", 500), chunk_overlap=base.get("chunk_overlap", 50),
+                              extra={k: v for k, v in base.items() if k in engine})
     from ragcov_tui.evaluation.pipeline import EvalOptions
 
+    form = {"questions", "system", "corpus", "embedder", "llm", "k", "name", "resume"}
+    kept = {k: v for k, v in request.base.items() if k in {f.name for f in dataclasses.fields(EvalOptions)} - form}
     return EvalOptions(questions=f["questions"], system=f.get("system") or "builtin:hybrid", corpus=corpus,
                        embedder=f.get("embedder") or "local", llm=f.get("llm") or None,
-                       k=_whole(f.get("k") or "5", "k"), name=f.get("name") or None)
+                       k=_whole(f.get("k") or "5", "k"), name=f.get("name") or None, **kept)
 
 
 def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict[str, Any]]:
@@ -125,6 +137,7 @@ class JobsPane(Pane):
         Binding("ctrl+x", "cancel", "Cancel job"),
     ]
     worker: Worker | None = None
+    base: dict[str, Any] = {}  # stored params of the session the form was filled from (replaced, never mutated)
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -152,6 +165,7 @@ class JobsPane(Pane):
             found = list_sessions(self.ragcov.db, kind=kind)
             session = found[0] if found else None
         values = prefill(session)
+        self.base = dict(session.get("params") or {}) if session else {}
         self.query_one("#job-kind", Select).value = kind
         for key, (_, kinds, _) in FIELDS.items():
             self.query_one(f"#row-{key}").display = kind in kinds
@@ -169,7 +183,8 @@ class JobsPane(Pane):
 
     def request(self) -> JobRequest:
         kind = str(self.query_one("#job-kind", Select).value)
-        return JobRequest(kind, {k: self.query_one(f"#job-{k}", Input).value for k, (_, kinds, _) in FIELDS.items() if kind in kinds})
+        fields = {k: self.query_one(f"#job-{k}", Input).value for k, (_, kinds, _) in FIELDS.items() if kind in kinds}
+        return JobRequest(kind, fields, base=self.base)
 
     def action_start(self) -> None:
         if self.worker is not None and not self.worker.is_finished:
