@@ -196,6 +196,7 @@ class Evidence:
         self._vectors: dict[str, np.ndarray] = {}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Rows for ``texts`` (L2-normalised); only texts not seen before by this item reach the embedder."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if missing:
             self._vectors.update(zip(missing, np.asarray(self.embedder.embed(missing))))
