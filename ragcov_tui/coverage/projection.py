@@ -4,7 +4,8 @@
   Barnes-Hut angle 0.8, 300 iterations: sklearn's 250 early-exaggeration ones + 50) of every chunk
   and question — method ``"tsne"``. Chosen for cost on 2 cores: on 2000 clustered 384-d points
   this takes about half the CPU of 500 iterations at angle 0.5, for a trustworthiness@10 of 0.943
-  instead of 0.950 — invisible on a terminal-cell map.
+  instead of 0.950 — invisible on a terminal-cell map. Run single-threaded: faster on 2 shared
+  cores (1.3 s vs 1.6–1.8 s) and the same layout on any machine.
 * more: t-SNE of a sample — the questions (at most ``max_points / 2`` of them, at random) plus
   chunks drawn at random per cluster in proportion to cluster size, ``max_points`` in all — and
   each chunk left out is placed on the sampled chunk of its own cluster nearest to it (a blocked
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.manifold import TSNE
+from threadpoolctl import threadpool_limits
 
 from ragcov_tui.coverage.nearest import nearest_index
 
@@ -40,8 +42,9 @@ TSNE_ANGLE = 0.8
 
 def _tsne(points: np.ndarray, seed: int) -> np.ndarray:
     perplexity = max(1.0, min(30.0, (len(points) - 1) / 3))
-    return TSNE(n_components=2, perplexity=perplexity, init="pca", metric="cosine", max_iter=TSNE_ITERATIONS,
-                angle=TSNE_ANGLE, random_state=seed).fit_transform(points.astype(np.float32))
+    with threadpool_limits(1):
+        return TSNE(n_components=2, perplexity=perplexity, init="pca", metric="cosine", max_iter=TSNE_ITERATIONS,
+                    angle=TSNE_ANGLE, random_state=seed).fit_transform(points.astype(np.float32))
 
 
 def _pca(points: np.ndarray) -> np.ndarray:
