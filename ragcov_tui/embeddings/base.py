@@ -40,10 +40,15 @@ class Embedder(ABC):
     batch_size: int = 64
     concurrency: int = 1  # batches in flight at once (remote providers raise it)
     db: "sqlite_utils.Database | None" = None  # the embedding cache; set by make_embedder(db=...)
+    # CPU-bound models (ONNX, sentence-transformers) already use every core per call: callers on
+    # several threads take turns (single flight), so no text is embedded twice at the same moment
+    # and the calls do not fight over the cores. Remote providers keep their concurrency.
+    single_flight: bool = False
 
     def __init__(self) -> None:
         self.stats = EmbedStats()
         self._stats_lock = threading.Lock()
+        self.flight_lock = threading.Lock()
 
     def _add_tokens(self, n: int) -> None:
         """Count tokens reported by a provider (thread-safe: ``_embed_batch`` runs in workers)."""

@@ -66,6 +66,7 @@ def read_max_seq_length(model_dir: Path) -> int:
 class OnnxEmbedder(Embedder):
     """Mean-pooled ONNX transformer embeddings; thread-safe, model loaded on first use."""
 
+    single_flight = True  # see Embedder.single_flight
     provider = "local"
     batch_size = 64
 

@@ -16,6 +16,7 @@ from ragcov_tui.errors import BadInput
 
 
 class SentenceTransformerEmbedder(Embedder):
+    single_flight = True  # see Embedder.single_flight
     provider = "st"
     batch_size = 128
 
