@@ -15,6 +15,7 @@ in texts. Only the calling thread touches the database; workers only run ``_embe
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Sequence
 
@@ -72,7 +73,17 @@ def store(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str
 
 def embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progress | None = None,
                      stage: str = "embedding") -> np.ndarray:
-    """Embed ``texts`` through the cache of ``embedder.db`` (if any); rows L2-normalised float32."""
+    """Embed ``texts`` through the cache of ``embedder.db`` (if any); rows L2-normalised float32.
+
+    For ``single_flight`` embedders the lookup → embed → store path is one critical section, so a
+    thread asking for texts another thread is embedding finds them in the cache afterwards.
+    """
+    with embedder.flight_lock if embedder.single_flight else nullcontext():
+        return _embed_with_cache(embedder, texts, progress, stage)
+
+
+def _embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progress | None,
+                      stage: str) -> np.ndarray:
     from ragcov_tui.embeddings.base import l2_normalise
 
     texts = list(texts)
