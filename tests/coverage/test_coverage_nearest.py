@@ -70,3 +70,17 @@ def test_cross_nearest_ties_and_cache_slices(monkeypatch, slice_bytes):
     dup_rows = np.isin(found.row_index, [0, 1, 35, 36])
     np.testing.assert_allclose(found.row_second[dup_rows], found.row_dist[dup_rows], atol=1e-9)
     np.testing.assert_array_equal(nearest_index(A, B, memory_budget_mb=1e-4), D.argmin(axis=1))
+
+
+@pytest.mark.parametrize("k", [1, 5, 20])  # 20 > ITERATED_ARGMAX_K: the argpartition path
+def test_top_k_both_paths_match_brute_force(k):
+    rng = np.random.default_rng(7)
+    A, B = unit(rng.standard_normal((70, 10))), unit(rng.standard_normal((33, 10)))
+    D = brute(A, B)
+    kd, ki = top_k(A, B, k, memory_budget_mb=4 * 33 * 9 / 2**20)  # blocks of 9 rows (or fewer)
+    np.testing.assert_array_equal(ki, np.argsort(D, axis=1)[:, :k])
+    np.testing.assert_allclose(kd, np.sort(D, axis=1)[:, :k], atol=1e-6)
+    DA = brute(A, A)
+    np.fill_diagonal(DA, np.inf)
+    sd, si = top_k(A, A, k, exclude_self=True, memory_budget_mb=4 * 70 * 9 / 2**20)
+    np.testing.assert_array_equal(si, np.argsort(DA, axis=1)[:, :k])
