@@ -143,12 +143,13 @@ def analyze(
     sources = [c.source for c in chunks]
     documents = document_coverage(sources, mindist, mad_k=params.document_mad_k, floor=params.document_floor)
     gaps = rank_gaps(per_cluster, clustering.sizes.tolist(), params.gap_threshold)
-    flagged_content(gaps, labels.tolist(), sources, {d.source for d in documents if d.flagged})
+    flagged_content(gaps, labels, sources, {d.source for d in documents if d.flagged})
     report(progress, "documents", 1, 1)
 
     report(progress, "themes", 0, 1)
-    texts = central_texts(C, [c.text for c in chunks], labels, centroids, THEME_TEXTS_PER_CLUSTER)
-    gap_texts = {g.cluster: least_covered_texts([c.text for c in chunks], labels, mindist, g.cluster,
+    chunk_texts = [c.text for c in chunks]
+    texts = central_texts(C, chunk_texts, labels, centroids, THEME_TEXTS_PER_CLUSTER)
+    gap_texts = {g.cluster: least_covered_texts(chunk_texts, labels, mindist, g.cluster,
                                                 THEME_TEXTS_PER_CLUSTER) or texts[g.cluster] for g in gaps}
     themes = gap_themes(llm, texts, gap_texts, n_themes=params.n_themes, n_questions=params.n_suggestions,
                         progress=progress)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass
 class Gap:
@@ -42,12 +44,14 @@ def rank_gaps(coverage: list[float | None], sizes: list[int], gap_threshold: flo
     return gaps
 
 
-def flagged_content(gaps: list[Gap], labels: list[int], sources: list[str], flagged: set[str]) -> None:
+def flagged_content(gaps: list[Gap], labels: np.ndarray, sources: list[str], flagged: set[str]) -> None:
     """Set ``gap.flagged_documents`` to the flagged sources making up at least half of the gap's chunks."""
-    if not flagged:
+    if not flagged or not gaps:
         return
+    from_flagged = np.fromiter((s in flagged for s in sources), dtype=bool, count=len(sources))
+    names = np.asarray(sources, dtype=object)
     for gap in gaps:
-        members = [src for src, lab in zip(sources, labels) if lab == gap.cluster]
-        from_flagged = [src for src in members if src in flagged]
-        if members and 2 * len(from_flagged) >= len(members):
-            gap.flagged_documents = tuple(dict.fromkeys(from_flagged))
+        members = labels == gap.cluster
+        hits = members & from_flagged
+        if members.any() and 2 * int(hits.sum()) >= int(members.sum()):
+            gap.flagged_documents = tuple(dict.fromkeys(names[hits].tolist()))
