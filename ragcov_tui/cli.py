@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
     e.add_argument("--k", type=int, help="retrieval cut-off (default 5)")
-    e.add_argument("--paraphrases", type=int, help="paraphrases per question to generate when the file has none")
+    e.add_argument("--paraphrases", type=int, help="paraphrases per question: the test file's first, topped up by the paraphrase LLM")
     e.add_argument("--repeats", type=int, help="judge each item N times and report mean and spread")
     e.add_argument("--concurrency", type=int, help="calls in flight (default 8)")
     e.add_argument("--chunk-size", type=int)

@@ -130,6 +130,10 @@ def run_eval(
     except BaseException as exc:
         finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
         raise
+    finally:
+        close = getattr(system, "close", None)  # optional hook: release connections (http systems)
+        if close is not None:
+            close()
 
 
 def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: list, skipped: int, total: int,

@@ -1,0 +1,36 @@
+"""``--paraphrases N``: the test file's paraphrases first, topped up to N by the paraphrase LLM."""
+
+from __future__ import annotations
+
+import json
+
+from ragcov_tui.evaluation.items import EvalContext, paraphrases_for
+from ragcov_tui.llm.base import ChatModel, ChatReply
+from ragcov_tui.testset.models import Question
+
+
+class Paraphraser(ChatModel):
+    provider, model = "scripted", "para"
+
+    def chat(self, messages, *, temperature=0.0, max_tokens=None, json_mode=False):
+        return ChatReply(json.dumps({"paraphrases": ["What's the price of Team?", "Team plan cost per seat?",
+                                                    "How much is the Team plan?"]}))
+
+
+def ctx(n: int, llm: ChatModel | None) -> EvalContext:
+    return EvalContext(system=None, embedder=None, k=5, index=None, retrieval_metrics=[], generation_metrics=[],
+                       paraphrase_llm=llm, paraphrases=n)
+
+
+def test_file_paraphrases_are_topped_up_without_repeating_them() -> None:
+    q = Question(id="q1", text="How much does Team cost?", paraphrases=["How much is the Team plan?"])
+    texts, origin = paraphrases_for(ctx(3, Paraphraser()), q)
+    assert texts == ["How much is the Team plan?", "What's the price of Team?", "Team plan cost per seat?"]
+    assert origin == "test file + llm:scripted:para"
+
+
+def test_enough_file_paraphrases_or_no_llm_use_the_file_only() -> None:
+    q = Question(id="q1", text="How much does Team cost?", paraphrases=["a?", "b?", "c?"])
+    assert paraphrases_for(ctx(2, Paraphraser()), q) == (["a?", "b?"], "test file")
+    assert paraphrases_for(ctx(5, None), q) == (["a?", "b?", "c?"], "test file")
+    assert paraphrases_for(ctx(0, None), Question(id="q2", text="x")) == ([], "")
