@@ -83,6 +83,8 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
         for gap in gaps[:8]:
             sugg = gap.get("suggested_questions") or [{}]
             first = sugg[0].get("text", "") if isinstance(sugg[0], dict) else str(sugg[0])
+            if gap.get("flagged_documents"):
+                first = f"review flagged {', '.join(gap['flagged_documents'])} before adding questions"
             g.add_row(str(gap["cluster"]), fmt(gap.get("coverage")), str(gap.get("size")), pct(gap.get("share")),
                       Text(", ".join(gap.get("themes", []))), Text(first))
         console.print(g)

@@ -68,6 +68,7 @@ def analysis_markdown(report: dict[str, Any]) -> str:
             rows.append([g.get("cluster"), fmt(g.get("coverage")), g.get("size"), pct(g.get("share")),
                          ", ".join(g.get("themes", [])), text])
         lines += table(["cluster", "coverage", "size", "share", "themes", "suggested question"], rows)
+        lines += [""] + [f"- Cluster {g.get('cluster')}: {g['note']}" for g in gaps if g.get("note")]
     else:
         lines.append("No cluster falls below the gap threshold.")
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
