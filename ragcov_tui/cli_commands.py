@@ -17,40 +17,16 @@ from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput
 from ragcov_tui.store import open_db
 
+
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
     cfg = load_config(args.config)
     db_path = str(cfg.resolve("db", args.db, None, None) or Path(".ragcov") / "ragcov.db")
     return cfg, db_path
 
 
-def _int_or_auto(value: Any, flag: str) -> int | str | None:
-    if value is None or value == "auto":
-        return value
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise BadInput(f"{flag}: expected a whole number or 'auto', got {value!r}") from None
-    if n < 1:
-        raise BadInput(f"{flag}: must be at least 1")
-    return n
-
-
-def _contamination(value: Any) -> float | str | None:
-    if value is None or value == "auto":
-        return value
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        raise BadInput(f"--contamination: expected 'auto' or a share between 0 and 0.5, got {value!r}") from None
-    if not 0 < f <= 0.5:
-        raise BadInput("--contamination: must be in (0, 0.5]")
-    return f
-
-
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
-    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
-
     from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
+    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
 
     cfg, db_path = _setup(args)
     gates = parse_coverage_gates(args.fail_under or [])
@@ -60,14 +36,14 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
         questions=args.questions,
         embedder=r("embedder", args.embedder, "local"),
         llm=r("llm", args.llm, None),
-        clusters=_int_or_auto(r("clusters", args.clusters, None), "--clusters"),
+        clusters=r("clusters", args.clusters, None),
         chunk_size=r("chunk_size", args.chunk_size, 500),
         chunk_overlap=r("chunk_overlap", args.chunk_overlap, 50),
         threshold=r("threshold", args.threshold, None),
         top_n=r("top_n", args.top_n, None),
         gap_threshold=r("gap_threshold", args.gap_threshold, None),
         lof_neighbors=r("lof_neighbors", args.lof_neighbors, None),
-        contamination=_contamination(r("contamination", args.contamination, None)),
+        contamination=r("contamination", args.contamination, None),
         seed=r("seed", args.seed, None),
         name=args.name,
         concurrency=r("concurrency", None, 4),

@@ -55,12 +55,13 @@ class AnalyzeOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
+        """The engine's parameters, validated (BadInput naming the option) before any work starts."""
         given = {k: getattr(self, k) for k in PARAM_FIELDS if getattr(self, k) is not None}
         known = {f.name for f in dataclasses.fields(CoverageParams)}
         unknown = set(self.extra) - known
         if unknown:
             raise BadInput(f"unknown analysis parameter(s): {', '.join(sorted(unknown))}")
-        return dataclasses.replace(CoverageParams(), **given, **self.extra)
+        return dataclasses.replace(CoverageParams(), **given, **self.extra).validated()
 
 
 def run_analysis(
