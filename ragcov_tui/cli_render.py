@@ -94,6 +94,8 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
     for d in report.get("question_details", []):
         if d.get("outlier"):
             console.print(Text(f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"))
+    for line in usage_lines(report.get("usage") or {}):
+        console.print(Text(line, style="dim"))
     console.print(Text(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
 
 
