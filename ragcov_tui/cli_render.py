@@ -33,16 +33,17 @@ class ProgressBar:
                 TextColumn("{task.description:<22}"), BarColumn(), MofNCompleteColumn(),
                 TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=False,
             )
-            self._progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._tasks:
             self._progress.stop()
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if self._progress is None:
             return
+        if not self._tasks:
+            self._progress.start()  # lazily: a run that fails before any work draws nothing
         task = self._tasks.get(stage)
         if task is None:
             task = self._tasks[stage] = self._progress.add_task(stage, total=total or None)
