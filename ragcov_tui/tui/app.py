@@ -27,7 +27,7 @@ from ragcov_tui.tui.screens.jobs import JobRunner, JobsPane, run_job
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.screens.outliers import OutliersPane
 from ragcov_tui.tui.screens.overview import OverviewPane
-from ragcov_tui.tui.screens.results import ResultsPane
+from ragcov_tui.tui.screens.results import DIAGNOSIS_LABELS, ResultsPane
 from ragcov_tui.tui.screens.sessions import SessionsPane
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -223,6 +223,9 @@ def help_text() -> Text:
                 key = b.key_display or b.key
                 out.append(f"  {key:<12}", style="bold").append(f"{b.description or b.action}\n")
         out.append("\n")
+    out.append("Results: diagnosis column (/ finds either form)\n", style="bold underline")
+    for name, short in DIAGNOSIS_LABELS.items():
+        out.append(f"  {short:<12}", style="bold").append(f"{name}\n")
     return out
 
 

@@ -174,11 +174,53 @@ async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_
         await pilot.pause()
         chart = app.query_one("#clusters-map")
         assert chart.display
-        titles: list[str] = []
-
-        class RecordingPlot:  # stands in for plotext: records the title the map asks for
-            def __getattr__(self, name: str):
-                return lambda *args, **kwargs: titles.append(args[0]) if name == "title" else None
-
-        chart.painter(RecordingPlot())
+        plot = RecordingPlot()
+        chart.painter(plot)
+        titles = [args[0] for name, args, _ in plot.calls if name == "title"]
         assert "o cluster 0" in titles[-1] and "+ question" in titles[-1]  # the key, not a legend box over the points
+
+
+async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filter(tui_db: Path) -> None:
+    from ragcov_tui.tui.app import help_text
+    from ragcov_tui.tui.screens.results import DIAGNOSIS_LABELS
+
+    failures = open_db(tui_db).execute("SELECT count(*) FROM eval_items WHERE diagnosis = 'generation_failure'").fetchone()[0]
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("results")
+        await pilot.pause()
+        table = app.query_one("#results-table", PagedTable)
+        shown_labels = {cells(table, r)[2] for r in range(table.row_count)}
+        assert {"gen fail", "rank fail", "retr fail", "ok"} <= shown_labels
+        assert shown_labels <= set(DIAGNOSIS_LABELS.values()) | {"error"}  # nothing cut with an ellipsis
+        for typed in ("generation_failure", "gen fail"):  # the stored name, or the label as shown
+            await pilot.press("slash")
+            app.query_one("#results-filter", Input).value = typed
+            await pilot.press("enter")
+            assert table.page.total == failures > 0 and all(r["diagnosis"] == "generation_failure" for r in table.page.rows)
+        await pilot.press("enter")
+        assert "diagnosis: generation_failure" in shown(app, "#text-body")
+    assert "gen fail    generation_failure" in help_text().plain
+
+
+class RecordingPlot:
+    """Stands in for plotext: records every call with its arguments."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple, dict]] = []
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: self.calls.append((name, args, kwargs))
+
+
+async def test_trend_key_is_in_the_title_not_a_legend_over_the_plot(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.show_pane("sessions")
+        await pilot.pause()
+        plot = RecordingPlot()
+        app.query_one("#sessions-trend").painter(plot)
+        titles = [args[0] for name, args, _ in plot.calls if name == "title"]
+        lines = [kwargs for name, _, kwargs in plot.calls if name == "plot"]
+        assert titles == ["eval trend of this test file, oldest → newest · • mrr  + hit@5  x faithfulness"]
+        assert len(lines) == 3 and not any("label" in kwargs for kwargs in lines)

@@ -22,6 +22,22 @@ from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 PREFERRED = ("hit@", "mrr", "faithfulness", "answer_correctness", "ndcg@", "answer_relevance", "robustness")
 HISTOGRAMS = ("faithfulness", "robustness")
+DIAGNOSIS_LABELS = {  # stored diagnosis -> the short form the table shows (the detail view and help give both)
+    "ok": "ok", "retrieval_failure": "retr fail", "ranking_failure": "rank fail",
+    "generation_failure": "gen fail", "no_gold": "no gold", "undetermined": "unscored",
+}
+
+
+def diagnosis_label(diagnosis: str | None) -> Text:
+    """The short, readable form of a stored diagnosis (failures in bold, so they stand out without colour)."""
+    label = DIAGNOSIS_LABELS.get(diagnosis or "", diagnosis)
+    return lit(label, "bold" if diagnosis and diagnosis.endswith("_failure") else "", width=9)
+
+
+def full_diagnosis_query(text: str) -> str:
+    """A filter typed as a short label (``gen fail``) searches for the stored name (``generation_failure``)."""
+    full = {short: name for name, short in DIAGNOSIS_LABELS.items()}
+    return full.get(text.strip().lower(), text)
 
 
 class ResultsPane(Filterable, Pane):
@@ -57,7 +73,7 @@ class ResultsPane(Filterable, Pane):
         table = self.query_one(PagedTable)
         narrow = self.app.size.width < 100
         self.metrics = self.metrics[:4] if narrow else self.metrics
-        table.set_columns([("id", 8), ("question", 18 if narrow else 40), ("diagnosis", 12)]
+        table.set_columns([("id", 8), ("question", 21 if narrow else 40), ("diagnosis", 9)]
                           + [(self._short(m), 6) for m in self.metrics])
         self._show()
         self.charts_drawn = False
@@ -82,11 +98,11 @@ class ResultsPane(Filterable, Pane):
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
         return queries.eval_page(self.ragcov.db, self.sid, sort=self.sort_key, descending=self.descending,  # type: ignore[arg-type]
-                                 query=self.query_text, offset=offset, limit=limit)
+                                 query=full_diagnosis_query(self.query_text), offset=offset, limit=limit)
 
     def _row(self, r: dict[str, Any]) -> list[Text]:
         values = {**r["retrieval"], **r["generation"]}
-        return [lit(r["question_id"]), lit(r["question"], width=40), lit(r["diagnosis"], width=12),
+        return [lit(r["question_id"]), lit(r["question"], width=40), diagnosis_label(r["diagnosis"]),
                 *(num(values.get(m), 2) for m in self.metrics)]
 
     def _show(self, cursor: int = 0) -> None:
