@@ -79,6 +79,7 @@ def session_page(db: sqlite_utils.Database, offset: int = 0, limit: int = 500, *
 
 
 ANALYSIS_TREND = ("basic", "weighted", "multi_threshold", "multi_n")
+EVAL_TREND_FIRST = ("retrieval.mrr", "retrieval.hit@", "generation.faithfulness", "generation.answer_correctness")
 
 
 def flat_summary(summary: dict[str, Any] | None) -> dict[str, float]:
@@ -105,8 +106,9 @@ def _is_number(value: Any) -> bool:
 def trend(db: sqlite_utils.Database, questions_path: str | None, kind: str, *, max_series: int = 4) -> dict[str, list[float | None]]:
     """Headline metrics over the finished sessions of one test file and kind, oldest first.
 
-    Analysis sessions give the coverage figures; eval sessions the first ``max_series`` metrics in
-    [0, 1] of their summary. A session missing a metric contributes None at its position.
+    Analysis sessions give the coverage figures; eval sessions ``max_series`` metrics in [0, 1] of
+    their summary, the headline ones (:data:`EVAL_TREND_FIRST`, ``hit@`` any k) before the rest.
+    A session missing a metric contributes None at its position.
     """
     rows = [s for s in reversed(list_sessions(db, kind=kind, questions_path=questions_path)) if s["status"] == "done"]
     flats = [flat_summary(s.get("summary")) for s in rows]
@@ -116,7 +118,9 @@ def trend(db: sqlite_utils.Database, questions_path: str | None, kind: str, *, m
         keys = []
         for f in flats:
             keys += [k for k, v in f.items() if 0 <= v <= 1 and k not in keys]
-        keys = keys[:max_series]
+        rank = {k: next((i for i, p in enumerate(EVAL_TREND_FIRST) if k == p or p.endswith("@") and k.startswith(p)),
+                        len(EVAL_TREND_FIRST)) for k in keys}
+        keys = sorted(keys, key=rank.__getitem__)[:max_series]
     return {k: [f.get(k) for f in flats] for k in keys if any(f.get(k) is not None for f in flats)}
 
 

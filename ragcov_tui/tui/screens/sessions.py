@@ -109,11 +109,12 @@ class SessionsPane(Filterable, Pane):
             chart.draw_message("Trend", "no sessions yet")
             return
         series = queries.trend(self.ragcov.db, row.get("questions_path"), row["kind"])
-        name = PurePath(row.get("questions_path") or "").name
         if not series:
-            chart.draw_message(f"Trend · {name}", "no finished sessions of this test file")
-        else:
-            chart.draw_lines(f"{row['kind']} trend · {name} (oldest → newest)", series)
+            chart.draw_message(f"Trend · {PurePath(row.get('questions_path') or '').name}",
+                               "no finished sessions of this test file")
+        else:  # the test file is named in the detail box above; short names keep the key in the title
+            chart.draw_lines(f"{row['kind']} trend of this test file, oldest → newest",
+                             {name.rpartition(".")[2]: values for name, values in series.items()})
 
     def action_open(self) -> None:
         row = self.query_one(PagedTable).current

@@ -27,9 +27,11 @@ class Chart(PlotextPlot):
             self.painter(self.plt)
         return super().render()
 
-    def _paint(self, title: str, painter: Painter) -> None:
+    def _paint(self, title: str, painter: Painter, key: Sequence[tuple[str, str]] = ()) -> None:
+        """Draw with ``painter`` under ``title``; a ``key`` of ``(label, marker)`` goes in the title
+        (see :meth:`_keyed_title`)."""
         def paint(plt: Any) -> None:
-            plt.title(title)
+            self._keyed_title(plt, title, key)
             painter(plt)
 
         self.painter = paint
@@ -61,33 +63,37 @@ class Chart(PlotextPlot):
         self._paint(title, paint)
 
     def draw_lines(self, title: str, series: dict[str, Sequence[float | None]]) -> None:
-        """One line per series over positions 1..n; None points are left out."""
+        """One line per series over positions 1..n (whole-number ticks); None points are left out;
+        the key goes in the title."""
         markers = ("dot", "+", "x", "*", "o", "#")
+        drawn = [(name, values, markers[i % len(markers)]) for i, (name, values) in enumerate(series.items())
+                 if any(v is not None for v in values)]
 
         def paint(plt: Any) -> None:
-            for i, (name, values) in enumerate(series.items()):
+            for i, (_, values, marker) in enumerate(drawn):
                 xs = [x + 1 for x, v in enumerate(values) if v is not None]
-                ys = [v for v in values if v is not None]
-                if ys:
-                    plt.plot(xs, ys, label=name, marker=markers[i % len(markers)])
+                plt.plot(xs, [v for v in values if v is not None], marker=marker, color=i + 1)
+            positions = range(1, max((len(values) for _, values, _ in drawn), default=0) + 1)
+            plt.xticks(list(positions[:: max(1, len(positions) // 8)]))
             plt.ylim(0, 1)
 
-        self._paint(title, paint)
+        self._paint(title, paint, [(name, marker) for name, _, marker in drawn])
 
     def draw_scatter(self, title: str, groups: Sequence[tuple[str, Sequence[float], Sequence[float], str]]) -> None:
-        """``groups`` of ``(label, xs, ys, marker)``, drawn in order (later groups on top).
-
-        The key goes in the title (``• chunks · o cluster 3``…), not in plotext's legend box, which
-        sits on the top-left corner of the plot and would hide the points there."""
-        key = "  ".join(f"{MARKER_GLYPHS.get(marker, marker)} {label}" for label, xs, _, marker in groups if xs)
-
+        """``groups`` of ``(label, xs, ys, marker)``, drawn in order (later groups on top)."""
         def paint(plt: Any) -> None:
-            full = f"{title} · {key}" if key else title
-            plt.title(full if len(full) <= self.size.width - 4 else key)  # plotext drops a title that does not fit
             for i, (_, xs, ys, marker) in enumerate(groups):
                 if xs:
                     plt.scatter(list(xs), list(ys), marker=marker, color=i + 1)
             plt.xticks([])
             plt.yticks([])
 
-        self._paint(title, paint)
+        self._paint(title, paint, [(label, marker) for label, xs, _, marker in groups if xs])
+
+    def _keyed_title(self, plt: Any, title: str, key: Sequence[tuple[str, str]]) -> None:
+        """``title · • chunks  o cluster 3``: the key goes in the title, not in plotext's legend box,
+        which sits on the top-left corner of the plot and hides what is drawn there. When both do
+        not fit, the key alone (plotext drops a title wider than the plot)."""
+        text = "  ".join(f"{MARKER_GLYPHS.get(marker, marker)} {label}" for label, marker in key)
+        full = f"{title} · {text}" if text else title
+        plt.title(full if len(full) <= self.size.width - 4 or not text else text)
