@@ -186,8 +186,12 @@ class RagcovApp(App):
         self.push_screen(TextScreen("Keys", help_text()))
 
     def on_resize(self, event: object = None) -> None:
-        self.screen.set_class(self.size.width < NARROW, "-narrow")
-        self.screen.set_class(self.size.height < 30, "-short")
+        """Set the layout classes; restyle the screen once, and only when one of them changed."""
+        before = set(self.screen.classes)
+        self.screen.set_class(self.size.width < NARROW, "-narrow", update=False)
+        self.screen.set_class(self.size.height < 30, "-short", update=False)
+        if set(self.screen.classes) != before:
+            self.screen.update_node_styles()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -49,7 +49,7 @@ async def wait_for(pilot, condition, timeout: float = 5.0) -> None:
     end = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < end, "timed out"
-        await pilot.pause(0.05)
+        await pilot.pause()
 
 
 async def test_job_completes_while_keys_still_respond(tui_db: Path) -> None:

@@ -108,7 +108,9 @@ async def test_filter_and_next_match_in_every_list_pane(tui_db: Path) -> None:
             table = app.query_one(table_id, DataTable)
             total = table.row_count
             word = needle or cells(table, 0)[column].split(",")[0].split()[0].lower()
-            await pilot.press("slash", *word, "enter")
+            await pilot.press("slash")
+            app.focused.value = word
+            await pilot.press("enter")
             await pilot.pause()
             assert 0 < table.row_count <= total and repr(word) in table.border_title, pane
             assert all(word in " ".join(cells(table, r)).lower() for r in range(table.row_count)) or pane == "gaps"
@@ -195,7 +197,7 @@ async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filt
         assert shown_labels <= set(DIAGNOSIS_LABELS.values()) | {"error"}  # nothing cut with an ellipsis
         for typed in ("generation_failure", "gen fail"):  # the stored name, or the label as shown
             await pilot.press("slash")
-            app.query_one("#results-filter", Input).value = typed
+            app.focused.value = typed
             await pilot.press("enter")
             assert table.page.total == failures > 0 and all(r["diagnosis"] == "generation_failure" for r in table.page.rows)
         await pilot.press("enter")
