@@ -46,10 +46,12 @@ class RagcovApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "ragcov"
     BINDINGS = [
-        Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]"),
+        # The footer keeps to the pane's own keys, ? and ^q so that it fits 80 columns;
+        # these (and ^p) are listed by ? and the status line.
+        Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]", show=False),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="[", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("R", "rerun", "Rerun"),
+        Binding("R", "rerun", "Rerun", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "back", "Back", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -72,7 +74,7 @@ class RagcovApp(App):
             for cls in PANES:
                 with TabPane(cls.title, id=f"tab-{pane_id(cls)}"):
                     yield cls(id=pane_id(cls))
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self._pick_initial_sessions()
@@ -133,7 +135,7 @@ class RagcovApp(App):
             if s:
                 label = f"{kind} {sid}" + (f" '{s['name']}'" if s.get("name") else "")
                 parts.append(label + (f" · {Path(s['questions_path']).name}" if kind == "analysis" and s.get("questions_path") else ""))
-        line = "ragcov · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}") + "  · ? keys"
+        line = "ragcov · ? keys · [ ] tabs · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}")
         self.query_one("#status-line", Static).update(lit(line))
 
     # ------------------------------------------------------------ panes and keys

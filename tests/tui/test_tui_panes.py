@@ -189,7 +189,7 @@ async def test_help_lists_every_pane_binding_and_palette_has_pane_commands(tui_d
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Go to Gaps" in titles and "Gaps: Accept" in titles and "Results: Filter" in titles
     text = help_text().plain
-    for needle in ("Edit+accept", "More", "Prev match", "Full text", "Histograms", "Command palette", "Next tab", "Rerun", "Compare"):
+    for needle in ("Edit+add", "More", "Prev match", "Full text", "Histograms", "Command palette", "Next tab", "Rerun", "Compare"):
         assert needle in text
 
 

@@ -40,7 +40,7 @@ class GapsPane(Filterable, Pane):
     BINDINGS = [
         Binding("a", "accept", "Accept"),
         Binding("d", "reject", "Reject"),
-        Binding("e", "edit", "Edit+accept"),
+        Binding("e", "edit", "Edit+add"),
         Binding("u", "undo", "Undo"),
         Binding("g", "generate", "More"),
         Binding("space", "mark", "Mark"),
