@@ -12,6 +12,7 @@ from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp, help_text
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
+from tests.support.screen_text import static_text
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -21,8 +22,8 @@ def cells(table: DataTable, row: int = 0) -> list[str]:
     return [getattr(c, "plain", str(c)) for c in table.get_row_at(row)]
 
 
-def static_text(app: RagcovApp, selector: str) -> str:
-    return str(app.query_one(selector, Static).render())
+def shown(app: RagcovApp, selector: str) -> str:
+    return static_text(app.query_one(selector, Static))
 
 
 async def test_overview_shows_coverage_and_counts(tui_db: Path) -> None:
@@ -30,7 +31,7 @@ async def test_overview_shows_coverage_and_counts(tui_db: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.query_one("TabbedContent").active == "tab-overview"
-        text = static_text(app, "#overview-figures")
+        text = shown(app, "#overview-figures")
         report = json.loads(open_db(tui_db).execute("SELECT report FROM reports").fetchone()[0])
         assert f"{report['coverage']['basic']:.3f}" in text
         assert "questions   40" in text
@@ -200,4 +201,4 @@ async def test_empty_database_says_how_to_start(tmp_path: Path) -> None:
         assert app.query_one("TabbedContent").active == "tab-sessions"
         app.show_pane("gaps")
         await pilot.pause()
-        assert "No analysis session yet" in static_text(app, "#gaps-empty")
+        assert "No analysis session yet" in shown(app, "#gaps-empty")

@@ -13,6 +13,7 @@ from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.screens.eval_detail import EvalItemScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
+from tests.support.screen_text import static_text
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -23,7 +24,7 @@ def cells(table: DataTable, row: int = 0) -> list[str]:
 
 
 def shown(app: RagcovApp, selector: str) -> str:
-    return str(app.screen.query_one(selector, Static).render())
+    return static_text(app.screen.query_one(selector, Static))
 
 
 async def test_result_detail_formats_scores_and_shows_reasons_claims_paraphrases_and_judge(tui_db: Path) -> None:
@@ -68,7 +69,10 @@ async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_
         assert "! = mostly flagged documents" in gaps.border_title
         await pilot.press("tab", "j", "j", "j")  # the long suggestion, 4th of the first gap
         await pilot.pause()
-        assert long_text in " ".join(shown(app, "#gaps-detail").split())
+        detail_lines = shown(app, "#gaps-detail").rstrip().splitlines()
+        assert long_text in " ".join(" ".join(detail_lines).split())
+        wrapped = detail_lines[-2:]  # the long suggestion wraps under itself, not under its label
+        assert all(line.startswith(" " * 13) and line.strip() for line in wrapped), detail_lines
 
         before = suggestions.page.total
         await pilot.press("g")

@@ -26,7 +26,7 @@ from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import TextPrompt
 from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
-from ragcov_tui.tui.widgets.literal import labelled, lit, num
+from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 STATUS = {"open": "", "accepted": "ADDED"}
@@ -114,7 +114,7 @@ class GapsPane(Filterable, Pane):
             pairs.append((f"{suggestion['origin']}", suggestion["text"]))
         else:
             pairs.append(("suggestions", "none yet: g asks for more"))
-        box.update(labelled(pairs, label_width=13))
+        box.update(labelled_grid(pairs, label_width=13))
 
     def _row(self, s: dict[str, Any]) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(s)

@@ -15,7 +15,7 @@ from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
 from ragcov_tui.tui.screens.modals import TextScreen
-from ragcov_tui.tui.widgets.literal import block, labelled, lit, num
+from ragcov_tui.tui.widgets.literal import block, labelled, labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 MARKS = {"keep": "kept", "drop": "DROPPED"}
@@ -84,7 +84,7 @@ class OutliersPane(Filterable, Pane):
         if row is None:
             detail.update(lit("No outlier questions in this session."))
             return
-        detail.update(labelled([("question", lit(row["text"])), ("nearest chunk", lit(row["nearest_chunk"], "bold")),
+        detail.update(labelled_grid([("question", lit(row["text"])), ("nearest chunk", lit(row["nearest_chunk"], "bold")),
                                 ("", lit(row["chunk_text"], width=400))], label_width=14))
 
     def action_full_text(self) -> None:

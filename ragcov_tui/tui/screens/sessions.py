@@ -16,7 +16,7 @@ from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import CompareScreen, ConfirmScreen, TextPrompt
 from ragcov_tui.tui.widgets.charts import Chart
-from ragcov_tui.tui.widgets.literal import labelled, lit, num
+from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 HEADLINE = {"analysis": ("basic", "weighted"), "eval": ("retrieval.mrr", "generation.faithfulness")}
@@ -94,7 +94,7 @@ class SessionsPane(Filterable, Pane):
             box.update(lit("No sessions match the filter." if self.query_text else "No sessions yet: start one in Jobs."))
             return
         what = f"system {s.get('system')}  ·  " if s["kind"] == "eval" else ""
-        box.update(labelled([
+        box.update(labelled_grid([
             (s["kind"], f"{s['id']} {s.get('name') or ''}  ·  {s['status']}  ·  {(s['created_at'] or '')[:19].replace('T', ' ')}"),
             ("test file", s.get("questions_path")),
             ("corpus", ", ".join(s.get("corpus") or []) or None),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 
 UNDEFINED = "—"
@@ -42,5 +43,19 @@ def labelled(pairs: list[tuple[str, Any]], label_width: int = 14) -> Text:
         if i:
             out.append("\n")
         out.append(f"{label:<{label_width}}", style="bold")
-        out.append_text(value if isinstance(value, Text) else lit(value))
+        out.append_text(_as_text(value))
     return out
+
+
+def labelled_grid(pairs: list[tuple[str, Any]], label_width: int = 14) -> Table:
+    """Like :func:`labelled`, for a detail box: a long value wraps under itself, not under the label."""
+    grid = Table.grid()
+    grid.add_column(width=label_width, no_wrap=True, style="bold")
+    grid.add_column(ratio=1)
+    for label, value in pairs:
+        grid.add_row(Text(label), _as_text(value))
+    return grid
+
+
+def _as_text(value: Any) -> Text:
+    return value if isinstance(value, Text) else lit(value)
