@@ -231,6 +231,14 @@ async def test_trend_key_is_in_the_title_not_a_legend_over_the_plot(tui_db: Path
         assert titles == ["eval trend of this test file, oldest → newest · • mrr  + hit@5  x faithfulness"]
         assert len(lines) == 3 and not any("label" in kwargs for kwargs in lines)
 
+        await pilot.press("j")  # the analysis session: coverage figures under readable names
+        await pilot.pause()
+        plot = RecordingPlot()
+        app.query_one("#sessions-trend").painter(plot)
+        title = next(args[0] for name, args, _ in plot.calls if name == "title")
+        assert title.startswith("analysis trend") and "multi thr" in title and "multi top-n" in title, title
+        assert "multi_n" not in title
+
 
 async def test_footer_fits_80_columns_on_every_pane_and_help_lists_the_keys_it_leaves_out(tui_db: Path) -> None:
     from textual.widgets import Footer

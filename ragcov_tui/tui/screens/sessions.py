@@ -114,7 +114,7 @@ class SessionsPane(Filterable, Pane):
                                "no finished sessions of this test file")
         else:  # the test file is named in the detail box above; short names keep the key in the title
             chart.draw_lines(f"{row['kind']} trend of this test file, oldest → newest",
-                             {name.rpartition(".")[2]: values for name, values in series.items()})
+                             {_trend_label(name): values for name, values in series.items()})
 
     def action_open(self) -> None:
         row = self.query_one(PagedTable).current
@@ -159,3 +159,12 @@ class SessionsPane(Filterable, Pane):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open()
+
+
+TREND_LABELS = {"multi_threshold": "multi thr", "multi_n": "multi top-n"}
+
+
+def _trend_label(name: str) -> str:
+    """A short key for the chart title: ``retrieval.mrr`` → ``mrr``, ``multi_n`` → ``multi top-n``."""
+    short = name.rpartition(".")[2]
+    return TREND_LABELS.get(short, short)
