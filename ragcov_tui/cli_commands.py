@@ -16,6 +16,7 @@ from ragcov_tui.config import Config, load_config
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput
 from ragcov_tui.store import open_db
+from ragcov_tui.store.sessions import resolve_session
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
@@ -81,8 +82,6 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: Console) -> int:
-    from ragcov_tui.store.sessions import resolve_session
-
     _, db_path = _setup(args)
     db = open_db(db_path)
     session = resolve_session(db, args.session)
@@ -117,7 +116,9 @@ def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.tui.app import run_tui
 
     _, db_path = _setup(args)
-    open_db(db_path)  # create / migrate before the app starts, and fail here on a bad path
+    db = open_db(db_path)  # create / migrate before the app starts, and fail here on a bad path
+    if args.session and not args.session.startswith("latest"):
+        resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice
     return run_tui(db_path, session_id=args.session)
 
 

@@ -116,3 +116,11 @@ def test_help_of_every_command_has_an_example(capsys: pytest.CaptureFixture) -> 
             run_cli(command, "--help")
         assert exc.value.code == 0
         assert "Example" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["tui", "report"])
+def test_unknown_session_is_one_line_and_exit_2_before_any_app_starts(command: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code = run_cli(command, "--db", str(tmp_path / "db.sqlite"), "--session", "zzz") if command == "tui" \
+        else run_cli(command, "--db", str(tmp_path / "db.sqlite"), "zzz")
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "session 'zzz': no such session" in err and len(err.splitlines()) == 1
