@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import open_db
@@ -29,6 +29,7 @@ from ragcov_tui.tui.screens.outliers import OutliersPane
 from ragcov_tui.tui.screens.overview import OverviewPane
 from ragcov_tui.tui.screens.results import DIAGNOSIS_LABELS, ResultsPane
 from ragcov_tui.tui.screens.sessions import SessionsPane
+from ragcov_tui.tui.widgets.footer import AdaptiveFooter
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
@@ -46,12 +47,10 @@ class RagcovApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "ragcov"
     BINDINGS = [
-        # The footer keeps to the pane's own keys, ? and ^q so that it fits 80 columns;
-        # these (and ^p) are listed by ? and the status line.
-        Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]", show=False),
+        Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="[", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("R", "rerun", "Rerun", show=False),
+        Binding("R", "rerun", "Rerun"),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "back", "Back", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -74,7 +73,7 @@ class RagcovApp(App):
             for cls in PANES:
                 with TabPane(cls.title, id=f"tab-{pane_id(cls)}"):
                     yield cls(id=pane_id(cls))
-        yield Footer(compact=True, show_command_palette=False)
+        yield AdaptiveFooter()
 
     def on_mount(self) -> None:
         self._pick_initial_sessions()

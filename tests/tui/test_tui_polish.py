@@ -240,23 +240,31 @@ async def test_trend_key_is_in_the_title_not_a_legend_over_the_plot(tui_db: Path
         assert "multi_n" not in title
 
 
-async def test_footer_fits_80_columns_on_every_pane_and_help_lists_the_keys_it_leaves_out(tui_db: Path) -> None:
+async def test_footer_fits_80_and_120_columns_on_every_pane_and_help_lists_what_it_leaves_out(tui_db: Path) -> None:
     from textual.widgets import Footer
 
     from ragcov_tui.tui.app import PANES, pane_id
 
-    app = RagcovApp(tui_db, "e0000001")
-    async with app.run_test(size=SIZE) as pilot:
-        for cls in PANES:
-            app.show_pane(pane_id(cls))
-            await pilot.pause()
-            await pilot.pause()
-            footer = app.query_one(Footer)
-            keys = [str(k.render()) for k in footer.query("FooterKey")]
-            assert any("Help" in k for k in keys) and any("Quit" in k for k in keys), (cls.title, keys)
-            assert footer.virtual_size.width <= footer.size.width, (cls.title, keys)
-        assert "[ ] tabs" in shown(app, "#status-line") and "? keys" in shown(app, "#status-line")
-        await pilot.press("question_mark")
-        await pilot.pause()
-        text = shown(app, "#text-body")
-        assert "Next tab" in text and "Rerun" in text and "Next match" in text and "Command palette" in text
+    for size, full in ((SIZE, False), ((120, 40), True)):
+        app = RagcovApp(tui_db, "e0000001")
+        async with app.run_test(size=size) as pilot:
+            for cls in PANES:
+                app.show_pane(pane_id(cls))
+                await pilot.pause()
+                await pilot.pause()
+                footer = app.query_one(Footer)
+                keys = [str(k.render()) for k in footer.query("FooterKey")]
+                assert any("Help" in k for k in keys) and any("Quit" in k for k in keys), (cls.title, keys)
+                assert any("Next tab" in k for k in keys) == full and any("palette" in k for k in keys) == full, keys
+                assert footer.virtual_size.width <= footer.size.width, (size, cls.title, keys)
+            if not full:
+                assert "[ ] tabs" in shown(app, "#status-line") and "? keys" in shown(app, "#status-line")
+                await pilot.press("question_mark")
+                await pilot.pause()
+                text = shown(app, "#text-body")
+                assert "Next tab" in text and "Rerun" in text and "Command palette" in text
+                await pilot.press("escape")
+                await pilot.resize_terminal(130, 40)  # widening the terminal brings the keys back
+                await pilot.pause()
+                await pilot.pause()
+                assert any("Next tab" in str(k.render()) for k in app.query_one(Footer).query("FooterKey"))

@@ -14,7 +14,7 @@ from textual.widgets import Input
 
 FILTER_BINDINGS = [
     Binding("slash", "filter", "Filter", key_display="/"),
-    Binding("n", "step(1)", "Next match", show=False),
+    Binding("n", "step(1)", "Next"),
     Binding("N", "step(-1)", "Prev match", show=False),
 ]
 

@@ -1,0 +1,42 @@
+"""The footer: every binding, and on a terminal too narrow for all of them, the ones that matter most.
+
+A one-line footer cannot hold a busy pane's keys plus the app's own at 80 columns: Textual's
+footer then scrolls sideways, so ``? Help`` and ``^q Quit`` fall off the right edge. Below
+:data:`FULL_WIDTH` columns this footer leaves out the keys marked secondary (next tab, rerun,
+next match, the palette key); ``?`` lists them and the status line names ``[ ]`` and ``?``.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+FULL_WIDTH = 120  # the widest pane's keys (Gaps) plus the app's fit in this many columns
+SECONDARY_KEYS = frozenset({"right_square_bracket", "R", "n"})
+
+
+class AdaptiveFooter(Footer):
+    """``Footer(compact=True)`` whose secondary keys and palette key hide below ``FULL_WIDTH`` columns."""
+
+    def __init__(self) -> None:
+        super().__init__(compact=True)
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        lean = self.app.size.width < FULL_WIDTH
+        if lean != self.has_class("-lean"):
+            self.set_class(lean, "-lean")
+            self.show_command_palette = not lean
+            self.refresh(recompose=True)
+
+    def compose(self) -> ComposeResult:
+        lean = self.has_class("-lean")
+        for widget in super().compose():
+            if not (lean and isinstance(widget, FooterKey) and widget.key in SECONDARY_KEYS):
+                yield widget
