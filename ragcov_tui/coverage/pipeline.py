@@ -131,7 +131,7 @@ def run_analysis(
         report["embedder"] = {"provider": embedder.provider, "model": embedder.model, "dim": int(chunk_vecs.shape[1])}
         report["llm"] = llm.spec if llm else "heuristic"
         report["timings"] = {k: round(v, 3) for k, v in timings.items()}
-        usage = {"embeddings": dataclasses.asdict(embedder.stats), "llm": llm.usage.as_dict() if llm else None}
+        usage = {"embeddings": embedder.usage(), "llm": llm.usage.as_dict() if llm else None}
         report["usage"] = usage
         finish_session(db, sid, "done", summary=headline(report), timings=timings, usage=usage)
         return sid, report

@@ -8,10 +8,11 @@ SQLite embedding cache, so a second run with the same texts embeds nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -44,6 +45,7 @@ class Embedder(ABC):
     # several threads take turns (single flight), so no text is embedded twice at the same moment
     # and the calls do not fight over the cores. Remote providers keep their concurrency.
     single_flight: bool = False
+    paid: bool = False  # a metered API: usage() adds the estimated cost
 
     def __init__(self) -> None:
         self.stats = EmbedStats()
@@ -54,6 +56,17 @@ class Embedder(ABC):
         """Count tokens reported by a provider (thread-safe: ``_embed_batch`` runs in workers)."""
         with self._stats_lock:
             self.stats.tokens += int(n)
+
+    def usage(self) -> dict[str, Any]:
+        """The stats as a dict; a ``paid`` provider adds ``cost_usd`` = tokens × list price
+        (:mod:`ragcov_tui.llm.cost`), None when the model has no price."""
+        from ragcov_tui.llm.cost import cost_usd
+
+        out: dict[str, Any] = dataclasses.asdict(self.stats)
+        if self.paid:
+            usd = cost_usd(self.model, self.stats.tokens)
+            out["cost_usd"] = None if usd is None else round(usd, 6)
+        return out
 
     @property
     def spec(self) -> str:

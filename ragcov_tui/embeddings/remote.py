@@ -47,6 +47,7 @@ class RemoteEmbedder(Embedder):
     """Shared parts: retry policy, lazily learnt dimension, bounded concurrency."""
 
     batch_size = 128
+    paid = True
 
     def __init__(self, model: str, *, concurrency: int, policy: RetryPolicy | None) -> None:
         super().__init__()

@@ -177,7 +177,7 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
     models = {id(m): m for m in llms.values() if m is not None}
     per_model = {m.spec: m.usage.as_dict() for m in models.values()}
     return {
-        "embeddings": dataclasses.asdict(embedder.stats),
+        "embeddings": embedder.usage(),
         "llm": per_model,
         "llm_calls": sum(u["calls"] for u in per_model.values()),
         "llm_cached": sum(u["cached"] for u in per_model.values()),

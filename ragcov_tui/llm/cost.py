@@ -1,6 +1,6 @@
-"""USD prices per 1M tokens for common OpenAI models, for the cost line of a run.
+"""USD prices per 1M tokens for common OpenAI and Voyage models, for the cost line of a run.
 
-Prices are list prices (standard tier) as published by OpenAI; they change, so the figure is an
+Prices are list prices (standard tier) as published by OpenAI and Voyage AI; they change, so the figure is an
 estimate. A model not listed here (a local server, a fine-tune) has an unknown cost: the
 functions return ``None`` and callers show "cost unknown" instead of a made-up 0.
 Dated snapshots (``gpt-4o-2024-08-06``) are priced like their family.
@@ -24,6 +24,12 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "text-embedding-3-small": (0.02, 0.0),
     "text-embedding-3-large": (0.13, 0.0),
     "text-embedding-ada-002": (0.10, 0.0),
+    "voyage-3": (0.06, 0.0),
+    "voyage-3-lite": (0.02, 0.0),
+    "voyage-3-large": (0.18, 0.0),
+    "voyage-3.5": (0.06, 0.0),
+    "voyage-3.5-lite": (0.02, 0.0),
+    "voyage-code-3": (0.18, 0.0),
 }
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 

@@ -191,3 +191,14 @@ def test_bad_specs_are_bad_input(spec: str, message: str) -> None:
 def test_empty_input_gives_empty_matrix(server: FakeAPIServer) -> None:
     assert make_embedder("openai:text-embedding-3-small").embed([]).shape == (0, 1536)
     assert server.count() == 0
+
+
+def test_usage_prices_paid_providers_and_says_unknown_for_unpriced_models(server: FakeAPIServer) -> None:
+    voyage = make_embedder("voyage:voyage-3")
+    voyage.embed(TEXTS)
+    usage = voyage.usage()
+    assert usage["tokens"] > 0 and usage["cost_usd"] == pytest.approx(usage["tokens"] * 0.06 / 1e6, abs=1e-6)
+    unpriced = make_embedder("openai:nomic-embed-text")  # e.g. a local OpenAI-compatible server
+    unpriced.embed(TEXTS)
+    assert unpriced.usage()["cost_usd"] is None
+    assert "cost_usd" not in make_embedder("hash:64").usage()  # nothing metered, no cost line
