@@ -148,8 +148,14 @@ class RagcovApp(App):
         current = tabs.active.removeprefix("tab-")
         if current and current != name:
             self.history.append(current)
+            # Let go of the old pane's focus first: Textual would otherwise move it to the next
+            # focusable widget there and, focusing it, activate the old tab again (a pane with
+            # nothing to focus, such as an empty Overview, could never be reached by keyboard).
+            self.screen.set_focus(None)
         tabs.active = f"tab-{name}"
-        self.query_one(f"#{name}", Pane).refresh_if_stale()
+        pane = self.query_one(f"#{name}", Pane)
+        pane.refresh_if_stale()
+        self._focus_pane(pane)  # at once, so the pane's keys work on the very next key press
 
     def _focus_pane(self, pane: Pane) -> None:
         """Focus the pane's first table or field, unless another tab became active meanwhile

@@ -202,3 +202,11 @@ async def test_empty_database_says_how_to_start(tmp_path: Path) -> None:
         app.show_pane("gaps")
         await pilot.pause()
         assert "No analysis session yet" in shown(app, "#gaps-empty")
+        for _ in range(3):  # back to Overview by keyboard: a hint instead of a crash
+            await pilot.press("left_square_bracket")
+            await pilot.pause()
+        assert app.query_one("TabbedContent").active == "tab-overview"
+        app.show_pane("results")
+        await pilot.pause()
+        assert "No session yet" in shown(app, "#overview-empty") and "ragcov eval" in shown(app, "#overview-empty")
+        assert "No eval session yet" in shown(app, "#results-empty")

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 
 class Pane(Vertical):
-    """A tab's content. ``needs`` names the session kind it shows (None: any / none).
+    """A tab's content. ``needs`` names the session kind it shows: ``analysis``, ``eval``,
+    ``any`` (the current session, whichever kind) or None (it shows no session).
 
     The app marks every pane stale when a session is opened; a pane reloads when it is stale and
     shown, so opening a session only queries what is on screen.
@@ -48,9 +49,10 @@ class Pane(Vertical):
     def load(self) -> None:
         """Query the core and render; shows a hint instead when there is no session to show."""
         if self.needs and not self.sid:
-            command = "analyze" if self.needs == "analysis" else "eval"
-            self.query_one(".empty", Static).update(
-                lit(f"No {self.needs} session yet: start one in Jobs (or `ragcov {command}`), then open it in Sessions."))
+            what, command = {"analysis": ("analysis", "analyze"), "eval": ("eval", "eval")}.get(
+                self.needs, ("", "analyze` / `ragcov eval"))
+            self.query_one(".empty", Static).update(lit(
+                f"No {what + ' ' if what else ''}session yet: start one in Jobs (or `ragcov {command}`), then open it in Sessions."))
             self.set_class(True, "-empty")
             return
         self.set_class(False, "-empty")

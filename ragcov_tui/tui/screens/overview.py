@@ -20,6 +20,7 @@ from ragcov_tui.tui.widgets.literal import labelled, lit, num
 
 class OverviewPane(Pane):
     title = "Overview"
+    needs = "any"
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
