@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ragcov_tui.llm.cost import cost_usd
 from ragcov_tui.progress import Progress
 
 if TYPE_CHECKING:
@@ -60,8 +61,6 @@ class Embedder(ABC):
     def usage(self) -> dict[str, Any]:
         """The stats as a dict; a ``paid`` provider adds ``cost_usd`` = tokens × list price
         (:mod:`ragcov_tui.llm.cost`), None when the model has no price."""
-        from ragcov_tui.llm.cost import cost_usd
-
         out: dict[str, Any] = dataclasses.asdict(self.stats)
         if self.paid:
             usd = cost_usd(self.model, self.stats.tokens)

@@ -1,7 +1,7 @@
 """USD prices per 1M tokens for common OpenAI and Voyage models, for the cost line of a run.
 
-Prices are list prices (standard tier) as published by OpenAI and Voyage AI; they change, so the figure is an
-estimate. A model not listed here (a local server, a fine-tune) has an unknown cost: the
+Prices are list prices (standard tier) as published by OpenAI and Voyage AI; they change, so the
+figure is an estimate. A model not listed here (a local server, a fine-tune) has an unknown cost: the
 functions return ``None`` and callers show "cost unknown" instead of a made-up 0.
 Dated snapshots (``gpt-4o-2024-08-06``) are priced like their family.
 """

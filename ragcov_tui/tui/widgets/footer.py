@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey  # not re-exported; textual is < 9 (pyproject)
 
 FULL_WIDTH = 120  # the widest pane's keys (Gaps) plus the app's fit in this many columns
 SECONDARY_KEYS = frozenset({"right_square_bracket", "R", "n"})
