@@ -91,7 +91,7 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
         console.print(g)
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
     for d in flagged:
-        console.print(Text(f"flagged document: {d['source']} (coverage {fmt(d.get('coverage'))}) {d.get('reason', '')}"))
+        console.print(Text(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))
     for d in report.get("question_details", []):
         if d.get("outlier"):
             console.print(Text(f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"))

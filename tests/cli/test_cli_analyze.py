@@ -124,3 +124,13 @@ def test_unknown_session_is_one_line_and_exit_2_before_any_app_starts(command: s
         else run_cli(command, "--db", str(tmp_path / "db.sqlite"), "zzz")
     err = capsys.readouterr().err.strip()
     assert code == 2 and "session 'zzz': no such session" in err and len(err.splitlines()) == 1
+
+
+def test_printed_summary_names_the_flagged_document_once_and_the_outliers(sample_analysis: tuple[dict, Path], capsys: pytest.CaptureFixture) -> None:
+    _, db = sample_analysis
+    assert run_cli("report", "--db", str(db), "latest-analysis") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "flagged document: weekend-sourdough-country-loaf.md: coverage 0.139 is below the floor 0.2" in out
+    assert "(coverage 0.139)" not in out  # the reason carries the figure; it is not said twice
+    for qid in ("q008", "q020", "q030"):
+        assert f"outlier question: {qid} (LOF" in out
