@@ -84,3 +84,11 @@ def test_unknown_system_scheme_is_bad_input(tmp_path: Path, capsys) -> None:
                    "--system", "ftp:somewhere")
     assert code == 2
     assert "ftp" in capsys.readouterr().err
+
+
+def test_comparing_a_session_with_itself_is_bad_input(two_evals, capsys) -> None:
+    db, bm25, _ = two_evals
+    sid = bm25["session_id"]
+    assert run_cli("compare", "--quiet", "--db", str(db), sid, sid[:6]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"are the same session {sid}" in err and len(err.splitlines()) == 1
