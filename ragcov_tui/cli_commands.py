@@ -14,7 +14,7 @@ from ragcov_tui.cli import dump_json, write_output
 from ragcov_tui.cli_render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.config import Config, load_config
 from ragcov_tui.coverage.report_md import analysis_markdown
-from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput
+from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, ProviderError
 from ragcov_tui.store import open_db
 from ragcov_tui.store.sessions import resolve_session
 
@@ -150,6 +150,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
     from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+    from ragcov_tui.evaluation.report import all_failed, failure_note
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     cfg, db_path = _setup(args)
@@ -174,6 +175,9 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     write_output(args.markdown, eval_markdown(report), out)
     if args.json != "-":
         print_eval(out, report)
+    if all_failed(report):
+        raise ProviderError(f"nothing to score: {failure_note(report)}; fix the cause and continue "
+                            f"with --resume {report.get('session_id')}")
     gates = check_gates(report, baseline=baseline, max_drop=r("max_drop", args.max_drop, 0.05),
                         fail_under=args.fail_under or [])
     return _gate_exit(gates.lines())

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragcov_tui.coverage.report_md import fmt, pct
+from ragcov_tui.evaluation.report import failure_note
 
 
 class ProgressBar:
@@ -123,6 +124,10 @@ def print_eval(console: Console, report: dict[str, Any]) -> None:
     diag = (report.get("counts") or {}).get("diagnosis") or {}
     if diag:
         console.print(Text("Diagnosis: " + ", ".join(f"{k} {v}" for k, v in sorted(diag.items()))))
+    failed = failure_note(report)
+    if failed:
+        console.print(Text(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",
+                           style="bold yellow"))
     for line in usage_lines(report.get("usage") or {}):
         console.print(Text(line, style="dim"))
 

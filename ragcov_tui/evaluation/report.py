@@ -83,3 +83,18 @@ def load_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
             raise BadInput(f"{ref}: not an eval report (no 'aggregate' key)")
         return data
     return load_eval_report(db, resolve_session(db, ref, kind="eval")["id"])
+
+
+def failure_note(report: dict[str, Any]) -> str | None:
+    """``3 of 31 questions failed (first: q001: system: ConnectionError: …)``; None when none failed."""
+    errors = report.get("errors") or []
+    if not errors:
+        return None
+    total = (report.get("counts") or {}).get("questions", len(errors))
+    return f"{len(errors)} of {total} questions failed (first: {errors[0].get('id')}: {errors[0].get('error')})"
+
+
+def all_failed(report: dict[str, Any]) -> bool:
+    """True when no question was scored because every one failed (an unreachable system, a bad key…)."""
+    counts = report.get("counts") or {}
+    return bool(counts.get("errors")) and not counts.get("done")

@@ -92,3 +92,21 @@ def test_comparing_a_session_with_itself_is_bad_input(two_evals, capsys) -> None
     assert run_cli("compare", "--quiet", "--db", str(db), sid, sid[:6]) == 2
     err = capsys.readouterr().err.strip()
     assert f"are the same session {sid}" in err and len(err.splitlines()) == 1
+
+
+def test_failed_questions_are_reported_and_all_failed_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    (tmp_path / "flaky_rag_mod.py").write_text(
+        "def some(q):\n"
+        "    if 'Mars' in q:\n"
+        "        raise ConnectionError('backend down')\n"
+        "    return {'answer': 'It depends.', 'contexts': ['Skein bills monthly.']}\n"
+        "def none(q):\n"
+        "    raise ConnectionError('backend down')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    base = ["eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(QUESTIONS), "--embedder", "hash"]
+    assert run_cli(*base, "--system", "python:flaky_rag_mod:some") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "1 of 31 questions failed (first: q030: system: ConnectionError: backend down)" in out
+    assert run_cli(*base, "--system", "python:flaky_rag_mod:none") == 1
+    err = capsys.readouterr().err.strip()
+    assert "nothing to score: 31 of 31 questions failed" in err and "backend down" in err and "--resume" in err and len(err.splitlines()) == 1

@@ -45,6 +45,13 @@ def failing_job(request: JobRequest, db, progress) -> tuple[str, dict]:
     raise BadInput(f"{request.fields['questions']}: no such file")
 
 
+def partial_eval_job(request: JobRequest, db, progress) -> tuple[str, dict]:
+    sid = create_session(db, "eval", questions_path=request.fields["questions"], system="http:http://127.0.0.1:9/")
+    finish_session(db, sid, "done", summary={"means": {"retrieval.mrr": 0.5}})
+    return sid, {"counts": {"questions": 2, "done": 1, "errors": 1},
+                 "errors": [{"id": "q2", "error": "system: ProviderError: unreachable"}]}
+
+
 async def wait_for(pilot, condition, timeout: float = 5.0) -> None:
     end = time.monotonic() + timeout
     while not condition():
@@ -86,6 +93,14 @@ async def test_job_cancel_and_failure_are_reported(tui_db: Path) -> None:
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: "no such file" in str(app.query_one("#job-status", Static).render()))
         assert any("no such file" in n.message and n.severity == "error" for n in app._notifications)
+        app.job_runner = partial_eval_job  # a finished eval in which some questions failed: say so
+        app.show_pane("jobs")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: app.eval_sid not in (None, "e0000001"))
+        note = next(n for n in app._notifications if "questions failed" in n.message)
+        assert "1 of 2 questions failed (first: q2: system: ProviderError: unreachable)" in note.message
+        assert note.severity == "warning" and note.title == "Job finished with errors"
 
 
 async def test_rerun_prefills_the_form_from_the_session(tui_db: Path) -> None:

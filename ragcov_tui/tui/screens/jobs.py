@@ -22,6 +22,7 @@ from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker, get_current_worker
 
 from ragcov_tui.errors import BadInput, Cancelled, RagcovError
+from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
 from ragcov_tui.store import open_db
 from ragcov_tui.store.sessions import list_sessions
@@ -220,8 +221,11 @@ class JobsPane(Pane):
                 self.app.call_from_thread(self._progress, eta_text(stage, done, total, stage_start[stage], now), done, total)
 
         try:
-            sid, _ = runner(request, db, progress)
-            outcome: tuple[str, str | None, str] = ("done", sid, f"{request.kind} finished: session {sid}")
+            sid, report = runner(request, db, progress)
+            note = failure_note(report)  # eval reports list the questions that failed; analyses have none
+            outcome: tuple[str, str | None, str] = (
+                "done" if note is None else "failed" if all_failed(report) else "partial", sid,
+                f"{request.kind} finished: session {sid}" + (f"; {note}" if note else ""))
         except Cancelled:
             outcome = ("cancelled", None, f"{request.kind} cancelled")
         except RagcovError as exc:
@@ -241,8 +245,8 @@ class JobsPane(Pane):
         self.query_one("#job-start", Button).disabled = False
         self.query_one("#job-cancel", Button).disabled = True
         self.query_one("#job-status", Static).update(lit(message))
-        severity = {"done": "information", "cancelled": "warning"}.get(status, "error")
-        self.app.notify(message, title=f"Job {status}", severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
+        severity = {"done": "information", "cancelled": "warning", "partial": "warning"}.get(status, "error")
+        self.app.notify(message, title="Job finished with errors" if status == "partial" else f"Job {status}", severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
         if sid:
             self.ragcov.open_session(sid)
 
