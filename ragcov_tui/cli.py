@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     e = add("eval", "Evaluate a RAG system on the test set: retrieval, generation, robustness.")
     e.add_argument("--questions", required=True, metavar="FILE")
     e.add_argument("--corpus", nargs="+", default=[], metavar="PATH", help="corpus (needed by builtin systems and document-level gold ids)")
-    e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL | builtin:bm25|dense|hybrid")
+    e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | builtin:bm25|dense|hybrid")
     e.add_argument("--embedder")
     e.add_argument("--llm", help="openai:MODEL used by builtin systems to generate answers")
     e.add_argument("--judge-llm", help="openai:MODEL judging answers (default: --llm, else offline heuristics)")

@@ -175,6 +175,12 @@ def test_http_system_gives_up_with_provider_error(http_server: str) -> None:
         _system("http:ftp://x")
 
 
+def test_a_bare_url_is_the_http_scheme(http_server: str) -> None:
+    for spec in (http_server, f"http:{http_server}"):
+        system = _system(spec)
+        assert isinstance(system, HttpSystem) and system.answer("hi").answer == "echo hi"
+
+
 # -- builtin ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("retriever", ["bm25", "dense", "hybrid"])
 def test_builtin_retrievers_find_the_right_chunk(retriever: str) -> None:

@@ -33,6 +33,8 @@ def make_system(
 ) -> System:
     """The system named by ``spec``; ``questions`` let a records file be matched by question id."""
     scheme, sep, target = spec.partition(":")
+    if spec.startswith(("http://", "https://")):  # a bare URL is the http scheme
+        scheme, sep, target = "http", ":", spec
     if not sep or not target:
         raise BadInput(f"--system {spec!r}: expected one of {', '.join(SCHEMES)}")
     if scheme == "records":
