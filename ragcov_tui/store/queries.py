@@ -291,6 +291,13 @@ def eval_counts(db: sqlite_utils.Database, sid: str) -> dict[str, int]:
     return dict(db.execute("SELECT status, count(*) FROM eval_items WHERE session_id = ? GROUP BY status", [sid]).fetchall())
 
 
+def first_error(db: sqlite_utils.Database, sid: str) -> tuple[str, str] | None:
+    """``(question id, error)`` of the first failed item in test-file order, or None."""
+    row = db.execute("SELECT question_id, error FROM eval_items WHERE session_id = ? AND status = 'error' "
+                     "ORDER BY seq LIMIT 1", [sid]).fetchone()
+    return (row[0], row[1] or "") if row else None
+
+
 def _metric_expr(db: sqlite_utils.Database, sid: str, name: str) -> tuple[str, list[Any]]:
     """SQL for one sortable / filterable column and its parameters; BadInput for an unknown name."""
     if name in EVAL_TEXT_COLUMNS:

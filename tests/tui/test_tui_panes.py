@@ -44,6 +44,8 @@ async def test_overview_of_an_eval_session_lists_aggregates(tui_db: Path) -> Non
         table = app.query_one("#overview-aggregates", DataTable)
         names = [cells(table, i)[0] for i in range(table.row_count)]
         assert "ret mrr" in names and "gen faithfulness" in names
+        figures = " ".join(shown(app, "#overview-figures").split())
+        assert "errors 1" in figures and "error q00013: system timed out" in figures  # the first failure, named
 
 
 async def test_sessions_open_rename_and_delete(tui_db: Path) -> None:

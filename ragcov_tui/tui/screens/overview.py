@@ -76,8 +76,10 @@ class OverviewPane(Pane):
         counts = queries.eval_counts(db, sid)
         params = session.get("params") or {}
         figures = Text.assemble((f"Eval {sid}  ", "bold"), lit(session.get("system"), "dim"), "\n")
+        failed = queries.first_error(db, sid)
         figures.append_text(labelled([
             ("items", lit(f"{sum(counts.values()):,}  done {counts.get('done', 0):,}  errors {counts.get('error', 0):,}")),
+            *([("error", lit(f"{failed[0]}: {failed[1]}", "bold", width=200))] if failed else []),
             ("k", lit(params.get("k"))),
             ("judge", lit(session.get("llm"))),
         ], label_width=8))
