@@ -246,7 +246,8 @@ class JobsPane(Pane):
         self.query_one("#job-cancel", Button).disabled = True
         self.query_one("#job-status", Static).update(lit(message))
         severity = {"done": "information", "cancelled": "warning", "partial": "warning"}.get(status, "error")
-        self.app.notify(message, title="Job finished with errors" if status == "partial" else f"Job {status}", severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
+        title = "Job finished with errors" if status == "partial" else f"Job {status}"
+        self.app.notify(message, title=title, severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
         if sid:
             self.ragcov.open_session(sid)
 
