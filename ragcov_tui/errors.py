@@ -38,3 +38,13 @@ class Cancelled(RagcovError):
     """Long work was cancelled by the caller (the TUI's cancel button)."""
 
     exit_code = EXIT_FAILURE
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal (SIGTERM, SIGHUP) turned into a ``KeyboardInterrupt`` by the CLI, so the run
+    unwinds like Ctrl-C: the running session is marked ``interrupted`` and the exit code is 128 + N."""
+
+    def __init__(self, signal_name: str, signum: int) -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+        self.exit_code = 128 + signum

@@ -21,7 +21,7 @@ from ragcov_tui.store import schema
 
 DEFAULT_DB = Path(".ragcov") / "ragcov.db"
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1, schema.add_session_owner_v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

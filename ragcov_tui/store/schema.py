@@ -178,3 +178,22 @@ CREATE TABLE IF NOT EXISTS llm_cache (
 def create_v1(db: sqlite_utils.Database) -> None:
     """Create every version-1 table and index."""
     db.conn.executescript(V1)
+
+
+V2_COLUMNS = {  # sessions: who runs it (see store.liveness) and how far it got
+    "pid": "INTEGER",           # process id of the owner while it runs
+    "host": "TEXT",             # hostname of the owner
+    "heartbeat_at": "TEXT",     # ISO 8601 UTC, rewritten every few seconds while it runs
+    "progress": "TEXT",         # JSON {stage, done, total}: the owner's latest progress report
+}
+
+
+def add_session_owner_v2(db: sqlite_utils.Database) -> None:
+    """Version 2: the owner and heartbeat of a running session, so a killed run shows as interrupted.
+
+    Idempotent (a column already there is skipped): two processes may migrate the same file at once.
+    """
+    have = {row[1] for row in db.conn.execute("PRAGMA table_info(sessions)").fetchall()}
+    for name, kind in V2_COLUMNS.items():
+        if name not in have:
+            db.conn.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")

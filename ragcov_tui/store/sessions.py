@@ -1,23 +1,33 @@
-"""Session rows: create, finish, find, list, rename, delete.
+"""Session rows: create, finish, find, list, rename, delete, claim for a resume.
 
 A session is one run (``kind`` ``analysis`` or ``eval``). JSON columns are decoded on the way out,
 so callers get plain dicts. Sessions are referred to by id, an unambiguous id prefix, their
 name, or ``latest`` / ``latest-analysis`` / ``latest-eval``.
+
+Status: ``running`` → ``done`` | ``failed`` | ``cancelled`` | ``interrupted``. The process that
+creates or resumes a session owns it (:mod:`ragcov_tui.store.liveness`); a ``running`` row whose
+owner is gone is read back as ``interrupted`` (with ``live`` False), so nothing shows ``running``
+forever. A live session cannot be resumed by a second process nor deleted.
 """
 
 from __future__ import annotations
 
 import getpass
 import json
+import os
 import secrets
+import sys
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.store.db import connection_lock
+from ragcov_tui.store.liveness import HEARTBEATS, database_file, is_live, owner_text, progress_text, this_host
 
-JSON_COLUMNS = ("corpus", "params", "summary", "timings", "usage")
+JSON_COLUMNS = ("corpus", "params", "summary", "timings", "usage", "progress")
 
 
 def now_iso() -> str:
@@ -33,11 +43,44 @@ def current_user() -> str:
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    """JSON columns decoded; ``live`` added; a dead ``running`` row read as ``interrupted``."""
     out = dict(row)
     for col in JSON_COLUMNS:
         if out.get(col) is not None:
             out[col] = json.loads(out[col])
+    out["live"] = is_live(out)
+    if out["status"] == "running" and not out["live"]:
+        out["status"] = "interrupted"
+        at = progress_text(out.get("progress"))
+        out["error"] = out.get("error") or (f"its process ({owner_text(out)}) ended without finishing"
+                                            + (f", at {at}" if at else ""))
     return out
+
+
+def _owner() -> dict[str, Any]:
+    return {"pid": os.getpid(), "host": this_host(), "heartbeat_at": now_iso()}
+
+
+def _claim(db: sqlite_utils.Database, sid: str) -> None:
+    """Start the heartbeat of ``sid`` (owned by this process from now on)."""
+    HEARTBEATS.add(sid, database_file(db.conn))
+
+
+@contextmanager
+def _locked_row(db: sqlite_utils.Database, sid: str) -> Iterator[dict[str, Any] | None]:
+    """The decoded row of ``sid`` inside a write transaction (``BEGIN IMMEDIATE``): no other process
+    can claim or change it until the block ends; the block's writes commit together."""
+    with connection_lock(db):
+        if db.conn.in_transaction:
+            db.conn.commit()
+        db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows = list(db.query("SELECT * FROM sessions WHERE id = ?", [sid]))
+            yield _decode(rows[0]) if rows else None
+        except BaseException:
+            db.conn.rollback()
+            raise
+        db.conn.commit()
 
 
 def create_session(
@@ -53,11 +96,12 @@ def create_session(
     params: dict[str, Any] | None = None,
     name: str | None = None,
 ) -> str:
-    """Insert a ``running`` session and return its id."""
+    """Insert a ``running`` session owned by this process (heartbeat started) and return its id."""
     sid = secrets.token_hex(4)
     with db.conn:
         db["sessions"].insert(
             {
+                **_owner(),
                 "id": sid,
                 "kind": kind,
                 "name": name,
@@ -73,7 +117,21 @@ def create_session(
                 "params": json.dumps(params or {}, sort_keys=True),
             }
         )
+    _claim(db, sid)
     return sid
+
+
+def resume_session(db: sqlite_utils.Database, sid: str) -> None:
+    """Mark ``sid`` running again, owned by this process; BadInput naming the owner when another
+    process is still running it (two runs of one session would judge every item twice)."""
+    with _locked_row(db, sid) as row:
+        if row is None:
+            raise BadInput(f"session {sid!r}: no such session (see `ragcov sessions`)")
+        if row["live"]:
+            raise BadInput(f"session {sid} is still running ({owner_text(row)}): let it finish or stop it "
+                           "(Ctrl-C, or cancel in the app) before resuming it")
+        db["sessions"].update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
+    _claim(db, sid)
 
 
 def finish_session(
@@ -86,7 +144,16 @@ def finish_session(
     usage: dict[str, Any] | None = None,
     error: str | None = None,
 ) -> None:
-    """Mark a session ``done`` / ``failed`` / ``cancelled`` with its headline figures."""
+    """Mark a session ``done`` / ``failed`` / ``cancelled`` with its headline figures; its heartbeat stops.
+
+    Called (as ``failed``) while a ``KeyboardInterrupt`` unwinds — Ctrl-C, or SIGTERM which the CLI
+    turns into :class:`~ragcov_tui.errors.Interrupted` — the session is recorded as ``interrupted``
+    with the signal and the progress it had reached.
+    """
+    stopping = sys.exc_info()[1]
+    if status == "failed" and isinstance(stopping, KeyboardInterrupt):
+        status, error = "interrupted", _interrupted_note(sid, stopping)
+    HEARTBEATS.remove(sid)
     updates: dict[str, Any] = {"status": status, "finished_at": now_iso(), "error": error}
     if summary is not None:
         updates["summary"] = json.dumps(summary, sort_keys=True)
@@ -96,6 +163,12 @@ def finish_session(
         updates["usage"] = json.dumps(usage, sort_keys=True)
     with db.conn:
         db["sessions"].update(sid, updates)
+
+
+def _interrupted_note(sid: str, stopping: KeyboardInterrupt) -> str:
+    """``interrupted by SIGTERM at evaluating 12/40``."""
+    at = progress_text(HEARTBEATS.progress_of(sid))
+    return f"interrupted by {getattr(stopping, 'signal_name', 'Ctrl-C')}" + (f" at {at}" if at else "")
 
 
 def get_session(db: sqlite_utils.Database, sid: str) -> dict[str, Any] | None:
@@ -148,6 +221,10 @@ def rename_session(db: sqlite_utils.Database, sid: str, name: str) -> None:
 
 
 def delete_session(db: sqlite_utils.Database, sid: str) -> None:
-    """Delete a session and (by cascade) everything stored under it."""
-    with db.conn:
+    """Delete a session and (by cascade) everything stored under it; BadInput when it is still
+    running (a running session can be cancelled, not deleted: its process is writing to it)."""
+    with _locked_row(db, sid) as row:
+        if row is not None and row["live"]:
+            raise BadInput(f"session {sid} is running ({owner_text(row)}): cancel it first; "
+                           "a running session cannot be deleted")
         db.execute("DELETE FROM sessions WHERE id = ?", [sid])

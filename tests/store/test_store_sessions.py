@@ -63,6 +63,9 @@ def test_delete_cascades_to_everything_stored_under_a_session(tmp_path: Path) ->
     db = open_db(tmp_path / "r.db")
     sid = create_session(db, "analysis")
     db["chunks"].insert({"session_id": sid, "chunk_id": "c", "seq": 0, "source": "a.md", "text": "t"})
+    with pytest.raises(BadInput, match=f"session {sid} is running .*cannot be deleted"):
+        delete_session(db, sid)  # its process (this one) is still writing to it
+    finish_session(db, sid, "cancelled")
     delete_session(db, sid)
     assert db.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
     assert get_session(db, sid) is None

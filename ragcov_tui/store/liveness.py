@@ -1,0 +1,219 @@
+"""Who is running a session: the owner's pid and host, a heartbeat, and the progress it reports.
+
+A process that creates (or resumes) a session *claims* it: the row gets ``pid``, ``host`` and
+``heartbeat_at``, and a daemon thread of that process rewrites ``heartbeat_at`` and ``progress``
+(JSON ``{stage, done, total}``) every :data:`HEARTBEAT_EVERY` seconds until the session is
+finished. The rule, applied whenever a row is read (nothing is written by a reader):
+
+    live  ⇔  status = 'running'  and
+             ( same host and pid = this process          and the session is claimed here
+             | same host and pid alive (``kill(pid, 0)``) and heartbeat younger than STALE_AFTER
+             | other host                                 and heartbeat younger than STALE_AFTER )
+
+A ``running`` row that is not live is reported as ``interrupted``: its process was killed (kill
+-9, a crash, a closed laptop) and will never finish it. Progress reaches the heartbeat through
+:func:`tracking`, a wrapper around the caller's progress callback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterator
+
+from ragcov_tui.progress import Progress
+
+HEARTBEAT_EVERY = 2.0  # seconds between two heartbeats of a running session
+STALE_AFTER = 30.0  # a heartbeat older than this means its process is gone (or stopped)
+
+
+def this_host() -> str:
+    return socket.gethostname()
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists on this machine (signal 0 checks without sending)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except (OSError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def heartbeat_age(row: dict[str, Any], now: datetime | None = None) -> float | None:
+    """Seconds since the row's heartbeat (None when it has none or it cannot be read)."""
+    beat = row.get("heartbeat_at")
+    if not beat:
+        return None
+    try:
+        at = datetime.fromisoformat(beat)
+    except (TypeError, ValueError):
+        return None
+    return ((now or datetime.now(timezone.utc)) - at).total_seconds()
+
+
+def is_live(row: dict[str, Any]) -> bool:
+    """The rule in the module docstring: is a process still working on this session?"""
+    if row.get("status") != "running":
+        return False
+    pid, host = row.get("pid"), row.get("host")
+    if host == this_host() and isinstance(pid, int):
+        if pid == os.getpid():
+            return HEARTBEATS.owns(row["id"])
+        if not pid_alive(pid):
+            return False
+    age = heartbeat_age(row)
+    return age is not None and age < STALE_AFTER
+
+
+def owner_text(row: dict[str, Any]) -> str:
+    """``pid 1234 on host-a`` (or ``an unknown process`` for rows written before owners were kept)."""
+    if row.get("pid") is None:
+        return "an unknown process"
+    return f"pid {row['pid']} on {row.get('host') or '?'}"
+
+
+def progress_text(progress: dict[str, Any] | None) -> str:
+    """``evaluating 12/40`` from a stored progress dict ('' when there is none)."""
+    if not progress or not progress.get("stage"):
+        return ""
+    done, total = progress.get("done", 0), progress.get("total", 0)
+    return f"{progress['stage']} {done:,}/{total:,}" if total else f"{progress['stage']} {done:,}"
+
+
+# ---------------------------------------------------------------- progress tracking
+
+
+@dataclass
+class Tracker:
+    """A progress callback that forwards to ``inner``, keeps the latest report for the heartbeat, and
+    lists the sessions claimed by its thread while it was active (``sessions``, oldest first)."""
+
+    inner: Progress | None = None
+    last: dict[str, Any] = field(default_factory=dict)
+    sessions: list[str] = field(default_factory=list)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        self.last = {"stage": stage, "done": int(done), "total": int(total)}
+        if self.inner is not None:
+            self.inner(stage, done, total)
+
+
+_local = threading.local()
+
+
+@contextmanager
+def tracking(progress: Progress | None = None) -> Iterator[Tracker]:
+    """``with tracking(bar) as progress: run_eval(..., progress=progress)``: sessions claimed by this
+    thread inside the block report the progress in their heartbeat and are listed in ``progress.sessions``."""
+    tracker, before = Tracker(progress), getattr(_local, "tracker", None)
+    _local.tracker = tracker
+    try:
+        yield tracker
+    finally:
+        _local.tracker = before
+
+
+def current_tracker() -> Tracker | None:
+    return getattr(_local, "tracker", None)
+
+
+# ---------------------------------------------------------------- the heartbeat thread
+
+
+def database_file(conn: sqlite3.Connection) -> str:
+    """The file behind a connection ('' for an in-memory database)."""
+    for _, name, path in conn.execute("PRAGMA database_list").fetchall():
+        if name == "main":
+            return path or ""
+    return ""
+
+
+@dataclass
+class _Owned:
+    path: str
+    tracker: Tracker | None
+
+
+class Heartbeats:
+    """The sessions this process works on, and the daemon thread that keeps their heartbeat fresh.
+
+    The thread writes through its own short-lived connection per database file (never the caller's
+    shared one), runs only while something is claimed, and skips in-memory databases (no other
+    process can see them).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owned: dict[str, _Owned] = {}
+        self._thread: threading.Thread | None = None
+
+    def owns(self, sid: str) -> bool:
+        with self._lock:
+            return sid in self._owned
+
+    def progress_of(self, sid: str) -> dict[str, Any]:
+        with self._lock:
+            owned = self._owned.get(sid)
+        return dict(owned.tracker.last) if owned and owned.tracker else {}
+
+    def add(self, sid: str, path: str) -> None:
+        tracker = current_tracker()
+        if tracker is not None:
+            tracker.sessions.append(sid)
+        with self._lock:
+            self._owned[sid] = _Owned(path, tracker)
+            if path and self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="ragcov-heartbeat", daemon=True)
+                self._thread.start()
+
+    def remove(self, sid: str) -> None:
+        with self._lock:
+            self._owned.pop(sid, None)
+
+    def _loop(self) -> None:
+        conns: dict[str, sqlite3.Connection] = {}
+        try:
+            while True:
+                time.sleep(HEARTBEAT_EVERY)
+                with self._lock:
+                    owned = {sid: o for sid, o in self._owned.items() if o.path}
+                    if not owned:
+                        self._thread = None
+                        return
+                self._beat(owned, conns)
+        finally:
+            for conn in conns.values():
+                conn.close()
+
+    def _beat(self, owned: dict[str, _Owned], conns: dict[str, sqlite3.Connection]) -> None:
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        pid = os.getpid()
+        for path in {o.path for o in owned.values()}:
+            rows = [(now, json.dumps(o.tracker.last) if o.tracker and o.tracker.last else None, sid, pid)
+                    for sid, o in owned.items() if o.path == path]
+            try:
+                conn = conns.get(path) or conns.setdefault(path, sqlite3.connect(path, timeout=5.0))
+                with conn:
+                    conn.executemany("UPDATE sessions SET heartbeat_at = ?, progress = coalesce(?, progress) "
+                                     "WHERE id = ? AND status = 'running' AND pid = ?", rows)
+            except sqlite3.Error:  # busy for 5 s, file gone: the next beat tries again
+                bad = conns.pop(path, None)
+                if bad is not None:
+                    bad.close()
+        for path in set(conns) - {o.path for o in owned.values()}:
+            conns.pop(path).close()
+
+
+HEARTBEATS = Heartbeats()
