@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import signal
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from rich.console import Console
 from rich.text import Text
@@ -14,9 +17,39 @@ from ragcov_tui.cli import dump_json, write_output
 from ragcov_tui.cli_render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.config import Config, load_config
 from ragcov_tui.coverage.report_md import analysis_markdown
-from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, ProviderError
+from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Interrupted, ProviderError
 from ragcov_tui.store import open_db
+from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import resolve_session
+
+
+Command = Callable[[argparse.Namespace, Console], int]
+STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+def interruptible(cmd: Command) -> Command:
+    """While ``cmd`` runs, SIGTERM / SIGHUP unwind it like Ctrl-C (its session is marked
+    ``interrupted`` on the way out); the command then says so on stderr and exits 128 + signal."""
+
+    @functools.wraps(cmd)
+    def run(args: argparse.Namespace, out: Console) -> int:
+        if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+            return cmd(args, out)
+
+        def stop(signum: int, frame: object) -> None:
+            raise Interrupted(signal.Signals(signum).name, signum)
+
+        previous = {sig: signal.signal(sig, stop) for sig in (getattr(signal, n) for n in STOP_SIGNALS)}
+        try:
+            return cmd(args, out)
+        except Interrupted as exc:
+            sys.stderr.write(f"interrupted by {exc.signal_name}\n")
+            return exc.exit_code
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    return run
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
@@ -25,6 +58,7 @@ def _setup(args: argparse.Namespace) -> tuple[Config, str]:
     return cfg, db_path
 
 
+@interruptible
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
     from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
@@ -50,8 +84,8 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
         concurrency=r("concurrency", None, 4),
     )
     db = open_db(db_path)
-    with ProgressBar(quiet=args.quiet) as bar:
-        _, report = run_analysis(opts, db, progress=bar, warn=None if args.quiet else warn_printer(args.quiet))
+    with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
+        _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     write_output(args.json, dump_json(report), out)
     write_output(args.markdown, analysis_markdown(report), out)
     if args.json != "-":
@@ -119,9 +153,12 @@ def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     db = open_db(db_path)  # create / migrate before the app starts, and fail here on a bad path
     if args.session and not args.session.startswith("latest"):
         resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # Textual would spin forever on a closed stdin
+        raise BadInput("ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)")
     return run_tui(db_path, session_id=args.session)
 
 
+@interruptible
 def cmd_demo(args: argparse.Namespace, out: Console) -> int:
     """Analyse + evaluate sample_data/ with the offline defaults, then open the app (or print)."""
     from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
@@ -133,10 +170,10 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
     if not corpus.is_dir() or not questions.is_file():
         raise BadInput(f"demo data not found: expected {corpus}/ and {questions} (run from the repository root or pass --data)")
     db = open_db(db_path)
-    with ProgressBar(quiet=args.quiet) as bar:
-        sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions)), db, progress=bar)
+    with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
+        sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions)), db, progress=progress)
         _, eval_report = run_eval(
-            EvalOptions(questions=str(questions), corpus=[str(corpus)], system="builtin:hybrid"), db, progress=bar
+            EvalOptions(questions=str(questions), corpus=[str(corpus)], system="builtin:hybrid"), db, progress=progress
         )
     if args.no_tui or not (sys.stdin.isatty() and sys.stdout.isatty()):
         print_analysis(out, report, db_path)
@@ -147,6 +184,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
     return run_tui(db_path, session_id=sid)
 
 
+@interruptible
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
     from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
@@ -169,8 +207,8 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     parse_fail_under(args.fail_under or [], opts.k)  # bad gate specs fail before any work
     db = open_db(db_path)
     baseline = load_baseline(db, args.baseline) if args.baseline else None
-    with ProgressBar(quiet=args.quiet) as bar:
-        _, report = run_eval(opts, db, progress=bar, warn=None if args.quiet else warn_printer(args.quiet))
+    with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
+        _, report = run_eval(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     write_output(args.json, dump_json(report), out)
     write_output(args.markdown, eval_markdown(report), out)
     if args.json != "-":

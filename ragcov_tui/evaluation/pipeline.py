@@ -35,7 +35,7 @@ from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report
 from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item
-from ragcov_tui.store.sessions import create_session, finish_session, resolve_session
+from ragcov_tui.store.sessions import create_session, finish_session, resolve_session, resume_session
 from ragcov_tui.testset.reader import read_testset
 
 STAGE = "evaluating"
@@ -198,8 +198,7 @@ def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any
         if changed:
             raise BadInput(f"--resume {opts.resume}: session {session['id']} was run with different "
                            f"{', '.join(changed)}; start a new run instead")
-        with db.conn:
-            db["sessions"].update(session["id"], {"status": "running", "error": None})
+        resume_session(db, session["id"])  # BadInput while another process still runs it
         return session["id"]
     return create_session(db, "eval", corpus=[str(Path(p).resolve()) for p in opts.corpus],
                           questions_path=str(Path(opts.questions).resolve()), testset_sha256=sha, embedder=embedder,

@@ -1,0 +1,141 @@
+"""Runs that stop say so: kill -9 leaves an ``interrupted`` session that ``--resume`` finishes, SIGTERM
+marks it interrupted and exits 143, a second process cannot resume a live session, and ``ragcov
+tui`` without a terminal exits at once (real ``ragcov`` subprocesses on sample_data/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import CORPUS, QUESTIONS, REPO
+
+pytestmark = pytest.mark.slow
+N_QUESTIONS = sum(1 for line in QUESTIONS.read_text().splitlines() if line.strip())
+
+SLOW_RAG = '''
+import os, time
+
+def answer(question):
+    time.sleep(float(os.environ.get("SLOW_RAG_DELAY", "0.15")))
+    return {"answer": "It depends on " + question, "contexts": [{"id": "api-overview.md", "text": question}]}
+'''
+
+
+@pytest.fixture()
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "slow_rag.py").write_text(SLOW_RAG)
+    return tmp_path
+
+
+def ragcov(work: Path, *argv: str, delay: float = 0.15, **kw) -> subprocess.Popen:
+    env = {**os.environ, "SLOW_RAG_DELAY": str(delay), "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-m", "ragcov_tui", *argv, "--db", str(work / "r.db")], cwd=work,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def start_eval(work: Path, *extra: str, delay: float = 0.15) -> subprocess.Popen:
+    return ragcov(work, "eval", "--quiet", "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
+                  "--system", "python:slow_rag:answer", "--embedder", "hash", "--concurrency", "2", *extra, delay=delay)
+
+
+def wait_items(work: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> str:
+    """Wait until the eval session holds ``at_least`` items; returns its id."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        if (work / "r.db").exists():
+            conn = sqlite3.connect(work / "r.db", timeout=10)
+            try:
+                row = conn.execute("SELECT session_id, count(*) FROM eval_items GROUP BY session_id").fetchone()
+            except sqlite3.OperationalError:  # tables not created yet
+                row = None
+            finally:
+                conn.close()
+            if row and row[1] >= at_least:
+                return row[0]
+        time.sleep(0.05)
+    raise AssertionError("the eval never stored its first items")
+
+
+def sessions(work: Path) -> list[dict]:
+    proc = ragcov(work, "sessions", "--json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    return json.loads(out)
+
+
+def test_kill_9_leaves_an_interrupted_session_that_resume_finishes(work: Path) -> None:
+    proc = start_eval(work)
+    sid = wait_items(work, 3, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    [row] = sessions(work)
+    assert (row["id"], row["status"], row["live"]) == (sid, "interrupted", False)
+    assert f"pid {proc.pid}" in row["error"] and "ended without finishing" in row["error"]
+    table = ragcov(work, "sessions").communicate(timeout=60)[0]
+    assert "interrupted" in table and "running" not in table
+
+    resumed = start_eval(work, "--resume", sid, delay=0)
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    [row] = sessions(work)
+    assert row["status"] == "done" and row["pid"] == resumed.pid
+    conn = sqlite3.connect(work / "r.db")
+    assert conn.execute("SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'",
+                        [sid]).fetchone()[0] == N_QUESTIONS
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_sigterm_marks_the_session_interrupted_and_exits_143(work: Path) -> None:
+    proc = start_eval(work)
+    sid = wait_items(work, 3, proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    assert err.strip().splitlines()[-1] == "interrupted by SIGTERM"
+    [row] = sessions(work)
+    assert (row["id"], row["status"]) == (sid, "interrupted")
+    assert row["error"].startswith("interrupted by SIGTERM at evaluating ") and row["error"].endswith(f"/{N_QUESTIONS}")
+
+
+def test_a_live_session_cannot_be_resumed_by_a_second_process(work: Path) -> None:
+    first = start_eval(work, delay=0.3)
+    sid = wait_items(work, 1, first)
+    second = start_eval(work, "--resume", sid, delay=0)
+    out, err = second.communicate(timeout=60)
+    try:
+        assert second.returncode == 2
+        assert err.strip() == (f"error: session {sid} is still running (pid {first.pid} on {os.uname().nodename}): "
+                               "let it finish or stop it (Ctrl-C, or cancel in the app) before resuming it")
+        assert first.poll() is None  # the first run goes on untouched
+    finally:
+        first.send_signal(signal.SIGINT)  # Ctrl-C: interrupted too, exit 130
+        first.communicate(timeout=30)
+    assert first.returncode == 130
+    [row] = sessions(work)
+    assert row["status"] == "interrupted" and row["error"].startswith("interrupted by Ctrl-C")
+
+
+@pytest.mark.parametrize("command", ["tui", "demo"])
+def test_no_terminal_exits_at_once(work: Path, command: str) -> None:
+    """``ragcov tui </dev/null`` used to spin at 100% CPU forever; demo prints its report instead."""
+    if command == "demo":
+        argv = ("demo", "--quiet", "--data", str(REPO / "sample_data"))
+    else:
+        argv = ("tui",)
+    start = time.monotonic()
+    proc = ragcov(work, *argv, stdin=subprocess.DEVNULL)
+    out, err = proc.communicate(timeout=120)
+    if command == "tui":
+        assert proc.returncode == 2 and time.monotonic() - start < 30
+        assert err.strip() == "error: ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)"
+    else:
+        assert proc.returncode == 0 and "Eval" in out or "eval" in out
