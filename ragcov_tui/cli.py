@@ -51,8 +51,9 @@ def _parser() -> argparse.ArgumentParser:
                               epilog=f"Example:\n  {EXAMPLES[name]}", formatter_class=argparse.RawDescriptionHelpFormatter)
 
     a = add("analyze", "Measure how well a test set covers a corpus (semantic-coverage method).")
-    a.add_argument("--corpus", nargs="+", required=True, metavar="PATH", help="files or directories (.txt .md .html .pdf, .jsonl chunks)")
-    a.add_argument("--questions", required=True, metavar="FILE", help="test file (.jsonl, .json, .csv)")
+    a.add_argument("--corpus", nargs="+", metavar="PATH", help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents); default: a BEIR folder's corpus.jsonl")
+    a.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file (.jsonl, .json, .csv) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    ir_flags(a)
     a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | precomputed")
     a.add_argument("--llm", help="openai:MODEL for themes and suggested questions (default: offline heuristic)")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
@@ -70,8 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help="exit 3 when a coverage metric is below, e.g. basic=0.6")
 
     e = add("eval", "Evaluate a RAG system on the test set: retrieval, generation, robustness.")
-    e.add_argument("--questions", required=True, metavar="FILE")
-    e.add_argument("--corpus", nargs="+", default=[], metavar="PATH", help="corpus (needed by builtin systems and document-level gold ids)")
+    e.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    e.add_argument("--corpus", nargs="+", default=[], metavar="PATH", help="corpus (needed by builtin systems and document-level gold ids); default: a BEIR folder's corpus.jsonl")
+    ir_flags(e)
     e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | builtin:bm25|dense|hybrid")
     e.add_argument("--embedder")
     e.add_argument("--llm", help="openai:MODEL used by builtin systems to generate answers")
@@ -115,6 +117,12 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--data", default=None, help="the sample data directory (default: ./sample_data)")
     d.add_argument("--no-tui", action="store_true", help="print the report and exit")
     return p
+
+
+def ir_flags(parser: argparse.ArgumentParser) -> None:
+    """--split and --qrels: relevance judgements in the BEIR / TREC layouts."""
+    parser.add_argument("--split", help="qrels split of a BEIR folder: qrels/SPLIT.tsv (default test)")
+    parser.add_argument("--qrels", metavar="FILE", help="gold ids from a qrels file (TREC 'qid 0 docid grade' or BEIR TSV)")
 
 
 def main(argv: list[str] | None = None) -> int:

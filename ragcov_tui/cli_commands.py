@@ -67,7 +67,7 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     gates = parse_coverage_gates(args.fail_under or [])
     r = lambda key, flag, default: cfg.resolve(key, flag, default, "analyze")  # noqa: E731
     opts = AnalyzeOptions(
-        corpus=args.corpus,
+        corpus=args.corpus or [],
         questions=args.questions,
         embedder=r("embedder", args.embedder, "local"),
         llm=r("llm", args.llm, None),
@@ -82,6 +82,8 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
         seed=r("seed", args.seed, None),
         name=args.name,
         concurrency=r("concurrency", None, 4),
+        split=args.split or "test",
+        qrels=args.qrels,
     )
     db = open_db(db_path)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
@@ -203,6 +205,7 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
         k=r("k", args.k, 5), paraphrases=r("paraphrases", args.paraphrases, 0), repeats=r("repeats", args.repeats, 1),
         concurrency=r("concurrency", args.concurrency, 8), chunk_size=r("chunk_size", args.chunk_size, 500),
         chunk_overlap=r("chunk_overlap", args.chunk_overlap, 50), name=args.name, resume=args.resume,
+        split=args.split or "test", qrels=args.qrels,
     )
     parse_fail_under(args.fail_under or [], opts.k)  # bad gate specs fail before any work
     db = open_db(db_path)

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from ragcov_tui.coverage.report_md import fmt, pct
 from ragcov_tui.evaluation.report import failure_note
+from ragcov_tui.evaluation.run_notes import run_notes
 
 
 class ProgressBar:
@@ -128,7 +129,7 @@ def print_eval(console: Console, report: dict[str, Any]) -> None:
     if failed:
         console.print(Text(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",
                            style="bold yellow"))
-    for line in usage_lines(report.get("usage") or {}):
+    for line in usage_lines(report.get("usage") or {}) + run_notes(report):
         console.print(Text(line, style="dim"))
 
 

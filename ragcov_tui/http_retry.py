@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
 from ragcov_tui.errors import ConfigError, ProviderError
+from ragcov_tui.redact import redact_text
 
 T = TypeVar("T")
 
@@ -80,10 +81,11 @@ def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], 
             if failure is None:
                 raise
             if not failure.retryable:
-                raise ProviderError(f"{what}: {failure.reason}") from exc
+                raise ProviderError(redact_text(f"{what}: {failure.reason}")) from exc
             if attempt + 1 >= policy.attempts:
                 verb = "unreachable" if failure.unreachable else "failed"
-                raise ProviderError(f"{what}: {verb} after {policy.attempts} attempts ({failure.reason})") from exc
+                raise ProviderError(redact_text(f"{what}: {verb} after {policy.attempts} attempts "
+                                                f"({failure.reason})")) from exc
             sleep(policy.delay(attempt, failure.retry_after))
     raise AssertionError("unreachable: policy.attempts >= 1")
 
@@ -117,9 +119,24 @@ def parse_retry_after(headers: object) -> float | None:
     return None
 
 
+_HTML = re.compile(r"^\s*(<!doctype html|<html|<head|<body|<title)", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def html_summary(body: str) -> str | None:
+    """``an HTML page ("502 Bad Gateway")`` for a body that is an HTML page (a proxy's error page, a
+    login form), naming its ``<title>`` or first words; ``None`` for anything else."""
+    if not _HTML.match(body):
+        return None
+    title = _TITLE.search(body)
+    words = " ".join(_TAG.sub(" ", title.group(1) if title else body).split())[:80]
+    return f'an HTML page ("{words}"), not an API reply' if words else "an HTML page, not an API reply"
+
+
 def status_failure(status: int, detail: str, headers: object = None) -> Failure:
     """Classify an HTTP error status: 408 / 409 / 429 / 5xx are retryable, the rest are not."""
-    detail = " ".join(str(detail).split())[:200]
+    detail = html_summary(str(detail)) or " ".join(str(detail).split())[:200]
     reason = f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
     if status == 401:
         reason += " (check the API key)"

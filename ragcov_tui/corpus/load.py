@@ -1,14 +1,20 @@
 """Loading a corpus from files and directories.
 
 Accepted: ``.txt .md .markdown .rst`` (as is), ``.html .htm`` (visible text), ``.pdf`` (when
-pypdf is installed) and ``.jsonl`` files of ready-made chunks (see ``jsonl_chunks``).
-Directories are walked recursively in sorted order, skipping hidden files and folders.
+pypdf is installed) and ``.jsonl`` files of ready-made chunks (see ``jsonl_chunks``) or of whole
+documents, one per row, as BEIR's ``corpus.jsonl`` (see ``jsonl_documents``).
+Directories are walked recursively in sorted order, skipping hidden files and folders, following
+symbolic links but walking each folder once, and skipping with a warning what is not a regular
+file (a FIFO, socket, device, broken link, link loop: see ``walk``); no file is opened before
+its kind is checked, so a named pipe never blocks the load.
 
 A document's source id is its posix path relative to the directory given (``guides/setup.md``)
 or its file name when the file was given directly; when two files claim the same id, the later
 one gets more of its parent folders (``v2/setup.md``). Problems that lose nothing a user asked
 for by name are warnings through ``warn`` (empty, blank, binary or undecodable files, unknown
-types inside a directory); everything else is a one-line :class:`BadInput`.
+types inside a directory, unreadable or non-regular files inside a directory); everything else,
+a named path that is not a readable regular file or directory included, is a one-line
+:class:`BadInput`.
 """
 
 from __future__ import annotations
@@ -21,9 +27,12 @@ from typing import Callable, Sequence
 
 from ragcov_tui.corpus.extract import decode_bytes, html_to_text, pdf_to_text, pypdf_available
 from ragcov_tui.corpus.jsonl_chunks import ChunkRowReader
+from ragcov_tui.corpus.jsonl_documents import DocumentRowReader, holds_documents
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.corpus.tokens import get_token_counter
+from ragcov_tui.corpus.walk import walk_files
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_files import path_problem, read_input_file
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst"})
 HTML_SUFFIXES = frozenset({".html", ".htm"})
@@ -74,14 +83,15 @@ class _FileCollector:
 
     def add(self, given: str | Path) -> None:
         path = Path(given).expanduser()
-        if not path.exists():
-            raise BadInput(f"corpus path {given}: no such file or directory")
-        if path.is_dir():
+        if os.path.isdir(path):
             self._add_directory(path, str(given))
-        elif path.is_file():
-            self._add_named_file(path, str(given))
-        else:
-            raise BadInput(f"corpus path {given}: not a regular file or directory")
+            return
+        problem = path_problem(path)
+        if problem == "no such file":
+            raise BadInput(f"corpus path {given}: no such file or directory")
+        if problem is not None:
+            raise BadInput(f"corpus path {given}: {problem}")
+        self._add_named_file(path, str(given))
 
     def _add_named_file(self, path: Path, display: str) -> None:
         suffix = path.suffix.lower()
@@ -94,14 +104,8 @@ class _FileCollector:
         self._append(_CorpusFile(path, path.name, display))
 
     def _add_directory(self, root: Path, display: str) -> None:
-        found = []
-        for folder, subfolders, names in os.walk(root):
-            subfolders[:] = [name for name in subfolders if not name.startswith(".")]
-            for name in names:
-                if not name.startswith("."):
-                    found.append(Path(folder, name))
         supported = pdfs_without_reader = 0
-        for path in sorted(found, key=lambda p: p.relative_to(root).as_posix()):
+        for path in walk_files(root, display, self.warn):
             suffix = path.suffix.lower()
             if suffix not in ACCEPTED_SUFFIXES:
                 self.unsupported[suffix or "(no extension)"] += 1
@@ -120,7 +124,7 @@ class _FileCollector:
             raise BadInput(f"corpus directory {display}: no supported documents (accepted: {_accepted_list()})")
 
     def _append(self, file: _CorpusFile) -> None:
-        key = file.path.resolve()
+        key = Path(os.path.realpath(file.path))
         if key not in self.seen:
             self.seen.add(key)
             self.files.append(file)
@@ -159,7 +163,7 @@ def _document_text(file: _CorpusFile, raw: bytes, warn: Callable[[str], None]) -
         if not raw.strip():
             warn(f"{file.display}: empty or whitespace only; skipped")
             return None
-        return pdf_to_text(file.path, file.display, warn)
+        return pdf_to_text(raw, file.display, warn)
     text = decode_bytes(raw, file.display, warn)
     if text is None or file.suffix not in HTML_SUFFIXES:
         return text
@@ -189,24 +193,27 @@ def load_corpus(paths: Sequence[str | Path], *, warn: Callable[[str], None] | No
 
     ids = _SourceIds()
     rows = ChunkRowReader(get_token_counter())
+    document_rows = DocumentRowReader()
     corpus = CorpusInput()
     for file in collector.files:
         source = ids.assign(file)
         try:
-            raw = file.path.read_bytes()
-        except OSError as exc:
-            warn(f"{file.display}: cannot read ({exc.strerror or exc}); skipped")
+            raw = read_input_file(file.path, file.display)
+        except BadInput as exc:
+            warn(f"{exc}; skipped")
             continue
         if file.suffix == CHUNKS_SUFFIX:
             text = decode_bytes(raw, file.display, warn)
-            if text is not None:
+            if text is not None and holds_documents(text):
+                corpus.documents.extend(document_rows.read(text, file.display, str(file.path.absolute()), warn))
+            elif text is not None:
                 corpus.prechunked.extend(rows.read(text, file.display, source, warn))
             continue
         text = _document_text(file, raw, warn)
         if text is not None:
             corpus.documents.append(Document(source=source, text=text, path=str(file.path.absolute())))
     if not corpus.documents and not corpus.prechunked:
-        raise BadInput(
-            f"corpus: no usable text in {len(collector.files)} file(s) (all empty, binary or unreadable; see warnings)"
-        )
+        names = ", ".join(file.display for file in collector.files[:3])
+        more = f", … ({len(collector.files)} files in all)" if len(collector.files) > 3 else ""
+        raise BadInput(f"corpus: no usable text in {names}{more} (all empty, binary or unreadable; see warnings)")
     return corpus

@@ -27,7 +27,7 @@ from ragcov_tui.progress import Progress
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.store.vectors import save_documents, save_vectors
-from ragcov_tui.testset.reader import read_testset
+from ragcov_tui.testset.beir import corpus_paths, read_questions
 
 # AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
 PARAM_FIELDS = ("clusters", "threshold", "top_n", "gap_threshold", "lof_neighbors", "contamination", "seed")
@@ -52,6 +52,8 @@ class AnalyzeOptions:
     seed: int | None = None
     name: str | None = None
     concurrency: int = 4
+    split: str = "test"  # the qrels split of a BEIR folder given as questions
+    qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
@@ -74,9 +76,12 @@ def run_analysis(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     params = opts.coverage_params()
-    testset = read_testset(opts.questions)
+    testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
     if not testset.questions:
         raise BadInput(f"{opts.questions}: the test file has no questions")
+    opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
+    if not opts.corpus:
+        raise BadInput("--corpus: required (files or directories) unless --questions is a BEIR folder with corpus.jsonl")
     documents, chunks = build_chunks(
         opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn, progress=progress
     )

@@ -32,6 +32,7 @@ class EmbedStats:
     embedded: int = 0
     calls: int = 0
     tokens: int = 0
+    discarded: int = 0  # cached vectors not served (unusable or of another dimension) and embedded again
 
 
 class Embedder(ABC):
@@ -47,6 +48,11 @@ class Embedder(ABC):
     # and the calls do not fight over the cores. Remote providers keep their concurrency.
     single_flight: bool = False
     paid: bool = False  # a metered API: usage() adds the estimated cost
+    what: str = ""  # where the vectors come from in messages (remote: the redacted server URL)
+    # The dimension of every vector this instance returns: set by the first batch embedded (or from
+    # the cache when nothing needed embedding); run_dim_cached says which (embeddings.cache).
+    run_dim: int | None = None
+    run_dim_cached: bool = False
 
     def __init__(self) -> None:
         self.stats = EmbedStats()
@@ -71,6 +77,11 @@ class Embedder(ABC):
     def spec(self) -> str:
         """``provider:model`` as shown to users and stored in sessions."""
         return f"{self.provider}:{self.model}"
+
+    @property
+    def cache_model(self) -> str:
+        """The ``model`` column of this embedder's cache entries (remote providers add the server)."""
+        return self.model
 
     @property
     @abstractmethod

@@ -1,9 +1,21 @@
 """The embedding cache and the batching loop behind ``Embedder.embed``.
 
 :func:`embed_with_cache` dedupes the texts, looks each distinct text up in the
-``embedding_cache`` table by ``(provider, model, sha256(text))``, embeds only the misses, stores
-them as float32 little-endian blobs (L2-normalised) and returns one row per input text. A second
-run over the same texts therefore calls the provider zero times.
+``embedding_cache`` table by ``(provider, Embedder.cache_model, sha256(text))``, embeds only the
+misses, stores them as float32 little-endian blobs (L2-normalised) and returns one row per input
+text. A second run over the same texts therefore calls the provider zero times. ``cache_model`` is
+the model name, plus ``@`` and the (redacted) base URL for remote providers: the same model name
+on another server is another entry.
+
+Only usable vectors are ever stored or served (:func:`vector_problem`): every number finite, unit
+length after normalisation, and one dimension per embedder instance (``Embedder.run_dim``: the
+first batch it embedded, or failing that the dimension most of its cached vectors have). A reply
+with a NaN, an all-zero vector or another dimension is a one-line ProviderError naming the server,
+and nothing from it is cached, so a fixed server is simply asked again. A cached vector that is
+not usable (written by an older version, or of a dimension the model no longer has) is not served:
+it is embedded again and replaced, and counted in ``stats.discarded``. When the server's dimension
+changes after vectors were already served from the cache in this run, the stale entries are
+deleted and the error says to run again. ``--no-cache`` (``db=None``) neither reads nor writes.
 
 Misses are sorted by length before batching (padding waste is what makes transformer batches
 slow; remote APIs do not mind) and sent in batches of ``embedder.batch_size``, at most
@@ -15,6 +27,7 @@ in texts. Only the calling thread touches the database; workers only run ``_embe
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from contextlib import nullcontext
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Sequence
@@ -40,7 +53,7 @@ def text_sha256(text: str) -> str:
 
 
 def lookup(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str]) -> dict[str, np.ndarray]:
-    """Cached vectors for the given text hashes (missing ones are absent from the result)."""
+    """Cached vectors for the given text hashes (missing or truncated ones are absent from the result)."""
     found: dict[str, np.ndarray] = {}
     for start in range(0, len(keys), LOOKUP_GROUP):
         group = keys[start:start + LOOKUP_GROUP]
@@ -58,6 +71,19 @@ def lookup(db: "sqlite_utils.Database", provider: str, model: str, keys: list[st
     return found
 
 
+def vector_problem(vectors: np.ndarray) -> str | None:
+    """None when every row of the L2-normalised ``vectors`` is finite with length 1 (± 1e-3), else
+    the first bad row (1-based) and why: NaN / infinity, or zero length (an all-zero vector)."""
+    finite = np.isfinite(vectors).all(axis=1)
+    norms = np.linalg.norm(np.where(finite[:, None], vectors, 0.0), axis=1)
+    bad = np.flatnonzero(~finite | (np.abs(norms - 1.0) > 1e-3))
+    if not bad.size:
+        return None
+    i = int(bad[0])
+    why = "has NaN or infinite values" if not finite[i] else "is all zeros"
+    return f"vector {i + 1} of {len(vectors)} {why}"
+
+
 def store(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str], vectors: np.ndarray) -> None:
     """Insert (or replace) vectors for text hashes in one transaction."""
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -71,6 +97,13 @@ def store(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str
         )
 
 
+def purge(db: "sqlite_utils.Database", provider: str, model: str, *, keep_dim: int) -> None:
+    """Delete the cached vectors of ``(provider, model)`` whose dimension is not ``keep_dim``."""
+    with connection_lock(db), db.conn:
+        db.conn.execute("DELETE FROM embedding_cache WHERE provider = ? AND model = ? AND dim != ?",
+                        [provider, model, keep_dim])
+
+
 def embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progress | None = None,
                      stage: str = "embedding") -> np.ndarray:
     """Embed ``texts`` through the cache of ``embedder.db`` (if any); rows L2-normalised float32.
@@ -82,22 +115,59 @@ def embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progr
         return _embed_with_cache(embedder, texts, progress, stage)
 
 
+def _usable_cached(embedder: "Embedder", keys: list[str]) -> dict[str, np.ndarray]:
+    """The cached vectors that pass :func:`vector_problem` and match ``embedder.run_dim`` when set."""
+    if embedder.db is None:
+        return {}
+    found = lookup(embedder.db, embedder.provider, embedder.cache_model, keys)
+    usable = {k: v for k, v in found.items()
+              if vector_problem(v[None, :]) is None and embedder.run_dim in (None, v.shape[0])}
+    embedder.stats.discarded += len(found) - len(usable)
+    return usable
+
+
+def _settle_dim(embedder: "Embedder", vectors: dict[str, np.ndarray]) -> list[str]:
+    """Fix ``embedder.run_dim`` (from the cache when nothing was embedded) and return the keys of
+    cached vectors of another dimension, to embed again."""
+    if embedder.run_dim is None and vectors:
+        dims = Counter(v.shape[0] for v in vectors.values())
+        embedder.run_dim, embedder.run_dim_cached = dims.most_common(1)[0][0], True
+    stale = [k for k, v in vectors.items() if v.shape[0] != embedder.run_dim]
+    embedder.stats.discarded += len(stale)
+    for key in stale:
+        del vectors[key]
+    return stale
+
+
 def _embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progress | None,
                       stage: str) -> np.ndarray:
-    from ragcov_tui.embeddings.base import l2_normalise
-
     texts = list(texts)
-    db = getattr(embedder, "db", None)
     stats = embedder.stats
     stats.texts += len(texts)
     keys = [text_sha256(t) for t in texts]
     distinct: dict[str, str] = dict(zip(keys, texts))
-    vectors = lookup(db, embedder.provider, embedder.model, list(distinct)) if db is not None else {}
-    misses = sorted((k for k in distinct if k not in vectors), key=lambda k: len(distinct[k]))
+    vectors = _usable_cached(embedder, list(distinct))
     stats.cached += sum(1 for k in keys if k in vectors)
+    _embed_misses(embedder, distinct, [k for k in distinct if k not in vectors], vectors, progress, stage)
+    stale = _settle_dim(embedder, vectors)
+    if stale:
+        stale_keys = set(stale)
+        stats.cached -= sum(1 for k in keys if k in stale_keys)
+        _embed_misses(embedder, distinct, stale, vectors, progress, stage)
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([vectors[k] for k in keys]).astype(np.float32)
+
+
+def _embed_misses(embedder: "Embedder", distinct: dict[str, str], misses: list[str],
+                  vectors: dict[str, np.ndarray], progress: Progress | None, stage: str) -> None:
+    """Embed ``misses`` (text hashes) into ``vectors``, storing each usable batch as it comes."""
+    from ragcov_tui.embeddings.base import l2_normalise
+
+    db, stats, where = embedder.db, embedder.stats, embedder.what or embedder.spec
+    misses = sorted(misses, key=lambda k: len(distinct[k]))
     total = len(misses)
     report(progress, stage, 0, total)
-
     size = max(1, int(embedder.batch_size))
     batches = [misses[i:i + size] for i in range(0, total, size)]
     wave = max(1, int(embedder.concurrency)) * BATCHES_PER_WAVE
@@ -108,7 +178,11 @@ def _embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Prog
         def embed_batch(batch: list[str]) -> np.ndarray:
             out = l2_normalise(embedder._embed_batch([distinct[k] for k in batch]))
             if out.shape[0] != len(batch):
-                raise ProviderError(f"{embedder.spec}: got {out.shape[0]} vectors for {len(batch)} texts")
+                raise ProviderError(f"{where}: got {out.shape[0]} vectors for {len(batch)} texts")
+            problem = vector_problem(out)
+            if problem is not None:
+                raise ProviderError(f"{where}: unusable reply: {problem} (nothing from it was cached; "
+                                    "fix the server, then run again)")
             return out
 
         wave_start = done
@@ -120,20 +194,38 @@ def _embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Prog
                                progress=batch_progress if progress else None, stage=stage)
         first_error: BaseException | None = None
         for batch, outcome in zip(group, outcomes):
-            if outcome.ok:
+            error = outcome.error if not outcome.ok else _dim_error(embedder, outcome.value, where)
+            if error is None:
                 assert outcome.value is not None
                 if db is not None:
-                    store(db, embedder.provider, embedder.model, batch, outcome.value)
+                    store(db, embedder.provider, embedder.cache_model, batch, outcome.value)
                 vectors.update(zip(batch, outcome.value))
                 stats.embedded += len(batch)
                 stats.calls += 1
             elif first_error is None:
-                first_error = outcome.error
+                first_error = error
         if first_error is not None:
             raise first_error
         done += sum(len(b) for b in group)
         report(progress, stage, done, total)
 
-    if not texts:
-        return np.zeros((0, embedder.dim), dtype=np.float32)
-    return np.stack([vectors[k] for k in keys]).astype(np.float32)
+
+def _dim_error(embedder: "Embedder", out: np.ndarray | None, where: str) -> ProviderError | None:
+    """None when ``out`` has the embedder's dimension (the first batch sets it), else the error.
+
+    When that dimension came from the cache, the server is right and the cache is stale: its
+    entries of the old dimension are deleted, so the next run starts clean.
+    """
+    assert out is not None
+    dim = int(out.shape[1])
+    if embedder.run_dim is None:
+        embedder.run_dim, embedder.run_dim_cached = dim, False
+    if dim == embedder.run_dim:
+        return None
+    if embedder.run_dim_cached and embedder.db is not None:
+        purge(embedder.db, embedder.provider, embedder.cache_model, keep_dim=dim)
+        return ProviderError(f"{where}: the server now sends {dim}-dimensional vectors but the cached ones of "
+                             f"{embedder.spec} have {embedder.run_dim}; the stale cache entries were deleted, "
+                             "run again")
+    return ProviderError(f"{where}: unusable reply: {dim}-dimensional vectors, but earlier replies had "
+                         f"{embedder.run_dim} (nothing from it was cached)")

@@ -123,8 +123,13 @@ class OnnxEmbedder(Embedder):
         with self._load_lock:
             if self._session is not None:
                 return
+            # onnxruntime's telemetry writes a device id and an event database under
+            # ~/.cache/Microsoft/ as soon as it initialises, unless this is set before the import.
+            os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
             import onnxruntime as ort
             from tokenizers import Tokenizer
+
+            ort.disable_telemetry_events()
 
             try:
                 tokenizer = Tokenizer.from_file(str(self.tokenizer_path))

@@ -5,6 +5,8 @@ llama.cpp and TEI speak the same protocol). ``voyage`` uses the voyageai client 
 ``VOYAGE_API_KEY`` and, when set, ``VOYAGE_BASE_URL`` (e.g. a proxy or a local test server);
 texts are embedded with ``input_type=None`` so chunks and questions share one symmetric space.
 Both retry through :mod:`ragcov_tui.http_retry` and count tokens from the replies' ``usage``.
+Messages and cache keys name the server by its redacted URL (:mod:`ragcov_tui.redact`); vectors
+are cached per model and server (``cache_model`` = ``MODEL@URL``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import ProviderError
-from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
-from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, require_env
+from ragcov_tui.http_retry import (Failure, RetryPolicy, call_with_retry, html_summary, root_cause_message,
+                                   status_failure)
+from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object, require_env
+from ragcov_tui.redact import redact_url
 
 KNOWN_DIMS = {
     "text-embedding-3-small": 1536,
@@ -36,36 +40,36 @@ def as_matrix(rows: Any, expected: int, what: str) -> np.ndarray:
     """Reply vectors as a float32 matrix, or a ProviderError saying what was wrong with them."""
     try:
         matrix = np.asarray(rows, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
-        raise ProviderError(f"{what}: malformed reply ({exc})") from exc
+    except (TypeError, ValueError) as exc:  # ragged rows, strings, nested junk
+        raise ProviderError(f"{what}: malformed reply (the vectors are not lists of numbers of one length)") from exc
     if matrix.ndim != 2 or matrix.shape[0] != expected or matrix.shape[1] == 0:
         raise ProviderError(f"{what}: malformed reply (expected {expected} vectors, got shape {matrix.shape})")
     return matrix
 
 
 class RemoteEmbedder(Embedder):
-    """Shared parts: retry policy, lazily learnt dimension, bounded concurrency."""
+    """Shared parts: retry policy, lazily learnt dimension, bounded concurrency, the server's URL."""
 
     batch_size = 128
     paid = True
+    base_url = ""
 
     def __init__(self, model: str, *, concurrency: int, policy: RetryPolicy | None) -> None:
         super().__init__()
         self.model = model
         self.concurrency = max(1, int(concurrency))
         self.policy = policy or RetryPolicy()
-        self._dim: int | None = KNOWN_DIMS.get(model)
+
+    @property
+    def cache_model(self) -> str:
+        return f"{self.model}@{redact_url(self.base_url)}"
 
     @property
     def dim(self) -> int:
-        """Known for common models; otherwise learnt from the first reply (one probe call if needed)."""
-        if self._dim is None:
-            self._dim = int(self._embed_batch([DIM_PROBE_TEXT]).shape[1])
-        return self._dim
-
-    def _remember_dim(self, matrix: np.ndarray) -> np.ndarray:
-        self._dim = int(matrix.shape[1])
-        return matrix
+        """The dimension of the vectors returned so far; else known for common models; else one probe call."""
+        if self.run_dim is None and self.model not in KNOWN_DIMS:
+            self.run_dim = int(self._embed_batch([DIM_PROBE_TEXT]).shape[1])
+        return self.run_dim or KNOWN_DIMS[self.model]
 
 
 class OpenAIEmbedder(RemoteEmbedder):
@@ -74,18 +78,23 @@ class OpenAIEmbedder(RemoteEmbedder):
     def __init__(self, model: str, *, concurrency: int = 4, policy: RetryPolicy | None = None) -> None:
         super().__init__(model, concurrency=concurrency, policy=policy)
         self.client, self.base_url = make_openai_client(f"embedder openai:{model}", self.policy)
-        self.what = f"openai embeddings at {self.base_url}"
+        self.what = f"openai embeddings at {redact_url(self.base_url)}"
 
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        reply = call_with_retry(
-            lambda: self.client.embeddings.create(model=self.model, input=list(texts)),
+        reply = reply_object(call_with_retry(
+            # float, not the SDK's default base64: every compatible server speaks it, and the SDK's
+            # base64 decoder fails with an AttributeError on a reply that is not JSON
+            lambda: self.client.embeddings.create(model=self.model, input=list(texts), encoding_format="float"),
             classify=classify_openai_error, policy=self.policy, what=self.what,
-        )
-        data = sorted(reply.data or [], key=lambda d: d.index)
-        matrix = as_matrix([d.embedding for d in data], len(texts), self.what)
+        ), self.what)
+        data = getattr(reply, "data", None)
+        if not isinstance(data, list):
+            raise ProviderError(f"{self.what}: malformed reply (no 'data' list of embeddings)")
+        data = sorted(data, key=lambda d: getattr(d, "index", 0) or 0)
+        matrix = as_matrix([getattr(d, "embedding", None) for d in data], len(texts), self.what)
         usage = getattr(reply, "usage", None)
         self._add_tokens(getattr(usage, "total_tokens", 0) or getattr(usage, "prompt_tokens", 0) or 0)
-        return self._remember_dim(matrix)
+        return matrix
 
 
 def classify_voyage_error(exc: BaseException) -> Failure | None:
@@ -97,10 +106,11 @@ def classify_voyage_error(exc: BaseException) -> Failure | None:
     if isinstance(exc, verr.APIConnectionError):
         return Failure(reason=root_cause_message(exc), retryable=True, unreachable=True)
     if isinstance(exc, verr.VoyageError):
-        status = exc.http_status or 0
+        status, body = exc.http_status or 0, str(exc.http_body or "")
+        page = html_summary(body)  # a proxy's error or login page
         if status < 400:
-            return Failure(reason=f"invalid JSON in reply ({root_cause_message(exc)})", retryable=False)
-        return status_failure(status, exc.user_message or "", exc.headers)
+            return Failure(reason=page or f"invalid JSON in reply ({root_cause_message(exc)})", retryable=False)
+        return status_failure(status, body if page else exc.user_message or "", exc.headers)
     return None
 
 
@@ -115,13 +125,13 @@ class VoyageEmbedder(RemoteEmbedder):
         base_url = os.environ.get("VOYAGE_BASE_URL", "").strip().rstrip("/") or None
         self.client = voyageai.Client(api_key=key, max_retries=0, timeout=self.policy.timeout, base_url=base_url)
         self.base_url = base_url or "https://api.voyageai.com/v1"
-        self.what = f"voyage embeddings at {self.base_url}"
+        self.what = f"voyage embeddings at {redact_url(self.base_url)}"
 
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         reply = call_with_retry(
             lambda: self.client.embed(list(texts), model=self.model, input_type=None),
             classify=classify_voyage_error, policy=self.policy, what=self.what,
         )
-        matrix = as_matrix(reply.embeddings, len(texts), self.what)
-        self._add_tokens(reply.total_tokens or 0)
-        return self._remember_dim(matrix)
+        matrix = as_matrix(getattr(reply, "embeddings", None), len(texts), self.what)
+        self._add_tokens(getattr(reply, "total_tokens", 0) or 0)
+        return matrix

@@ -58,8 +58,10 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> dict[st
     failure of the system or the judge."""
     item: dict[str, Any] = {"id": question.id, "seq": seq, "status": "done", "question": question.text,
                             "retrieval": {}, "generation": {}, "errors": {}}
+    # A run scoring retrieval only asks a system that can retrieve without answering to do just that.
+    ask = getattr(ctx.system, "retrieve_only", None) if not ctx.generation_metrics else None
     try:
-        output = ctx.system.answer(question.text)
+        output = (ask or ctx.system.answer)(question.text)
     except Exception as exc:  # the user's system failed on this item; the run goes on
         return {**item, "status": "error", "error": f"system: {_message(exc)}", "diagnosis": "undetermined"}
     cited = set(parse_citations(output.answer))

@@ -32,11 +32,15 @@ def canonical_metric(name: str, k: int, where: str = "--metrics") -> tuple[str, 
 
 
 def select_metrics(requested: str | Iterable[str] | None, k: int) -> tuple[list[str], list[str]]:
-    """The retrieval and generation metrics to compute; ``None`` / empty means all of them."""
+    """The retrieval and generation metrics to compute; ``None`` / empty / ``all`` means all of them."""
     if isinstance(requested, str):
-        requested = requested.split(",")
-    names = [n.strip() for n in requested or () if n.strip()]
-    if not names:
+        requested = requested.split(",") if requested.strip() else None
+    given = [str(n) for n in requested or ()]
+    names = [n.strip() for n in given]
+    if not all(names):  # ",", "mrr,,hit": a name left out by mistake must not mean "every metric"
+        raise BadInput(f"--metrics: an empty metric name in {','.join(given)!r}; "
+                       "give names separated by commas, or leave --metrics out for all of them")
+    if not names or any(n.lower() == "all" for n in names):
         return metric_names(k), list(GENERATION_METRICS)
     chosen: dict[str, set[str]] = {"retrieval": set(), "generation": set()}
     for name in names:

@@ -26,6 +26,8 @@ from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.corpus import build_chunks
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
+from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
+from ragcov_tui.evaluation.gold_ids import match_gold_ids
 from ragcov_tui.evaluation.items import EvalContext, evaluate_question
 from ragcov_tui.evaluation.metrics import select_metrics
 from ragcov_tui.evaluation.report import aggregate_items, count_items, headline, item_errors
@@ -36,7 +38,7 @@ from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report
 from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item
 from ragcov_tui.store.sessions import create_session, finish_session, resolve_session, resume_session
-from ragcov_tui.testset.reader import read_testset
+from ragcov_tui.testset.beir import corpus_paths, read_questions
 
 STAGE = "evaluating"
 
@@ -62,6 +64,8 @@ class EvalOptions:
     chunk_overlap: int = 50
     name: str | None = None
     resume: str | None = None
+    split: str = "test"  # the qrels split of a BEIR folder given as questions
+    qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -84,12 +88,16 @@ def run_eval(
     """Run (or resume) one evaluation and store it; returns ``(session_id, report)``."""
     t0 = time.perf_counter()
     opts.check()
-    retrieval_metrics, generation_metrics = select_metrics(opts.metrics, opts.k)
-    testset = read_testset(opts.questions)
+    testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
+    # An IR folder holds queries and judgements only: retrieval metrics unless asked for more.
+    retrieval_metrics, generation_metrics = select_metrics(
+        opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
+    opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     chunks = []
     if opts.corpus:
         _, chunks = build_chunks(opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                  warn=warn, progress=progress)
+    gold_ids = match_gold_ids(testset.questions, chunks, opts.corpus, warn=warn).as_dict() if chunks else None
     embedder = make_embedder(opts.embedder, db=db, concurrency=opts.concurrency)
     llms = _llms(opts, db)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
@@ -99,9 +107,11 @@ def run_eval(
     params = {**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics}
     sid = _session(db, opts, params, testset.sha256, embedder.spec, llms["judge"])
     try:
+        start = snapshot(embedder.stats)
         prepare = getattr(system, "prepare", None)  # optional hook: index / embed before fanning out
         if prepare is not None:
             prepare(progress)
+        prepared = snapshot(embedder.stats)
         skip = done_ids(db, sid)
         todo = [(seq, q) for seq, q in enumerate(testset.questions) if q.id not in skip]
         ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
@@ -119,6 +129,9 @@ def run_eval(
             "repeats": opts.repeats, "resumed": bool(opts.resume), "skipped_done": len(skip),
             "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
             "counts": count_items(items, len(testset.questions)), "errors": item_errors(items),
+            "gold_ids": gold_ids,
+            "embedding": embedding_use(start, prepared, snapshot(embedder.stats), system=system.name,
+                                       generation_metrics=generation_metrics),
             "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},
         }
         save_eval_header(db, sid, header)

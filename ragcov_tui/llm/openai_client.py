@@ -14,8 +14,8 @@ from typing import Any
 
 import openai
 
-from ragcov_tui.errors import ConfigError
-from ragcov_tui.http_retry import Failure, RetryPolicy, root_cause_message, status_failure
+from ragcov_tui.errors import ConfigError, ProviderError
+from ragcov_tui.http_retry import Failure, RetryPolicy, html_summary, root_cause_message, status_failure
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -41,6 +41,16 @@ def make_openai_client(purpose: str, policy: RetryPolicy) -> tuple[openai.OpenAI
     key = require_env("OPENAI_API_KEY", purpose)
     base_url = openai_base_url()
     return openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=policy.timeout), base_url
+
+
+def reply_object(reply: Any, what: str) -> Any:
+    """The SDK's parsed reply; a ProviderError naming ``what`` when the server answered 200 with
+    something that is not JSON (the SDK then hands back the body as a string), e.g. a proxy's page."""
+    if isinstance(reply, (str, bytes)):
+        text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
+        snippet = " ".join(text.split())[:80]
+        raise ProviderError(f"{what}: the reply is {html_summary(text) or f'not JSON ({snippet!r})'}")
+    return reply
 
 
 def _status_detail(exc: openai.APIStatusError) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-TestFormat = Literal["jsonl", "json", "csv"]
+TestFormat = Literal["jsonl", "json", "csv", "beir"]  # beir: a read-only IR folder (testset.beir)
 
 
 @dataclass

@@ -10,7 +10,8 @@ Usage::
         ...
         assert server.count("/embeddings") == 2
 
-Endpoints (every one requires ``Authorization: Bearer <anything non-empty>``, else 401):
+Endpoints (every one requires ``Authorization: Bearer <anything non-empty>``, or ``Basic …`` as
+httpx sends for a base URL with ``user:password@``, else 401):
 
 - ``POST /v1/embeddings`` — OpenAI format. Request ``{"input": str | list[str], "model": ...}``;
   reply ``{"object": "list", "data": [{"object": "embedding", "index": i, "embedding": [...]}],
@@ -30,7 +31,12 @@ counts.
 
 Scripting (all thread-safe): ``fail_next(n, status=429|500|503, body=None, retry_after=None)``
 queues ``n`` error replies; ``bad_json_next(n)`` queues ``n`` 200 replies whose body is not JSON;
-``latency`` seconds are slept before every reply. ``requests`` is a copy of the log of every
+``latency`` seconds are slept before every reply. ``fault`` (persistent until set back to ``None``)
+makes every successful reply broken in one way: ``"html"`` (a 200 HTML page, like a proxy's login
+page), ``"nan"`` / ``"null"`` (one number of every embedding is NaN / null), ``"zero"`` (all-zero
+embeddings), ``"ragged"`` (the last embedding one number short), ``"no_choices"`` (chat reply with
+``choices: []``), ``"null_content"`` (``content: null``), ``"truncated"`` (``finish_reason:
+"length"`` and the content cut in half). ``requests`` is a copy of the log of every
 request received (``RecordedRequest(path, body, headers)``, header names lower-cased, failed
 ones included); ``count(path_suffix)`` counts logged requests whose path ends with the suffix;
 ``max_in_flight`` is the largest number of requests handled at the same moment.
@@ -76,6 +82,7 @@ class FakeAPIServer:
         self.latency = latency
         self.chat_handler: ChatHandler = _default_chat_handler
         self.reject_response_format = False
+        self.fault: str | None = None
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._log: list[RecordedRequest] = []
@@ -171,8 +178,8 @@ class FakeAPIServer:
             step = self._script.popleft() if self._script else None
         if self.latency:
             time.sleep(self.latency)
-        auth = h.headers.get("Authorization", "")
-        if not auth.startswith("Bearer ") or not auth[len("Bearer "):].strip():
+        scheme, _, credentials = h.headers.get("Authorization", "").partition(" ")
+        if scheme not in ("Bearer", "Basic") or not credentials.strip():  # Basic: user:password@ in the URL
             return _send(h, 401, _error("missing or invalid API key", "invalid_api_key"))
         if step is not None:
             kind, status, fail_body, retry_after = step
@@ -181,6 +188,9 @@ class FakeAPIServer:
             headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
             return _send(h, status, fail_body if fail_body is not None else _error(f"scripted {status}", "scripted"),
                          headers=headers)
+        if self.fault == "html":
+            page = "<!DOCTYPE html><html><head><title>Proxy login</title></head><body>Sign in</body></html>"
+            return _send(h, 200, page, "text/html")
         if h.command != "POST" or not isinstance(body, dict):
             return _send(h, 400, _error("expected a JSON POST", "invalid_request"))
         if path == "/v1/embeddings":
@@ -197,8 +207,15 @@ class FakeAPIServer:
         texts = body.get("input", [])
         texts = [texts] if isinstance(texts, str) else list(texts)
         tokens = sum(_words(t) for t in texts)
-        data = [{"object": "embedding", "index": i, "embedding": hashed_vector(t, self.dim).tolist()}
-                for i, t in enumerate(texts)]
+        vectors = [hashed_vector(t, self.dim).tolist() for t in texts]
+        for vec in vectors:
+            if self.fault in ("nan", "null"):
+                vec[0] = float("nan") if self.fault == "nan" else None
+            elif self.fault == "zero":
+                vec[:] = [0.0] * len(vec)
+        if self.fault == "ragged" and vectors:
+            vectors[-1] = vectors[-1][:-1]
+        data = [{"object": "embedding", "index": i, "embedding": vec} for i, vec in enumerate(vectors)]
         usage = {"total_tokens": tokens} if voyage else {"prompt_tokens": tokens, "total_tokens": tokens}
         return {"object": "list", "data": data, "model": body.get("model", ""), "usage": usage}
 
@@ -207,13 +224,19 @@ class FakeAPIServer:
         content = self.chat_handler(messages, body)
         prompt_tokens = sum(_words(str(m.get("content", ""))) for m in messages)
         completion_tokens = _words(content)
+        finish = "stop"
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if self.fault == "truncated":
+            finish, message["content"] = "length", content[: len(content) // 2]
+        elif self.fault == "null_content":
+            message["content"] = None
+        choices = [] if self.fault == "no_choices" else [{"index": 0, "finish_reason": finish, "message": message}]
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", ""),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
+            "choices": choices,
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }

@@ -90,15 +90,20 @@ class BuiltinSystem:
         """The top ``k`` chunks for ``question``, best first, with the retriever's score."""
         if self.retriever == "bm25":
             scores = self.bm25_scores(question)
-            order = [i for i in _ranked(scores) if scores[i] > 0]
+            order = [i for i in top_k(scores, self.k) if scores[i] > 0]
         elif self.retriever == "dense":
             scores = self.dense_scores(question)
-            order = _ranked(scores)
+            order = top_k(scores, self.k)
         else:
             scores = reciprocal_rank_fusion([_ranked(self.bm25_scores(question)), _ranked(self.dense_scores(question))],
                                             len(self.chunks))
-            order = _ranked(scores)
-        return [RetrievedChunk(self.chunks[i].id, self.chunks[i].text, float(scores[i])) for i in order[: self.k]]
+            order = top_k(scores, self.k)
+        return [RetrievedChunk(self.chunks[i].id, self.chunks[i].text, float(scores[i])) for i in order]
+
+    def retrieve_only(self, question: str) -> SystemOutput:
+        """The retrieved chunks without an answer: what a run scoring retrieval metrics only needs
+        (no extractive answer, hence no sentence embedding)."""
+        return SystemOutput(answer="", contexts=self.retrieve(question), label="retrieval only")
 
     # -- generation --------------------------------------------------------------------------
     def answer(self, question: str) -> SystemOutput:
@@ -127,6 +132,17 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], n: int, k: int = R
         for rank, i in enumerate(ranking, start=1):
             scores[i] += 1.0 / (k + rank)
     return scores
+
+
+def top_k(scores: np.ndarray, k: int) -> list[int]:
+    """The first ``k`` of :func:`_ranked` without sorting everything: every index scoring at least
+    the k-th best score, stably sorted (ties keep corpus order, exactly as the full sort)."""
+    values = np.asarray(scores, dtype=np.float64)
+    if len(values) <= 4 * k:
+        return _ranked(values)[:k]
+    kth = np.partition(values, len(values) - k)[len(values) - k]
+    candidates = np.flatnonzero(values >= kth)
+    return [int(i) for i in candidates[np.argsort(-values[candidates], kind="stable")][:k]]
 
 
 def _ranked(scores: np.ndarray) -> list[int]:

@@ -1,0 +1,24 @@
+"""Plain-text notes under an eval summary: how many gold ids matched the corpus, and what was
+embedded and why (from the report's ``gold_ids`` and ``embedding`` blocks; older reports without
+them give no line)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def run_notes(report: dict[str, Any]) -> list[str]:
+    """``gold ids: 300 of 300 matched the corpus …`` and ``embedded — corpus: …`` lines."""
+    lines = []
+    gold = report.get("gold_ids", "absent")
+    if gold is None:
+        lines.append("gold ids: not checked against a corpus (no --corpus)")
+    elif isinstance(gold, dict):
+        normalised = sum((gold.get("normalised") or {}).values())
+        lines.append(f"gold ids: {gold.get('matched')} of {gold.get('ids')} matched the corpus"
+                     + (f" ({normalised} after normalisation)" if normalised else "")
+                     + (f", {gold.get('unmatched')} unmatched" if gold.get("unmatched") else ""))
+    embedding = report.get("embedding")
+    if isinstance(embedding, dict) and embedding.get("why"):
+        lines.append(str(embedding["why"]))
+    return lines

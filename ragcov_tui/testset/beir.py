@@ -1,0 +1,136 @@
+"""The standard IR layout (BEIR, MTEB) as a test set, and qrels attached to any test file.
+
+A folder ``DIR`` with::
+
+    DIR/corpus.jsonl          {"_id": ..., "title": ..., "text": ...} per line
+    DIR/queries.jsonl         {"_id": ..., "text": ...} per line
+    DIR/qrels/<split>.tsv     query-id, corpus-id, score (header optional; TREC lines accepted)
+
+reads as a :class:`TestSet` whose questions are the queries judged in ``qrels/<split>.tsv``, in
+the order of ``queries.jsonl``, each with its graded gold ids; queries without a judgement in
+that split are left out (they have nothing to be scored against). ``TestSet.format`` is
+``"beir"`` and ``sha256`` is the digest of the queries and qrels bytes together; such a test set
+is read-only (the app's write-back needs a test file).
+
+:func:`read_questions` is the one entry point of the pipelines: a folder is read as above, a
+file by :func:`ragcov_tui.testset.reader.read_testset`, and ``qrels`` (a qrels file) replaces
+the gold ids of every question it judges. :func:`corpus_paths` gives the corpus: the paths
+given, else the folder's ``corpus.jsonl``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.testset.models import Question, TestSet
+from ragcov_tui.testset.qrels import Qrels, parse_qrels, read_qrels
+from ragcov_tui.testset.reader import read_bytes, read_testset
+
+CORPUS_FILE = "corpus.jsonl"
+QUERIES_FILE = "queries.jsonl"
+QRELS_DIR = "qrels"
+DEFAULT_SPLIT = "test"
+
+
+def is_ir_folder(path: str | Path) -> bool:
+    """True when ``path`` is a folder holding ``queries.jsonl`` (the BEIR layout)."""
+    return Path(path).is_dir() and (Path(path) / QUERIES_FILE).is_file()
+
+
+def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: str | Path | None = None,
+                   warn=None) -> TestSet:
+    """The test set named by ``--questions`` (a file, or a BEIR folder read at ``split``), with the
+    gold ids of ``qrels`` attached when given."""
+    path = Path(questions)
+    testset = read_ir_folder(path, split) if path.is_dir() and is_ir_folder(path) else _read_file(path)
+    if qrels is not None:
+        attach_qrels(testset, read_qrels(qrels), str(qrels), warn=warn)
+    return testset
+
+
+def _read_file(path: Path) -> TestSet:
+    if path.is_dir():
+        raise BadInput(f"{path}: a directory without {QUERIES_FILE}; expected a test file (.jsonl .json .csv) "
+                       f"or a BEIR folder ({CORPUS_FILE}, {QUERIES_FILE}, {QRELS_DIR}/<split>.tsv)")
+    return read_testset(path)
+
+
+def corpus_paths(questions: str | Path, corpus: list[str] | None) -> list[str]:
+    """The corpus to load: ``corpus`` when given, else the BEIR folder's ``corpus.jsonl``, else []."""
+    if corpus:
+        return list(corpus)
+    folder = Path(questions)
+    if is_ir_folder(folder) and (folder / CORPUS_FILE).is_file():
+        return [str(folder / CORPUS_FILE)]
+    return []
+
+
+def qrels_file(folder: Path, split: str) -> Path:
+    """``folder/qrels/<split>.tsv``; BadInput listing the splits there are when it is missing."""
+    if not split or "/" in split or "\\" in split or split.startswith("."):
+        raise BadInput(f"--split: {split!r} is not a split name (e.g. test, dev, train)")
+    path = folder / QRELS_DIR / f"{split}.tsv"
+    if not path.is_file():
+        have = sorted(p.stem for p in (folder / QRELS_DIR).glob("*.tsv")) if (folder / QRELS_DIR).is_dir() else []
+        listed = ", ".join(have) if have else f"none: {folder / QRELS_DIR} has no .tsv file"
+        raise BadInput(f"{folder}: no qrels for split {split!r} ({path} is missing; splits: {listed})")
+    return path
+
+
+def read_ir_folder(folder: Path, split: str = DEFAULT_SPLIT) -> TestSet:
+    """The judged queries of ``folder`` at ``split`` as a TestSet (see the module docstring)."""
+    qrels_path = qrels_file(folder, split)
+    qrels_bytes = read_bytes(qrels_path)
+    qrels = parse_qrels(qrels_bytes.decode("utf-8-sig", errors="replace"), str(qrels_path))
+    queries_path = folder / QUERIES_FILE
+    queries_bytes = read_bytes(queries_path)
+    questions: list[Question] = []
+    for lineno, line in enumerate(queries_bytes.decode("utf-8-sig", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{queries_path}:{lineno}"
+        qid, text, row = _query_row(line, where)
+        if qid in qrels:
+            questions.append(Question(id=qid, text=text, gold=dict(qrels[qid]), row=lineno - 1, line=lineno, raw=row))
+    if not questions:
+        raise BadInput(f"{queries_path}: no query has a judgement in {qrels_path} "
+                       f"(e.g. qrels query ids {', '.join(repr(q) for q in list(qrels)[:3])})")
+    sha = hashlib.sha256(queries_bytes + b"\0" + qrels_bytes).hexdigest()
+    return TestSet(folder, "beir", questions, sha, {"id": "_id", "question": "text", "gold": f"{QRELS_DIR}/{split}.tsv"})
+
+
+def _query_row(line: str, where: str) -> tuple[str, str, dict]:
+    """(id, text, row) of one ``queries.jsonl`` line; BadInput naming the line and field."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise BadInput(f"{where}: JSON nested too deeply") from None
+    if not isinstance(row, dict):
+        raise BadInput(f"{where}: expected a JSON object, got {type(row).__name__}")
+    qid = row.get("_id", row.get("id"))
+    if isinstance(qid, bool) or not isinstance(qid, (str, int)) or not str(qid).strip():
+        raise BadInput(f"{where}: field '_id' must be a non-empty string or integer")
+    text = row.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise BadInput(f"{where}: field 'text' must be a non-empty string (the query)")
+    return str(qid), text.strip(), row
+
+
+def attach_qrels(testset: TestSet, qrels: Qrels, display: str, warn=None) -> None:
+    """Replace the gold ids of every question judged in ``qrels``; BadInput when none is judged."""
+    judged = [q for q in testset.questions if q.id in qrels]
+    if not judged:
+        ids = ", ".join(repr(q.id) for q in testset.questions[:3])
+        raise BadInput(f"--qrels {display}: judges none of the test file's question ids "
+                       f"(test ids: {ids}; qrels ids: {', '.join(repr(q) for q in list(qrels)[:3])})")
+    for question in judged:
+        question.gold = dict(qrels[question.id])
+    if warn is not None and len(judged) < len(testset.questions):
+        warn(f"--qrels {display}: {len(testset.questions) - len(judged)} of {len(testset.questions)} questions "
+             f"have no judgement there (kept their own gold ids, if any)")
+    testset.field_names.setdefault("gold", "qrels")

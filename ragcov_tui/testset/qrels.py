@@ -1,0 +1,69 @@
+"""Relevance judgements (qrels) in the two layouts IR people already have.
+
+- TREC: ``qid iteration docid grade`` — four fields separated by whitespace (``iteration`` is
+  ignored, usually ``0`` or ``Q0``);
+- BEIR / MTEB TSV: ``query-id<TAB>corpus-id<TAB>score`` — three fields, with or without the
+  header line ``query-id corpus-id score``.
+
+The layout is decided per line by its number of fields, so a file may not mix them. A grade
+must be a finite number; a negative grade (TREC's "judged, non-relevant" -1 …) counts as 0, as in
+trec_eval. When a (query, document) pair is judged twice, the last grade wins. Every mistake is
+one :class:`BadInput` naming ``file:line``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ragcov_tui.errors import BadInput
+
+Qrels = dict[str, dict[str, float]]  # query id -> {document id: grade}
+
+HEADER_FIRST_FIELDS = ("query-id", "query_id", "qid", "query")
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """The judgements of the qrels file at ``path``; BadInput when it is missing, empty or malformed."""
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"{path}: no such qrels file")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read qrels ({getattr(exc, 'strerror', None) or exc})") from None
+    return parse_qrels(text, str(path))
+
+
+def parse_qrels(text: str, display: str) -> Qrels:
+    """Parse qrels ``text`` (named ``display`` in errors); see the module docstring."""
+    qrels: Qrels = {}
+    width: int | None = None
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        fields = line.split("\t") if "\t" in line else line.split()
+        fields = [f.strip() for f in fields]
+        if not any(fields):
+            continue
+        where = f"{display}:{lineno}"
+        if width is None and fields[0].lower() in HEADER_FIRST_FIELDS:
+            width = len(fields)
+            continue
+        if len(fields) not in (3, 4):
+            raise BadInput(f"{where}: expected 'query-id corpus-id score' or TREC 'qid 0 docid grade', "
+                           f"got {len(fields)} field(s)")
+        if width is not None and len(fields) != width:
+            raise BadInput(f"{where}: {len(fields)} fields where the lines above have {width}")
+        width = len(fields)
+        qid, docid, grade_text = fields[0], fields[-2], fields[-1]
+        if not qid or not docid:
+            raise BadInput(f"{where}: empty query or document id")
+        try:
+            grade = float(grade_text)
+        except ValueError:
+            raise BadInput(f"{where}: grade {grade_text[:40]!r} is not a number") from None
+        if not math.isfinite(grade):
+            raise BadInput(f"{where}: grade {grade_text[:40]!r} is not a finite number")
+        qrels.setdefault(qid, {})[docid] = max(grade, 0.0)
+    if not qrels:
+        raise BadInput(f"{display}: no judgements in the qrels file")
+    return qrels
