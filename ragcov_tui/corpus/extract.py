@@ -1,14 +1,16 @@
 """Plain text out of document files: byte checks and decoding, HTML, PDF.
 
 Functions here return ``None`` for a file that must be skipped, after telling ``warn`` why;
-they never raise for a user's bad file (the loader decides what is fatal).
+they never raise for a user's bad file, whatever its bytes (the loader decides what is fatal).
 """
 
 from __future__ import annotations
 
+import io
+import logging
 import re
+import warnings
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Callable
 
 Warn = Callable[[str], None]
@@ -76,6 +78,15 @@ class _HTMLText(HTMLParser):
         if tag == "pre":
             self.pre_depth += 1
 
+    def parse_marked_section(self, i: int, report: int = 1) -> int:
+        """``<![keyword[ … ]]>``: as the base class, but an unknown keyword (``<![foo[``), on which
+        the base class raises AssertionError, is dropped up to its ``]>``."""
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            end = self.rawdata.find("]>", i + 3)
+            return -1 if end < 0 else end + 2
+
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._break(tag)
 
@@ -122,17 +133,26 @@ def html_to_text(html: str) -> str:
     return "\n".join(line.rstrip() for line in "".join(parser.parts).split("\n")).strip()
 
 
-def pdf_to_text(path: Path, display: str, warn: Warn) -> str | None:
-    """Page texts of a PDF joined by blank lines (needs pypdf), or None with a warning when
-    the file cannot be parsed or has no text layer."""
+def pdf_to_text(data: bytes, display: str, warn: Warn) -> str | None:
+    """Page texts of the PDF ``data`` joined by blank lines (needs pypdf), or None with a warning
+    when it cannot be parsed or has no text layer. pypdf's own log lines and warnings about a
+    damaged file are silenced: the one warning naming the file says it."""
     from pypdf import PdfReader
 
+    pypdf_log = logging.getLogger("pypdf")  # its modules log to children of this logger
+    level = pypdf_log.level
+    pypdf_log.setLevel(logging.CRITICAL + 1)
     try:
-        reader = PdfReader(path)
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = PdfReader(io.BytesIO(data))
+            pages = [(page.extract_text() or "").strip() for page in reader.pages]
     except Exception as exc:  # pypdf raises many types for damaged or encrypted files
-        warn(f"{display}: could not read PDF ({type(exc).__name__}: {exc}); skipped")
+        reason = " ".join(str(exc).split())[:200]
+        warn(f"{display}: could not read PDF ({type(exc).__name__}: {reason}); skipped")
         return None
+    finally:
+        pypdf_log.setLevel(level)
     text = "\n\n".join(page for page in pages if page)
     if not text:
         warn(f"{display}: PDF has no text layer (scanned?); skipped")

@@ -4,15 +4,15 @@ Fields, first match wins: text ← ``text`` | ``content`` | ``page_content`` | `
 (required); id ← ``id`` | ``chunk_id`` (default: the generated
 ``f"{source}#{position}-{sha256(text)[:8]}"``); source ← ``source`` | ``doc_id`` |
 ``document_id`` | ``metadata.source`` (default: the file's own source id); ``vector``
-(optional list of numbers, the same length on every row). ``position`` is the row's index
-among the rows of its source. Blank lines are ignored; rows with blank text are skipped with
-one warning per file.
+(optional list of finite numbers, not all zero, the same length on every row: see
+:func:`ragcov_tui.input_values.vector_problem`). ``position`` is the row's index among the rows of
+its source. Lines end at ``\n`` only (a JSON string may hold U+2028 and the like); blank lines are
+ignored; rows with blank text are skipped with one warning per file. JSON must be strict
+(:func:`ragcov_tui.input_values.parse_json`: no ``NaN``, no ``1e400``, at most 100 levels deep).
 """
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Any
 
 from ragcov_tui.corpus.chunking import chunk_id
@@ -20,6 +20,7 @@ from ragcov_tui.corpus.extract import Warn
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.corpus.tokens import TokenCounter
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import InvalidJson, parse_json, quoted, vector_problem
 
 TEXT_FIELDS = ("text", "content", "page_content", "chunk")
 ID_FIELDS = ("id", "chunk_id")
@@ -64,7 +65,7 @@ class ChunkRowReader:
         """The chunks in ``text`` (the decoded content of the file named ``display``)."""
         chunks: list[Chunk] = []
         blank_rows = 0
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             chunk = self._row(line, f"{display}:{lineno}", default_source)
@@ -80,9 +81,9 @@ class ChunkRowReader:
 
     def _row(self, line: str, where: str, default_source: str) -> Chunk | None:
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+            row = parse_json(line)
+        except InvalidJson as exc:
+            raise BadInput(f"{where}: invalid JSON ({exc.message} at column {exc.column})") from None
         if not isinstance(row, dict):
             raise BadInput(f"{where}: expected a JSON object, got {type(row).__name__}")
         found = _first_field(row, TEXT_FIELDS)
@@ -100,7 +101,7 @@ class ChunkRowReader:
         given_id = _identifier(_first_field(row, ID_FIELDS), where)
         cid = given_id if given_id is not None else chunk_id(source, position, text)
         if cid in self.id_lines:
-            raise BadInput(f"{where}: duplicate chunk id {cid!r} (first at {self.id_lines[cid]})")
+            raise BadInput(f"{where}: duplicate chunk id {quoted(cid)} (first at {self.id_lines[cid]})")
         self.id_lines[cid] = where
         return Chunk(
             id=cid,
@@ -114,13 +115,9 @@ class ChunkRowReader:
     def _vector(self, value: Any, where: str) -> list[float] | None:
         if value is None:
             return None
-        if (
-            not isinstance(value, list)
-            or not value
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
-            or not all(math.isfinite(x) for x in value)
-        ):
-            raise BadInput(f"{where}: field 'vector' must be a non-empty list of finite numbers")
+        problem = vector_problem(value)
+        if problem is not None:
+            raise BadInput(f"{where}: field 'vector' {problem}")
         if self.vector_dim is None:
             self.vector_dim = (len(value), where)
         elif len(value) != self.vector_dim[0]:

@@ -11,8 +11,10 @@ input, slicing the text at these offsets and encoding it again gives back every 
   (terminator included), so a quoted cell spanning lines stays inside its row. The header
   record is kept apart; records whose cells are all empty are not rows.
 
-Structural mistakes (bad JSON, a row that is not an object, a ragged CSV record) raise
-:class:`BadInput` naming the file and line.
+Structural mistakes (bad or non-strict JSON, see :mod:`ragcov_tui.input_values`; a row that is
+not an object; a ragged CSV record; NUL bytes or UTF-16 text) raise :class:`BadInput` naming the
+file and line. CSV cells may hold up to :data:`CSV_FIELD_LIMIT` characters (the csv module's
+default, 128 KiB, is too small for a cell of retrieved contexts).
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import InvalidJson, parse_json, quoted
 from ragcov_tui.testset.fields import CONTAINER_KEYS
 from ragcov_tui.testset.models import TestFormat
 
 BOM = "\ufeff"
 CSV_DELIMITERS = (",", ";", "\t", "|")
+CSV_FIELD_LIMIT = 64 * 1024 * 1024
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _JSON_WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
@@ -67,12 +72,19 @@ class Layout:
 
 
 def decode(path: Path, data: bytes) -> str:
-    """The file's bytes as text; BadInput naming the line of the first invalid UTF-8 byte."""
+    """The file's bytes as text; BadInput naming the line of the first invalid UTF-8 or NUL byte."""
+    if data.startswith(_UTF16_BOMS):
+        raise BadInput(f"{path}: UTF-16 text (save the file as UTF-8)")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise BadInput(f"{path}:{line}: not valid UTF-8 (byte offset {exc.start})") from None
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise BadInput(f"{path}:{line}: NUL byte (a binary file, or UTF-16 text: save it as UTF-8)")
+    return text
 
 
 def detect_newline(text: str) -> str:
@@ -114,9 +126,9 @@ def _split_jsonl(path: Path, text: str) -> Layout:
         content = text[pos:end].strip()
         if content:
             try:
-                value = json.loads(content)
-            except json.JSONDecodeError as exc:
-                raise BadInput(f"{path}:{line}: malformed JSON line ({exc.msg} at column {exc.colno})") from None
+                value = parse_json(content)
+            except InvalidJson as exc:
+                raise BadInput(f"{path}:{line}: malformed JSON line ({exc.message} at column {exc.column})") from None
             rows.append(RawRow(_require_object(f"{path}:{line}", value), pos, end, line, len(rows)))
         pos = end
     return Layout("jsonl", text, rows, detect_newline(text))
@@ -129,14 +141,14 @@ def _skip_ws(text: str, pos: int) -> int:
 def _split_json(path: Path, text: str) -> Layout:
     start = _body_start(text)
     try:
-        document = json.loads(text[start:])
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{path}:{exc.lineno}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+        document = parse_json(text[start:])
+    except InvalidJson as exc:
+        raise BadInput(f"{path}:{exc.line}: malformed JSON ({exc.message} at column {exc.column})") from None
     container: str | None = None
     if isinstance(document, dict):
         container = next((k for k in CONTAINER_KEYS if isinstance(document.get(k), list)), None)
         if container is None:
-            keys = ", ".join(list(document)[:8]) or "none"
+            keys = ", ".join(quoted(k, 40) for k in list(document)[:8]) or "none"
             raise BadInput(
                 f"{path}: expected a list of questions, or an object with a "
                 f"{' / '.join(repr(k) for k in CONTAINER_KEYS)} list (found keys: {keys})"
@@ -203,6 +215,7 @@ def _split_csv(path: Path, text: str) -> Layout:
             pos = end
 
     delimiter = _detect_delimiter(text[_body_start(text):].lstrip("\r\n").split("\n", 1)[0])
+    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     reader = csv.reader(physical_lines(), delimiter=delimiter, strict=True)
     header: list[str] = []
     rows: list[RawRow] = []
@@ -243,6 +256,6 @@ def _csv_header(path: Path, line: int, record: list[str]) -> list[str]:
         if not name:
             raise BadInput(f"{path}:{line}: the CSV header has an empty column name")
         if name in seen:
-            raise BadInput(f"{path}:{line}: the CSV header names column {name!r} twice")
+            raise BadInput(f"{path}:{line}: the CSV header names column {quoted(name)} twice")
         seen.add(name)
     return header

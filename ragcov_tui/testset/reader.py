@@ -11,19 +11,23 @@ having it uses (for CSV: the header). Values are checked and normalised:
   JSON object; an empty cell means the field is absent.
 
 Every mistake raises :class:`BadInput` with one line naming ``file:line`` (JSON: also the
-element index) and the field. Unknown fields stay in ``Question.raw``.
+element index) and the field: among them a path that is not a regular file (a FIFO is refused,
+never opened for reading), JSON that is not strict (``NaN``, ``1e400``, nesting deeper than 100
+levels: :mod:`ragcov_tui.input_values`), a grade or vector entry that is not a finite number, a
+vector that is all zeros or of another length than the first row's. Unknown fields stay in
+``Question.raw``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_files import read_input_file
+from ragcov_tui.input_values import InvalidJson, is_finite_number, parse_json, quoted, vector_problem
 from ragcov_tui.testset.fields import FIELD_ALIASES, aliases_text, resolve_fields
 from ragcov_tui.testset.layout import Layout, decode, split_layout
 from ragcov_tui.testset.models import Question, TestFormat, TestSet
@@ -38,15 +42,11 @@ def read_testset(path: str | Path) -> TestSet:
 
 
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes; BadInput when it is missing, a directory, or unreadable."""
-    if not path.exists():
-        raise BadInput(f"{path}: no such file")
+    """The file's bytes; BadInput when it is missing, a directory, a FIFO or other non-regular
+    file, a symbolic link loop or dangling link, or unreadable (see :mod:`ragcov_tui.input_files`)."""
     if path.is_dir():
         raise BadInput(f"{path}: is a directory, expected a .jsonl, .json or .csv test file")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read ({exc.strerror})") from None
+    return read_input_file(path)
 
 
 def test_format(path: Path) -> TestFormat:
@@ -70,6 +70,7 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     field_names: dict[str, str] = resolve_fields(layout.header) if fmt == "csv" else {}
     questions: list[Question] = []
     seen_ids: dict[str, int] = {}
+    first_vector: tuple[int, int] | None = None  # (length, line)
     for raw in layout.rows:
         where = layout.where(path, raw)
         names = resolve_fields(k for k, v in raw.value.items() if not _is_blank(v, fmt))
@@ -80,8 +81,13 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
         if not question.id_in_file:
             question.id = f"row-{raw.index + 1}"
         if question.id in seen_ids:
-            raise BadInput(f"{where}: duplicate id {question.id!r} (also on line {seen_ids[question.id]})")
+            raise BadInput(f"{where}: duplicate id {quoted(question.id)} (also on line {seen_ids[question.id]})")
         seen_ids[question.id] = raw.line
+        if question.vector is not None:
+            first_vector = first_vector or (len(question.vector), raw.line)
+            if len(question.vector) != first_vector[0]:
+                raise BadInput(f"{where}: field {names['vector']!r} has {len(question.vector)} numbers "
+                               f"but the vector on line {first_vector[1]} has {first_vector[0]}")
         questions.append(question)
     if not questions:
         raise BadInput(f"{path}: no questions in the file")
@@ -157,10 +163,6 @@ def _is_list_of(value: Any, test: Callable[[Any], bool]) -> bool:
     return isinstance(value, list) and all(test(v) for v in value)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _gold(where: str, name: str, gold: Any) -> dict[str, float]:
     """Gold ids as {id: grade}: a list gives 1.0 each, an object gives its grades (>= 0)."""
     if gold is None:
@@ -168,9 +170,10 @@ def _gold(where: str, name: str, gold: Any) -> dict[str, float]:
     if _is_list_of(gold, _is_id):
         return {str(g): 1.0 for g in gold}
     if isinstance(gold, dict):
-        bad = next((k for k, v in gold.items() if not _is_number(v) or v < 0), None)
+        bad = next((k for k, v in gold.items() if not is_finite_number(v) or v < 0), None)
         if bad is not None:
-            raise BadInput(f"{where}: field {name!r}: grade of {bad!r} must be a number >= 0 (got {gold[bad]!r})")
+            raise BadInput(f"{where}: field {name!r}: grade of {quoted(bad)} must be a number >= 0 "
+                           f"(got {quoted(gold[bad], 30)})")
         return {str(k): float(v) for k, v in gold.items()}
     raise BadInput(f"{where}: field {name!r} must be a list of ids or an object {{id: grade}} "
                    f"(got {type(gold).__name__})")
@@ -179,8 +182,9 @@ def _gold(where: str, name: str, gold: Any) -> dict[str, float]:
 def _vector(where: str, name: str, vector: Any) -> list[float] | None:
     if vector is None:
         return None
-    if not vector or not _is_list_of(vector, _is_number):
-        raise BadInput(f"{where}: field {name!r} must be a non-empty list of finite numbers")
+    problem = vector_problem(vector)
+    if problem is not None:
+        raise BadInput(f"{where}: field {name!r} {problem}")
     return [float(v) for v in vector]
 
 
@@ -191,9 +195,9 @@ def _cell_value(where: str, name: str, canonical: str, cell: str) -> Any:
         return None
     if canonical in ("gold", "vector", *_TEXT_LISTS, "expected_keywords", "retrieved_ids") and cell[0] in "[{":
         try:
-            return json.loads(cell)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{where}: field {name!r} is not valid JSON ({exc.msg})") from None
+            return parse_json(cell)
+        except InvalidJson as exc:
+            raise BadInput(f"{where}: field {name!r} is not valid JSON ({exc.message})") from None
     if canonical in _TEXT_LISTS:
         return [part.strip() for part in cell.split("|") if part.strip()]
     if canonical in ("gold", "expected_keywords", "retrieved_ids"):
