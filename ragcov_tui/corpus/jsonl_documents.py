@@ -29,7 +29,7 @@ def holds_documents(text: str) -> bool:
         if line.strip():
             try:
                 row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # bad JSON, or a number json refuses to convert
                 return False  # the chunk reader reports the bad line
             return isinstance(row, dict) and any(key in row for key in DOCUMENT_MARKERS)
     return False
@@ -62,6 +62,8 @@ class DocumentRowReader:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        except ValueError as exc:  # e.g. an integer of more than 4300 digits
+            raise BadInput(f"{where}: invalid JSON ({str(exc).split(';')[0][:80]})") from None
         except RecursionError:
             raise BadInput(f"{where}: JSON nested too deeply") from None
         if not isinstance(row, dict):

@@ -108,6 +108,8 @@ def _query_row(line: str, where: str) -> tuple[str, str, dict]:
         row = json.loads(line)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise BadInput(f"{where}: invalid JSON ({str(exc).split(';')[0][:80]})") from None
     except RecursionError:
         raise BadInput(f"{where}: JSON nested too deeply") from None
     if not isinstance(row, dict):

@@ -66,6 +66,8 @@ def test_chunk_rows_still_read_as_chunks(tmp_path: Path) -> None:
     ({"_id": "b", "text": {"a": 1}}, "corpus.jsonl:3: field 'text' must be a string"),
     ("{oops", "corpus.jsonl:3: invalid JSON"),
     ("7", "corpus.jsonl:3: expected a JSON object"),
+    ('{"_id": "b", "text": "x", "n": ' + "9" * 5000 + "}", "corpus.jsonl:3: invalid JSON"),
+    ("[" * 100000, "corpus.jsonl:3: "),
 ])
 def test_bad_document_rows_name_file_and_line(tmp_path: Path, bad, message: str) -> None:
     corpus = write_rows(tmp_path / "corpus.jsonl", [{"_id": "a", "text": "x"}, {"_id": "z", "text": "y"}, bad])

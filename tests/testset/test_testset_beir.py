@@ -99,6 +99,7 @@ def test_sha_changes_with_the_qrels(tmp_path: Path) -> None:
     ('{"_id": "q9", "text": ""}', "queries.jsonl:2: field 'text'"),
     ('{"_id": "q9", "text": 5}', "queries.jsonl:2: field 'text'"),
     ("[" * 100000, "queries.jsonl:2: "),
+    ('{"_id": ' + "9" * 5000 + "}", "queries.jsonl:2: invalid JSON"),
 ])
 def test_bad_query_lines_are_one_line_errors(tmp_path: Path, line: str, message: str) -> None:
     folder = write_beir(tmp_path / "b", queries=QUERIES[:1], qrels={"test": "q1\td1\t1\n"})
