@@ -26,6 +26,7 @@ class ChatReply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    truncated: bool = False  # cut off by the token limit (finish_reason "length"): returned, never cached
 
 
 @dataclass

@@ -2,8 +2,9 @@
 
 The key is the sha256 of the canonical JSON (sorted keys, no spaces) of
 ``{provider, base_url, model, messages, params}``: the same prompt sent to another server or with
-another temperature is another entry. Judges call ``chat`` from worker threads, and the
-connection is shared (``check_same_thread=False``), so every access holds one lock.
+another temperature is another entry. The base URL goes in redacted (:mod:`ragcov_tui.redact`), so
+no password or key in ``OPENAI_BASE_URL`` reaches the stored ``request``. Judges call ``chat`` from
+worker threads, and the connection is shared (``check_same_thread=False``), so every access holds one lock.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ragcov_tui.llm.base import ChatReply, Message
+from ragcov_tui.redact import redact_url
 from ragcov_tui.store.db import connection_lock
 
 if TYPE_CHECKING:
@@ -22,8 +24,8 @@ if TYPE_CHECKING:
 
 def cache_key(provider: str, base_url: str, model: str, messages: list[Message], params: dict[str, Any]) -> tuple[str, str]:
     """(sha256 key, canonical request JSON) for one chat request."""
-    request = json.dumps({"provider": provider, "base_url": base_url, "model": model, "messages": messages,
-                          "params": params}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    request = json.dumps({"provider": provider, "base_url": redact_url(base_url), "model": model,
+                          "messages": messages, "params": params}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(request.encode("utf-8")).hexdigest(), request
 
 

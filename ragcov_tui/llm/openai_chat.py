@@ -1,7 +1,9 @@
 """``openai:MODEL`` chat completions against any OpenAI-compatible server.
 
 ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` as for embeddings. Temperature 0 unless asked. Replies
-are cached (see :mod:`ragcov_tui.llm.cache`) when a database is given, retried through
+are cached (see :mod:`ragcov_tui.llm.cache`) when a database is given — never an empty reply
+(``content: null``) nor one cut off by the token limit (``finish_reason: "length"``), and callers
+:meth:`forget` a reply that failed their validation — retried through
 :mod:`ragcov_tui.http_retry`, and counted into ``self.usage`` with an estimated cost
 (:mod:`ragcov_tui.llm.cost`; ``None`` for unpriced models). ``json_mode=True`` asks for
 ``response_format={"type": "json_object"}``; a server that answers 400 to that is remembered and
@@ -20,7 +22,8 @@ from ragcov_tui.http_retry import RetryPolicy, call_with_retry
 from ragcov_tui.llm.base import ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.cost import cost_usd
-from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client
+from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object
+from ragcov_tui.redact import redact_url
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -36,7 +39,7 @@ class OpenAIChat(ChatModel):
         self.concurrency = max(1, int(concurrency))
         self.policy = policy or RetryPolicy()
         self.client, self.base_url = make_openai_client(f"LLM openai:{model}", self.policy)
-        self.what = f"openai chat at {self.base_url}"
+        self.what = f"openai chat at {redact_url(self.base_url)}"
         self.cache = LLMCache(db) if db is not None else None
         self.json_mode_supported = True  # set False after the server rejects response_format
 
@@ -45,9 +48,9 @@ class OpenAIChat(ChatModel):
         params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": json_mode}
         key, request = cache_key(self.provider, self.base_url, self.model, messages, params)
         reply = self.cache.get(key) if self.cache is not None else None
-        if reply is None:
+        if reply is None or not reply.text.strip():  # an empty entry (older versions stored them) is no answer
             reply = self._complete(messages, temperature, max_tokens, json_mode)
-            if self.cache is not None:
+            if self.cache is not None and reply.text.strip() and not reply.truncated:
                 self.cache.put(key, self.provider, self.model, request, reply)
             self.usage.add(reply, cost_usd(self.model, reply.prompt_tokens, reply.completion_tokens))
         else:
@@ -70,12 +73,15 @@ class OpenAIChat(ChatModel):
         return self._request(kwargs)
 
     def _request(self, kwargs: dict[str, Any]) -> ChatReply:
-        completion = call_with_retry(lambda: self.client.chat.completions.create(**kwargs),
-                                     classify=classify_openai_error, policy=self.policy, what=self.what)
+        completion = reply_object(call_with_retry(lambda: self.client.chat.completions.create(**kwargs),
+                                                  classify=classify_openai_error, policy=self.policy,
+                                                  what=self.what), self.what)
         choices = getattr(completion, "choices", None)
         if not choices or getattr(choices[0], "message", None) is None:
             raise ProviderError(f"{self.what}: malformed reply (no choices[0].message)")
-        text = choices[0].message.content or ""
+        text = choices[0].message.content
         usage = getattr(completion, "usage", None)
-        return ChatReply(text=text, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                         completion_tokens=getattr(usage, "completion_tokens", 0) or 0)
+        return ChatReply(text=text if isinstance(text, str) else "",
+                         prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                         completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                         truncated=getattr(choices[0], "finish_reason", None) == "length")
