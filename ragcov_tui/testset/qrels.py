@@ -14,9 +14,11 @@ one :class:`BadInput` naming ``file:line``.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_files import read_input_file
 
 Qrels = dict[str, dict[str, float]]  # query id -> {document id: grade}
 
@@ -26,12 +28,14 @@ HEADER_FIRST_FIELDS = ("query-id", "query_id", "qid", "query")
 def read_qrels(path: str | Path) -> Qrels:
     """The judgements of the qrels file at ``path``; BadInput when it is missing, empty or malformed."""
     path = Path(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise BadInput(f"{path}: no such qrels file")
+    data = read_input_file(path)  # BadInput for a FIFO, a directory, a link loop… (never blocks)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read qrels ({getattr(exc, 'strerror', None) or exc})") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise BadInput(f"{path}:{line}: cannot read qrels (not valid UTF-8 at byte offset {exc.start})") from None
     return parse_qrels(text, str(path))
 
 
@@ -39,7 +43,7 @@ def parse_qrels(text: str, display: str) -> Qrels:
     """Parse qrels ``text`` (named ``display`` in errors); see the module docstring."""
     qrels: Qrels = {}
     width: int | None = None
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(text.split("\n"), start=1):  # not splitlines: \x0b, \x1c… are no line ends
         fields = line.split("\t") if "\t" in line else line.split()
         fields = [f.strip() for f in fields]
         if not any(fields):
