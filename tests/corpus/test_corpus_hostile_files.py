@@ -12,7 +12,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ import pytest
 from ragcov_tui import input_files
 from ragcov_tui.corpus.load import load_corpus
 from ragcov_tui.errors import BadInput
+from tests.support.deadline import call_within
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,22 +27,9 @@ REPO = Path(__file__).resolve().parents[2]
 def load_within(paths: list[Path], seconds: float = 10.0):
     """``load_corpus(paths)`` in a thread (a hang fails the test): (corpus, warnings)."""
     warnings: list[str] = []
-    outcome: dict = {}
-
-    def run() -> None:
-        try:
-            outcome["corpus"] = load_corpus(paths, warn=warnings.append)
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"loading {paths} did not finish in {seconds} s"
-    if "error" in outcome:
-        raise outcome["error"]
+    corpus = call_within(seconds, load_corpus, paths, warn=warnings.append)
     assert all("\n" not in w for w in warnings), warnings
-    return outcome["corpus"], warnings
+    return corpus, warnings
 
 
 def bind_socket(path: Path) -> None:
@@ -161,20 +148,8 @@ def test_a_file_swapped_for_a_fifo_after_the_check_is_refused_without_blocking(t
     pipe = tmp_path / "pipe.md"
     os.mkfifo(pipe)
     monkeypatch.setattr(input_files, "path_problem", lambda path: None)  # the first check "passed"
-    outcome: dict = {}
-    thread = threading.Thread(target=lambda: outcome.update(error=_error(input_files.read_input_file, pipe)), daemon=True)
-    thread.start()
-    thread.join(10)
-    assert not thread.is_alive()
-    assert str(outcome["error"]) == f"{pipe}: is a named pipe (FIFO), not a regular file"
-
-
-def _error(call, *args) -> Exception | None:
-    try:
-        call(*args)
-    except Exception as exc:  # noqa: BLE001 - the test inspects it
-        return exc
-    return None
+    with pytest.raises(BadInput, match=f"^{pipe}: is a named pipe \\(FIFO\\), not a regular file$"):
+        call_within(10, input_files.read_input_file, pipe)
 
 
 def test_html_with_an_unknown_marked_section_keeps_its_text(tmp_path):

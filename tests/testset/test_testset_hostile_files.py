@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,33 +15,15 @@ import pytest
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.testset.reader import read_testset
+from tests.support.deadline import call_within
 
 READERS = {"test file": read_testset, "records": load_records}
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
-def call_with_timeout(read, path: Path, seconds: float = 10.0):
-    """``read(path)`` in a thread: a hang fails the test instead of blocking the suite."""
-    outcome: dict = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = read(path)
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"reading {path} did not finish in {seconds} s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
 def refused(read, path: Path, pattern: str) -> str:
     with pytest.raises(BadInput, match=pattern) as caught:
-        call_with_timeout(read, path)
+        call_within(10, read, path)
     message = str(caught.value)
     assert str(path) in message and message.isprintable(), message
     return message
