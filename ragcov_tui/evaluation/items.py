@@ -2,9 +2,11 @@
 diagnose. Runs in worker threads; it touches no database and returns the item dict described in
 :mod:`ragcov_tui.store.evals`.
 
-A failure of the system on the main question, or of the generation scorer as a whole, makes the
-item ``error`` (a resumed run redoes it); a failed paraphrase is recorded in the item and left out
-of the robustness metrics; a judge failure on one metric is that metric's error (value None).
+A failure of the system on the main question (an exception, or a reply of the wrong shape or with
+a non-finite score), of the generation scorer as a whole, or of the judge on any metric (that
+metric's value None, its reason in ``errors``) makes the item ``error``: it is not counted as
+scored and a resumed run redoes it. A failed paraphrase is recorded in the item and left out of
+the robustness metrics.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.diagnosis import diagnose
 from ragcov_tui.evaluation.generation import GenerationInput, generate_paraphrases, parse_citations, score_generation
 from ragcov_tui.evaluation.retrieval import GoldIndex, evaluate_retrieval
-from ragcov_tui.evaluation.systems.base import System, SystemOutput
+from ragcov_tui.evaluation.systems.base import System, SystemOutput, output_from_value
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.testset.models import Question
 from ragcov_tui.testset.writer import text_key
@@ -62,6 +64,7 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> dict[st
     ask = getattr(ctx.system, "retrieve_only", None) if not ctx.generation_metrics else None
     try:
         output = (ask or ctx.system.answer)(question.text)
+        output = output_from_value(output, ctx.system.name)  # NaN scores, wrong types: this item's error
     except Exception as exc:  # the user's system failed on this item; the run goes on
         return {**item, "status": "error", "error": f"system: {_message(exc)}", "diagnosis": "undetermined"}
     cited = set(parse_citations(output.answer))
@@ -74,6 +77,8 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> dict[st
         _score_generation(ctx, question, output, item)
     except Exception as exc:  # the scorer itself failed (not one judge reply): redo on resume
         item.update(status="error", error=f"generation: {_message(exc)}")
+    if item["status"] == "done" and item["errors"]:  # a judgement failed: not done, so --resume redoes it
+        item.update(status="error", error=judgement_error(item["errors"]))
     item["diagnosis"] = diagnose(relevant_ranks, ctx.k, item["generation"])
     return item
 
@@ -112,6 +117,13 @@ def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput
     item.update(generation={m: scores.values.get(m) for m in ctx.generation_metrics}, spread=scores.spread,
                 details=scores.details, judge_calls=scores.judge_calls, judge=scores.judge,
                 errors=dict(scores.errors), undefined=dict(scores.undefined))
+
+
+def judgement_error(errors: dict[str, str]) -> str:
+    """The item's error when metrics failed: ``faithfulness: <reason> (+2 more metrics)``."""
+    metric = sorted(errors)[0]
+    more = f" (+{len(errors) - 1} more metric{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    return f"{metric}: {errors[metric]}{more}"
 
 
 def _message(exc: BaseException) -> str:

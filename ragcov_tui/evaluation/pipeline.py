@@ -31,14 +31,18 @@ from ragcov_tui.evaluation.gold_ids import match_gold_ids
 from ragcov_tui.evaluation.items import EvalContext, evaluate_question
 from ragcov_tui.evaluation.metrics import select_metrics
 from ragcov_tui.evaluation.report import aggregate_items, count_items, headline, item_errors
+from ragcov_tui.evaluation.resume import check_same_questions
 from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report
-from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item
+from ragcov_tui.store.evals import (
+    NonFiniteValue, done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item,
+)
 from ragcov_tui.store.sessions import create_session, finish_session, resolve_session, resume_session
 from ragcov_tui.testset.beir import corpus_paths, read_questions
+from ragcov_tui.testset.models import TestSet
 
 STAGE = "evaluating"
 
@@ -105,7 +109,7 @@ def run_eval(
     if opts.paraphrases and llms["paraphrase"] is None and warn is not None:
         warn(f"--paraphrases {opts.paraphrases}: no LLM to generate paraphrases; only the test file's are used")
     params = {**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics}
-    sid = _session(db, opts, params, testset.sha256, embedder.spec, llms["judge"])
+    sid = _session(db, opts, params, testset, embedder.spec, llms["judge"])
     try:
         start = snapshot(embedder.stats)
         prepare = getattr(system, "prepare", None)  # optional hook: index / embed before fanning out
@@ -159,7 +163,7 @@ def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: l
 
     def store_then_report(stage: str, done: int, _n: int) -> None:
         while not finished.empty():
-            save_eval_item(db, sid, finished.get())
+            _store_item(db, sid, finished.get())
         report(progress, stage, skipped + done, total)
 
     outcomes = run_bounded(work, todo, concurrency=concurrency, progress=store_then_report, stage=STAGE)
@@ -167,6 +171,15 @@ def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: l
     failed = next((o.error for o in outcomes if not o.ok), None)
     if failed is not None:  # evaluate_question never raises for a user-side failure: this is a bug
         raise failed
+
+
+def _store_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> None:
+    """Save one item; one the store refuses (a NaN that got past the checks) is saved as failed."""
+    try:
+        save_eval_item(db, sid, item)
+    except NonFiniteValue as exc:
+        save_eval_item(db, sid, {"id": item["id"], "seq": item["seq"], "status": "error", "question": item.get("question"),
+                                 "error": f"internal: {exc}", "diagnosis": "undetermined"})
 
 
 def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel | None]:
@@ -201,11 +214,13 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
     }
 
 
-def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], sha: str, embedder: str,
+def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], testset: TestSet, embedder: str,
              judge: ChatModel | None) -> str:
-    """A new running session, or the resumed one (BadInput when its settings differ)."""
+    """A new running session, or the resumed one (BadInput when it is no eval session, its
+    settings differ or it ran on another test file)."""
     if opts.resume:
         session = resolve_session(db, opts.resume, kind="eval")
+        check_same_questions(db, session, testset, opts.resume)
         before = session.get("params") or {}
         changed = [key for key in RESUME_KEYS if key in before and before[key] != params[key]]
         if changed:
@@ -214,6 +229,6 @@ def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any
         resume_session(db, session["id"])  # BadInput while another process still runs it
         return session["id"]
     return create_session(db, "eval", corpus=[str(Path(p).resolve()) for p in opts.corpus],
-                          questions_path=str(Path(opts.questions).resolve()), testset_sha256=sha, embedder=embedder,
+                          questions_path=str(Path(opts.questions).resolve()), testset_sha256=testset.sha256, embedder=embedder,
                           llm=judge.spec if judge else "heuristic", system=opts.system, params=params,
                           name=opts.name)

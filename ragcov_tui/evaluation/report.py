@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.generation.scoring import JUDGED
 from ragcov_tui.evaluation.retrieval import aggregate
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.sessions import resolve_session
@@ -54,10 +55,12 @@ def count_items(items: Sequence[dict[str, Any]], total: int) -> dict[str, Any]:
 
 
 def item_errors(items: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
-    """Every failure, one line each: a failed item, or one metric's judge error on an item."""
-    out = [{"id": i["id"], "error": i["error"]} for i in items if i.get("error")]
+    """Every failure in test-file order, one entry each: each metric whose judgement failed on an
+    item (``{id, metric, error}``), else the item's own failure (``{id, error}``)."""
+    out: list[dict[str, str]] = []
     for i in items:
-        out += [{"id": i["id"], "metric": m, "error": e} for m, e in sorted((i.get("errors") or {}).items())]
+        metric_errors = [{"id": i["id"], "metric": m, "error": e} for m, e in sorted((i.get("errors") or {}).items())]
+        out += metric_errors or ([{"id": i["id"], "error": i["error"]}] if i.get("error") else [])
     return out
 
 
@@ -86,15 +89,27 @@ def load_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
 
 
 def failure_note(report: dict[str, Any]) -> str | None:
-    """``3 of 31 questions failed (first: q001: system: ConnectionError: …)``; None when none failed."""
+    """``3 of 31 questions failed (first: q001: system: ConnectionError: …)``; None when none failed.
+    Counts questions, however many of their metrics failed."""
     errors = report.get("errors") or []
     if not errors:
         return None
-    total = (report.get("counts") or {}).get("questions", len(errors))
-    return f"{len(errors)} of {total} questions failed (first: {errors[0].get('id')}: {errors[0].get('error')})"
+    failed = len({e.get("id") for e in errors})
+    total = (report.get("counts") or {}).get("questions") or failed
+    first = errors[0]
+    where = f"{first.get('id')}: {first['metric']}" if first.get("metric") else f"{first.get('id')}"
+    return f"{failed} of {total} question{'s' if total != 1 else ''} failed (first: {where}: {first.get('error')})"
 
 
 def all_failed(report: dict[str, Any]) -> bool:
-    """True when no question was scored because every one failed (an unreachable system, a bad key…)."""
+    """True when nothing was scored: every question failed (an unreachable system, a bad key…), or
+    an LLM judge was asked and none of its judgements succeeded (every judged metric has n = 0
+    while judgements failed)."""
     counts = report.get("counts") or {}
-    return bool(counts.get("errors")) and not counts.get("done")
+    if not counts.get("errors") and not report.get("errors"):
+        return False
+    if not counts.get("done"):
+        return True
+    judged = [stats for name, stats in ((report.get("aggregate") or {}).get("generation") or {}).items() if name in JUDGED]
+    judge_failed = any(e.get("metric") in JUDGED for e in report.get("errors") or [])
+    return str(report.get("judge", "")).startswith("llm:") and judge_failed and not any(s.get("n") for s in judged)

@@ -91,3 +91,8 @@ class ChatModel(ABC):
     def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
              json_mode: bool = False) -> ChatReply:
         """One chat completion (cached, retried)."""
+
+    def forget(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+               json_mode: bool = False) -> None:
+        """Drop the cached reply to this exact request (one found unusable), so the next ``chat``
+        asks the model again. Models without a cache have nothing to drop."""

@@ -53,3 +53,8 @@ class LLMCache:
                 "completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [key, provider, model, request, reply.text, reply.prompt_tokens, reply.completion_tokens, now],
             )
+
+    def delete(self, key: str) -> None:
+        """Drop one entry (a reply found unusable; absent keys are fine)."""
+        with self._lock, self.db.conn:
+            self.db.conn.execute("DELETE FROM llm_cache WHERE key = ?", [key])

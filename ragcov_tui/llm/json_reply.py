@@ -2,9 +2,9 @@
 
 :func:`parse_json_reply` accepts what models actually send: JSON inside ```json fences, JSON
 preceded or followed by prose, trailing commas. It takes the first balanced JSON object or
-array that parses. :func:`complete_json` asks in JSON mode, parses, runs the caller's
-``validate`` (returns an error string or ``None``), and on failure sends one repair turn quoting
-the problem; if that fails too — or the provider fails after its retries — it returns
+array that parses strictly (``NaN``, ``Infinity`` and ``1e309`` are refused: never a score).
+:func:`complete_json` asks in JSON mode, parses, runs the caller's ``validate`` (returns an error
+string or ``None``), and on failure sends one repair turn quoting the problem; if that fails too — or the provider fails after its retries — it returns
 ``JsonResult(ok=False, error=...)`` for the caller to record as an undefined score.
 """
 
@@ -15,6 +15,7 @@ import re
 from typing import Any, Callable
 
 from ragcov_tui.errors import ProviderError
+from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.llm.base import ChatModel, JsonResult, Message
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
@@ -62,11 +63,28 @@ def _balanced(text: str, start: int) -> str | None:
     return None
 
 
+def _is_syntax_error(span: str) -> bool:
+    """True when ``span`` is no JSON at all (not merely JSON that :func:`parse_json` refuses)."""
+    try:
+        json.loads(span)
+    except json.JSONDecodeError:
+        return True
+    except (ValueError, RecursionError):  # a 4300+ digit integer, deep nesting: JSON, refused
+        return False
+    return False
+
+
 def parse_json_reply(text: str) -> Any:
-    """The first JSON object or array in a model reply; ValueError saying why when there is none."""
+    """The first JSON object or array in a model reply; ValueError saying why when there is none.
+
+    Candidates are read strictly (:func:`ragcov_tui.input_values.parse_json`): one holding ``NaN``,
+    ``Infinity``, an overflowing number such as ``1e309`` or nesting too deep is no answer, and its
+    reason is the error when no other candidate parses.
+    """
     if not text or not text.strip():
         raise ValueError("the reply is empty")
     sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    refused: InvalidJson | None = None
     for source in sources:
         tried = 0
         for match in re.finditer(r"[{\[]", source):
@@ -74,11 +92,15 @@ def parse_json_reply(text: str) -> Any:
             if span is None:
                 continue
             try:
-                return json.loads(span)
-            except json.JSONDecodeError:
+                return parse_json(span)
+            except InvalidJson as exc:
+                if not _is_syntax_error(span):
+                    refused = refused or exc
                 tried += 1
                 if tried >= MAX_CANDIDATES:
                     break
+    if refused is not None:
+        raise ValueError(f"the reply's JSON is not usable: {refused.message}")
     snippet = " ".join(text.split())[:80]
     raise ValueError(f"no JSON object or array found in the reply ({snippet!r})")
 
@@ -94,19 +116,29 @@ def _check(text: str, validate: Callable[[Any], str | None] | None) -> tuple[Any
 
 def complete_json(model: ChatModel, messages: list[Message], *, validate: Callable[[Any], str | None] | None = None,
                   max_tokens: int | None = None) -> JsonResult:
-    """Ask for JSON, parse it robustly, repair once; ``ok=False`` with ``error`` instead of raising."""
+    """Ask for JSON, parse it robustly, repair once; ``ok=False`` with ``error`` instead of raising.
+
+    When no usable reply came back, the replies that were unusable are dropped from the model's
+    cache (:meth:`ChatModel.forget`), so asking again (``eval --resume``) really asks again.
+    """
     raw = ""
+    asked: list[list[Message]] = []
     try:
+        asked.append(messages)
         raw = model.chat(messages, max_tokens=max_tokens, json_mode=True).text
         data, problem = _check(raw, validate)
         if problem is None:
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
         repair = [*messages, {"role": "assistant", "content": raw},
                   {"role": "user", "content": REPAIR_INSTRUCTION.format(error=problem)}]
+        asked.append(repair)
         raw = model.chat(repair, max_tokens=max_tokens, json_mode=True).text
         data, problem = _check(raw, validate)
         if problem is None:
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
-        return JsonResult(ok=False, error=f"unusable JSON reply after one repair: {problem}", prompt=messages, raw=raw)
+        error = f"unusable JSON reply after one repair: {problem}"
     except ProviderError as exc:
-        return JsonResult(ok=False, error=str(exc), prompt=messages, raw=raw)
+        error = str(exc)
+    for request in asked:
+        model.forget(request, max_tokens=max_tokens, json_mode=True)
+    return JsonResult(ok=False, error=error, prompt=messages, raw=raw)

@@ -57,6 +57,12 @@ class OpenAIChat(ChatModel):
             self.usage.add(reply)
         return reply
 
+    def forget(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+               json_mode: bool = False) -> None:
+        if self.cache is not None:
+            params = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": json_mode}
+            self.cache.delete(cache_key(self.provider, self.base_url, self.model, messages, params)[0])
+
     def _complete(self, messages: list[Message], temperature: float, max_tokens: int | None,
                   json_mode: bool) -> ChatReply:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}

@@ -6,6 +6,9 @@ its work and ``run_eval(resume=sid)`` skips every id in :func:`done_ids`. The re
 ends; :func:`load_eval_report` joins it with the items, so a stored session gives back the same
 report the run printed.
 
+No NaN or ±inf is ever written (:class:`NonFiniteValue`: the inputs are checked where they enter,
+this is the last guard), and one stored by an older version reads back as None.
+
 An item, as saved and as loaded, is a dict::
 
     {id, seq, status, question, answer, answer_label, retrieved: [{id, text, score, cited}],
@@ -16,6 +19,7 @@ An item, as saved and as loaded, is a dict::
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import sqlite_utils
@@ -29,8 +33,37 @@ DETAIL_KEYS = ("answer_label", "level", "relevant_ranks", "spread", "errors", "u
 HEAVY_KEYS = ("details", "judge_calls")
 
 
+class NonFiniteValue(ValueError):
+    """An item or report held NaN or ±inf; it is refused, never stored (see :func:`non_finite_path`)."""
+
+
+def non_finite_path(value: Any, path: str = "") -> str | None:
+    """Where the first NaN / ±inf in a JSON-like value is (``retrieved[0].score``), or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path or "value"
+    if isinstance(value, dict):
+        pairs: Any = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        pairs = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    return next((found for where, v in pairs if (found := non_finite_path(v, where)) is not None), None)
+
+
+def _refuse_non_finite(value: Any, what: str) -> None:
+    where = non_finite_path(value)
+    if where is not None:
+        raise NonFiniteValue(f"{what}: refusing to store a non-finite number at {where}")
+
+
+def _loads(text: str | None, empty: str) -> Any:
+    """Stored JSON back; a NaN / Infinity written by an older version reads as None (missing)."""
+    return json.loads(text or empty, parse_constant=lambda _: None)
+
+
 def item_row(sid: str, item: dict[str, Any]) -> dict[str, Any]:
-    """The ``eval_items`` row of one item."""
+    """The ``eval_items`` row of one item; :class:`NonFiniteValue` if it holds NaN / ±inf anywhere."""
+    _refuse_non_finite(item, f"question {item.get('id')!r}")
     details = {key: item.get(key) for key in DETAIL_KEYS}
     details["generation_details"] = item.get("details") or {}
     return {
@@ -53,19 +86,19 @@ def item_row(sid: str, item: dict[str, Any]) -> dict[str, Any]:
 
 def row_item(row: dict[str, Any]) -> dict[str, Any]:
     """The item dict of one ``eval_items`` row (inverse of :func:`item_row`)."""
-    details = json.loads(row["details"] or "{}")
+    details = _loads(row["details"], "{}")
     item = {
         "id": row["question_id"],
         "seq": row["seq"],
         "status": row["status"],
         "question": row["question"],
         "answer": row["answer"],
-        "retrieved": json.loads(row["retrieved"] or "[]"),
-        "retrieval": json.loads(row["retrieval"] or "{}"),
-        "generation": json.loads(row["generation"] or "{}"),
+        "retrieved": _loads(row["retrieved"], "[]"),
+        "retrieval": _loads(row["retrieval"], "{}"),
+        "generation": _loads(row["generation"], "{}"),
         "diagnosis": row["diagnosis"],
         "error": row["error"],
-        "judge_calls": json.loads(row["judge_calls"] or "[]"),
+        "judge_calls": _loads(row["judge_calls"], "[]"),
         "details": details.pop("generation_details", {}),
     }
     item.update({key: details.get(key) for key in DETAIL_KEYS})
@@ -95,8 +128,9 @@ def done_ids(db: sqlite_utils.Database, sid: str) -> set[str]:
 
 
 def save_eval_header(db: sqlite_utils.Database, sid: str, header: dict[str, Any]) -> None:
-    """Store the report without its ``questions`` list."""
+    """Store the report without its ``questions`` list; :class:`NonFiniteValue` if it holds NaN / ±inf."""
     body = {k: v for k, v in header.items() if k != "questions"}
+    _refuse_non_finite(body, f"session {sid} report")
     with db.conn:
         db["reports"].insert({"session_id": sid, "report": json.dumps(body)}, replace=True)
 
@@ -111,7 +145,7 @@ def report_question(item: dict[str, Any]) -> dict[str, Any]:
 def load_eval_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
     """The stored ``eval --json`` report of session ``sid`` (header + one entry per item)."""
     rows = list(db.query("SELECT report FROM reports WHERE session_id = ?", [sid]))
-    report = json.loads(rows[0]["report"]) if rows else {"session_id": sid}
+    report = _loads(rows[0]["report"], "{}") if rows else {"session_id": sid}
     report["questions"] = [report_question(i) for i in load_eval_items(db, sid)]
     return report
 

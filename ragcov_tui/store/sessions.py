@@ -47,7 +47,7 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     for col in JSON_COLUMNS:
         if out.get(col) is not None:
-            out[col] = json.loads(out[col])
+            out[col] = json.loads(out[col], parse_constant=lambda _: None)  # NaN stored by old versions: missing
     out["live"] = is_live(out)
     if out["status"] == "running" and not out["live"]:
         out["status"] = "interrupted"
@@ -195,9 +195,18 @@ def list_sessions(
 
 
 def resolve_session(db: sqlite_utils.Database, ref: str, kind: str | None = None) -> dict[str, Any]:
-    """Find one session by id, id prefix, name or ``latest[-analysis|-eval]``; BadInput if none/ambiguous."""
+    """Find one session by id, id prefix, name or ``latest[-analysis|-eval]``; BadInput if none or
+    ambiguous, or, given ``kind``, when the session named is of the other kind (an analysis id or
+    ``latest-analysis`` where an eval is needed)."""
+    session = _find_session(db, ref, kind)
+    if kind and session["kind"] != kind:
+        raise BadInput(f"session {ref!r} ({session['id']}) is an {session['kind']} session; an {kind} session is needed here")
+    return session
+
+
+def _find_session(db: sqlite_utils.Database, ref: str, kind: str | None) -> dict[str, Any]:
     if ref.startswith("latest"):
-        want = kind or (ref.split("-", 1)[1] if "-" in ref else None)
+        want = (ref.split("-", 1)[1] if "-" in ref else None) or kind
         rows = [s for s in list_sessions(db, kind=want) if s["status"] == "done"]
         if not rows:
             raise BadInput(f"session {ref!r}: no finished {want or ''} session in the database".replace("  ", " "))
@@ -207,7 +216,7 @@ def resolve_session(db: sqlite_utils.Database, ref: str, kind: str | None = None
         return exact
     rows = [_decode(r) for r in db.query("SELECT * FROM sessions WHERE id LIKE ? OR name = ?", [ref + "%", ref])]
     if kind:
-        rows = [r for r in rows if r["kind"] == kind]
+        rows = [r for r in rows if r["kind"] == kind] or rows  # none of that kind: the caller says so
     if not rows:
         raise BadInput(f"session {ref!r}: no such session (see `ragcov sessions`)")
     if len(rows) > 1:

@@ -133,19 +133,6 @@ def test_bad_options(workspace: dict) -> None:
         run_eval(_options(workspace, metrics="ndcg@10"), workspace["db"])
 
 
-@pytest.fixture()
-def judge_server(monkeypatch: pytest.MonkeyPatch):
-    from tests.evaluation.generation.gen_fake_judge import RuleJudge
-    from tests.support.fake_api import FakeAPIServer
-
-    with FakeAPIServer() as server:
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("RAGCOV_RETRY_BASE_DELAY", "0.001")
-        server.chat_handler = RuleJudge()
-        yield server
-
-
 def test_llm_judged_run_then_warm_cache_rerun_makes_no_calls(workspace: dict, judge_server) -> None:
     metrics = ["retrieval", "faithfulness", "answer_relevance", "answer_correctness", "context_recall"]
     opts = _options(workspace, judge_llm="openai:judge", metrics=metrics, k=2, repeats=2)

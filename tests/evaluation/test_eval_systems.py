@@ -62,9 +62,8 @@ def test_records_deepeval_names_by_question_id(tmp_path: Path) -> None:
 def test_records_csv_and_mismatched_lengths(tmp_path: Path) -> None:
     path = tmp_path / "records.csv"
     path.write_text('id,answer,retrieved_ids,retrieval_context\nq1,yes,"[""a"", ""b""]",only one\n')
-    system = _system(f"records:{path}", questions=[Question(id="q1", text="Q?")])
-    with pytest.raises(BadInput, match="2 retrieved ids but 1 retrieved contexts"):
-        system.answer("Q?")
+    with pytest.raises(BadInput, match=r"records.csv:2: 2 retrieved ids but 1 retrieved contexts"):
+        _system(f"records:{path}", questions=[Question(id="q1", text="Q?")])  # refused on reading
 
 
 def test_records_row_without_outputs_is_bad_input(tmp_path: Path) -> None:
@@ -116,7 +115,7 @@ def test_python_callable_bad_specs(user_module: str) -> None:
 
 def test_output_shapes() -> None:
     given = SystemOutput("a", [RetrievedChunk("x", "t")])
-    assert output_from_value(given, "w") is given
+    assert output_from_value(given, "w") == given
     with pytest.raises(BadInput, match="'score' must be a number"):
         output_from_value({"answer": "a", "contexts": [{"id": "x", "text": "t", "score": "high"}]}, "w")
     with pytest.raises(BadInput, match="'answer' must be a string"):

@@ -1,6 +1,7 @@
 """Metrics of the answer itself: relevance to the question, correctness against the ground truth.
 
-- answer_relevance — LLM: a 0–1 score with a reason. Offline: cosine(question, answer) rescaled
+- answer_relevance — LLM: a 0–1 score with a reason (a score outside [0, 1] or not finite is a
+  failed judgement, not clamped). Offline: cosine(question, answer) rescaled
   from [``RELEVANCE_LO``, ``RELEVANCE_HI``] to [0, 1] (calibrated for all-MiniLM-L6-v2: a direct
   answer scores 0.4–0.9, an unrelated one below 0.1).
 - answer_correctness — LLM: binary verdict + rationale. Offline: 1 when the graded score >= 0.5.
@@ -14,7 +15,7 @@
 from __future__ import annotations
 
 from ragcov_tui.evaluation.generation import prompts
-from ragcov_tui.evaluation.generation.judge import Judge, check_fields
+from ragcov_tui.evaluation.generation.judge import Judge, check_fields, check_score
 from ragcov_tui.evaluation.generation.models import MetricOutcome
 from ragcov_tui.evaluation.generation.quantities import extract_quantities, missing_quantities
 from ragcov_tui.evaluation.generation.support import Evidence, cosine, rescale
@@ -31,9 +32,8 @@ def answer_relevance(ev: Evidence, judge: Judge | None) -> MetricOutcome:
         return MetricOutcome(value=0.0, detail={"reason": "the answer is empty"})
     if judge is not None:
         data = judge.ask("answer_relevance", prompts.RELEVANCE, prompts.relevance_user(ev.item.question, answer),
-                         lambda d: check_fields(d, score=float))
-        score = min(1.0, max(0.0, float(data["score"])))
-        return MetricOutcome(value=score, detail={"reason": str(data.get("reason") or "")})
+                         check_score)
+        return MetricOutcome(value=float(data["score"]), detail={"reason": str(data.get("reason") or "")})
     sim = cosine(ev, ev.item.question, answer)
     return MetricOutcome(value=rescale(sim, RELEVANCE_LO, RELEVANCE_HI), detail={
         "cosine": round(sim, 4), "calibration": [RELEVANCE_LO, RELEVANCE_HI]})

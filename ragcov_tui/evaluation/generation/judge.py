@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.generation import prompts
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.llm.base import ChatModel, JsonResult
 from ragcov_tui.llm.json_reply import complete_json
 
@@ -121,12 +122,21 @@ def check_bool_list(data: Any, key: str, field: str, n: int) -> str | None:
 
 def check_fields(data: Any, **types: type) -> str | None:
     """Validator: ``data`` is an object whose named fields have the given types (``float`` means
-    any JSON number, booleans excluded)."""
+    any finite JSON number, booleans excluded)."""
     if not isinstance(data, dict):
         return "expected a JSON object"
     for name, kind in types.items():
         value = data.get(name)
-        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)) if kind is float else isinstance(value, kind)
+        ok = is_finite_number(value) if kind is float else isinstance(value, kind)
         if not ok:
             return f'field "{name}" is missing or has the wrong type'
     return None
+
+
+def check_score(data: Any, field: str = "score") -> str | None:
+    """Validator for ``{field: number}`` with a finite number from 0 to 1: a judge saying 2, -1 or
+    NaN has not answered the question, so that is a failed judgement (never clamped to 1 or 0)."""
+    problem = check_fields(data, **{field: float})
+    if problem is None and not 0.0 <= data[field] <= 1.0:
+        return f'field "{field}" must be a number from 0 to 1, got {data[field]!r}'
+    return problem

@@ -8,10 +8,13 @@ report (``extractive`` for the offline builtin pipeline, ``llm:<model>`` when ge
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import quoted
 
 
 @dataclass
@@ -46,12 +49,15 @@ def output_from_value(value: Any, where: str) -> SystemOutput:
 
     Accepted: a SystemOutput; a mapping ``{"answer": str, "contexts": [...]}``; a tuple
     ``(answer, contexts)``. Each context is a RetrievedChunk, a mapping ``{"id", "text", "score"?}``
-    or a plain string (its text; the id is then ``"#<rank>"``). Anything else → BadInput naming
-    ``where``.
+    or a plain string (its text; the id is then ``"#<rank>"``). An id is a string or a whole
+    number, a text a string, a score absent / None or a finite real number (NaN, ±inf, strings,
+    booleans and containers are refused). Anything else → BadInput naming ``where`` and the
+    context's rank; a SystemOutput is checked the same way (its scores made plain floats).
     """
+    label = ""
     if isinstance(value, SystemOutput):
-        return value
-    if isinstance(value, Mapping):
+        answer, contexts, label = value.answer, value.contexts, value.label
+    elif isinstance(value, Mapping):
         if "answer" not in value:
             raise BadInput(f"{where}: the reply has no 'answer' field (expected {{'answer', 'contexts'}})")
         answer, contexts = value["answer"], value.get("contexts") or []
@@ -63,19 +69,44 @@ def output_from_value(value: Any, where: str) -> SystemOutput:
         raise BadInput(f"{where}: 'answer' must be a string, got {type(answer).__name__}")
     if not isinstance(contexts, Sequence) or isinstance(contexts, (str, bytes)):
         raise BadInput(f"{where}: 'contexts' must be a list, got {type(contexts).__name__}")
-    return SystemOutput(answer=answer, contexts=[_context(c, rank, where) for rank, c in enumerate(contexts, 1)])
+    return SystemOutput(answer=answer, contexts=[context_from_value(c, rank, where) for rank, c in enumerate(contexts, 1)],
+                        label=label)
 
 
-def _context(value: Any, rank: int, where: str) -> RetrievedChunk:
+def context_from_value(value: Any, rank: int, where: str) -> RetrievedChunk:
+    """One context (rank ``rank``, 1-based) as a checked RetrievedChunk; BadInput naming ``where``."""
     if isinstance(value, RetrievedChunk):
-        return value
+        return RetrievedChunk(id=_id(value.id, rank, where), text=_text(value.text, rank, where),
+                              score=check_score(value.score, f"{where}: context {rank}"))
     if isinstance(value, str):
         return RetrievedChunk(id=f"#{rank}", text=value)
     if isinstance(value, Mapping) and ("id" in value or "text" in value):
-        score = value.get("score")
-        try:
-            score = None if score is None else float(score)
-        except (TypeError, ValueError):
-            raise BadInput(f"{where}: context {rank}: 'score' must be a number, got {score!r}") from None
-        return RetrievedChunk(id=str(value.get("id", f"#{rank}")), text=str(value.get("text") or ""), score=score)
+        return RetrievedChunk(id=_id(value.get("id", f"#{rank}"), rank, where), text=_text(value.get("text"), rank, where),
+                              score=check_score(value.get("score"), f"{where}: context {rank}"))
     raise BadInput(f"{where}: context {rank}: expected {{'id', 'text', 'score'?}}, got {type(value).__name__}")
+
+
+def check_score(value: Any, where: str) -> float | None:
+    """A retriever score as a float: None stays None; a finite real number (numpy's too) is
+    accepted; NaN, ±inf, booleans, strings and anything else → BadInput naming ``where``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise BadInput(f"{where}: 'score' must be a number, got {type(value).__name__} {quoted(value)}")
+    score = float(value)
+    if not math.isfinite(score):
+        raise BadInput(f"{where}: 'score' must be a finite number, got {score!r}")
+    return score
+
+
+def _id(value: Any, rank: int, where: str) -> str:
+    """A context id as text: a string or a whole number (not a boolean), else BadInput."""
+    if isinstance(value, str) or (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
+        return str(value)
+    raise BadInput(f"{where}: context {rank}: 'id' must be a string, got {type(value).__name__} {quoted(value)}")
+
+
+def _text(value: Any, rank: int, where: str) -> str:
+    if value is None or isinstance(value, str):
+        return value or ""
+    raise BadInput(f"{where}: context {rank}: 'text' must be a string, got {type(value).__name__}")

@@ -2,20 +2,21 @@
 
 Each question is sent as ``POST URL`` with the JSON body ``{"question": "…"}``; the reply must be
 JSON of the shape documented in :mod:`.python_callable` (``{"answer": str, "contexts": [{"id",
-"text", "score"?}]}``). Timeouts, connection errors, 408 / 409 / 429 and 5xx are retried with
-the project's backoff policy (:mod:`ragcov_tui.http_retry`, ``Retry-After`` honoured); what still
-fails becomes that item's error. One ``httpx.Client`` (thread-safe, pooled) serves every thread.
+"text", "score"?}]}``); a reply holding ``NaN``, ``Infinity`` or an overflowing number is that
+item's error (Python's parser would accept them). Timeouts, connection errors, 408 / 409 / 429
+and 5xx are retried with the project's backoff policy (:mod:`ragcov_tui.http_retry`,
+``Retry-After`` honoured); what still fails becomes that item's error. One ``httpx.Client``
+(thread-safe, pooled) serves every thread.
 """
 
 from __future__ import annotations
-
-import json
 
 import httpx
 
 from ragcov_tui.errors import BadInput, ProviderError
 from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value
 from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
+from ragcov_tui.input_values import InvalidJson, parse_json
 
 
 class HttpSystem:
@@ -33,9 +34,9 @@ class HttpSystem:
         response = call_with_retry(lambda: self._post(question), classify=classify_httpx_error,
                                    policy=self.policy, what=self.name)
         try:
-            data = response.json()
-        except json.JSONDecodeError as exc:
-            raise ProviderError(f"{self.name}: the reply is not JSON ({exc.msg})") from exc
+            data = parse_json(response.text)
+        except InvalidJson as exc:  # not JSON, or NaN / Infinity / 1e309 in it: this item's error
+            raise ProviderError(f"{self.name}: the reply is not valid JSON ({exc})") from None
         return output_from_value(data, self.name)
 
     def _post(self, question: str) -> httpx.Response:

@@ -7,13 +7,16 @@ names and the Ragas / DeepEval ones all work:
 - id: ``id`` | ``qid`` | ``question_id`` …; question text: ``question`` | ``user_input`` | ``input`` …
 - answer: ``answer`` | ``response`` | ``actual_output`` (may be absent: retrieval-only records)
 - ranked retrieved ids: ``retrieved_ids`` | ``retrieved_context_ids`` | ``retrieved_doc_ids``
-- their texts, same order: ``retrieved_contexts`` | ``retrieval_context`` | ``contexts``
+- their texts, same order: ``retrieved_contexts`` | ``retrieval_context`` | ``contexts``; an entry
+  may also be ``{"id"?, "text"?, "score"?}``, the shape an http / python system replies with (a
+  score must be a finite number)
 
 A row is found by the question's id, else by its text. Ids without texts get their text from the
 corpus chunk of that id (or ``""``); texts without ids get the id of the corpus chunk with exactly
 that text, else ``#<rank>`` (such contexts count as non-relevant for retrieval metrics). The test
 file itself may be the records file when its rows carry the answer fields. A question with no row
-raises :class:`~ragcov_tui.errors.BadInput` for that item only.
+raises :class:`~ragcov_tui.errors.BadInput` for that item only; a malformed row, or an id
+that repeats, is refused when the file is read (before any question runs), naming its line(s).
 """
 
 from __future__ import annotations
@@ -24,25 +27,30 @@ from typing import Any, Sequence
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, context_from_value
+from ragcov_tui.input_values import quoted
 from ragcov_tui.testset.fields import aliases_text, resolve_fields
 from ragcov_tui.testset.layout import decode, split_layout
 from ragcov_tui.testset.models import Question
 from ragcov_tui.testset.reader import _cell_value, read_bytes, test_format
 
 
+Context = tuple["str | None", "str | None", "float | None"]  # (id, text, score), unknown parts None
+
+
 @dataclass
 class Record:
-    """One row of a records file, normalised."""
+    """One row of a records file, normalised: its answer and its ranked contexts."""
 
     where: str
     answer: str
-    ids: list[str] | None
-    texts: list[str] | None
+    contexts: list[Context]
 
 
 def load_records(path: str | Path) -> tuple[dict[str, Record], dict[str, Record]]:
-    """Rows keyed by id and by normalised question text; BadInput naming ``file:line`` for bad rows."""
+    """Rows keyed by id and by normalised question text; BadInput naming ``file:line`` for a bad
+    row (a field of the wrong type, a non-finite score, ids and contexts of different lengths) and
+    for a repeated id (or a repeated question text on rows without ids), naming both lines."""
     p = Path(path)
     fmt = test_format(p)
     layout = split_layout(p, decode(p, read_bytes(p)), fmt)
@@ -63,15 +71,28 @@ def load_records(path: str | Path) -> tuple[dict[str, Record], dict[str, Record]
         if not {"answer", "retrieved_ids", "retrieved_contexts"} & names.keys():
             raise BadInput(f"{where}: no answer or retrieved field (expected one of: {aliases_text('answer')}, "
                            f"{aliases_text('retrieved_ids')}, {aliases_text('retrieved_contexts')})")
-        record = Record(where, _text(where, names, value("answer")), _list(where, names, "retrieved_ids", value),
-                        _list(where, names, "retrieved_contexts", value))
+        record = Record(where, _text(where, names, value("answer")), _contexts(where, names, value))
+        question = value("question")
         if "id" in names:
-            by_id[str(value("id"))] = record
-        if isinstance(value("question"), str):
-            by_text[_key(value("question"))] = record
+            _add(by_id, _row_id(where, names, value("id")), record, "id")
+        if isinstance(question, str) and ("id" not in names or _key(question) not in by_text):
+            _add(by_text, _key(question), record, "question")
     if not by_id and not by_text:
         raise BadInput(f"{p}: no records")
     return by_id, by_text
+
+
+def _add(table: dict[str, Record], key: str, record: Record, what: str) -> None:
+    first = table.get(key)
+    if first is not None:
+        raise BadInput(f"{record.where}: repeated {what} {quoted(key)} (first on {first.where})")
+    table[key] = record
+
+
+def _row_id(where: str, names: dict[str, str], value: Any) -> str:
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    raise BadInput(f"{where}: field {names['id']!r} must be a string or a whole number (got {type(value).__name__})")
 
 
 def _text(where: str, names: dict[str, str], answer: Any) -> str:
@@ -82,8 +103,40 @@ def _text(where: str, names: dict[str, str], answer: Any) -> str:
     return answer
 
 
-def _list(where: str, names: dict[str, str], canonical: str, value: Any) -> list[str] | None:
-    items = value(canonical)
+def _contexts(where: str, names: dict[str, str], value: Any) -> list[Context]:
+    """The row's ranked contexts from ``retrieved_ids`` and / or ``retrieved_contexts``; a context
+    may be a text or ``{"id"?, "text"?, "score"?}`` (checked like a python system's reply)."""
+    ids = _list(where, names, "retrieved_ids", value("retrieved_ids"))
+    given = value("retrieved_contexts")
+    given = [given] if isinstance(given, str) else given
+    if given is not None and not isinstance(given, list):
+        raise BadInput(f"{where}: field {names['retrieved_contexts']!r} must be a list of texts or "
+                       "{'id', 'text', 'score'} objects")
+    contexts = [_context(where, names, item, rank) for rank, item in enumerate(given or [], start=1)]
+    if ids is None:
+        return contexts
+    if given is None:
+        return [(i, None, None) for i in ids]
+    if len(ids) != len(contexts):
+        raise BadInput(f"{where}: {len(ids)} retrieved ids but {len(contexts)} retrieved contexts")
+    for rank, (i, (own, _, _)) in enumerate(zip(ids, contexts), start=1):
+        if own is not None and own != i:
+            raise BadInput(f"{where}: context {rank}: id {quoted(own)} differs from {names['retrieved_ids']!r} "
+                           f"entry {quoted(i)}")
+    return [(i, text, score) for i, (_, text, score) in zip(ids, contexts)]
+
+
+def _context(where: str, names: dict[str, str], item: Any, rank: int) -> Context:
+    if isinstance(item, str):
+        return None, item, None
+    if not isinstance(item, dict):
+        raise BadInput(f"{where}: field {names['retrieved_contexts']!r}: context {rank} must be a text or "
+                       f"an {{'id', 'text', 'score'}} object (got {type(item).__name__})")
+    chunk = context_from_value(item, rank, where)
+    return (chunk.id if "id" in item else None), (chunk.text if "text" in item else None), chunk.score
+
+
+def _list(where: str, names: dict[str, str], canonical: str, items: Any) -> list[str] | None:
     if items is None:
         return None
     if isinstance(items, str):
@@ -115,11 +168,11 @@ class RecordsSystem:
         return SystemOutput(answer=record.answer, contexts=self._contexts(record))
 
     def _contexts(self, record: Record) -> list[RetrievedChunk]:
-        ids, texts = record.ids, record.texts
-        if ids is not None and texts is not None and len(ids) != len(texts):
-            raise BadInput(f"{record.where}: {len(ids)} retrieved ids but {len(texts)} retrieved contexts")
-        if ids is None:
-            ids = [self._chunk_id.get(t.strip(), f"#{rank}") for rank, t in enumerate(texts or [], start=1)]
-        if texts is None:
-            texts = [self._chunk_text.get(i, "") for i in ids]
-        return [RetrievedChunk(id=i, text=t) for i, t in zip(ids, texts)]
+        """Fill what the row left out: a missing id from the corpus chunk with that exact text
+        (else ``#<rank>``), a missing text from the corpus chunk of that id (else ``""``)."""
+        out = []
+        for rank, (cid, text, score) in enumerate(record.contexts, start=1):
+            if cid is None:
+                cid = self._chunk_id.get((text or "").strip(), f"#{rank}")
+            out.append(RetrievedChunk(id=cid, text=self._chunk_text.get(cid, "") if text is None else text, score=score))
+        return out
