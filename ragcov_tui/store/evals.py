@@ -56,7 +56,7 @@ def _refuse_non_finite(value: Any, what: str) -> None:
         raise NonFiniteValue(f"{what}: refusing to store a non-finite number at {where}")
 
 
-def _loads(text: str | None, empty: str) -> Any:
+def loads_stored(text: str | None, empty: str) -> Any:
     """Stored JSON back; a NaN / Infinity written by an older version reads as None (missing)."""
     return json.loads(text or empty, parse_constant=lambda _: None)
 
@@ -86,19 +86,19 @@ def item_row(sid: str, item: dict[str, Any]) -> dict[str, Any]:
 
 def row_item(row: dict[str, Any]) -> dict[str, Any]:
     """The item dict of one ``eval_items`` row (inverse of :func:`item_row`)."""
-    details = _loads(row["details"], "{}")
+    details = loads_stored(row["details"], "{}")
     item = {
         "id": row["question_id"],
         "seq": row["seq"],
         "status": row["status"],
         "question": row["question"],
         "answer": row["answer"],
-        "retrieved": _loads(row["retrieved"], "[]"),
-        "retrieval": _loads(row["retrieval"], "{}"),
-        "generation": _loads(row["generation"], "{}"),
+        "retrieved": loads_stored(row["retrieved"], "[]"),
+        "retrieval": loads_stored(row["retrieval"], "{}"),
+        "generation": loads_stored(row["generation"], "{}"),
         "diagnosis": row["diagnosis"],
         "error": row["error"],
-        "judge_calls": _loads(row["judge_calls"], "[]"),
+        "judge_calls": loads_stored(row["judge_calls"], "[]"),
         "details": details.pop("generation_details", {}),
     }
     item.update({key: details.get(key) for key in DETAIL_KEYS})
@@ -145,7 +145,7 @@ def report_question(item: dict[str, Any]) -> dict[str, Any]:
 def load_eval_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
     """The stored ``eval --json`` report of session ``sid`` (header + one entry per item)."""
     rows = list(db.query("SELECT report FROM reports WHERE session_id = ?", [sid]))
-    report = _loads(rows[0]["report"], "{}") if rows else {"session_id": sid}
+    report = loads_stored(rows[0]["report"], "{}") if rows else {"session_id": sid}
     report["questions"] = [report_question(i) for i in load_eval_items(db, sid)]
     return report
 

@@ -19,6 +19,7 @@ import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store.decisions import question_marks, rejected_keys
+from ragcov_tui.store.evals import loads_stored
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.testset.writer import text_key
 
@@ -334,7 +335,7 @@ def eval_page(db: sqlite_utils.Database, sid: str, *, sort: str = "id", descendi
         args + oargs + oargs + [limit, offset])
     page = []
     for r in rows:
-        page.append({**r, "retrieval": json.loads(r["retrieval"] or "{}"), "generation": json.loads(r["generation"] or "{}")})
+        page.append({**r, "retrieval": loads_stored(r["retrieval"], "{}"), "generation": loads_stored(r["generation"], "{}")})
     return Page(page, total, offset)
 
 
@@ -344,8 +345,8 @@ def eval_detail(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[s
     if not rows:
         return {}
     item = dict(rows[0])
-    for col, empty in (("retrieved", []), ("retrieval", {}), ("generation", {}), ("details", {}), ("judge_calls", [])):
-        item[col] = json.loads(item[col]) if item.get(col) else empty
+    for col, empty in (("retrieved", "[]"), ("retrieval", "{}"), ("generation", "{}"), ("details", "{}"), ("judge_calls", "[]")):
+        item[col] = loads_stored(item[col], empty)  # a NaN an older version stored reads as None
     return item
 
 

@@ -110,3 +110,12 @@ def test_ragcov_report_on_an_old_database_with_nan_works(tmp_path: Path, capsys:
     exported = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"{c} exported"))
     assert exported["questions"][0]["retrieval"]["mrr"] is None
     assert "nan" not in capsys.readouterr().out.lower()
+
+
+def test_the_apps_queries_read_an_old_nan_as_missing(tmp_path: Path) -> None:
+    from ragcov_tui.store.queries import eval_detail, eval_page
+
+    sid, db = _old_database(tmp_path / "old.db")
+    detail = eval_detail(db, sid, "q1")
+    assert detail["retrieved"][0]["score"] is None and detail["retrieval"] == {"mrr": None}
+    assert eval_page(db, sid).rows[0]["generation"] == {"answer_relevance": None}
