@@ -6,7 +6,8 @@ raises ``RecursionError`` on deep nesting and a bare ``ValueError`` on integers 
 digits, and accepts ``\\ud800`` escapes that give strings no UTF-8 encoder can write.
 :func:`parse_json` refuses all of these, and nesting deeper than :data:`MAX_DEPTH`, with one
 :class:`InvalidJson` carrying a message and the 1-based line and column in the text given.
-Valid input costs one C-speed parse plus two ``str.count`` and two regex searches.
+Valid input costs about 1.2 times ``json.loads`` (a Python hook checks each float); text with
+more than 100 brackets also gets a depth scan at C / numpy speed (about 0.3 times ``json.loads``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ MAX_DEPTH = 100
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRINGS = re.compile(_STRING)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _BRACKETS = re.compile(_STRING + r"|[\[\]{}]")
 _CONSTANTS = re.compile(_STRING + r"|(-?Infinity|NaN)")
-_BIG_EXPONENT = re.compile(r"[eE][+]?0*[1-9][0-9]{2}|[0-9]{300}")
 _LONG_INTEGER = re.compile(r"[0-9]{4301}")
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _HIGH, _LOW = re.compile(r"\\u[dD][89abAB]"), re.compile(r"\\u[dD][c-fC-F]")
@@ -53,8 +55,7 @@ def _finite_float(literal: str) -> float:
     return value
 
 
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_CHECKED_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 def position(text: str, offset: int) -> tuple[int, int]:
@@ -68,11 +69,10 @@ def _fail(text: str, message: str, offset: int) -> InvalidJson:
 
 def parse_json(text: str) -> Any:
     """The JSON value in ``text``; InvalidJson for anything but strict, finite, shallow JSON."""
-    if text.count("[") + text.count("{") > MAX_DEPTH:
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(text) > MAX_DEPTH:
         _check_depth(text)
-    decoder = _CHECKED_DECODER if _BIG_EXPONENT.search(text) else _DECODER
     try:
-        value = decoder.decode(text)
+        value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise InvalidJson(exc.msg, exc.lineno, exc.colno) from None
     except _Refused as exc:
@@ -92,7 +92,16 @@ def parse_json(text: str) -> Any:
     return value
 
 
+def _depth(text: str) -> int:
+    """The deepest nesting of brackets outside strings (vectorised: strings and other characters
+    are dropped by regex, the running depth is a numpy cumulative sum)."""
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    return int(np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).cumsum().max(initial=0))
+
+
 def _check_depth(text: str) -> None:
+    """InvalidJson at the first bracket nested deeper than MAX_DEPTH (a token by token scan)."""
     depth = 0
     for match in _BRACKETS.finditer(text):
         token = match.group()
