@@ -217,3 +217,28 @@ class Heartbeats:
 
 
 HEARTBEATS = Heartbeats()
+
+
+def state_line(session: dict[str, Any]) -> str:
+    """What a session that is not ``done`` is doing or why it stopped, in one line ('' when done):
+    ``running · evaluating 12/40 (30%) · pid 1234 on host-a`` / ``cancelled · cancelled by the user``."""
+    status = session.get("status")
+    if status == "done":
+        return ""
+    parts = [str(status)]
+    if status == "running":
+        at, pct = progress_text(session.get("progress")), percent_done(session)
+        parts += [(at + (f" ({pct}%)" if pct is not None else "")) or "starting", owner_text(session)]
+    elif session.get("error"):
+        parts.append(str(session["error"]))
+    if status in ("cancelled", "interrupted", "failed") and session.get("kind") == "eval":
+        parts.append(f"finish it with: ragcov eval --resume {session['id']} (same options)")
+    return " · ".join(parts)
+
+
+def percent_done(session: dict[str, Any]) -> int | None:
+    """A running session's progress in whole percent (None when it has not reported a total)."""
+    progress = session.get("progress") or {}
+    if session.get("status") != "running" or not progress.get("total"):
+        return None
+    return min(100, 100 * int(progress.get("done", 0)) // int(progress["total"]))

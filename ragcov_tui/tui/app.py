@@ -29,6 +29,7 @@ from ragcov_tui.tui.screens.outliers import OutliersPane
 from ragcov_tui.tui.screens.overview import OverviewPane
 from ragcov_tui.tui.screens.results import DIAGNOSIS_LABELS, ResultsPane
 from ragcov_tui.tui.screens.sessions import SessionsPane
+from ragcov_tui.tui.session_watch import POLL_EVERY, SessionWatch
 from ragcov_tui.tui.widgets.footer import AdaptiveFooter
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -51,6 +52,8 @@ class RagcovApp(App):
         Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="[", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("R", "rerun", "Rerun"),
+        # priority: heard before a focused Input (whose ctrl+x is cut); shown while a job runs
+        Binding("ctrl+x", "cancel_job", "Cancel job", priority=True),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "back", "Back", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -80,19 +83,50 @@ class RagcovApp(App):
         self._update_status()
         self.on_resize()
         self.show_pane("overview" if self.current_sid else "sessions")
+        self.watch = SessionWatch(self.db)
+        self.watch.changes()
+        self.set_interval(POLL_EVERY, self.poll_sessions)
+
+    def poll_sessions(self) -> None:
+        """Every second: pick up sessions another process (or this app's job) wrote or whose owner died."""
+        changed = self.watch.changes()
+        if changed and self.query(SessionsPane):  # (no panes: the app is closing)
+            self.sessions_changed(changed)
+
+    def sessions_changed(self, changed: set[str] | None = None) -> None:
+        """Reload the Sessions pane, and the Overview when its session is among ``changed`` (None: all).
+        A kind with no session open (none yet, or the open one was deleted elsewhere) opens its newest
+        finished session."""
+        before = (self.analysis_sid, self.eval_sid, self.current_sid)
+        known = self.watch.seen or {}
+        self._open_newest([kind for kind in ("analysis", "eval") if getattr(self, f"{kind}_sid") not in known])
+        if (self.analysis_sid, self.eval_sid, self.current_sid) != before:
+            changed = None
+        panes: list[Pane] = [self.query_one(SessionsPane)]
+        if changed is None or self.current_sid in changed:
+            panes += [self.query_one(OverviewPane)]
+        for pane in panes:
+            pane.stale = True
+        self.active_pane().refresh_if_stale()
+        self._update_status()
 
     def _pick_initial_sessions(self) -> None:
         """The session asked for (id, prefix, name, ``latest``…), plus the newest finished one of each kind."""
-        for kind in ("analysis", "eval"):
-            done = [s for s in list_sessions(self.db, kind=kind) if s["status"] == "done"]
-            if done:
-                setattr(self, f"{kind}_sid", done[0]["id"])
+        self._open_newest()
         if self.initial_ref:
             try:
                 self._select(resolve_session(self.db, self.initial_ref))
             except BadInput as exc:
                 self.notify(str(exc), severity="error", markup=False)
         if self.current_sid is None:
+            self.current_sid = self.analysis_sid or self.eval_sid
+
+    def _open_newest(self, kinds: Iterable[str] = ("analysis", "eval")) -> None:
+        """The newest finished session of each of ``kinds`` (None where there is none)."""
+        for kind in kinds:
+            done = [s for s in list_sessions(self.db, kind=kind) if s["status"] == "done"]
+            setattr(self, f"{kind}_sid", done[0]["id"] if done else None)
+        if self.current_sid not in (self.analysis_sid, self.eval_sid):
             self.current_sid = self.analysis_sid or self.eval_sid
 
     def _select(self, session: dict) -> None:
@@ -111,12 +145,7 @@ class RagcovApp(App):
 
     def forget_session(self, sid: str) -> None:
         """After a delete: fall back to the newest remaining session of that kind."""
-        for kind in ("analysis", "eval"):
-            if getattr(self, f"{kind}_sid") == sid:
-                done = [s for s in list_sessions(self.db, kind=kind) if s["status"] == "done"]
-                setattr(self, f"{kind}_sid", done[0]["id"] if done else None)
-        if self.current_sid == sid:
-            self.current_sid = self.analysis_sid or self.eval_sid
+        self._open_newest([kind for kind in ("analysis", "eval") if getattr(self, f"{kind}_sid") == sid])
         self._update_status()
         self.mark_stale()
 
@@ -188,6 +217,17 @@ class RagcovApp(App):
             return
         self.show_pane("jobs")
         self.query_one(JobsPane).rerun(session)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``ctrl+x`` is live (and in the footer) only while a job runs; otherwise the key goes on to
+        the focused widget."""
+        if action == "cancel_job":
+            jobs = self.query(JobsPane)
+            return bool(jobs) and jobs.first().running
+        return True
+
+    def action_cancel_job(self) -> None:
+        self.query_one(JobsPane).action_cancel()
 
     def action_help(self) -> None:
         self.push_screen(TextScreen("Keys", help_text()))

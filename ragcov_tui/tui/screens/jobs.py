@@ -2,9 +2,10 @@
 
 The form is prefilled from the newest session of the chosen kind (or the session being rerun).
 The worker opens its own database connection; progress reaches the UI through
-``call_from_thread``; cancel is checked on every progress callback (``Cancelled`` is raised there,
-the job marks its session cancelled). When the job finishes its session opens; a failure shows
-as a notification with the reason.
+``call_from_thread``; cancel (``ctrl+x`` from anywhere, an app binding) is checked on every
+progress callback, which the core calls at least every 0.25 s while it waits on a batch
+(``Cancelled`` is raised there, the job marks its session cancelled and the Sessions pane lists it
+at once). When the job finishes its session opens; a failure shows as a notification with the reason.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ragcov_tui.errors import BadInput, Cancelled, RagcovError
 from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
 from ragcov_tui.store import open_db
+from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
@@ -134,8 +136,7 @@ def eta_text(stage: str, done: int, total: int, started: float, now: float) -> s
 class JobsPane(Pane):
     title = "Jobs"
     BINDINGS = [
-        Binding("ctrl+r", "start", "Start job"),
-        Binding("ctrl+x", "cancel", "Cancel job"),
+        Binding("ctrl+r", "start", "Start job"),  # cancel (ctrl+x) is the app's: it must work from any pane
     ]
     worker: Worker | None = None
     base: dict[str, Any] = {}  # stored params of the session the form was filled from (replaced, never mutated)
@@ -156,8 +157,10 @@ class JobsPane(Pane):
         yield ProgressBar(id="job-progress", show_eta=False)
         yield Static(lit("No job running."), id="job-status")
 
+    running = False  # from Start until the job's outcome is shown
+
     def load(self) -> None:
-        if self.worker is None or self.worker.is_finished:
+        if not self.running:
             self.fill(self.query_one("#job-kind", Select).value)  # type: ignore[arg-type]
 
     def fill(self, kind: str, session: dict[str, Any] | None = None) -> None:
@@ -173,7 +176,7 @@ class JobsPane(Pane):
             self.query_one(f"#job-{key}", Input).value = values.get(key, "")
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "job-kind" and (self.worker is None or self.worker.is_finished):
+        if event.select.id == "job-kind" and not self.running:
             self.fill(str(event.value))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -188,7 +191,7 @@ class JobsPane(Pane):
         return JobRequest(kind, fields, base=self.base)
 
     def action_start(self) -> None:
-        if self.worker is not None and not self.worker.is_finished:
+        if self.running:
             self.app.notify("A job is already running; cancel it first (ctrl+x).", severity="warning")
             return
         request = self.request()
@@ -197,10 +200,12 @@ class JobsPane(Pane):
         self.query_one("#job-status", Static).update(lit(f"Starting {request.kind}…"))
         self.query_one(ProgressBar).update(total=None, progress=0)
         self.add_class("-running")
+        self.running = True
         self.worker = self._run(request, self.ragcov.db_path, self.ragcov.job_runner)
+        self.app.refresh_bindings()  # ctrl+x Cancel job joins the footer
 
     def action_cancel(self) -> None:
-        if self.worker is not None and not self.worker.is_finished:
+        if self.worker is not None and self.running:
             self.worker.cancel()
             self.query_one("#job-status", Static).update(lit("Cancelling…"))
 
@@ -220,20 +225,23 @@ class JobsPane(Pane):
                 last[0] = now
                 self.app.call_from_thread(self._progress, eta_text(stage, done, total, stage_start[stage], now), done, total)
 
-        try:
-            sid, report = runner(request, db, progress)
-            note = failure_note(report)  # eval reports list the questions that failed; analyses have none
-            outcome: tuple[str, str | None, str] = (
-                "done" if note is None else "failed" if all_failed(report) else "partial", sid,
-                f"{request.kind} finished: session {sid}" + (f"; {note}" if note else ""))
-        except Cancelled:
-            outcome = ("cancelled", None, f"{request.kind} cancelled")
-        except RagcovError as exc:
-            outcome = ("failed", None, str(exc))
-        except Exception as exc:  # a bug or an environment failure: say what, keep the app alive
-            outcome = ("failed", None, f"{type(exc).__name__}: {exc}")
-        finally:
-            db.conn.close()
+        with tracking(progress) as tracked:  # feeds the session's heartbeat; tracked.sessions: the job's session
+            try:
+                sid, report = runner(request, db, tracked)
+                note = failure_note(report)  # eval reports list the questions that failed; analyses have none
+                outcome: tuple[str, str | None, str] = (
+                    "done" if note is None else "failed" if all_failed(report) else "partial", sid,
+                    f"{request.kind} finished: session {sid}" + (f"; {note}" if note else ""))
+            except Cancelled:
+                sid = tracked.sessions[-1] if tracked.sessions else None
+                outcome = ("cancelled", sid, f"{request.kind} cancelled" + (f": session {sid} is kept as cancelled"
+                                                                           if sid else ""))
+            except RagcovError as exc:
+                outcome = ("failed", None, str(exc))
+            except Exception as exc:  # a bug or an environment failure: say what, keep the app alive
+                outcome = ("failed", None, f"{type(exc).__name__}: {exc}")
+            finally:
+                db.conn.close()
         self.app.call_from_thread(self._finished, *outcome)
 
     def _progress(self, text: str, done: int, total: int) -> None:
@@ -241,6 +249,8 @@ class JobsPane(Pane):
         self.query_one("#job-status", Static).update(lit(text))
 
     def _finished(self, status: str, sid: str | None, message: str) -> None:
+        self.running = False
+        self.app.refresh_bindings()
         self.remove_class("-running")
         self.query_one("#job-start", Button).disabled = False
         self.query_one("#job-cancel", Button).disabled = True
@@ -248,7 +258,9 @@ class JobsPane(Pane):
         severity = {"done": "information", "cancelled": "warning", "partial": "warning"}.get(status, "error")
         title = "Job finished with errors" if status == "partial" else f"Job {status}"
         self.app.notify(message, title=title, severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
-        if sid:
+        if status == "cancelled":
+            self.ragcov.sessions_changed()  # listed at once, labelled cancelled; the form stays for a retry
+        elif sid:
             self.ragcov.open_session(sid)
 
     def rerun(self, session: dict[str, Any]) -> None:

@@ -1,5 +1,9 @@
 """Overview: the headline coverage figures and counts, coverage per cluster and the distance histogram;
-for an eval session the retrieval and generation aggregates with their spread."""
+for an eval session the retrieval and generation aggregates with their spread.
+
+A session that is not ``done`` says what it is doing or why it stopped (running with its progress,
+cancelled, interrupted, failed) instead of empty figures: an analysis stores its results only when
+it finishes, an eval shows the items it stored so far."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
 from ragcov_tui.store import queries
+from ragcov_tui.store.liveness import state_line
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.widgets.charts import Chart
@@ -34,10 +39,14 @@ class OverviewPane(Pane):
 
     def render_session(self) -> None:
         session = get_session(self.ragcov.db, self.sid)  # type: ignore[arg-type]
-        assert session is not None
+        if session is None:  # deleted by another process since it was opened
+            self.query_one("#overview-figures", Static).update(lit(f"Session {self.sid} no longer exists."))
+            return
         analysis = session["kind"] == "analysis"
         self.set_class(not analysis, "-eval")
-        if analysis:
+        if analysis and session["status"] != "done":
+            self._unfinished_analysis(session)
+        elif analysis:
             self._analysis(session)
         else:
             self._eval(session)
@@ -71,13 +80,29 @@ class OverviewPane(Pane):
         else:
             hist.draw_message("Distance to nearest question", "no inlier questions")
 
+    def _unfinished_analysis(self, session: dict) -> None:
+        """Running, cancelled, interrupted or failed: its state, and that results come at the end."""
+        sid, running = session["id"], session["status"] == "running"
+        figures = Text.assemble((f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n")
+        figures.append_text(labelled([
+            ("status", lit(state_line(session), "bold", width=200)),
+            ("results", lit("stored when the analysis finishes" if running else
+                            "none: an analysis stores its results only when it finishes; rerun it with R")),
+            ("embedder", lit(session.get("embedder"))),
+        ], label_width=12))
+        self.query_one("#overview-figures", Static).update(figures)
+        for chart_id, title in (("#overview-bars", "Coverage per cluster"), ("#overview-hist", "Distance to nearest question")):
+            self.query_one(chart_id, Chart).draw_message(title, f"analysis {session['status']}: no results")
+
     def _eval(self, session: dict) -> None:
         db, sid = self.ragcov.db, session["id"]
         counts = queries.eval_counts(db, sid)
         params = session.get("params") or {}
         figures = Text.assemble((f"Eval {sid}  ", "bold"), lit(session.get("system"), "dim"), "\n")
         failed = queries.first_error(db, sid)
+        state = state_line(session)
         figures.append_text(labelled([
+            *([("status", lit(state, "bold", width=200))] if state else []),
             ("items", lit(f"{sum(counts.values()):,}  done {counts.get('done', 0):,}  errors {counts.get('error', 0):,}")),
             *([("error", lit(f"{failed[0]}: {failed[1]}", "bold", width=200))] if failed else []),
             ("k", lit(params.get("k"))),

@@ -1,4 +1,9 @@
-"""Sessions: every stored run, open / rename / delete / compare, and the trend of its test file."""
+"""Sessions: every stored run, open / rename / delete / compare, and the trend of its test file.
+
+The list follows the database (the app polls it): runs of other processes appear, a running one
+shows its progress (``run 30%``), one whose process died shows ``interrupted``. A running session
+cannot be deleted (its process is still writing to it); ``d`` says so in one line.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
+from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
+from ragcov_tui.store.liveness import percent_done, state_line
 from ragcov_tui.store.sessions import delete_session, get_session, rename_session
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
@@ -20,9 +27,16 @@ from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 HEADLINE = {"analysis": ("basic", "weighted"), "eval": ("retrieval.mrr", "generation.faithfulness")}
-WIDE = [(" ", 1), ("id", 8), ("kind", 8), ("status", 9), ("created", 16), ("name", 14), ("test file", 16),
+WIDE = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 16), ("name", 12), ("test file", 16),
         ("embedder / system", 22), ("cov/MRR", 7), ("w/faith", 7)]
-NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 9), ("created", 10), ("name", 10), ("cov/MRR", 7), ("w/faith", 7)]
+NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 10), ("name", 8), ("cov/MRR", 7), ("w/faith", 7)]
+
+
+def status_cell(session: dict[str, Any]) -> Text:
+    """``done`` / ``cancelled`` / ``interrupted``…; a running session with its progress: ``run 30%``."""
+    pct = percent_done(session)
+    return lit(f"run {pct}%" if pct is not None else session["status"],
+               "bold" if session["status"] in ("running", "interrupted", "failed") else "")
 
 
 def headline_cells(session: dict[str, Any]) -> tuple[Text, Text]:
@@ -59,12 +73,17 @@ class SessionsPane(Filterable, Pane):
         self._show(0)
 
     def _show(self, cursor: int) -> None:
+        """Reload; the cursor stays on the session it was on (new sessions arrive at the top)."""
         table = self.query_one(PagedTable)
+        on = table.current["id"] if table.current else None
         columns = NARROW if self.app.size.width < 100 else WIDE
         if columns != table.column_spec:
             table.set_columns(columns)
         table.label = f"Sessions, newest first{self.filter_caption()}"
         table.show(self._fetch, self._row, cursor=cursor)
+        ids = [row["id"] for row in table.page.rows]
+        if on in ids and ids.index(on) != table.cursor_row:
+            table.move_cursor(row=ids.index(on))
         self._draw_trend()
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
@@ -75,7 +94,7 @@ class SessionsPane(Filterable, Pane):
         opened = s["id"] in (self.ragcov.analysis_sid, self.ragcov.eval_sid)
         mark = "*" if table.is_marked(s) else (">" if opened else " ")
         what = s.get("system") if s["kind"] == "eval" else s.get("embedder")
-        cells = {"id": lit(s["id"]), "kind": lit(s["kind"]), "status": lit(s["status"]),
+        cells = {"id": lit(s["id"]), "kind": lit(s["kind"]), "status": status_cell(s),
                  "created": lit((s["created_at"] or "")[:16].replace("T", " ")), "name": lit(s.get("name") or ""),
                  "test file": lit(PurePath(s.get("questions_path") or "").name), "embedder / system": lit(what)}
         return [lit(mark, "bold"), *(cells[title] for title, _ in table.column_spec[1:-2]), *headline_cells(s)]
@@ -99,6 +118,7 @@ class SessionsPane(Filterable, Pane):
             ("test file", s.get("questions_path")),
             ("corpus", ", ".join(s.get("corpus") or []) or None),
             ("with", f"{what}embedder {s.get('embedder') or '—'}  ·  LLM {s.get('llm') or 'none'}"),
+            *([("state", state_line(s))] if s["status"] != "done" else []),
         ], label_width=10))
 
     def _draw_trend(self) -> None:
@@ -140,10 +160,18 @@ class SessionsPane(Filterable, Pane):
         row = self.query_one(PagedTable).current
         if row is None:
             return
+        if row.get("live"):
+            self.app.notify(f"Session {row['id']} is running: running sessions can be cancelled, not deleted.",
+                            severity="warning", markup=False)
+            return
 
         def done(yes: bool | None) -> None:
             if yes:
-                delete_session(self.ragcov.db, row["id"])
+                try:
+                    delete_session(self.ragcov.db, row["id"])
+                except BadInput as exc:  # it was resumed meanwhile
+                    self.app.notify(str(exc), severity="warning", markup=False)
+                    return
                 self.ragcov.forget_session(row["id"])
                 self.load()
 
