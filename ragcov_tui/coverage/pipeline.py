@@ -20,6 +20,7 @@ import sqlite_utils
 from ragcov_tui.corpus import build_chunks
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
@@ -54,6 +55,8 @@ class AnalyzeOptions:
     concurrency: int = 4
     split: str = "test"  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
+    allow_fallback: bool = False  # --llm answered no theme call: accept heuristic themes (exit 0) instead of failing
+    no_cache: bool = False  # neither read nor write the embedding / LLM caches
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
@@ -89,8 +92,9 @@ def run_analysis(
         raise BadInput("corpus: no text to analyse after loading and chunking")
     timings["load"] = time.perf_counter() - t0
 
-    embedder = make_embedder(opts.embedder, db=db, concurrency=opts.concurrency)
-    llm = make_llm(opts.llm, db=db, concurrency=opts.concurrency)
+    cache = None if opts.no_cache else db
+    embedder = make_embedder(opts.embedder, db=cache, concurrency=opts.concurrency)
+    llm = make_llm(opts.llm, db=cache, concurrency=opts.concurrency)
     sid = create_session(
         db,
         "analysis",
@@ -121,6 +125,8 @@ def run_analysis(
 
         t = time.perf_counter()
         result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress)
+        if llm is not None:
+            check_llm_fallback(result.themes, llm.spec, allow=opts.allow_fallback, warn=warn)
         timings["analyze"] = time.perf_counter() - t
 
         t = time.perf_counter()

@@ -20,7 +20,7 @@ from ragcov_tui.coverage.gaps import Gap
 from ragcov_tui.coverage.outliers import OutlierResult
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.projection import Projection
-from ragcov_tui.coverage.themes import HEURISTIC, ClusterThemes
+from ragcov_tui.coverage.themes import HEURISTIC, ClusterThemes, llm_fallback
 
 
 def gap_note(gap: Gap, themes_note: str) -> str:
@@ -124,6 +124,7 @@ class CoverageResult:
             },
             "map": {"method": self.projection.method, "points_embedded": self.projection.points_embedded,
                     "max_points": self.params.max_projection_points},
+            "llm_fallback": llm_fallback(self.themes),  # gaps whose LLM themes failed: heuristic ones instead
             "heuristic": {
                 "themes": any(t.origin == HEURISTIC for t in self.themes),
                 "suggestions": any(self.themes[g.cluster].origin == HEURISTIC for g in self.gaps),

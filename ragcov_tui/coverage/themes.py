@@ -19,19 +19,22 @@ Offline (``origin: "heuristic"``):
 
 With an LLM (``ChatModel``): the model reads the cluster's most representative chunks and returns
 ``{"themes": [...], "questions": [...]}`` (validated; cached by the LLM layer); any failure falls
-back to the heuristic and the reason is kept in ``note``.
+back to the heuristic for that gap, never silently: the cause is kept in ``fallback`` and ``note``,
+and :func:`llm_fallback` sums the gaps up for the report, the warning line and the exit code (an
+``--llm`` that answered no call at all fails the run unless ``--allow-fallback``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 from ragcov_tui.concurrency import run_bounded
+from ragcov_tui.errors import ProviderError
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress
 
@@ -48,6 +51,7 @@ class ClusterThemes:
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"text", "origin"}]
     origin: str = HEURISTIC
     note: str = ""
+    fallback: str = ""  # why the LLM asked for this gap gave nothing usable (then the heuristic's are used)
 
 
 def clean(text: str) -> str:
@@ -223,5 +227,32 @@ def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_tex
         if isinstance(value, ClusterThemes):
             base[k] = value
         else:
-            base[k].note = f"LLM themes failed ({value}); heuristic used"
+            base[k].fallback = value
+            base[k].note = f"heuristic themes and questions: the LLM failed ({value})"
     return base
+
+
+def llm_fallback(themes: list[ClusterThemes]) -> dict[str, Any] | None:
+    """``{"gaps": failed, "asked": asked, "cause": first failure}`` when the LLM was asked for gap
+    themes and failed for at least one gap (those gaps carry heuristic themes), else None."""
+    failed = [t.fallback for t in themes if t.fallback]
+    if not failed:
+        return None
+    asked = len(failed) + sum(1 for t in themes if t.origin != HEURISTIC)
+    return {"gaps": len(failed), "asked": asked, "cause": failed[0]}
+
+
+def check_llm_fallback(themes: list[ClusterThemes], llm_spec: str, *, allow: bool,
+                       warn: Callable[[str], None] | None) -> None:
+    """Say when gaps fell back to heuristic themes: one ``warn`` line naming how many and the first
+    cause; a ProviderError (exit 1) instead when not one LLM call succeeded, unless ``allow``."""
+    fallback = llm_fallback(themes)
+    if fallback is None:
+        return
+    every = fallback["gaps"] == fallback["asked"]
+    share = "every gap" if every else f"{fallback['gaps']} of {fallback['asked']} gaps"
+    message = f"--llm {llm_spec}: themes and questions of {share} fell back to the heuristic ({fallback['cause']})"
+    if every and not allow:
+        raise ProviderError(f"{message}; fix the model server, or pass --allow-fallback to accept heuristic themes")
+    if warn is not None:
+        warn(message)

@@ -37,6 +37,7 @@ from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report
+from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.store.evals import (
     NonFiniteValue, done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item,
 )
@@ -70,6 +71,7 @@ class EvalOptions:
     resume: str | None = None
     split: str = "test"  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
+    no_cache: bool = False  # neither read nor write the embedding / LLM caches
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -102,13 +104,14 @@ def run_eval(
         _, chunks = build_chunks(opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                  warn=warn, progress=progress)
     gold_ids = match_gold_ids(testset.questions, chunks, opts.corpus, warn=warn).as_dict() if chunks else None
-    embedder = make_embedder(opts.embedder, db=db, concurrency=opts.concurrency)
+    embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     llms = _llms(opts, db)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
                          questions=testset.questions)
     if opts.paraphrases and llms["paraphrase"] is None and warn is not None:
         warn(f"--paraphrases {opts.paraphrases}: no LLM to generate paraphrases; only the test file's are used")
-    params = {**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics}
+    # stored and compared on --resume without the credentials a --system URL may carry
+    params = redact_values({**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics})
     sid = _session(db, opts, params, testset, embedder.spec, llms["judge"])
     try:
         start = snapshot(embedder.stats)
@@ -189,7 +192,7 @@ def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel |
     def get(spec: str | None) -> ChatModel | None:
         key = spec or ""
         if key not in made:
-            made[key] = make_llm(spec, db=db, concurrency=opts.concurrency)
+            made[key] = make_llm(spec, db=None if opts.no_cache else db, concurrency=opts.concurrency)
         return made[key]
 
     llm = get(opts.llm)
@@ -230,5 +233,5 @@ def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any
         return session["id"]
     return create_session(db, "eval", corpus=[str(Path(p).resolve()) for p in opts.corpus],
                           questions_path=str(Path(opts.questions).resolve()), testset_sha256=testset.sha256, embedder=embedder,
-                          llm=judge.spec if judge else "heuristic", system=opts.system, params=params,
+                          llm=judge.spec if judge else "heuristic", system=redact_text(opts.system), params=params,
                           name=opts.name)

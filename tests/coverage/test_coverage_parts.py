@@ -129,7 +129,8 @@ def test_llm_themes_and_fallback():
     assert out[0].themes == ["Billing cycles", "Invoices"] and out[0].origin == "llm:scripted:m1"
     assert out[0].questions == [{"text": "When am I billed?", "origin": "llm:scripted:m1"}]
     bad = gap_themes(ScriptedChat(["nonsense", "still nonsense"]), texts, {0: texts[0]}, n_themes=5, n_questions=3)
-    assert bad[0].origin == HEURISTIC and "LLM themes failed" in bad[0].note and bad[0].themes
+    assert bad[0].origin == HEURISTIC and "the LLM failed" in bad[0].note and bad[0].themes
+    assert bad[0].fallback.startswith("unusable JSON reply after one repair")
 
 
 def test_heading_questions_by_shape():

@@ -16,6 +16,7 @@ import httpx
 from ragcov_tui.errors import BadInput, ProviderError
 from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value
 from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
+from ragcov_tui.redact import redact_url
 from ragcov_tui.input_values import InvalidJson, parse_json
 
 
@@ -25,7 +26,7 @@ class HttpSystem:
     def __init__(self, url: str, *, policy: RetryPolicy | None = None) -> None:
         if not url.startswith(("http://", "https://")):
             raise BadInput(f"--system http:{url}: expected http:http://host/path or http:https://host/path")
-        self.name = f"http:{url}"
+        self.name = f"http:{redact_url(url)}"  # shown and stored: no credentials of the URL
         self.url = url
         self.policy = policy or RetryPolicy()
         self._client = httpx.Client(timeout=self.policy.timeout)
