@@ -16,7 +16,7 @@ from ragcov_tui.embeddings.cache import store, text_sha256, vector_problem
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.store.db import open_db
-from tests.support.fake_api import FakeAPIServer
+from tests.support.fake_api import FakeAPIServer, api_env
 
 TEXTS = ["refunds are issued within 14 days", "single sign-on with SAML", "rate limits per API key"]
 SPECS = ["openai:m", "voyage:voyage-3"]
@@ -32,11 +32,7 @@ FAULTS = {
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch):
     with FakeAPIServer(dim=32) as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
-        monkeypatch.setenv("VOYAGE_API_KEY", "test-key")
-        monkeypatch.setenv("VOYAGE_BASE_URL", srv.voyage_base_url)
-        monkeypatch.setenv("RAGCOV_RETRY_BASE_DELAY", "0.001")
+        api_env(monkeypatch, srv)
         yield srv
 
 

@@ -11,7 +11,7 @@ import pytest
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
 from ragcov_tui.errors import BadInput, ConfigError, ProviderError
 from ragcov_tui.store.db import open_db
-from tests.support.fake_api import FakeAPIServer
+from tests.support.fake_api import FakeAPIServer, api_env
 
 TEXTS = ["refunds are issued within 14 days", "single sign-on with SAML", "rate limits per API key"]
 
@@ -19,12 +19,7 @@ TEXTS = ["refunds are issued within 14 days", "single sign-on with SAML", "rate 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch):
     with FakeAPIServer(dim=32) as srv:
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
-        monkeypatch.setenv("VOYAGE_API_KEY", "test-key")
-        monkeypatch.setenv("VOYAGE_BASE_URL", srv.voyage_base_url)
-        monkeypatch.setenv("RAGCOV_RETRY_BASE_DELAY", "0.001")
-        monkeypatch.setenv("RAGCOV_RETRY_ATTEMPTS", "4")
+        api_env(monkeypatch, srv, attempts=4)
         yield srv
 
 

@@ -17,7 +17,7 @@ from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.base import ChatReply
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.store.db import open_db
-from tests.support.fake_api import FakeAPIServer
+from tests.support.fake_api import FakeAPIServer, api_env
 
 ASK = [{"role": "user", "content": "Is the sky blue? Reply as JSON."}]
 GOOD = json.dumps({"verdict": "yes", "reason": "Rayleigh scattering"})
@@ -27,10 +27,7 @@ GOOD = json.dumps({"verdict": "yes", "reason": "Rayleigh scattering"})
 def server(monkeypatch: pytest.MonkeyPatch):
     with FakeAPIServer() as srv:
         srv.chat_handler = lambda messages, body: GOOD
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
-        monkeypatch.setenv("RAGCOV_RETRY_BASE_DELAY", "0.001")
-        monkeypatch.setenv("RAGCOV_RETRY_ATTEMPTS", "2")
+        api_env(monkeypatch, srv, attempts=2)
         yield srv
 
 

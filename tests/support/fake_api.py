@@ -23,6 +23,8 @@ httpx sends for a base URL with ``user:password@``, else 401):
   ``chat_handler(messages, body)`` (default: ``{"echo": <last message content>}`` as JSON text).
   With ``reject_response_format = True`` a request carrying ``response_format`` gets a 400, like
   servers that do not support JSON mode.
+- ``POST /rag`` (any query string) — a user's RAG system for ``--system http:URL``: request
+  ``{"question": str}``, reply ``{"answer": "I do not know: <question>", "contexts": []}``.
 
 Embeddings are deterministic: ``ragcov_tui.embeddings.hashing.hashed_vector`` (a hashed bag of
 lower-cased words in ``dim`` signed buckets, L2-normalised, the ``hash`` embedder's function), so
@@ -179,7 +181,8 @@ class FakeAPIServer:
         if self.latency:
             time.sleep(self.latency)
         scheme, _, credentials = h.headers.get("Authorization", "").partition(" ")
-        if scheme not in ("Bearer", "Basic") or not credentials.strip():  # Basic: user:password@ in the URL
+        needs_key = path != "/rag"  # a user's RAG system takes no API key
+        if needs_key and (scheme not in ("Bearer", "Basic") or not credentials.strip()):  # Basic: user:password@
             return _send(h, 401, _error("missing or invalid API key", "invalid_api_key"))
         if step is not None:
             kind, status, fail_body, retry_after = step
@@ -197,6 +200,8 @@ class FakeAPIServer:
             return _send(h, 200, json.dumps(self._embeddings(body, voyage=False)))
         if path == "/voyage/v1/embeddings":
             return _send(h, 200, json.dumps(self._embeddings(body, voyage=True)))
+        if path == "/rag":
+            return _send(h, 200, json.dumps({"answer": f"I do not know: {body.get('question', '')}", "contexts": []}))
         if path == "/v1/chat/completions":
             if self.reject_response_format and "response_format" in body:
                 return _send(h, 400, _error("response_format is not supported", "invalid_request"))
@@ -256,3 +261,14 @@ def _send(h: BaseHTTPRequestHandler, status: int, text: str, content_type: str =
         h.send_header(name, value)
     h.end_headers()
     h.wfile.write(payload)
+
+
+def api_env(monkeypatch: Any, server: FakeAPIServer, *, attempts: int | None = None) -> None:
+    """Point every provider at ``server`` for one test (``monkeypatch``): API keys, ``OPENAI_BASE_URL``
+    / ``VOYAGE_BASE_URL``, millisecond retry delays and, when given, the number of attempts."""
+    for name, value in (("OPENAI_API_KEY", "test-key"), ("OPENAI_BASE_URL", server.base_url),
+                        ("VOYAGE_API_KEY", "test-key"), ("VOYAGE_BASE_URL", server.voyage_base_url),
+                        ("RAGCOV_RETRY_BASE_DELAY", "0.001")):
+        monkeypatch.setenv(name, value)
+    if attempts is not None:
+        monkeypatch.setenv("RAGCOV_RETRY_ATTEMPTS", str(attempts))
