@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ragcov_tui.errors import BadInput
+
 MAX_DEPTH = 100
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -98,6 +100,14 @@ def _depth(text: str) -> int:
     brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
     codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
     return int(np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).cumsum().max(initial=0))
+
+
+def parse_json_line(line: str, where: str) -> Any:
+    """:func:`parse_json` of one line of a file; BadInput ``<where>: invalid JSON (<why> at column <n>)``."""
+    try:
+        return parse_json(line)
+    except InvalidJson as exc:
+        raise BadInput(f"{where}: invalid JSON ({exc.message} at column {exc.column})") from None
 
 
 def _check_depth(text: str) -> None:

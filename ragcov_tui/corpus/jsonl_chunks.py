@@ -20,7 +20,7 @@ from ragcov_tui.corpus.extract import Warn
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.corpus.tokens import TokenCounter
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, parse_json, quoted, vector_problem
+from ragcov_tui.input_values import parse_json_line, quoted, vector_problem
 
 TEXT_FIELDS = ("text", "content", "page_content", "chunk")
 ID_FIELDS = ("id", "chunk_id")
@@ -80,10 +80,7 @@ class ChunkRowReader:
         return chunks
 
     def _row(self, line: str, where: str, default_source: str) -> Chunk | None:
-        try:
-            row = parse_json(line)
-        except InvalidJson as exc:
-            raise BadInput(f"{where}: invalid JSON ({exc.message} at column {exc.column})") from None
+        row = parse_json_line(line, where)
         if not isinstance(row, dict):
             raise BadInput(f"{where}: expected a JSON object, got {type(row).__name__}")
         found = _first_field(row, TEXT_FIELDS)

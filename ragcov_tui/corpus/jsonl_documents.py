@@ -11,12 +11,12 @@ Rows whose title and text are both blank are skipped with one warning per file.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ragcov_tui.corpus.extract import Warn
 from ragcov_tui.corpus.models import Document
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import InvalidJson, parse_json, parse_json_line
 
 DOCUMENT_MARKERS = ("_id", "title")
 ID_FIELDS = ("_id", "id")
@@ -25,11 +25,11 @@ TEXT_FIELDS = ("text", "content")
 
 def holds_documents(text: str) -> bool:
     """True when the first non-blank row of a ``.jsonl`` file is a document row (has ``_id`` or ``title``)."""
-    for line in text.splitlines():
+    for line in text.split("\n"):
         if line.strip():
             try:
-                row = json.loads(line)
-            except (ValueError, RecursionError):  # bad JSON, or a number json refuses to convert
+                row = parse_json(line)
+            except InvalidJson:
                 return False  # the chunk reader reports the bad line
             return isinstance(row, dict) and any(key in row for key in DOCUMENT_MARKERS)
     return False
@@ -45,7 +45,7 @@ class DocumentRowReader:
         """The documents in ``text`` (the decoded content of the file named ``display``)."""
         documents: list[Document] = []
         blank = 0
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(text.split("\n"), start=1):  # not splitlines: U+2028 is no line end
             if not line.strip():
                 continue
             document = self._row(line, f"{display}:{lineno}", path)
@@ -58,14 +58,7 @@ class DocumentRowReader:
         return documents
 
     def _row(self, line: str, where: str, path: str) -> Document | None:
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-        except ValueError as exc:  # e.g. an integer of more than 4300 digits
-            raise BadInput(f"{where}: invalid JSON ({str(exc).split(';')[0][:80]})") from None
-        except RecursionError:
-            raise BadInput(f"{where}: JSON nested too deeply") from None
+        row = parse_json_line(line, where)  # strict: no NaN, no 1e400, no lone surrogate, <= 100 deep
         if not isinstance(row, dict):
             raise BadInput(f"{where}: expected a JSON object, got {type(row).__name__}")
         doc_id = _field(row, ID_FIELDS)

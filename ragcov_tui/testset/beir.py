@@ -21,10 +21,10 @@ given, else the folder's ``corpus.jsonl``.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import parse_json_line
 from ragcov_tui.testset.models import Question, TestSet
 from ragcov_tui.testset.qrels import Qrels, parse_qrels, read_qrels
 from ragcov_tui.testset.reader import read_bytes, read_testset
@@ -88,7 +88,7 @@ def read_ir_folder(folder: Path, split: str = DEFAULT_SPLIT) -> TestSet:
     queries_path = folder / QUERIES_FILE
     queries_bytes = read_bytes(queries_path)
     questions: list[Question] = []
-    for lineno, line in enumerate(queries_bytes.decode("utf-8-sig", errors="replace").splitlines(), start=1):
+    for lineno, line in enumerate(queries_bytes.decode("utf-8-sig", errors="replace").split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{queries_path}:{lineno}"
@@ -104,14 +104,7 @@ def read_ir_folder(folder: Path, split: str = DEFAULT_SPLIT) -> TestSet:
 
 def _query_row(line: str, where: str) -> tuple[str, str, dict]:
     """(id, text, row) of one ``queries.jsonl`` line; BadInput naming the line and field."""
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-    except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        raise BadInput(f"{where}: invalid JSON ({str(exc).split(';')[0][:80]})") from None
-    except RecursionError:
-        raise BadInput(f"{where}: JSON nested too deeply") from None
+    row = parse_json_line(line, where)  # strict: no NaN, no 1e400, no lone surrogate, <= 100 deep
     if not isinstance(row, dict):
         raise BadInput(f"{where}: expected a JSON object, got {type(row).__name__}")
     qid = row.get("_id", row.get("id"))

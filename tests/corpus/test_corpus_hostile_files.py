@@ -179,6 +179,19 @@ def test_nothing_usable_names_the_files(tmp_path):
         load_within([tmp_path / "a.md"])
 
 
+@pytest.mark.parametrize(("row", "why"), [
+    ('{"_id": "d2", "text": "half \\ud800 a pair"}', r"\\ud800 escape without its surrogate pair"),
+    ('{"_id": NaN, "text": "x"}', "NaN is not valid JSON"),
+    ('{"_id": "d2", "text": "x", "meta": ' + "[" * 200 + "]" * 200 + "}", "nested deeper than 100 levels"),
+    ('{"_id": ' + "1" * 5000 + ', "text": "x"}', "a number with more than 4300 digits"),
+], ids=["surrogate", "nan", "deep", "long-int"])
+def test_document_rows_are_strict_json_at_file_and_line(tmp_path, row, why):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "d1", "title": "T", "text": "fine"}\n' + row + "\n", encoding="utf-8")
+    with pytest.raises(BadInput, match=f"^{corpus}:2: invalid JSON \\({why}"):
+        load_within([corpus])
+
+
 # -- the CLI end to end ----------------------------------------------------------------------------
 def write_inputs(tmp_path: Path) -> tuple[Path, Path]:
     kb = tmp_path / "kb"

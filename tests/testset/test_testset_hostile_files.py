@@ -14,6 +14,7 @@ import pytest
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import load_records
+from ragcov_tui.testset.beir import read_ir_folder
 from ragcov_tui.testset.reader import read_testset
 from tests.support.deadline import call_within
 
@@ -215,3 +216,16 @@ def test_records_csv_duplicate_ids_name_both_lines(tmp_path):
     path = tmp_path / "records.csv"
     path.write_text("id,answer\nq1,first\nq2,other\nq1,second\n", encoding="utf-8")
     refused(load_records, path, f"^{path}:4: repeated id 'q1' \\(first on {path}:2\\)$")
+
+
+@pytest.mark.parametrize(("row", "why"), [
+    ('{"_id": "q2", "text": "half \\udc00 a pair?"}', r"\\udc00 escape without its surrogate pair"),
+    ('{"_id": "q2", "text": "q?", "score": Infinity}', "Infinity is not valid JSON"),
+    ('{"_id": "q2", "text": "q?", "x": ' + DEEP + "}", "nested deeper than 100 levels"),
+], ids=["surrogate", "infinity", "deep"])
+def test_beir_query_rows_are_strict_json_at_file_and_line(tmp_path, row, why):
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels" / "test.tsv").write_text("q1\td1\t1\nq2\td1\t1\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"_id": "q1", "text": "fine?"}\n\u2028\n' + row + "\n", encoding="utf-8")
+    refused(read_ir_folder, tmp_path, f"^{queries}:3: invalid JSON \\({why}")
