@@ -21,7 +21,8 @@ from ragcov_tui.store import schema
 
 DEFAULT_DB = Path(".ragcov") / "ragcov.db"
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1, schema.add_session_owner_v2]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1, schema.add_session_owner_v2,
+                                                                  schema.add_decision_states_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

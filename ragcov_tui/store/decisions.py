@@ -1,9 +1,14 @@
 """The triage log: every keep / drop / accept / reject / edit / undo, recorded at once.
 
 A decision row carries who and when, the test file it touched and the file's sha256 before and
-after (with the backup the writer kept), so an undo can restore the exact bytes and a later write
-can tell whether someone changed the file behind our back. Rejected suggestion texts are
-remembered per test file in ``rejected_suggestions`` (keyed by the writer's ``text_key``).
+after (with the backup the writer kept), so an undo can restore the exact bytes. Rejected
+suggestion texts are remembered per test file in ``rejected_suggestions`` (keyed by the writer's
+``text_key``).
+
+A decision that writes the file is recorded first as ``pending`` (write-ahead: digests, backup and
+the row in its payload) and becomes ``applied`` once the file is replaced; a crash in between
+leaves it ``pending`` until :func:`ragcov_tui.testset.writeback.reconcile` looks at the file and
+settles it ``applied`` or ``abandoned``. Only ``applied`` decisions count (undo, marks).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import sqlite_utils
 from ragcov_tui.store.sessions import current_user, now_iso
 
 ACTIONS = ("keep", "drop", "accept", "reject", "edit", "undo")
+STATES = ("pending", "applied", "abandoned")
 
 
 @dataclass
@@ -36,6 +42,8 @@ class Decision:
     sha_after: str | None = None
     backup_path: str | None = None
     undone: bool = False
+    state: str = "applied"
+    note: str | None = None  # not stored: a one-line remark from the write (owner not kept…)
 
     @property
     def wrote_file(self) -> bool:
@@ -48,7 +56,7 @@ def _from_row(row: dict[str, Any]) -> Decision:
         id=row["id"], session_id=row["session_id"], kind=row["kind"], target=row["target"], action=row["action"],
         at=row["at"], user=row["user"], payload=json.loads(row["payload"]) if row["payload"] else {},
         testset_path=row["testset_path"], sha_before=row["sha_before"], sha_after=row["sha_after"],
-        backup_path=row["backup_path"], undone=bool(row["undone"]),
+        backup_path=row["backup_path"], undone=bool(row["undone"]), state=row["state"],
     )
 
 
@@ -64,14 +72,16 @@ def record_decision(
     sha_before: str | None = None,
     sha_after: str | None = None,
     backup_path: str | None = None,
+    state: str = "applied",
 ) -> Decision:
     """Insert one decision stamped with the current UTC time and ``$USER``; returns it."""
-    if action not in ACTIONS:
-        raise ValueError(f"unknown triage action {action!r}")
+    if action not in ACTIONS or state not in STATES:
+        raise ValueError(f"unknown triage action {action!r} or state {state!r}")
     row = {
         "session_id": session_id, "kind": kind, "target": str(target), "action": action,
         "payload": json.dumps(payload, sort_keys=True) if payload else None, "testset_path": testset_path,
         "sha_before": sha_before, "sha_after": sha_after, "backup_path": backup_path, "undone": 0,
+        "state": state,
         "user": current_user(), "at": now_iso(),
     }
     with db.conn:
@@ -89,36 +99,36 @@ def list_decisions(db: sqlite_utils.Database, session_id: str) -> list[Decision]
 
 
 def last_undoable(db: sqlite_utils.Database, session_id: str) -> Decision | None:
-    """The newest decision of the session that is not an undo and was not undone yet."""
+    """The newest applied decision of the session that is not an undo and was not undone yet."""
     rows = list(db.query("SELECT * FROM decisions WHERE session_id = ? AND action != 'undo' AND undone = 0 "
-                         "ORDER BY id DESC LIMIT 1", [session_id]))
+                         "AND state = 'applied' ORDER BY id DESC LIMIT 1", [session_id]))
     return _from_row(rows[0]) if rows else None
 
 
-def mark_undone(db: sqlite_utils.Database, decision_id: int) -> None:
+def pending_decisions(db: sqlite_utils.Database, testset_path: str) -> list[Decision]:
+    """Write-ahead decisions on this test file that were never settled, oldest first."""
+    return [_from_row(r) for r in db.query("SELECT * FROM decisions WHERE testset_path = ? AND state = 'pending' "
+                                           "ORDER BY id", [testset_path])]
+
+
+def set_state(db: sqlite_utils.Database, decision_id: int, state: str) -> None:
+    if state not in STATES:
+        raise ValueError(f"unknown decision state {state!r}")
     with db.conn:
-        db.execute("UPDATE decisions SET undone = 1 WHERE id = ?", [decision_id])
+        db.execute("UPDATE decisions SET state = ? WHERE id = ?", [state, decision_id])
+
+
+def discard_decision(db: sqlite_utils.Database, decision_id: int) -> None:
+    """Forget a pending decision whose write was refused before it reached the file."""
+    with db.conn:
+        db.execute("DELETE FROM decisions WHERE id = ? AND state = 'pending'", [decision_id])
 
 
 def question_marks(db: sqlite_utils.Database, session_id: str) -> dict[str, str]:
     """Question id → its standing triage action (``keep`` / ``drop``), undone decisions ignored."""
     rows = db.execute("SELECT target, action FROM decisions WHERE session_id = ? AND kind = 'question' AND undone = 0 "
-                      "AND action IN ('keep', 'drop') ORDER BY id", [session_id]).fetchall()
+                      "AND state = 'applied' AND action IN ('keep', 'drop') ORDER BY id", [session_id]).fetchall()
     return dict(rows)
-
-
-def latest_known_sha(db: sqlite_utils.Database, testset_path: str) -> str | None:
-    """The sha256 the test file should have now: the newest of (a session reading it, a decision writing it).
-
-    A decision and a session stamped in the same second count the decision as newer.
-    """
-    written = db.execute("SELECT sha_after, at FROM decisions WHERE testset_path = ? AND sha_after IS NOT NULL "
-                         "ORDER BY id DESC LIMIT 1", [testset_path]).fetchone()
-    read = db.execute("SELECT testset_sha256, created_at FROM sessions WHERE questions_path = ? AND testset_sha256 IS NOT NULL "
-                      "ORDER BY created_at DESC, rowid DESC LIMIT 1", [testset_path]).fetchone()
-    if written and (not read or written[1] >= read[1]):
-        return written[0]
-    return read[0] if read else None
 
 
 def remember_rejected(db: sqlite_utils.Database, testset_path: str, key: str) -> None:
@@ -128,8 +138,8 @@ def remember_rejected(db: sqlite_utils.Database, testset_path: str, key: str) ->
 
 
 def forget_rejected(db: sqlite_utils.Database, testset_path: str, key: str) -> None:
-    with db.conn:
-        db.execute("DELETE FROM rejected_suggestions WHERE testset_path = ? AND text_key = ?", [testset_path, key])
+    """Inside the caller's transaction (an undo of a reject)."""
+    db.execute("DELETE FROM rejected_suggestions WHERE testset_path = ? AND text_key = ?", [testset_path, key])
 
 
 def rejected_keys(db: sqlite_utils.Database, testset_path: str) -> set[str]:

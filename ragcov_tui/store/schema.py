@@ -197,3 +197,28 @@ def add_session_owner_v2(db: sqlite_utils.Database) -> None:
     for name, kind in V2_COLUMNS.items():
         if name not in have:
             db.conn.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
+
+
+V3_VIEWS = """
+CREATE TABLE IF NOT EXISTS testset_views (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    testset_path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,             -- of the test file's bytes as the session last saw them
+    rows TEXT NOT NULL,               -- JSON [[row key or null, digest of the row's value], ...]
+    at TEXT NOT NULL
+);
+"""
+
+
+def add_decision_states_v3(db: sqlite_utils.Database) -> None:
+    """Version 3: write-ahead triage decisions and each session's view of its test file.
+
+    ``decisions.state`` is ``pending`` (recorded before the file is replaced), ``applied`` or
+    ``abandoned`` (a pending write that never reached the file); rows from before are ``applied``.
+    ``testset_views`` holds what a session last saw of its test file (see
+    :mod:`ragcov_tui.store.testset_views`). Idempotent, like version 2.
+    """
+    have = {row[1] for row in db.conn.execute("PRAGMA table_info(decisions)").fetchall()}
+    if "state" not in have:
+        db.conn.execute("ALTER TABLE decisions ADD COLUMN state TEXT NOT NULL DEFAULT 'applied'")
+    db.conn.executescript(V3_VIEWS)

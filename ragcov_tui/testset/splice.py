@@ -36,21 +36,26 @@ def append_row(layout: Layout, row: dict[str, Any]) -> str:
 
 
 def drop_row(layout: Layout, index: int) -> str:
-    """The file's text without row ``index``.
+    """The file's text without row ``index`` (the span :func:`drop_span` gives)."""
+    start, end = drop_span(layout, index)
+    return layout.text[:start] + layout.text[end:]
 
-    JSONL / CSV: the row's lines go (terminator included). JSON: the element goes with the comma
-    and whitespace that separate it from its neighbour (the next one, or the previous one when it
-    is last). The caller keeps at least one row.
+
+def drop_span(layout: Layout, index: int) -> tuple[int, int]:
+    """The ``[start, end)`` of the text that dropping row ``index`` takes out.
+
+    JSONL / CSV: the row's lines (terminator included). JSON: the element with the comma and
+    whitespace that separate it from its neighbour (the next one, or the previous one when it is
+    last). The caller keeps at least one row.
     """
-    rows, text = layout.rows, layout.text
-    row = rows[index]
-    start, end = row.start, row.end
+    rows = layout.rows
+    start, end = rows[index].start, rows[index].end
     if layout.format == "json":
         if index + 1 < len(rows):
             end = rows[index + 1].start
         else:
             start = rows[index - 1].end
-    return text[:start] + text[end:]
+    return start, end
 
 
 def _append_json(layout: Layout, row: dict[str, Any]) -> str:

@@ -2,19 +2,29 @@
 
 Mode: **immediate write**. Every decision is recorded in ``decisions`` the moment it is made
 (time, ``$USER``) and, when it changes the test file (accept, edit, drop), the file is written in
-the same step through :mod:`ragcov_tui.testset.writer` (atomic, backed up, every other row
-byte-for-byte). There is no pending batch that a crash could lose.
+the same step through :mod:`ragcov_tui.testset.writeback` (write-ahead record, atomic, backed up,
+every other row byte-for-byte, owner and mode kept). There is no pending batch that a crash
+could lose.
 
-The file must still have the sha256 we last knew for it (the newest of: the session that read it,
-our own last write); otherwise the writer raises ``FileChangedError`` and nothing is written or
-recorded. Undo takes the session's newest decision that is still standing: a write is reverted by
-restoring its backup (the file becomes byte-identical to before), a reject is forgotten, a keep
-is withdrawn. Rejected texts are remembered per test file and never suggested again.
+The file is re-read before every write (:func:`reload`): an outside edit is reported in one line
+and the splice is planned on the current bytes, so an append elsewhere never blocks an accept.
+Only a change to the very row an action touches stops it, with a
+:class:`~ragcov_tui.testset.writer.ConflictError` whose ``question`` the caller may answer by
+calling again with ``force=True``: dropping a row edited on disk drops the edited row; dropping a
+row already gone records the drop without writing; an undo that cannot be applied cleanly is
+recorded without touching the file.
+
+Undo takes the session's newest standing decision: a write is reverted by restoring its backup
+when the file is still exactly what the write left (byte-identical to before), else by the inverse
+splice by content (the added row taken out, the dropped row put back beside its old neighbour) —
+never by restoring an old backup over someone else's edit. A reject is forgotten, a keep
+withdrawn. Rejected texts are remembered per test file and never suggested again.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,27 +35,19 @@ from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
-from ragcov_tui.store.sessions import current_user, get_session, now_iso
-from ragcov_tui.testset import writer
+from ragcov_tui.store.sessions import get_session
+from ragcov_tui.testset import writeback, writer
+from ragcov_tui.testset.changes import row_key
 from ragcov_tui.testset.reader import read_testset
+from ragcov_tui.testset.writeback import set_suggestion, testset_path
+from ragcov_tui.testset.writer import ConflictError, Edit, Snapshot
 
 HEURISTIC_ORIGIN = "heuristic"
 
 
-def _testset_path(db: sqlite_utils.Database, sid: str) -> str:
-    session = get_session(db, sid)
-    if session is None:
-        raise BadInput(f"session {sid!r}: no such session")
-    if not session.get("questions_path"):
-        raise BadInput(f"session {sid}: it records no test file to write to")
-    return session["questions_path"]
-
-
-def _expected_sha(db: sqlite_utils.Database, path: str) -> str:
-    sha = log.latest_known_sha(db, path)
-    if sha is None:
-        raise BadInput(f"{path}: no recorded version of this test file; run an analysis on it first")
-    return sha
+def reload(db: sqlite_utils.Database, sid: str) -> str | None:
+    """Re-read the session's test file; one line on what changed on disk since last seen, else None."""
+    return writeback.load(db, sid).note
 
 
 def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict[str, Any]:
@@ -57,40 +59,29 @@ def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict
     return rows[0]
 
 
-def _set_suggestion(db: sqlite_utils.Database, suggestion_id: int, status: str, question_id: str | None) -> None:
-    decided = (now_iso(), current_user()) if status != "open" else (None, None)
-    with db.conn:
-        db.execute("UPDATE suggestions SET status = ?, question_id = ?, decided_at = ?, user = ? WHERE id = ?",
-                   [status, question_id, *decided, suggestion_id])
-
-
 def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None) -> Decision:
     """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
 
     The row gets a fresh id and provenance ``{source, cluster, session}``; returns the decision.
     """
     suggestion = _suggestion(db, sid, suggestion_id)
-    path = _testset_path(db, sid)
+    loaded = writeback.load(db, sid)
     final = suggestion["text"] if text is None else text
     provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid}
-    result = writer.append_question(path, final, expected_sha256=_expected_sha(db, path), provenance=provenance)
-    _set_suggestion(db, suggestion_id, "accepted", result.question_id)
-    payload = {"text": final, "question_id": result.question_id}
+    edit = writer.plan_append(loaded.snap, final, provenance)
+    payload = {"text": final, "question_id": edit.question_id}
     if text is not None:
         payload["original"] = suggestion["text"]
-    return log.record_decision(
-        db, session_id=sid, kind="suggestion", target=str(suggestion_id), action="accept" if text is None else "edit",
-        payload=payload, testset_path=path, sha_before=result.sha_before, sha_after=result.sha_after,
-        backup_path=str(result.backup_path),
-    )
+    return writeback.write(db, sid, loaded.path, edit, kind="suggestion", target=str(suggestion_id),
+                           action="accept" if text is None else "edit", payload=payload)
 
 
 def reject_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> Decision:
     """Mark the suggestion rejected and remember its text for this test file (never suggested again)."""
     suggestion = _suggestion(db, sid, suggestion_id)
-    path = _testset_path(db, sid)
+    path = testset_path(db, sid)
     log.remember_rejected(db, path, writer.text_key(suggestion["text"]))
-    _set_suggestion(db, suggestion_id, "rejected", None)
+    set_suggestion(db, suggestion_id, "rejected", None)
     return log.record_decision(db, session_id=sid, kind="suggestion", target=str(suggestion_id), action="reject",
                                payload={"text": suggestion["text"]}, testset_path=path)
 
@@ -98,43 +89,93 @@ def reject_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -
 def keep_question(db: sqlite_utils.Database, sid: str, question_id: str) -> Decision:
     """Mark a flagged question as intended (no file change)."""
     return log.record_decision(db, session_id=sid, kind="question", target=question_id, action="keep",
-                               testset_path=_testset_path(db, sid))
+                               testset_path=testset_path(db, sid))
 
 
-def drop_question(db: sqlite_utils.Database, sid: str, question_id: str) -> Decision:
-    """Remove the question's row from the test file; returns the decision."""
-    path = _testset_path(db, sid)
-    result = writer.drop_question(path, question_id, expected_sha256=_expected_sha(db, path))
-    return log.record_decision(
-        db, session_id=sid, kind="question", target=question_id, action="drop", testset_path=path,
-        sha_before=result.sha_before, sha_after=result.sha_after, backup_path=str(result.backup_path),
-    )
+def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, force: bool = False) -> Decision:
+    """Remove the question's row from the test file; returns the decision.
+
+    The row is found in the file as it is now: by id, or for a file without ids by the content the
+    analysis read. :class:`ConflictError` (nothing written) when that row was edited or removed on
+    disk; with ``force`` the edited row is dropped, and a row already gone is recorded as dropped.
+    """
+    if log.question_marks(db, sid).get(question_id) == "drop":
+        raise BadInput(f"{question_id} is already dropped (u undoes it)")
+    loaded = writeback.load(db, sid)
+    index = _current_row(db, sid, loaded.snap, question_id, force)
+    if index is None:
+        return log.record_decision(db, session_id=sid, kind="question", target=question_id, action="drop",
+                                   testset_path=loaded.path, payload={"absent": True})
+    return writeback.write(db, sid, loaded.path, writer.plan_drop(loaded.snap, index), kind="question",
+                           target=question_id, action="drop", payload={})
 
 
-def undo_last(db: sqlite_utils.Database, sid: str) -> Decision:
+def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_id: str, force: bool) -> int | None:
+    """Where the question the analysis read is in the file now (None: gone, and ``force``)."""
+    seen = writeback.analysed_row(db, sid, question_id)
+    if seen is None:  # not among the analysed rows: by its id in the file as it is
+        question = snap.testset.by_id(question_id)
+        if question is None:
+            raise BadInput(f"{snap.file}: no question with id {question_id!r} (nothing was written)")
+        return question.row
+    key, rows = row_key(seen), snap.layout.rows
+    match = (lambda r: row_key(r.value) == key) if key is not None else (lambda r: r.value == seen)
+    index = next((r.index for r in rows if match(r)), None)
+    if force:
+        return index
+    if index is None:
+        raise ConflictError(f"{question_id} is no longer in {snap.file.name} (removed or edited on disk); "
+                            "nothing was written", question=f"Record {question_id} as dropped, leaving the file as it is?")
+    if rows[index].value != seen:
+        raise ConflictError(f"{question_id} was edited in {snap.file.name} since the analysis read it; nothing was "
+                            "written", question=f"Drop the edited row {question_id} anyway?")
+    return index
+
+
+def undo_last(db: sqlite_utils.Database, sid: str, *, force: bool = False) -> Decision:
     """Revert the session's newest standing decision; returns the ``undo`` decision recorded.
 
-    BadInput when there is nothing to undo; ``FileChangedError`` (nothing restored) when the file
-    is no longer the version the decision wrote.
+    BadInput when there is nothing to undo; :class:`ConflictError` (nothing restored) when the
+    inverse cannot be applied cleanly to the file as it is now; with ``force`` the decision is
+    then undone in the log only, the file kept as it is.
     """
     last = log.last_undoable(db, sid)
     if last is None:
         raise BadInput("nothing to undo in this session")
-    sha_before = sha_after = None
-    if last.wrote_file:
-        assert last.testset_path and last.sha_after and last.backup_path
-        result = writer.restore_backup(last.testset_path, last.backup_path, expected_sha256=last.sha_after)
-        sha_before, sha_after = result.sha_before, result.sha_after
-    if last.action == "reject" and last.testset_path:
-        log.forget_rejected(db, last.testset_path, writer.text_key(last.payload.get("text", "")))
-    if last.kind == "suggestion":
-        _set_suggestion(db, int(last.target), "open", None)
-    log.mark_undone(db, last.id)
-    return log.record_decision(
-        db, session_id=sid, kind=last.kind, target=last.target, action="undo",
-        payload={"undid": last.id, "action": last.action}, testset_path=last.testset_path,
-        sha_before=sha_before, sha_after=sha_after,
-    )
+    payload = {"undid": last.id, "action": last.action, **({"text": last.payload["text"]} if "text" in last.payload else {})}
+    edit = _inverse(db, sid, last, force) if last.wrote_file else None
+    if edit is None:
+        decision = log.record_decision(db, session_id=sid, kind=last.kind, target=last.target, action="undo",
+                                       payload=payload, testset_path=last.testset_path)
+        writeback.apply_effects(db, decision)
+        return decision
+    change = last.payload.get("change") or {}
+    inverse = {"effect": "remove" if change.get("effect") == "insert" else "insert", "row": change.get("row")}
+    assert last.testset_path
+    return writeback.write(db, sid, last.testset_path, edit, kind=last.kind, target=last.target, action="undo",
+                           payload=payload, change=inverse if change else {})
+
+
+def _inverse(db: sqlite_utils.Database, sid: str, last: Decision, force: bool) -> Edit | None:
+    """The write that undoes ``last``: its backup when the file is as ``last`` left it, else the
+    inverse splice by content. None when that cannot be done cleanly and ``force`` is set."""
+    snap = writeback.load(db, sid).snap
+    if snap.sha == last.sha_after and last.backup_path and Path(last.backup_path).is_file():
+        return writer.plan_restore(snap, last.backup_path)
+    what = f"the {last.action} of {last.kind} {last.target}"
+    change = last.payload.get("change")
+    try:
+        if not change:
+            raise ConflictError(f"{what} was recorded by an older ragcov that cannot undo it by content")
+        row = f"its row {last.payload.get('question_id') or last.target!r}"
+        if change["effect"] == "insert":
+            return writer.plan_remove(snap, change["row"], row)
+        return writer.plan_reinsert(snap, change, row)
+    except ConflictError as exc:
+        if force:
+            return None
+        raise ConflictError(f"cannot undo {what} cleanly: {exc}; the file was kept as it is",
+                            question="Forget this decision, leaving the file as it is?") from None
 
 
 def _taken_keys(db: sqlite_utils.Database, sid: str, cluster: int, path: str) -> set[str]:
@@ -154,7 +195,7 @@ def _taken_keys(db: sqlite_utils.Database, sid: str, cluster: int, path: str) ->
 
 def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: list[str], origin: str) -> list[int]:
     """Store new suggestions for a gap, skipping blanks and texts already taken (see ``_taken_keys``)."""
-    seen = _taken_keys(db, sid, cluster, _testset_path(db, sid))
+    seen = _taken_keys(db, sid, cluster, testset_path(db, sid))
     ids = []
     for text in texts:
         key = writer.text_key(text)
@@ -201,7 +242,7 @@ def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *,
     weights, vocabulary = class_tfidf([texts[k][:sample] for k in order])
     row = weights[order.index(cluster)] if weights.shape[1] else np.zeros(0)
     candidates = heuristic_questions(texts[cluster][:passages], row, vocabulary, n=10 ** 6)
-    taken = _taken_keys(db, sid, cluster, _testset_path(db, sid))
+    taken = _taken_keys(db, sid, cluster, testset_path(db, sid))
     fresh = [q["text"] for q in candidates if writer.text_key(q["text"]) not in taken]
     return add_suggestions(db, sid, cluster, fresh[:n], HEURISTIC_ORIGIN)
 

@@ -12,7 +12,6 @@ from ragcov_tui.store import open_db
 from ragcov_tui.store.decisions import last_undoable, list_decisions, question_marks
 from ragcov_tui.store.queries import gap_rows
 from ragcov_tui.testset import triage
-from ragcov_tui.testset.writer import FileChangedError
 from tests.support.synthetic_sessions import make_analysis_session
 
 
@@ -101,30 +100,6 @@ def test_drop_removes_the_row_and_keep_marks_only(env) -> None:
     assert after == [line for line in before if '"q00002"' not in line]
     assert question_marks(db, sid) == {"q00001": "keep", "q00002": "drop"}
     assert [d.action for d in list_decisions(db, sid)] == ["keep", "drop"]
-
-
-def test_file_changed_on_disk_is_refused_and_nothing_recorded(env) -> None:
-    db, sid, path = env
-    path.write_text(path.read_text() + '{"id": "x1", "question": "added by hand?"}\n')
-    edited = path.read_bytes()
-    s = first_open_suggestion(db, sid, path)
-    with pytest.raises(FileChangedError):
-        triage.accept_suggestion(db, sid, s["id"])
-    with pytest.raises(FileChangedError):
-        triage.drop_question(db, sid, "q00001")
-    assert path.read_bytes() == edited
-    assert list_decisions(db, sid) == []
-    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s["id"]]).fetchone()[0] == "open"
-
-
-def test_undo_refused_when_file_changed_after_the_write(env) -> None:
-    db, sid, path = env
-    s = first_open_suggestion(db, sid, path)
-    triage.accept_suggestion(db, sid, s["id"])
-    path.write_text(path.read_text() + "\n")
-    with pytest.raises(FileChangedError):
-        triage.undo_last(db, sid)
-    assert last_undoable(db, sid) is not None
 
 
 def test_deciding_twice_on_one_suggestion_is_bad_input(env) -> None:

@@ -1,0 +1,188 @@
+"""How a triage decision reaches the test file: reload, write ahead, settle, reconcile.
+
+- :func:`load`: settle any write a crash left half-recorded (:func:`reconcile`), re-read the file,
+  and when its bytes differ from what the session last saw, say in one line what changed (rows
+  added / removed / edited, :mod:`.changes`) and remember the new version as seen. An outside
+  edit never blocks a write: every splice is planned on the bytes just read.
+- :func:`write`: the decision is recorded ``pending`` — digests, backup, the row in its payload
+  (``change``) — after the backup and before the file is replaced; once it is, the decision is
+  settled ``applied`` with its effects (a suggestion marked accepted, an undone decision marked
+  undone) in one transaction. A write refused before the replace leaves no decision behind.
+- :func:`reconcile`: a ``pending`` decision is ``applied`` when the file has its after-digest, or
+  (after later edits) has the row it inserted / lacks the row it removed; else ``abandoned``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.store import decisions as log
+from ragcov_tui.store.decisions import Decision
+from ragcov_tui.store.sessions import current_user, get_session, now_iso
+from ragcov_tui.store.testset_views import get_view, save_view
+from ragcov_tui.testset import writer
+from ragcov_tui.testset.changes import RowPrint, compare, row_print
+from ragcov_tui.testset.ids import text_key
+from ragcov_tui.testset.models import Question
+from ragcov_tui.testset.reader import parse_testset
+from ragcov_tui.testset.writer import Edit, Snapshot
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The session's test file as just read, and the one-line note on what changed since last seen."""
+
+    path: str
+    snap: Snapshot
+    note: str | None
+
+
+def testset_path(db: sqlite_utils.Database, sid: str) -> str:
+    session = get_session(db, sid)
+    if session is None:
+        raise BadInput(f"session {sid!r}: no such session")
+    if not session.get("questions_path"):
+        raise BadInput(f"session {sid}: it records no test file to write to")
+    return session["questions_path"]
+
+
+def load(db: sqlite_utils.Database, sid: str) -> Loaded:
+    """Reconcile, re-read and compare the session's test file (see the module docstring)."""
+    path = testset_path(db, sid)
+    reconcile(db, path)
+    snap = writer.snapshot(path)
+    return Loaded(path, snap, _note_changes(db, sid, path, snap))
+
+
+def _note_changes(db: sqlite_utils.Database, sid: str, path: str, snap: Snapshot) -> str | None:
+    view = get_view(db, sid)
+    seen_sha, seen_rows = (view.sha256, view.rows) if view else (get_session(db, sid)["testset_sha256"],  # type: ignore[index]
+                                                                 _analysed_rows(db, sid))
+    if snap.sha == seen_sha:
+        return None
+    rows = _save_seen(db, sid, path, snap.sha, snap.testset.questions)
+    what = str(compare(seen_rows, rows)) if seen_rows is not None else f"{len(rows)} rows now"
+    return f"test file {snap.file.name} changed on disk: {what}; reloaded"
+
+
+def _save_seen(db: sqlite_utils.Database, sid: str, path: str, sha: str, questions: list[Question]) -> list[RowPrint]:
+    """Remember this version of the file as what session ``sid`` has seen; returns its row prints."""
+    rows = [row_print(q.raw) for q in questions]
+    save_view(db, sid, path, sha, rows)
+    return rows
+
+
+def _analysed_rows(db: sqlite_utils.Database, sid: str) -> list[RowPrint] | None:
+    """Row prints of the file as the session's analysis read it; None when it kept no raw rows."""
+    raws = [raw for (raw,) in db.execute("SELECT raw FROM questions WHERE session_id = ? ORDER BY seq", [sid])]
+    if not raws or None in raws:
+        return None
+    return [row_print(json.loads(raw)) for raw in raws]
+
+
+def analysed_row(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[str, Any] | None:
+    """The question's row as the session's analysis read it (None when not stored)."""
+    found = db.execute("SELECT raw FROM questions WHERE session_id = ? AND question_id = ?", [sid, question_id]).fetchone()
+    return json.loads(found[0]) if found and found[0] else None
+
+
+def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: str, target: str, action: str,
+          payload: dict[str, Any], change: dict[str, Any] | None = None) -> Decision:
+    """Write ``edit`` with its decision recorded ahead (``change`` defaults to ``edit.change``)."""
+    pending: list[int] = []
+
+    def record(backup: Path) -> None:
+        pending.append(log.record_decision(
+            db, session_id=sid, kind=kind, target=target, action=action, testset_path=path, state="pending",
+            payload={**payload, "change": edit.change if change is None else change},
+            sha_before=edit.sha_before, sha_after=edit.sha_after, backup_path=str(backup)).id)
+
+    try:
+        result = writer.commit(edit, before_replace=record)
+    except BaseException:
+        if pending:
+            _settle_by_file(db, log.get_decision(db, pending[0]), path, discard=True)
+        raise
+    decision = settle(db, log.get_decision(db, pending[0]))
+    _save_seen(db, sid, path, edit.sha_after, parse_testset(edit.file, edit.after)[0].questions)
+    decision.note = result.note
+    return decision
+
+
+def settle(db: sqlite_utils.Database, decision: Decision) -> Decision:
+    """Mark a pending decision applied, with its effects, in one transaction."""
+    with db.conn:
+        db.execute("UPDATE decisions SET state = 'applied' WHERE id = ?", [decision.id])
+        apply_effects(db, decision)
+    return log.get_decision(db, decision.id)
+
+
+def apply_effects(db: sqlite_utils.Database, decision: Decision) -> None:
+    """What a decision does besides its row: an accepted suggestion is marked so; an undo marks the
+    decision it undid, reopens its suggestion and forgets a rejected text."""
+    payload = decision.payload
+    with db.conn:
+        if decision.action in ("accept", "edit"):
+            _update_suggestion(db, int(decision.target), "accepted", payload.get("question_id"))
+        if decision.action != "undo":
+            return
+        db.execute("UPDATE decisions SET undone = 1 WHERE id = ?", [payload["undid"]])
+        if decision.kind == "suggestion":
+            _update_suggestion(db, int(decision.target), "open", None)
+        if payload.get("action") == "reject" and decision.testset_path:
+            log.forget_rejected(db, decision.testset_path, text_key(payload.get("text", "")))
+
+
+def set_suggestion(db: sqlite_utils.Database, suggestion_id: int, status: str, question_id: str | None) -> None:
+    with db.conn:
+        _update_suggestion(db, suggestion_id, status, question_id)
+
+
+def _update_suggestion(db: sqlite_utils.Database, suggestion_id: int, status: str, question_id: str | None) -> None:
+    """Inside the caller's transaction."""
+    decided = (now_iso(), current_user()) if status != "open" else (None, None)
+    db.execute("UPDATE suggestions SET status = ?, question_id = ?, decided_at = ?, user = ? WHERE id = ?",
+               [status, question_id, *decided, suggestion_id])
+
+
+def reconcile(db: sqlite_utils.Database, path: str) -> None:
+    """Settle every pending decision on ``path`` by what the file holds (see the module docstring);
+    left pending while the file cannot be read."""
+    for decision in log.pending_decisions(db, path):
+        if not _settle_by_file(db, decision, path, discard=False):
+            return
+
+
+def _settle_by_file(db: sqlite_utils.Database, decision: Decision, path: str, *, discard: bool) -> bool:
+    """Settle one pending decision ``applied`` or ``abandoned`` (``discard``: deleted instead, for a
+    write refused in this process). False when the file cannot be read (left pending)."""
+    try:
+        snap = writer.snapshot(path)
+    except BadInput:
+        return False
+    if reached_file(decision, snap):
+        settle(db, decision)
+        if snap.sha == decision.sha_after and decision.session_id:  # its own write: no outside change
+            _save_seen(db, decision.session_id, path, snap.sha, snap.testset.questions)
+    elif discard:
+        log.discard_decision(db, decision.id)
+    else:
+        log.set_state(db, decision.id, "abandoned")
+    return True
+
+
+def reached_file(decision: Decision, snap: Snapshot) -> bool:
+    """True when the file shows the decision's write: its after-digest, or its row inserted / removed."""
+    if snap.sha in (decision.sha_after, decision.sha_before):
+        return snap.sha == decision.sha_after
+    change = decision.payload.get("change") or {}
+    if "row" not in change:
+        return False
+    present = writer.find_row(snap, change["row"]) is not None
+    return present if change["effect"] == "insert" else not present
