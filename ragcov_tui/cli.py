@@ -3,6 +3,9 @@
 Exit codes: 0 success, 1 failure, 2 bad input (one line naming the file / line / field),
 3 a quality gate failed (``--fail-under``, ``--baseline``/``--max-drop``).
 Progress bars go to stderr (``--quiet`` silences them); results go to stdout.
+Every message quoting a value (argparse's errors, every exception) is one line with its control
+characters made visible (:mod:`ragcov_tui.safe_text`); JSON keeps the exact text but writes the
+characters a terminal would obey as ``\\uXXXX``.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui import __version__
 from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, BadInput, RagcovError
+from ragcov_tui.safe_text import escape_json_text, visible_line
 
 EXAMPLES = {
     "analyze": "ragcov analyze --corpus sample_data/corpus --questions sample_data/questions.jsonl --json report.json",
@@ -32,8 +36,15 @@ EXAMPLES = {
 }
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse quotes the offending value in its error (``invalid choice: '…'``): shown visible."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(visible_line(message))
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _ArgumentParser(
         prog="ragcov",
         description="Does my test set cover my knowledge base, and does my RAG system answer it well?",
         epilog="Examples:\n  " + "\n  ".join(EXAMPLES.values()),
@@ -131,14 +142,15 @@ def main(argv: list[str] | None = None) -> int:
         _parser().print_help()
         return EXIT_OK
     from ragcov_tui import cli_commands
+    from ragcov_tui.cli_render import SafeConsole
 
     handler: Callable[[argparse.Namespace, Console], int] = getattr(cli_commands, f"cmd_{args.command}")
-    out = Console(highlight=False)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    out = SafeConsole()
+    err = SafeConsole(stderr=True, soft_wrap=True)
     try:
         return handler(args, out)
     except RagcovError as exc:
-        err.print(Text(f"error: {exc}"))
+        err.print(Text(visible_line(f"error: {exc}")))
         return exc.exit_code
     except KeyboardInterrupt:
         err.print(Text("interrupted"))
@@ -146,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug, not a user mistake: one line, traceback on request
         if os.environ.get("RAGCOV_DEBUG"):
             traceback.print_exc()
-        err.print(Text(f"internal error: {type(exc).__name__}: {exc} (set RAGCOV_DEBUG=1 for the traceback)"))
+        err.print(Text(visible_line(f"internal error: {type(exc).__name__}: {exc} "
+                                    "(set RAGCOV_DEBUG=1 for the traceback)")))
         return EXIT_FAILURE
 
 
@@ -165,7 +178,10 @@ def write_output(path: str | None, text: str, out: Console) -> None:
 
 
 def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    """Indented JSON, non-ASCII text kept readable; control, bidi and other characters a terminal
+    or editor would obey written as ``\\uXXXX`` (the same text once parsed), so printing or ``cat``-ing
+    a report is safe."""
+    return escape_json_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
 
 
 __all__ = ["main", "write_output", "dump_json", "EXIT_GATE_FAILED", "EXIT_BAD_INPUT"]

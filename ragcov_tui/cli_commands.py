@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui.cli import dump_json, write_output
-from ragcov_tui.cli_render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
+from ragcov_tui.cli_render import (ProgressBar, SafeConsole, print_analysis, print_compare, print_eval, print_sessions,
+                                   warn_printer)
 from ragcov_tui.config import Config, load_config
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Interrupted, ProviderError
@@ -97,7 +98,7 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
 
 def _gate_exit(failures: list[str]) -> int:
     """Print one stderr line per failed gate; exit 3 when any failed."""
-    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    err = SafeConsole(stderr=True, soft_wrap=True)
     for line in failures:
         err.print(Text(f"gate failed: {line}"))
     return EXIT_GATE_FAILED if failures else EXIT_OK

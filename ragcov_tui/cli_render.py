@@ -1,16 +1,19 @@
 """Terminal rendering for the CLI: rich tables and the progress bar (stderr). No logic of its own.
 
-Untrusted text (questions, document names, model output) is passed to rich as ``Text`` so markup
-in it is shown literally.
+Untrusted text (questions, document names, model output, file names, error messages) is passed
+to rich through :func:`plain` / :func:`plain_line`: a ``Text`` (markup shown literally) whose
+control characters are made visible before the layout measures it (:mod:`ragcov_tui.safe_text`).
+Every console is a :class:`SafeConsole`, which makes visible whatever a print forgot.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -18,6 +21,40 @@ from rich.text import Text
 from ragcov_tui.coverage.report_md import fmt, pct
 from ragcov_tui.evaluation.report import failure_note
 from ragcov_tui.evaluation.run_notes import run_notes
+from ragcov_tui.safe_text import UNSAFE, single_line, visible, visible_line
+
+
+class SafeConsole(Console):
+    """A ``Console`` that never writes an unsafe character it was given as text.
+
+    Strings are never parsed for markup or emoji codes, and every rendered segment (except rich's
+    own control segments: cursor moves of the progress bar) is passed through
+    :func:`~ragcov_tui.safe_text.visible`, so a print that forgot :func:`plain` still shows
+    ``␛`` instead of sending ESC.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("markup", False)
+        kwargs.setdefault("emoji", False)
+        kwargs.setdefault("highlight", False)
+        super().__init__(**kwargs)
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control or not UNSAFE.search(segment.text):
+                yield segment
+            else:
+                yield Segment(visible(segment.text), segment.style)
+
+
+def plain(value: Any, style: str = "") -> Text:
+    """Untrusted text, line breaks kept: literal, control characters visible."""
+    return Text(visible("" if value is None else str(value)), style=style)
+
+
+def plain_line(value: Any, style: str = "") -> Text:
+    """Untrusted text for one line or a table cell (see :func:`~ragcov_tui.safe_text.single_line`)."""
+    return Text(single_line("" if value is None else str(value)), style=style)
 
 
 class ProgressBar:
@@ -25,7 +62,7 @@ class ProgressBar:
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
-        self.console = Console(stderr=True)
+        self.console = SafeConsole(stderr=True)
         self._progress: Progress | None = None
         self._tasks: dict[str, Any] = {}
 
@@ -54,10 +91,10 @@ class ProgressBar:
 
 def warn_printer(quiet: bool):
     """A ``warn`` callback printing one ``warning:`` line on stderr."""
-    console = Console(stderr=True, soft_wrap=True)
+    console = SafeConsole(stderr=True, soft_wrap=True)
 
     def warn(message: str) -> None:
-        console.print(Text("warning: ", style="yellow") + Text(message))
+        console.print(Text("warning: ", style="yellow") + Text(visible_line(message)))
 
     return warn
 
@@ -66,7 +103,7 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
     """The short summary of an analysis: coverage figures, top gaps, flagged documents, outliers."""
     cov, q, corpus = report["coverage"], report["questions"], report["corpus"]
     emb = report.get("embedder", {})
-    console.print(Text(
+    console.print(plain_line(
         f"Session {report['session_id']}: {corpus['documents']} documents, {corpus['chunks']} chunks, "
         f"{q['total']} questions ({q['outliers']} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
     ))
@@ -76,7 +113,7 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
     t.add_row(fmt(cov.get("basic")), fmt(cov.get("weighted")), fmt(cov.get("multi_threshold")), fmt(cov.get("multi_n")))
     console.print(t)
     if report.get("message"):
-        console.print(Text(report["message"], style="yellow"))
+        console.print(plain(report["message"], style="yellow"))
     gaps = report.get("gaps", [])
     if gaps:
         g = Table(title=f"Gaps ({len(gaps)}, highest priority first)", title_justify="left")
@@ -88,18 +125,18 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
             first = sugg[0].get("text", "") if isinstance(sugg[0], dict) else str(sugg[0])
             if gap.get("flagged_documents"):
                 first = f"review flagged {', '.join(gap['flagged_documents'])} before adding questions"
-            g.add_row(str(gap["cluster"]), fmt(gap.get("coverage")), str(gap.get("size")), pct(gap.get("share")),
-                      Text(", ".join(gap.get("themes", []))), Text(first))
+            g.add_row(plain_line(gap["cluster"]), fmt(gap.get("coverage")), plain_line(gap.get("size")), pct(gap.get("share")),
+                      plain_line(", ".join(gap.get("themes", []))), plain_line(first))
         console.print(g)
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
     for d in flagged:
-        console.print(Text(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))
+        console.print(plain_line(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))
     for d in report.get("question_details", []):
         if d.get("outlier"):
-            console.print(Text(f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"))
+            console.print(plain_line(f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"))
     for line in usage_lines(report.get("usage") or {}):
-        console.print(Text(line, style="dim"))
-    console.print(Text(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
+        console.print(plain_line(line, style="dim"))
+    console.print(plain_line(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
 
 
 def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
@@ -109,28 +146,28 @@ def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
         t.add_column(col, justify=j)
     for name, value in metrics.items():
         if isinstance(value, dict):
-            t.add_row(name, fmt(value.get("mean")), fmt(value.get("std")), str(value.get("n", "")))
+            t.add_row(plain_line(name), fmt(value.get("mean")), fmt(value.get("std")), plain_line(value.get("n", "")))
         else:
-            t.add_row(name, fmt(value), "", "")
+            t.add_row(plain_line(name), fmt(value), "", "")
     return t
 
 
 def print_eval(console: Console, report: dict[str, Any]) -> None:
     """Summary of an evaluation: aggregates, diagnoses, cost."""
     agg = report.get("aggregate", {})
-    console.print(Text(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
-                       f"judge {report.get('judge', 'heuristic')}"))
+    console.print(plain_line(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
+                             f"judge {report.get('judge', 'heuristic')}"))
     console.print(metrics_table("Retrieval", agg.get("retrieval", {})))
     console.print(metrics_table("Generation", agg.get("generation", {})))
     diag = (report.get("counts") or {}).get("diagnosis") or {}
     if diag:
-        console.print(Text("Diagnosis: " + ", ".join(f"{k} {v}" for k, v in sorted(diag.items()))))
+        console.print(plain_line("Diagnosis: " + ", ".join(f"{k} {v}" for k, v in sorted(diag.items()))))
     failed = failure_note(report)
     if failed:
-        console.print(Text(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",
-                           style="bold yellow"))
+        console.print(plain_line(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",
+                                 style="bold yellow"))
     for line in usage_lines(report.get("usage") or {}) + run_notes(report):
-        console.print(Text(line, style="dim"))
+        console.print(plain_line(line, style="dim"))
 
 
 def usage_lines(usage: dict[str, Any]) -> list[str]:
@@ -150,10 +187,10 @@ def print_compare(console: Console, result: dict[str, Any]) -> None:
     """Per-metric deltas (B − A) with the bootstrap interval and wins / losses / ties."""
     a, b = result.get("a", {}), result.get("b", {})
     for side, d in (("A", a), ("B", b)):
-        console.print(Text(f"{side}: session {d.get('session_id')} {d.get('name') or ''} — system {d.get('system')}, "
-                           f"judge {d.get('judge')}, k={d.get('k')}"))
-    console.print(Text(f"{result.get('shared_questions')} shared questions; "
-                       f"{int(100 * result.get('confidence', 0.95))}% paired bootstrap intervals"))
+        console.print(plain_line(f"{side}: session {d.get('session_id')} {d.get('name') or ''} — system {d.get('system')}, "
+                                 f"judge {d.get('judge')}, k={d.get('k')}"))
+    console.print(plain_line(f"{result.get('shared_questions')} shared questions; "
+                             f"{int(100 * result.get('confidence', 0.95))}% paired bootstrap intervals"))
     t = Table(title="B − A", title_justify="left")
     for col, j in (("metric", "left"), ("A", "right"), ("B", "right"), ("delta", "right"), ("interval", "right"),
                    ("W/L/T", "right"), ("", "left")):
@@ -161,12 +198,12 @@ def print_compare(console: Console, result: dict[str, Any]) -> None:
     for m in result.get("metrics", []):
         interval = "n/a" if m.get("ci_low") is None else f"[{m['ci_low']:+.3f}, {m['ci_high']:+.3f}]"
         delta = "n/a" if m.get("delta") is None else f"{m['delta']:+.3f}"
-        t.add_row(m["metric"], fmt(m.get("mean_a")), fmt(m.get("mean_b")), delta, interval,
+        t.add_row(plain_line(m["metric"]), fmt(m.get("mean_a")), fmt(m.get("mean_b")), delta, interval,
                   f"{m.get('wins', 0)}/{m.get('losses', 0)}/{m.get('ties', 0)}", "significant" if m.get("significant") else "")
     console.print(t)
     pair = result.get("pairwise")
     if pair:
-        console.print(Text(f"LLM pairwise judge: A wins {pair.get('a_wins')}, B wins {pair.get('b_wins')}, "
+        console.print(plain_line(f"LLM pairwise judge: A wins {pair.get('a_wins')}, B wins {pair.get('b_wins')}, "
                            f"ties {pair.get('ties')}, errors {pair.get('errors')}"))
 
 
@@ -192,8 +229,9 @@ def print_sessions(console: Console, sessions: list[dict[str, Any]]) -> None:
     for s in sessions:
         created = (s.get("created_at") or "")[5:16].replace("T", " ")
         test_file = Path(s["questions_path"]).name if s.get("questions_path") else ""
-        name = (Text(s.get("name") or ""),) if named else ()
-        t.add_row(s["id"], s["kind"], s["status"], created, *name, Text(test_file), Text(session_headline(s)))
+        name = (plain_line(s.get("name") or ""),) if named else ()
+        t.add_row(plain_line(s["id"]), plain_line(s["kind"]), plain_line(s["status"]), plain_line(created), *name,
+                  plain_line(test_file), plain_line(session_headline(s)))
     console.print(t)
 
 

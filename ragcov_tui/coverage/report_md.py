@@ -2,12 +2,18 @@
 
 The gap table follows the paper's Table 1: cluster, coverage, size, corpus share, themes and a
 suggested question; then flagged documents, outlier and redundant questions, and every cluster.
-Text from documents and questions is escaped for Markdown tables (``|`` and line breaks).
+Text from documents and questions is escaped for Markdown (:func:`cell`: ``|``, line breaks, and
+``<`` / ``&`` so it cannot open an HTML tag or entity), and the whole report passes through
+:func:`~ragcov_tui.safe_text.visible`: ``cat report.md`` cannot send a terminal escape.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ragcov_tui.safe_text import single_line, visible
+
+_MARKDOWN_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "<": "\\<", "&": "\\&"})
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -20,8 +26,14 @@ def pct(value: float | None) -> str:
 
 
 def cell(text: Any) -> str:
-    """Escape a value for a Markdown table cell."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ").strip()
+    """A value for a Markdown table cell or inline text: one line (see
+    :func:`~ragcov_tui.safe_text.single_line`), with ``\\ | < &`` backslash-escaped."""
+    return single_line(str(text)).translate(_MARKDOWN_ESCAPES)
+
+
+def code(text: Any) -> str:
+    """A value as an inline code span on one line (a backtick inside it shown as ``'``)."""
+    return "`" + single_line(str(text)).replace("`", "'") + "`"
 
 
 def table(header: list[str], rows: list[list[Any]]) -> list[str]:
@@ -36,17 +48,18 @@ def analysis_markdown(report: dict[str, Any]) -> str:
     q = report.get("questions", {})
     corpus = report.get("corpus", {})
     emb = report.get("embedder", {})
+    embedder = f"{emb.get('provider')}:{emb.get('model')}"
     lines = [
-        f"# Test-set coverage report — session {report.get('session_id', '?')}",
+        f"# Test-set coverage report — session {cell(report.get('session_id', '?'))}",
         "",
-        f"Embedder `{emb.get('provider')}:{emb.get('model')}` ({emb.get('dim')}-d); themes and suggestions by "
-        f"`{report.get('llm', 'heuristic')}`.",
+        f"Embedder {code(embedder)} ({emb.get('dim')}-d); themes and suggestions by "
+        f"{code(report.get('llm', 'heuristic'))}.",
         f"Corpus: {corpus.get('documents')} documents, {corpus.get('chunks')} chunks. "
         f"Questions: {q.get('total')} ({q.get('inliers')} inliers, {q.get('outliers')} outliers excluded).",
         "",
     ]
     if report.get("message"):
-        lines += [f"> **Note:** {report['message']}", ""]
+        lines += [f"> **Note:** {cell(report['message'])}", ""]
     lines += ["## Coverage", ""]
     lines += table(
         ["metric", "value"],
@@ -68,7 +81,7 @@ def analysis_markdown(report: dict[str, Any]) -> str:
             rows.append([g.get("cluster"), fmt(g.get("coverage")), g.get("size"), pct(g.get("share")),
                          ", ".join(g.get("themes", [])), text])
         lines += table(["cluster", "coverage", "size", "share", "themes", "suggested question"], rows)
-        lines += [""] + [f"- Cluster {g.get('cluster')}: {g['note']}" for g in gaps if g.get("note")]
+        lines += [""] + [f"- Cluster {cell(g.get('cluster'))}: {cell(g['note'])}" for g in gaps if g.get("note")]
     else:
         lines.append("No cluster falls below the gap threshold.")
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
@@ -98,4 +111,4 @@ def analysis_markdown(report: dict[str, Any]) -> str:
         [[c.get("id"), c.get("size"), pct(c.get("share")), fmt(c.get("coverage")), ", ".join(c.get("themes", []))]
          for c in report.get("clusters", [])],
     )
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines) + "\n")

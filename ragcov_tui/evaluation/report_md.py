@@ -1,14 +1,17 @@
 """The human report of an evaluation (``ragcov eval --markdown FILE``), built from the JSON report.
 
 Aggregates may be plain numbers or ``{mean, std, n}`` dicts; undefined values print as ``n/a``.
-Generation scores from the offline heuristics are labelled as such in the heading.
+Generation scores from the offline heuristics are labelled as such in the heading. Untrusted text
+(system spec, judge, question ids) is escaped like the coverage report's, and the whole report
+passes through :func:`~ragcov_tui.safe_text.visible`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ragcov_tui.coverage.report_md import fmt, table
+from ragcov_tui.coverage.report_md import cell, code, fmt, table
+from ragcov_tui.safe_text import visible
 
 
 def _aggregate_rows(group: dict[str, Any]) -> list[list[Any]]:
@@ -26,9 +29,9 @@ def eval_markdown(report: dict[str, Any]) -> str:
     agg = report.get("aggregate", {})
     judge = report.get("judge", "heuristic")
     lines = [
-        f"# RAG evaluation — session {report.get('session_id', '?')}",
+        f"# RAG evaluation — session {cell(report.get('session_id', '?'))}",
         "",
-        f"System `{report.get('system')}`, k = {report.get('k')}, generation judged by `{judge}`"
+        f"System {code(report.get('system'))}, k = {cell(report.get('k'))}, generation judged by {code(judge)}"
         + (" (offline heuristics, not an LLM judge)" if "heuristic" in str(judge) else "") + ".",
         "",
         "## Retrieval",
@@ -51,4 +54,4 @@ def eval_markdown(report: dict[str, Any]) -> str:
             rows.append([q.get("id"), q.get("diagnosis", ""), *(fmt(ret.get(n)) for n in ret_names),
                          *(fmt(gen.get(n)) for n in gen_names)])
         lines += ["## Per question", "", *table(["id", "diagnosis", *ret_names, *gen_names], rows), ""]
-    return "\n".join(lines)
+    return visible("\n".join(lines))
