@@ -47,8 +47,10 @@ HOSTILE: list[tuple[str, Any, str]] = [
     ('{"value": 0.5}', {"value": 0.5}, "must be a number, got dict"),
     ('{"value": NaN}', {"value": float("nan")}, "must be a number, got dict"),
     ('[[NaN]]', [[float("nan")]], "must be a number, got list"),
+    ("1" + "0" * 400, 10 ** 400, "finite number"),
+    ("-" + "9" * 320, -int("9" * 320), "finite number"),
 ]
-HOSTILE_IDS = [raw for raw, _, _ in HOSTILE]
+HOSTILE_IDS = [raw if len(raw) < 20 else f"{raw[:4]}…({len(raw)} digits)" for raw, _, _ in HOSTILE]
 ACCEPTED: list[tuple[str, Any, float | None]] = [
     ("null", None, None), ("0", 0, 0.0), ("0.82", 0.82, 0.82), ("-3.5", -3.5, -3.5), ("12", 12, 12.0),
     ("1e308", 1e308, 1e308),

@@ -93,9 +93,12 @@ def check_score(value: Any, where: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise BadInput(f"{where}: 'score' must be a number, got {type(value).__name__} {quoted(value)}")
-    score = float(value)
+    try:
+        score = float(value)
+    except OverflowError:  # an integer beyond the float range
+        score = math.inf
     if not math.isfinite(score):
-        raise BadInput(f"{where}: 'score' must be a finite number, got {score!r}")
+        raise BadInput(f"{where}: 'score' must be a finite number, got {quoted(value)}")
     return score
 
 
