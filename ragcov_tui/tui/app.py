@@ -8,15 +8,17 @@ every pane stale and reloads only the one on screen.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Sequence
 
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.store import open_db
 from ragcov_tui.store.sessions import get_session, list_sessions, resolve_session
 from ragcov_tui.tui.screens.base import Pane
@@ -33,6 +35,7 @@ from ragcov_tui.tui.session_watch import POLL_EVERY, SessionWatch
 from ragcov_tui.tui.widgets.footer import AdaptiveFooter
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
+from ragcov_tui.tui.widgets.screen_guard import ControlCharFilter
 
 PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane]
 NARROW = 100  # below this many columns the panes stack vertically
@@ -69,6 +72,24 @@ class RagcovApp(App):
         self.eval_sid: str | None = None
         self.current_sid: str | None = None
         self.history: list[str] = []
+        self._control_filter = ControlCharFilter()
+
+    # ------------------------------------------------------------ untrusted text never reaches the terminal raw
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters plus :class:`ControlCharFilter`, which drops any control character left
+        in a rendered line (one instance, so Textual's per-filter line cache keeps working)."""
+        return [*super().get_line_filters(), self._control_filter]
+
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
+        """Every notification (many quote a path or an error) with its control characters visible."""
+        super().notify(visible(str(message)), title=single_line(str(title)), **kwargs)
+
+    def validate_title(self, title: Any) -> str:
+        return single_line(str(title))
+
+    def validate_sub_title(self, sub_title: Any) -> str:
+        return single_line(str(sub_title))
 
     def compose(self) -> ComposeResult:
         yield Static(id="status-line")

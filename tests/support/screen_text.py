@@ -1,4 +1,5 @@
-"""What a ``Static`` shows, as plain text, whether it holds a ``Text`` or a Rich renderable (a grid)."""
+"""What a ``Static`` shows, as plain text, whether it holds a ``Text`` or a Rich renderable (a grid);
+what the whole screen shows (:func:`screen_text`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import io
 
 from rich.console import Console
 from rich.text import Text
+from textual.app import App
 from textual.widgets import Static
 
 
@@ -16,3 +18,10 @@ def static_text(widget: Static) -> str:
     console = Console(width=max(widget.size.width, 40), file=io.StringIO(), record=True, color_system=None)
     console.print(content)
     return console.export_text()
+
+
+def screen_text(app: App) -> str:
+    """Every character on the app's screen as Textual would write it (after its line filters),
+    one line per row; rich's control segments (cursor moves) left out."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip if not segment.control) for strip in strips)

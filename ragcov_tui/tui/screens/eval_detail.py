@@ -4,7 +4,8 @@ Sections: question and status; the answer; every metric with its value, or why i
 failed; the retrieved chunks (``*`` = cited) with their score and their text on its own indented
 lines (Markdown line breaks kept, so tables and lists stay readable); each claim with its verdict
 under the metric that judged it; the paraphrases with their answers; the judge's prompts and raw
-replies. Nothing is computed here: it is the stored ``eval_items`` row laid out.
+replies. Nothing is computed here: it is the stored ``eval_items`` row laid out. Answers, replies
+and verdicts come from the system and the judge: their control characters are shown visible.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Iterator
 
 from rich.text import Text
 
+from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, lit
 
@@ -29,7 +31,7 @@ def indented(value: Any, style: str = "") -> Text:
     """Multi-line literal text, every line behind a dim gutter, runs of blank lines squeezed to one."""
     lines: list[str] = []
     blank = False
-    for line in (UNDEFINED if value is None else str(value)).strip("\n").splitlines():
+    for line in (UNDEFINED if value is None else visible(str(value))).strip("\n").split("\n"):
         if not line.strip():
             if blank:
                 continue
@@ -62,7 +64,7 @@ def _messages(prompt: Any) -> Text:
         out = Text()
         for m in prompt:
             if isinstance(m, dict):
-                out.append(f"  {m.get('role', '?')}:\n", style="italic")
+                out.append(f"  {single_line(str(m.get('role', '?')))}:\n", style="italic")
                 out.append_text(indented(m.get("content"))).append("\n")
         return out
     return indented(prompt).append("\n")
@@ -131,7 +133,7 @@ def _judged(out: Text, details: dict[str, Any], head: Any) -> None:
             if metric != shown:
                 out.append(f"  {metric}\n", style="italic")
                 shown = metric
-            verdict = str(c.get("verdict"))
+            verdict = single_line(str(c.get("verdict")))
             out.append(f"    {verdict:<13}", style=VERDICT_STYLE.get(verdict, "bold")).append_text(lit(c.get("claim"))).append("\n")
             why = " · ".join(str(x) for x in (c.get("reason"), c.get("chunk_id")) if x)
             if why:

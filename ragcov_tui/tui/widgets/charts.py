@@ -3,6 +3,8 @@
 A chart keeps what to draw, not a drawn figure: every render starts from a cleared figure at the
 widget's current size, so the picture depends only on the data and the size (stable snapshots,
 correct after a resize). Series differ by marker as well as colour, so they read with NO_COLOR.
+Titles, labels and messages (a test file's name, cluster themes) are made visible with
+:func:`~ragcov_tui.safe_text.single_line` before plotext draws them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from typing import Any, Callable, Sequence
 
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
+
+from ragcov_tui.safe_text import single_line
 
 Painter = Callable[[Any], None]
 MARKER_GLYPHS = {"dot": "•"}  # plotext marker names drawn as another character
@@ -40,7 +44,7 @@ class Chart(PlotextPlot):
     def draw_message(self, title: str, message: str) -> None:
         """An empty chart saying why there is nothing to draw."""
         def paint(plt: Any) -> None:
-            plt.text(message, 0.5, 0.5, alignment="center")
+            plt.text(single_line(message), 0.5, 0.5, alignment="center")
             plt.xlim(0, 1)
             plt.ylim(0, 1)
             plt.xticks([])
@@ -56,7 +60,7 @@ class Chart(PlotextPlot):
             widest = max((len(label) for label in labels), default=1) + 2
             step = max(1, -(-len(labels) * widest // max(1, self.size.width - 8)))
             plt.bar(positions, list(values), marker="hd")
-            plt.xticks(positions[::step], list(labels)[::step])
+            plt.xticks(positions[::step], [single_line(label) for label in labels][::step])
             if ylim:
                 plt.ylim(*ylim)
 
@@ -94,6 +98,7 @@ class Chart(PlotextPlot):
         """``title · • chunks  o cluster 3``: the key goes in the title, not in plotext's legend box,
         which sits on the top-left corner of the plot and hides what is drawn there. When both do
         not fit, the key alone (plotext drops a title wider than the plot)."""
-        text = "  ".join(f"{MARKER_GLYPHS.get(marker, marker)} {label}" for label, marker in key)
+        text = "  ".join(f"{MARKER_GLYPHS.get(marker, marker)} {single_line(label)}" for label, marker in key)
+        title = single_line(title)
         full = f"{title} · {text}" if text else title
         plt.title(full if len(full) <= self.size.width - 4 or not text else text)

@@ -1,7 +1,10 @@
 """Literal text for untrusted strings: documents, questions and model replies are never parsed as markup.
 
 Every cell, label and notification that shows such text goes through :func:`lit`, which builds a
-``rich.text.Text`` (no markup parsing), so ``[/INST]`` or ``[bold red]`` is shown exactly as typed.
+``rich.text.Text`` (no markup parsing), so ``[/INST]`` or ``[bold red]`` is shown exactly as typed,
+and whose control characters are made visible (``ESC`` as ``␛``, see :mod:`ragcov_tui.safe_text`),
+so a document cannot retitle or clear the terminal. The app's line filter
+(:class:`~ragcov_tui.tui.widgets.screen_guard.ControlCharFilter`) drops whatever slips past.
 """
 
 from __future__ import annotations
@@ -11,20 +14,23 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from ragcov_tui.safe_text import single_line, visible
+
 UNDEFINED = "—"
 
 
 def lit(value: Any, style: str = "", *, width: int | None = None) -> Text:
-    """``value`` as literal text on one line (newlines shown as spaces), cut to ``width`` with an ellipsis."""
-    text = UNDEFINED if value is None else " ".join(str(value).split())
+    """``value`` as literal text on one line (line breaks shown as spaces, other control characters
+    visible), cut to ``width`` with an ellipsis."""
+    text = UNDEFINED if value is None else single_line(str(value))
     if width is not None and len(text) > width:
         text = text[: max(0, width - 1)] + "…"
     return Text(text, style=style)
 
 
 def block(value: Any, style: str = "") -> Text:
-    """Multi-line literal text (line breaks kept)."""
-    return Text(UNDEFINED if value is None else str(value), style=style)
+    """Multi-line literal text (line breaks and tabs kept, other control characters visible)."""
+    return Text(UNDEFINED if value is None else visible(str(value)), style=style)
 
 
 def num(value: float | int | None, digits: int = 3) -> Text:
