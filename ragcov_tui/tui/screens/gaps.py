@@ -3,7 +3,8 @@
 Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file,
 ``d`` reject (remembered), ``e`` edit then accept, ``u`` undo, ``g`` more suggestions (the
 session's LLM, or the offline heuristic when it ran without one), ``/`` filter the gaps.
-Writes are immediate (see :mod:`ragcov_tui.testset.triage`). The box under the lists shows the
+Writes are immediate (see :mod:`ragcov_tui.testset.triage`); the test file is re-read first and an
+outside edit is reported in one line (:mod:`.triage_actions`). The box under the lists shows the
 selected gap's full themes, its note and flagged documents, and the highlighted suggestion in full.
 """
 
@@ -25,7 +26,7 @@ from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import TextPrompt
-from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
+from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
@@ -55,6 +56,10 @@ class GapsPane(Filterable, Pane):
         yield PagedTable("Suggested questions", [(" ", 1), ("status", 6), ("origin", 10), ("question", None)],
                          key="id", id="gaps-suggestions")
         yield Static(id="gaps-detail")
+
+    def load(self) -> None:
+        reload_in(self.ragcov, self.sid)
+        super().load()
 
     def render_session(self) -> None:
         session = get_session(self.ragcov.db, self.sid)  # type: ignore[arg-type]
@@ -133,12 +138,10 @@ class GapsPane(Filterable, Pane):
             self.app.notify("No open suggestion here.", severity="warning")
             return
         cursor = self.query_one(PagedTable).cursor_row
-        done = sum(run_triage(self.app, what, lambda s=s: fn(s)) for s in targets)
+        reload_in(self.ragcov, self.sid)
+        done = sum(run_triage(self.app, what, lambda _force, s=s: fn(s)) for s in targets)
         self.query_one(PagedTable).marked.clear()
-        self.ragcov.mark_stale()
-        self.stale = False
-        self.render_session()
-        self._show_suggestions(cursor)
+        self._refresh(cursor)
         if done:
             self.app.notify(f"{what}: {done} suggestion{'s' if done > 1 else ''}" + (f" → {self.testset}" if what != "reject" else ""),
                             markup=False)
@@ -162,8 +165,15 @@ class GapsPane(Filterable, Pane):
 
         self.app.push_screen(TextPrompt("Edit the question, enter to accept it into the test file", s["text"]), done)
 
+    def _refresh(self, cursor: int) -> None:
+        self.ragcov.mark_stale()
+        self.stale = False
+        self.render_session()
+        self._show_suggestions(cursor)
+
     def action_undo(self) -> None:
-        if undo_in(self.ragcov, self.sid):  # type: ignore[arg-type]
+        cursor = self.query_one(PagedTable).cursor_row
+        if undo_in(self.ragcov, self.sid, lambda: self._refresh(cursor)):  # type: ignore[arg-type]
             self.refresh_if_stale()
 
     def action_mark(self) -> None:

@@ -1,4 +1,8 @@
-"""Outliers: questions by LOF score with their nearest chunk (keep / drop / undo), and redundant pairs."""
+"""Outliers: questions by LOF score with their nearest chunk (keep / drop / undo), and redundant pairs.
+
+The test file is re-read when the pane shows a session and before each action; dropping a row
+that was edited or removed on disk asks first (see :mod:`.triage_actions`).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from ragcov_tui.store import queries
 from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
-from ragcov_tui.tui.screens.triage_actions import run_triage, undo_in
+from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.literal import block, labelled, labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
@@ -42,6 +46,10 @@ class OutliersPane(Filterable, Pane):
                          key="question_id", id="outliers-table")
         yield Static(id="outliers-detail")
         yield Table(id="outliers-pairs")
+
+    def load(self) -> None:
+        reload_in(self.ragcov, self.sid)
+        super().load()
 
     def render_session(self) -> None:
         table = self.query_one(PagedTable)
@@ -108,22 +116,34 @@ class OutliersPane(Filterable, Pane):
         return [table.current["question_id"]] if table.current else []
 
     def _decide(self, what: str, fn: Any) -> None:
+        """``fn(db, sid, question_id, force)`` for each target; a confirmed conflict reports on its own."""
         table = self.query_one(PagedTable)
-        done = [qid for qid in self._targets() if run_triage(self.app, what, lambda q=qid: fn(self.ragcov.db, self.sid, q))]
+        reload_in(self.ragcov, self.sid)
+
+        def call(qid: str) -> Any:
+            return lambda force: fn(self.ragcov.db, self.sid, qid, force)
+
+        def confirmed(qid: str) -> Any:
+            return lambda: self._decided(what, [qid])
+
+        done = [qid for qid in self._targets() if run_triage(self.app, what, call(qid), confirmed(qid))]
         table.marked.clear()
-        table.reload()
+        self._decided(what, done)
+
+    def _decided(self, what: str, done: list[str]) -> None:
+        self.query_one(PagedTable).reload()
         self._detail()
         if done:
             self.app.notify(f"{what}: {', '.join(done)}", markup=False)
 
     def action_keep(self) -> None:
-        self._decide("keep", triage.keep_question)
+        self._decide("keep", lambda db, sid, qid, _force: triage.keep_question(db, sid, qid))
 
     def action_drop(self) -> None:
-        self._decide("drop", triage.drop_question)
+        self._decide("drop", lambda db, sid, qid, force: triage.drop_question(db, sid, qid, force=force))
 
     def action_undo(self) -> None:
-        if undo_in(self.ragcov, self.sid):  # type: ignore[arg-type]
+        if undo_in(self.ragcov, self.sid, lambda: self._decided("undo", [])):  # type: ignore[arg-type]
             self.refresh_if_stale()
 
     def action_mark(self) -> None:
