@@ -69,7 +69,7 @@ class ProgressBar:
     def __enter__(self) -> "ProgressBar":
         if not self.quiet:
             self._progress = Progress(
-                TextColumn("{task.description:<22}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.description:<22}", markup=False), BarColumn(), MofNCompleteColumn(),
                 TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=False,
             )
         return self
@@ -85,7 +85,7 @@ class ProgressBar:
             self._progress.start()  # lazily: a run that fails before any work draws nothing
         task = self._tasks.get(stage)
         if task is None:
-            task = self._tasks[stage] = self._progress.add_task(stage, total=total or None)
+            task = self._tasks[stage] = self._progress.add_task(visible_line(stage), total=total or None)
         self._progress.update(task, completed=done, total=total or None)
 
 

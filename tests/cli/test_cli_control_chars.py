@@ -32,7 +32,7 @@ def hostile_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (corpus / DOC_NAME).write_text(body * 4, encoding="utf-8")
     rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     rows.append({"id": "q-hostile", "question": f"What does {HOSTILE} mean?", "relevant_doc_ids": [DOC_NAME]})
-    questions = tmp / "questions.jsonl"
+    questions = tmp / f"questions [link=evil.example]x[red]y {HOSTILE_NO_NUL.replace('/', '')}.jsonl"
     questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     few = rows[:3] + rows[-1:]
     eval_questions = tmp / "eval_questions.jsonl"
@@ -59,11 +59,12 @@ def test_analyze_prints_and_reports_no_control_character(hostile_inputs, capsys)
     h = hostile_inputs
     md = h["tmp"] / "analysis.md"
     code, out, err = run(capsys, "analyze", "--db", str(h["db"]), "--corpus", str(h["corpus"]),
-                      "--questions", str(h["questions"]), "--embedder", "hash", "--name", f"run {HOSTILE}",
-                      "--markdown", str(md), "--json", str(h["tmp"] / "analysis.json"))
+                         "--questions", str(h["questions"]), "--embedder", "hash", "--name", f"run {HOSTILE}",
+                         "--markdown", str(md), "--json", str(h["tmp"] / "analysis.json"))
     assert code == 0, err
     report_md = md.read_text(encoding="utf-8")
     assert leaked(out) == leaked(err) == leaked(report_md) == []
+    assert "embedding questions [link=evil.example]x[red]y ␛]0;PWNTITLE␇" in err  # the progress bar
     report = json.loads((h["tmp"] / "analysis.json").read_text(encoding="utf-8"))
     assert DOC_NAME in {d["source"] for d in report["documents"]}  # the JSON keeps the exact text
     assert any(q["text"] == f"What does {HOSTILE} mean?" for q in report.get("question_details", []))
@@ -79,8 +80,8 @@ def test_eval_with_a_hostile_system_answer(hostile_inputs, capsys) -> None:
     h = hostile_inputs
     md = h["tmp"] / "eval.md"
     code, out, err = run(capsys, "eval", "--db", str(h["db"]), "--questions", str(h["eval_questions"]),
-                      "--corpus", str(h["corpus"]), "--system", f"records:{h['records']}", "--embedder", "hash",
-                      "--markdown", str(md), "--json", "-")
+                         "--corpus", str(h["corpus"]), "--system", f"records:{h['records']}", "--embedder", "hash",
+                         "--markdown", str(md), "--json", "-")
     assert code == 0, err
     assert leaked(out) == leaked(err) == leaked(md.read_text(encoding="utf-8")) == []
     report = json.loads(out)  # --json - prints only the JSON, with \uXXXX for what a terminal would obey
