@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from ragcov_tui import input_files
 from ragcov_tui.corpus.load import load_corpus
 from ragcov_tui.errors import BadInput
 from tests.support.deadline import call_within
+from tests.support.special_files import make_socket
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,17 +30,6 @@ def load_within(paths: list[Path], seconds: float = 10.0):
     corpus = call_within(seconds, load_corpus, paths, warn=warnings.append)
     assert all("\n" not in w for w in warnings), warnings
     return corpus, warnings
-
-
-def bind_socket(path: Path) -> None:
-    here = Path.cwd()
-    os.chdir(path.parent)  # AF_UNIX paths are short: bind the relative name
-    try:
-        sock = socket.socket(socket.AF_UNIX)
-        sock.bind(path.name)
-        sock.close()
-    finally:
-        os.chdir(here)
 
 
 @pytest.fixture
@@ -55,7 +44,7 @@ def kb(tmp_path: Path) -> Path:
 ENTRIES = [
     ("pipe.md", lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file; skipped"),
     ("guides/pipe.jsonl", lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular file; skipped"),
-    ("sock.txt", bind_socket, "is a socket, not a regular file; skipped"),
+    ("sock.txt", make_socket, "is a socket, not a regular file; skipped"),
     ("null.md", lambda p: os.symlink("/dev/null", p), "is a character device, not a regular file; skipped"),
     ("self.md", lambda p: os.symlink(p, p), "is a symbolic link loop (it points back to itself); skipped"),
     ("gone.md", lambda p: os.symlink(p.with_name("missing.md"), p), "is a broken symbolic link"),
@@ -124,7 +113,7 @@ NAMED = [
     ("self.md", lambda p: os.symlink(p, p), "is a symbolic link loop"),
     ("gone.md", lambda p: os.symlink(p.with_name("missing.md"), p), "is a broken symbolic link"),
     ("null.txt", lambda p: os.symlink("/dev/null", p), "is a character device, not a regular file"),
-    ("sock.md", bind_socket, "is a socket, not a regular file"),
+    ("sock.md", make_socket, "is a socket, not a regular file"),
 ]
 
 

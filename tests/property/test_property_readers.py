@@ -30,14 +30,11 @@ from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.testset.fields import CONTAINER_KEYS, FIELD_ALIASES
 from ragcov_tui.testset.reader import read_testset
 
-try:
-    from ragcov_tui.testset.qrels import read_qrels
-except ImportError:  # the qrels reader is optional (BEIR support)
-    read_qrels = None
+from ragcov_tui.testset.qrels import read_qrels
 
 PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 # Rows of generated JSON cost more to draw than to read: fewer, still covering every kind of value.
-PROPERTY_ROWS = settings(PROPERTY, max_examples=80)
+PROPERTY_ROWS = settings(PROPERTY, max_examples=60)
 
 FIELD_NAMES = sorted({alias for aliases in FIELD_ALIASES.values() for alias in aliases})
 CHUNK_FIELDS = ["text", "content", "page_content", "chunk", "id", "chunk_id", "source", "doc_id", "document_id",
@@ -140,10 +137,6 @@ def check_contract(read: Callable[[Path], Any], path: Path, data: bytes | str, s
             assert 1 <= int(located.group(1)) <= raw.count(b"\n") + 1, message
 
 
-def records_reader(path: Path) -> Any:
-    return load_records(path)
-
-
 def corpus_reader(warnings: list[str]) -> Callable[[Path], Any]:
     def read(path: Path) -> Any:
         warnings.clear()
@@ -156,22 +149,18 @@ def corpus_reader(warnings: list[str]) -> Callable[[Path], Any]:
 
 # --- arbitrary bytes ------------------------------------------------------------------------------
 
+# The test file and a records file share the formats; records rows may also hold context objects.
+TABLE_READERS = {"test file": (read_testset, FIELD_NAMES), "records": (load_records, FIELD_NAMES + RECORD_CONTEXT_FIELDS)}
 TEST_FILE_SUFFIXES = [".jsonl", ".json", ".csv"]
 CORPUS_SUFFIXES = [".txt", ".md", ".rst", ".html", ".pdf", ".jsonl"]
 
 
+@pytest.mark.parametrize("reader", TABLE_READERS)
 @pytest.mark.parametrize("suffix", TEST_FILE_SUFFIXES)
 @PROPERTY
 @given(data=st.binary(max_size=400))
-def test_test_file_of_any_bytes(tmp_path, suffix, data):
-    check_contract(read_testset, tmp_path / f"t{suffix}", data)
-
-
-@pytest.mark.parametrize("suffix", TEST_FILE_SUFFIXES)
-@PROPERTY
-@given(data=st.binary(max_size=400))
-def test_records_file_of_any_bytes(tmp_path, suffix, data):
-    check_contract(records_reader, tmp_path / f"r{suffix}", data)
+def test_test_or_records_file_of_any_bytes(tmp_path, reader, suffix, data):
+    check_contract(TABLE_READERS[reader][0], tmp_path / f"t{suffix}", data)
 
 
 @pytest.mark.parametrize("suffix", CORPUS_SUFFIXES)
@@ -189,7 +178,6 @@ def test_corpus_documents_with_a_plausible_start(tmp_path, prefix, data):
     check_contract(corpus_reader([]), tmp_path / f"doc{suffix}", prefix + data)
 
 
-@pytest.mark.skipif(read_qrels is None, reason="no qrels reader")
 @PROPERTY
 @given(data=st.binary(max_size=400))
 def test_qrels_of_any_bytes(tmp_path, data):
@@ -198,40 +186,28 @@ def test_qrels_of_any_bytes(tmp_path, data):
 
 # --- arbitrary JSON -------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("reader", TABLE_READERS)
 @PROPERTY_ROWS
-@given(lines=rows(FIELD_NAMES))
-def test_test_file_jsonl_of_any_rows(tmp_path, lines):
-    check_contract(read_testset, tmp_path / "t.jsonl", as_jsonl(lines))
+@given(data=st.data())
+def test_jsonl_of_any_rows(tmp_path, reader, data):
+    read, names = TABLE_READERS[reader]
+    check_contract(read, tmp_path / "t.jsonl", as_jsonl(data.draw(rows(names))))
 
 
+@pytest.mark.parametrize("reader", TABLE_READERS)
 @PROPERTY_ROWS
-@given(lines=rows(FIELD_NAMES), container=st.sampled_from([None, *CONTAINER_KEYS]))
-def test_test_file_json_of_any_rows(tmp_path, lines, container):
-    check_contract(read_testset, tmp_path / "t.json", as_json(lines, container))
+@given(data=st.data(), container=st.sampled_from([None, *CONTAINER_KEYS]))
+def test_json_of_any_rows(tmp_path, reader, data, container):
+    read, names = TABLE_READERS[reader]
+    check_contract(read, tmp_path / "t.json", as_json(data.draw(rows(names)), container))
 
 
+@pytest.mark.parametrize("reader", TABLE_READERS)
 @PROPERTY_ROWS
-@given(text=csv_tables(FIELD_NAMES))
-def test_test_file_csv_of_any_cells(tmp_path, text):
-    check_contract(read_testset, tmp_path / "t.csv", text)
-
-
-@PROPERTY_ROWS
-@given(lines=rows(FIELD_NAMES + RECORD_CONTEXT_FIELDS))
-def test_records_jsonl_of_any_rows(tmp_path, lines):
-    check_contract(records_reader, tmp_path / "r.jsonl", as_jsonl(lines))
-
-
-@PROPERTY_ROWS
-@given(lines=rows(FIELD_NAMES + RECORD_CONTEXT_FIELDS), container=st.sampled_from([None, "data"]))
-def test_records_json_of_any_rows(tmp_path, lines, container):
-    check_contract(records_reader, tmp_path / "r.json", as_json(lines, container))
-
-
-@PROPERTY_ROWS
-@given(text=csv_tables(FIELD_NAMES))
-def test_records_csv_of_any_cells(tmp_path, text):
-    check_contract(records_reader, tmp_path / "r.csv", text)
+@given(data=st.data())
+def test_csv_of_any_cells(tmp_path, reader, data):
+    read, names = TABLE_READERS[reader]
+    check_contract(read, tmp_path / "t.csv", data.draw(csv_tables(names)))
 
 
 @PROPERTY_ROWS
@@ -246,7 +222,6 @@ def test_any_json_document_as_a_test_file(tmp_path, value):
     check_contract(read_testset, tmp_path / "t.json", value)
 
 
-@pytest.mark.skipif(read_qrels is None, reason="no qrels reader")
 @PROPERTY_ROWS
 @given(table=st.lists(st.lists(st.one_of(SCALARS, st.text(max_size=12)), max_size=5), max_size=6),
        separator=st.sampled_from(["\t", " ", "  "]))

@@ -7,7 +7,6 @@ line naming the file (and the line where there is one), raised at once: a FIFO i
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.testset.beir import read_ir_folder
 from ragcov_tui.testset.reader import read_testset
 from tests.support.deadline import call_within
+from tests.support.special_files import make_socket
 
 READERS = {"test file": read_testset, "records": load_records}
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -54,17 +54,6 @@ def make_device_link(path: Path) -> None:
 
 def make_folder(path: Path) -> None:
     path.mkdir()
-
-
-def make_socket(path: Path) -> None:
-    here = Path.cwd()
-    os.chdir(path.parent)  # AF_UNIX paths are limited to ~100 bytes: bind the short relative name
-    try:
-        sock = socket.socket(socket.AF_UNIX)
-        sock.bind(path.name)
-        sock.close()
-    finally:
-        os.chdir(here)
 
 
 PATH_KINDS = [
