@@ -29,6 +29,6 @@ class ControlCharFilter(LineFilter):
     """Removes unsafe characters from the text of every segment (control segments kept)."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        if not any(UNSAFE.search(s.text) for s in segments if not s.control):
+        if not UNSAFE.search("".join([s.text for s in segments])):
             return segments
         return [s if s.control else Segment(UNSAFE.sub(_drop, s.text), s.style) for s in segments]
