@@ -15,6 +15,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Any
 
 from ragcov_tui.testset.fields import resolve_fields
@@ -24,10 +25,16 @@ RowPrint = tuple[str | None, str]
 
 def row_key(value: dict[str, Any]) -> str | None:
     """The row's id as text, or None when it has none (absent, null or blank)."""
-    present = (k for k, v in value.items() if v is not None and not (isinstance(v, str) and not v.strip()))
-    name = resolve_fields(present).get("id")
+    present = tuple(k for k, v in value.items() if v is not None and not (isinstance(v, str) and not v.strip()))
+    name = _id_field(present)
     found = value.get(name) if name else None
     return str(found) if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+
+
+@lru_cache(maxsize=256)
+def _id_field(names: tuple[str, ...]) -> str | None:
+    """The id field among a row's field names (rows of one file share a few name sets)."""
+    return resolve_fields(names).get("id")
 
 
 def row_print(value: dict[str, Any]) -> RowPrint:

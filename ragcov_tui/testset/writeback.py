@@ -62,10 +62,10 @@ def load(db: sqlite_utils.Database, sid: str) -> Loaded:
 
 def _note_changes(db: sqlite_utils.Database, sid: str, path: str, snap: Snapshot) -> str | None:
     view = get_view(db, sid)
-    seen_sha, seen_rows = (view.sha256, view.rows) if view else (get_session(db, sid)["testset_sha256"],  # type: ignore[index]
-                                                                 _analysed_rows(db, sid))
+    seen_sha = view.sha256 if view else get_session(db, sid)["testset_sha256"]  # type: ignore[index]
     if snap.sha == seen_sha:
         return None
+    seen_rows = view.rows if view else _analysed_rows(db, sid)
     rows = _save_seen(db, sid, path, snap.sha, snap.testset.questions)
     what = str(compare(seen_rows, rows)) if seen_rows is not None else f"{len(rows)} rows now"
     return f"test file {snap.file.name} changed on disk: {what}; reloaded"
@@ -110,7 +110,8 @@ def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: s
             _settle_by_file(db, log.get_decision(db, pending[0]), path, discard=True)
         raise
     decision = settle(db, log.get_decision(db, pending[0]))
-    _save_seen(db, sid, path, edit.sha_after, parse_testset(edit.file, edit.after)[0].questions)
+    after = edit.after_snap.testset if edit.after_snap else parse_testset(edit.file, edit.after)[0]
+    _save_seen(db, sid, path, edit.sha_after, after.questions)
     decision.note = result.note
     return decision
 

@@ -88,11 +88,25 @@ class Snapshot:
         return {"text": self.row_text(row), "value": row.value}
 
 
+_LAST_READ: dict[Path, Snapshot] = {}  # the newest snapshot of one file: bytes unchanged, no new parse
+
+
 def snapshot(path: str | Path) -> Snapshot:
-    """Read and parse the test file at ``path`` (BadInput when it cannot be read or parsed)."""
+    """Read and parse the test file at ``path`` (BadInput when it cannot be read or parsed).
+
+    The bytes are read every time; they are parsed again only when they differ from the newest
+    snapshot this process took or wrote of the same file.
+    """
     file = Path(os.path.realpath(path))
     data = read_bytes(file)
-    return Snapshot(file, data, *parse_testset(file, data))
+    last = _LAST_READ.get(file)
+    return last if last is not None and last.data == data else _remember(_parsed(file, data))
+
+
+def _remember(snap: Snapshot) -> Snapshot:
+    _LAST_READ.clear()
+    _LAST_READ[snap.file] = snap
+    return snap
 
 
 @dataclass(frozen=True)
@@ -105,6 +119,7 @@ class Edit:
     after: bytes
     question_id: str | None = None
     change: dict[str, Any] = field(default_factory=dict)
+    after_snap: Snapshot | None = field(default=None, repr=False, compare=False)  # ``after`` as parsed
 
     @property
     def sha_before(self) -> str:
@@ -153,7 +168,7 @@ def plan_append(snap: Snapshot, text: str, provenance: dict[str, Any]) -> Edit:
     if (added.text, added.id) != (text, question_id):
         raise RagcovError(f"{snap.file}: internal error, the appended row did not read back (nothing was written)")
     change = {"effect": "insert", "row": new.row_ref(new.layout.rows[-1])}
-    return Edit(snap.file, snap.data, new.data, question_id, change)
+    return Edit(snap.file, snap.data, new.data, question_id, change, new)
 
 
 def plan_drop(snap: Snapshot, index: int) -> Edit:
@@ -164,13 +179,12 @@ def plan_drop(snap: Snapshot, index: int) -> Edit:
                        "(nothing was written)")
     rows = snap.layout.rows
     start, end = drop_span(snap.layout, index)
-    after = drop_row(snap.layout, index).encode("utf-8")
-    _check_rows(snap.file, _parsed(snap.file, after).testset.questions,
-                [q for q in snap.testset.questions if q is not question])
+    after = _parsed(snap.file, drop_row(snap.layout, index).encode("utf-8"))
+    _check_rows(snap.file, after.testset.questions, [q for q in snap.testset.questions if q is not question])
     side, neighbour = ("before", rows[index + 1]) if index + 1 < len(rows) else ("after", rows[index - 1])
     change = {"effect": "remove", "row": snap.row_ref(rows[index]), "removed": snap.layout.text[start:end],
             "anchor": {"side": side, **snap.row_ref(neighbour)}}
-    return Edit(snap.file, snap.data, after, question.id, change)
+    return Edit(snap.file, snap.data, after.data, question.id, change, after)
 
 
 def plan_remove(snap: Snapshot, row: dict[str, Any], what: str) -> Edit:
@@ -207,7 +221,7 @@ def plan_reinsert(snap: Snapshot, removal: dict[str, Any], what: str) -> Edit:
     expected.insert(anchor + after_anchor, removal["row"]["value"])
     if [q.raw for q in new.testset.questions] != expected:
         raise ConflictError(f"cannot put {what} back in {snap.file.name} cleanly (the rows around it changed)")
-    return Edit(snap.file, snap.data, data, change={"effect": "insert", "row": removal["row"]})
+    return Edit(snap.file, snap.data, data, change={"effect": "insert", "row": removal["row"]}, after_snap=new)
 
 
 def _as_lines(layout: Layout, at: int, piece: str) -> str:
@@ -224,8 +238,7 @@ def _as_lines(layout: Layout, at: int, piece: str) -> str:
 def plan_restore(snap: Snapshot, backup_path: str | Path) -> Edit:
     """Put the backup's bytes back exactly; BadInput when it is missing or not a readable test file."""
     restored = read_bytes(Path(backup_path))
-    parse_testset(snap.file, restored)
-    return Edit(snap.file, snap.data, restored)
+    return Edit(snap.file, snap.data, restored, after_snap=_parsed(snap.file, restored))
 
 
 def find_row(snap: Snapshot, ref: dict[str, Any]) -> int | None:
@@ -250,6 +263,8 @@ def commit(edit: Edit, before_replace: Callable[[Path], None] | None = None) -> 
             if hashlib.sha256(file.read_bytes()).hexdigest() != edit.sha_after:  # not replaced after all
                 backup.unlink(missing_ok=True)
         raise
+    if edit.after_snap is not None:
+        _remember(edit.after_snap)
     return WriteResult(edit.sha_before, edit.sha_after, backup, edit.question_id, note)
 
 
