@@ -23,9 +23,10 @@ withdrawn. Rejected texts are remembered per test file and never suggested again
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 import sqlite_utils
@@ -40,9 +41,22 @@ from ragcov_tui.testset import writeback, writer
 from ragcov_tui.testset.changes import row_key
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writeback import set_suggestion, testset_path
-from ragcov_tui.testset.writer import ConflictError, Edit, Snapshot
+from ragcov_tui.testset.writer import ConflictError, Edit, FileChangedError, Snapshot
 
 HEURISTIC_ORIGIN = "heuristic"
+Write = TypeVar("Write", bound=Callable[..., Decision])
+
+
+def _again_if_raced(action: Write) -> Write:
+    """Run a write once more when the file changed between its read and its replace
+    (``FileChangedError``, nothing written): the second run re-reads and plans on the new bytes."""
+    @functools.wraps(action)
+    def run(*args: Any, **kwargs: Any) -> Decision:
+        try:
+            return action(*args, **kwargs)
+        except FileChangedError:
+            return action(*args, **kwargs)
+    return run  # type: ignore[return-value]
 
 
 def reload(db: sqlite_utils.Database, sid: str) -> str | None:
@@ -59,6 +73,7 @@ def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict
     return rows[0]
 
 
+@_again_if_raced
 def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None) -> Decision:
     """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
 
@@ -92,6 +107,7 @@ def keep_question(db: sqlite_utils.Database, sid: str, question_id: str) -> Deci
                                testset_path=testset_path(db, sid))
 
 
+@_again_if_raced
 def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, force: bool = False) -> Decision:
     """Remove the question's row from the test file; returns the decision.
 
@@ -132,6 +148,7 @@ def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_i
     return index
 
 
+@_again_if_raced
 def undo_last(db: sqlite_utils.Database, sid: str, *, force: bool = False) -> Decision:
     """Revert the session's newest standing decision; returns the ``undo`` decision recorded.
 

@@ -4,6 +4,8 @@ ask only when the very row changed, undo by inverse splice, write-ahead and reco
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -209,20 +211,55 @@ def test_a_pending_write_that_never_reached_the_file_is_abandoned(env) -> None:
     assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s["id"]]).fetchone()[0] == "open"
 
 
-def test_a_write_refused_at_the_last_moment_leaves_no_decision(env, monkeypatch) -> None:
-    db, sid, path = env
-    s = open_suggestions(db, sid, path)[0]
-    original = path.read_bytes()
-    real_replace = writer.commit
+def racing(monkeypatch, times: int) -> None:
+    """The next ``times`` commits find that someone wrote between our check and the rename."""
+    real_commit, left = writer.commit, [times]
 
     def racing_commit(edit, before_replace=None):
         def record_then_race(backup: Path) -> None:
             before_replace(backup)
-            raise writer.FileChangedError(path)  # someone wrote between our check and the rename
-        return real_replace(edit, before_replace=record_then_race)
+            if left[0]:
+                left[0] -= 1
+                raise writer.FileChangedError(edit.file)
+        return real_commit(edit, before_replace=record_then_race)
 
     monkeypatch.setattr(writer, "commit", racing_commit)
+
+
+def test_a_write_refused_at_the_last_moment_leaves_no_decision(env, monkeypatch) -> None:
+    db, sid, path = env
+    s = open_suggestions(db, sid, path)[0]
+    original = path.read_bytes()
+    racing(monkeypatch, times=2)  # the write and its one retry both lose the race
     with pytest.raises(writer.FileChangedError):
         triage.accept_suggestion(db, sid, s["id"])
     assert path.read_bytes() == original and log.list_decisions(db, sid) == []
     assert not list((path.parent / writer.BACKUP_DIR).glob("*"))
+
+
+def test_a_write_that_loses_one_race_is_planned_again_and_goes_through(env, monkeypatch) -> None:
+    db, sid, path = env
+    s = open_suggestions(db, sid, path)[0]
+    racing(monkeypatch, times=1)
+    d = triage.accept_suggestion(db, sid, s["id"])
+    assert [x.id for x in log.list_decisions(db, sid)] == [d.id] and s["text"] in path.read_text()
+    assert len(list((path.parent / writer.BACKUP_DIR).glob("*.bak"))) == 1
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_accept_and_undo_keep_the_files_owner_group_and_mode(env) -> None:
+    db, sid, path = env
+    os.chown(path, 65534, 65534)
+    os.chmod(path, 0o640)
+
+    def owner() -> tuple[int, int, int]:
+        st = path.stat()
+        return st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)
+
+    d = triage.accept_suggestion(db, sid, open_suggestions(db, sid, path)[0]["id"])
+    assert owner() == (65534, 65534, 0o640) and d.note is None
+    triage.drop_question(db, sid, "q00004")
+    assert owner() == (65534, 65534, 0o640)
+    for _ in range(2):
+        triage.undo_last(db, sid)
+        assert owner() == (65534, 65534, 0o640)
