@@ -263,3 +263,42 @@ def test_accept_and_undo_keep_the_files_owner_group_and_mode(env) -> None:
     for _ in range(2):
         triage.undo_last(db, sid)
         assert owner() == (65534, 65534, 0o640)
+
+
+def as_format(db, sid: str, folder: Path, fmt: str) -> Path:
+    """Rewrite the session's test file as ``fmt`` (JSON list, JSON ``{"questions": [...]}``, CSV) and
+    make the session read it so."""
+    rows = [json.loads(line) for line in (folder / "questions.jsonl").read_text().splitlines()]
+    if fmt == "csv":
+        path = folder / "questions.csv"
+        path.write_text("id,question\r\n" + "".join(f'{r["id"]},"{r["question"]}"\r\n' for r in rows))
+    else:
+        path = folder / "questions.json"
+        path.write_text(json.dumps(rows if fmt == "json-list" else {"version": 1, "questions": rows}, indent=2))
+    snap = writer.snapshot(path)
+    with db.conn:
+        db.execute("UPDATE sessions SET questions_path = ?, testset_sha256 = ? WHERE id = ?", [str(path), snap.sha, sid])
+        for q in snap.testset.questions:
+            db.execute("UPDATE questions SET raw = ? WHERE session_id = ? AND question_id = ?",
+                       [json.dumps(q.raw), sid, q.id])
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["json-list", "json-object", "csv"])
+def test_every_format_goes_on_after_an_outside_append_and_undoes_by_content(env, fmt) -> None:
+    db, sid, jsonl = env
+    path = as_format(db, sid, jsonl.parent, fmt)
+    before = [q.raw for q in writer.snapshot(path).testset.questions]
+    writer.append_question(path, "A teammate's question?", expected_sha256=writer.snapshot(path).sha, provenance={})
+    theirs = writer.snapshot(path).testset.questions[-1].raw
+    assert "1 row added, 0 removed, 0 edited" in triage.reload(db, sid)
+    s = open_suggestions(db, sid, path)[0]
+    triage.accept_suggestion(db, sid, s["id"])
+    triage.drop_question(db, sid, "q00004")
+    rows = [q.raw for q in writer.snapshot(path).testset.questions]
+    assert rows[:-2] == [r for r in before if r["id"] != "q00004"] and rows[-2] == theirs
+    writer.append_question(path, "Another outside one?", expected_sha256=writer.snapshot(path).sha, provenance={})
+    triage.undo_last(db, sid)  # the drop: q00004 back in its place
+    triage.undo_last(db, sid)  # the accept: our row out, theirs kept
+    after = [q.raw for q in writer.snapshot(path).testset.questions]
+    assert after[:-2] == before and after[-2] == theirs and after[-1]["question"] == "Another outside one?"
