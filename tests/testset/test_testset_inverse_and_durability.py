@@ -26,7 +26,7 @@ from ragcov_tui.testset.writer import (
     restore_backup,
     snapshot,
 )
-from tests.testset.test_testset_writer import FILES, test_file  # noqa: F401 (the fixture: every format)
+from tests.testset.test_testset_writer import test_file  # noqa: F401 (the fixture: every format)
 
 ROOT = os.geteuid() == 0
 
