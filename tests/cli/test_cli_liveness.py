@@ -4,72 +4,24 @@ tui`` without a terminal exits at once (real ``ragcov`` subprocesses on sample_d
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import CORPUS, QUESTIONS, REPO
+from tests.support.ragcov_procs import N_QUESTIONS, REPO, ragcov, sessions, start_eval, wait_items, write_slow_rag
 
 pytestmark = pytest.mark.slow
-N_QUESTIONS = sum(1 for line in QUESTIONS.read_text().splitlines() if line.strip())
-
-SLOW_RAG = '''
-import os, time
-
-def answer(question):
-    time.sleep(float(os.environ.get("SLOW_RAG_DELAY", "0.15")))
-    return {"answer": "It depends on " + question, "contexts": [{"id": "api-overview.md", "text": question}]}
-'''
 
 
 @pytest.fixture()
 def work(tmp_path: Path) -> Path:
-    (tmp_path / "slow_rag.py").write_text(SLOW_RAG)
+    write_slow_rag(tmp_path)
     return tmp_path
-
-
-def ragcov(work: Path, *argv: str, delay: float = 0.15, **kw) -> subprocess.Popen:
-    env = {**os.environ, "SLOW_RAG_DELAY": str(delay), "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "ragcov_tui", *argv, "--db", str(work / "r.db")], cwd=work,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-
-
-def start_eval(work: Path, *extra: str, delay: float = 0.15) -> subprocess.Popen:
-    return ragcov(work, "eval", "--quiet", "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                  "--system", "python:slow_rag:answer", "--embedder", "hash", "--concurrency", "2", *extra, delay=delay)
-
-
-def wait_items(work: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> str:
-    """Wait until the eval session holds ``at_least`` items; returns its id."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        if (work / "r.db").exists():
-            conn = sqlite3.connect(work / "r.db", timeout=10)
-            try:
-                row = conn.execute("SELECT session_id, count(*) FROM eval_items GROUP BY session_id").fetchone()
-            except sqlite3.OperationalError:  # tables not created yet
-                row = None
-            finally:
-                conn.close()
-            if row and row[1] >= at_least:
-                return row[0]
-        time.sleep(0.05)
-    raise AssertionError("the eval never stored its first items")
-
-
-def sessions(work: Path) -> list[dict]:
-    proc = ragcov(work, "sessions", "--json")
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
-    return json.loads(out)
 
 
 def test_kill_9_leaves_an_interrupted_session_that_resume_finishes(work: Path) -> None:

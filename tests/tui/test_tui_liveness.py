@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ from ragcov_tui.embeddings.hashing import HashEmbedder
 from ragcov_tui.store import liveness, open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.screens.modals import ConfirmScreen
+from tests.support.ragcov_procs import CORPUS, N_QUESTIONS, QUESTIONS, ragcov, start_eval, write_slow_rag
 from tests.support.screen_text import static_text
 from tests.tui.test_tui_jobs_and_markup import slow_job
 
@@ -234,3 +236,40 @@ async def test_the_first_finished_session_opens_in_an_empty_app(tmp_path: Path) 
         await wait_for(pilot, lambda: app.eval_sid == "e0000001", timeout=3)
         assert "eval e0000001" in static_text(app.query_one("#status-line", Static))
         assert os.getpid()  # the app never wrote: the poll saw another connection's commit
+
+
+@pytest.mark.slow
+async def test_two_evals_and_an_analysis_on_one_database_while_the_app_polls(tmp_path: Path) -> None:
+    """Three writers and a reader on one file: nothing lost, the file intact, the app saw every run."""
+    write_slow_rag(tmp_path)
+    path = tmp_path / "r.db"
+    open_db(path).conn.close()
+    app = RagcovApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("sessions")
+        procs = [start_eval(tmp_path, "--name", "one", delay=0.05), start_eval(tmp_path, "--name", "two", delay=0.05),
+                 ragcov(tmp_path, "analyze", "--quiet", "--corpus", str(CORPUS), "--questions", str(QUESTIONS),
+                        "--embedder", "hash", "--name", "cover")]
+        listed: dict[str, set[str]] = {}
+        deadline = time.monotonic() + 240
+        while any(p.poll() is None for p in procs):
+            assert time.monotonic() < deadline, "the runs did not finish"
+            await pilot.pause(0.1)
+            for sid, status in status_cells(app).items():
+                listed.setdefault(sid, set()).add(status)
+        for proc in procs:
+            assert proc.returncode == 0, proc.communicate()[1]
+        await wait_for(pilot, lambda: list(status_cells(app).values()) == ["done"] * 3, timeout=5)
+    assert len(listed) == 3 and any(s.startswith("run") for seen in listed.values() for s in seen)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    rows = conn.execute("SELECT name, kind, status, id FROM sessions ORDER BY name").fetchall()
+    assert [r[:3] for r in rows] == [("cover", "analysis", "done"), ("one", "eval", "done"), ("two", "eval", "done")]
+    for _, kind, _, sid in rows:
+        if kind == "eval":
+            assert conn.execute("SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'",
+                                [sid]).fetchone()[0] == N_QUESTIONS
+        else:
+            assert conn.execute("SELECT count(*) FROM question_results WHERE session_id = ?", [sid]).fetchone()[0] \
+                == N_QUESTIONS
+    conn.close()
