@@ -38,7 +38,6 @@ from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.testset import writeback, writer
-from ragcov_tui.testset.changes import row_key
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writeback import set_suggestion, testset_path
 from ragcov_tui.testset.writer import ConflictError, Edit, FileChangedError, Snapshot
@@ -134,9 +133,7 @@ def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_i
         if question is None:
             raise BadInput(f"{snap.file}: no question with id {question_id!r} (nothing was written)")
         return question.row
-    key, rows = row_key(seen), snap.layout.rows
-    match = (lambda r: row_key(r.value) == key) if key is not None else (lambda r: r.value == seen)
-    index = next((r.index for r in rows if match(r)), None)
+    index, rows = writeback.locate(snap, seen), snap.layout.rows
     if force:
         return index
     if index is None:

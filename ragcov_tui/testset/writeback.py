@@ -2,8 +2,9 @@
 
 - :func:`load`: settle any write a crash left half-recorded (:func:`reconcile`), re-read the file,
   and when its bytes differ from what the session last saw, say in one line what changed (rows
-  added / removed / edited, :mod:`.changes`) and remember the new version as seen. An outside
-  edit never blocks a write: every splice is planned on the bytes just read.
+  added / removed / edited, :mod:`.changes`, and any keep / drop mark the file now contradicts)
+  and remember the new version as seen. An outside edit never blocks a write: every splice is
+  planned on the bytes just read.
 - :func:`write`: the decision is recorded ``pending`` — digests, backup, the row in its payload
   (``change``) — after the backup and before the file is replaced; once it is, the decision is
   settled ``applied`` with its effects (a suggestion marked accepted, an undone decision marked
@@ -27,7 +28,7 @@ from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import current_user, get_session, now_iso
 from ragcov_tui.store.testset_views import get_view, save_view
 from ragcov_tui.testset import writer
-from ragcov_tui.testset.changes import RowPrint, compare, row_print
+from ragcov_tui.testset.changes import RowPrint, compare, row_key, row_print
 from ragcov_tui.testset.ids import text_key
 from ragcov_tui.testset.models import Question
 from ragcov_tui.testset.reader import parse_testset
@@ -68,7 +69,28 @@ def _note_changes(db: sqlite_utils.Database, sid: str, path: str, snap: Snapshot
     seen_rows = view.rows if view else _analysed_rows(db, sid)
     rows = _save_seen(db, sid, path, snap.sha, snap.testset.questions)
     what = str(compare(seen_rows, rows)) if seen_rows is not None else f"{len(rows)} rows now"
-    return f"test file {snap.file.name} changed on disk: {what}; reloaded"
+    stale = _marks_no_longer_true(db, sid, snap)
+    more = f"; no longer true: {', '.join(stale[:3])}{' …' if len(stale) > 3 else ''}" if stale else ""
+    return f"test file {snap.file.name} changed on disk: {what}; reloaded{more}"
+
+
+def _marks_no_longer_true(db: sqlite_utils.Database, sid: str, snap: Snapshot) -> list[str]:
+    """Standing keep / drop marks the file now contradicts: a dropped row back, a kept row gone.
+    The marks stay (undo withdraws one); the note says which."""
+    out = []
+    for question_id, action in log.question_marks(db, sid).items():
+        seen = analysed_row(db, sid, question_id)
+        present = seen is not None and locate(snap, seen) is not None
+        if seen is not None and present == (action == "drop"):
+            out.append(f"{question_id} {'dropped but back' if present else 'kept but gone'}")
+    return out
+
+
+def locate(snap: Snapshot, seen: dict[str, Any]) -> int | None:
+    """Index of the row the analysis read as ``seen``: by its id when it has one, else by its value."""
+    key = row_key(seen)
+    match = (lambda value: row_key(value) == key) if key is not None else (lambda value: value == seen)
+    return next((r.index for r in snap.layout.rows if match(r.value)), None)
 
 
 def _save_seen(db: sqlite_utils.Database, sid: str, path: str, sha: str, questions: list[Question]) -> list[RowPrint]:

@@ -69,6 +69,18 @@ def test_the_note_counts_added_removed_and_edited_rows(env) -> None:
     assert "2 rows added, 1 removed, 1 edited; reloaded" in triage.reload(db, sid)
 
 
+def test_the_note_names_marks_the_file_now_contradicts(env) -> None:
+    db, sid, path = env
+    dropped = next(line for line in lines(path) if '"q00004"' in line)
+    triage.drop_question(db, sid, "q00004")
+    triage.keep_question(db, sid, "q00005")
+    path.write_text("".join(line for line in lines(path) if '"q00005"' not in line) + dropped)  # a stale pull
+    note = triage.reload(db, sid)
+    assert note.endswith("1 row added, 1 removed, 0 edited; reloaded; no longer true: q00004 dropped but back, "
+                         "q00005 kept but gone")
+    assert log.question_marks(db, sid) == {"q00004": "drop", "q00005": "keep"}
+
+
 def test_a_drop_after_an_outside_append_removes_only_that_row(env) -> None:
     db, sid, path = env
     before = lines(path)
