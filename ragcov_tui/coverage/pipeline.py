@@ -21,6 +21,7 @@ from ragcov_tui.corpus import build_chunks
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.themes import check_llm_fallback
+from ragcov_tui.embeddings.cache import discarded_note
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
@@ -144,6 +145,8 @@ def run_analysis(
         report["timings"] = {k: round(v, 3) for k, v in timings.items()}
         usage = {"embeddings": embedder.usage(), "llm": llm.usage.as_dict() if llm else None}
         report["usage"] = usage
+        if warn is not None and (healed := discarded_note(embedder)):
+            warn(healed)
         finish_session(db, sid, "done", summary=headline(report), timings=timings, usage=usage)
         return sid, report
     except Cancelled:

@@ -97,6 +97,16 @@ def store(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str
         )
 
 
+def discarded_note(embedder: "Embedder") -> str | None:
+    """A warning line when cached vectors were unusable and embedded again (the cache healed
+    itself), else None."""
+    n = embedder.stats.discarded
+    if not n:
+        return None
+    return (f"{n} cached vector(s) of {embedder.spec} were unusable (NaN, all zeros or another dimension) "
+            "and were embedded again; the cache now holds the new ones")
+
+
 def purge(db: "sqlite_utils.Database", provider: str, model: str, *, keep_dim: int) -> None:
     """Delete the cached vectors of ``(provider, model)`` whose dimension is not ``keep_dim``."""
     with connection_lock(db), db.conn:

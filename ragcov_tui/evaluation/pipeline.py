@@ -24,6 +24,7 @@ import sqlite_utils
 
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.corpus import build_chunks
+from ragcov_tui.embeddings.cache import discarded_note
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
@@ -142,6 +143,8 @@ def run_eval(
             "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},
         }
         save_eval_header(db, sid, header)
+        if warn is not None and (healed := discarded_note(embedder)):
+            warn(healed)
         finish_session(db, sid, "done", summary=headline(header), timings=header["timings"], usage=header["usage"])
         return sid, load_eval_report(db, sid)
     except Cancelled:
