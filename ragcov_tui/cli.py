@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
 
     def add(name: str, help_: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], help=help_, description=help_,
-                              epilog=f"Example:\n  {EXAMPLES[name]}", formatter_class=argparse.RawDescriptionHelpFormatter)
+                              epilog=f"Example:\n  {EXAMPLES[name]}", formatter_class=DefaultsHelpFormatter)
 
     a = add("analyze", "Measure how well a test set covers a corpus (semantic-coverage method).")
     a.add_argument("--corpus", nargs="+", metavar="PATH", help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents); default: a BEIR folder's corpus.jsonl")
@@ -68,14 +68,15 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | precomputed")
     a.add_argument("--llm", help="openai:MODEL for themes and suggested questions (default: offline heuristic)")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
-    a.add_argument("--chunk-size", type=int, help="tokens per chunk (default 500)")
-    a.add_argument("--chunk-overlap", type=int, help="tokens of overlap (default 50)")
-    a.add_argument("--threshold", type=float, help="cosine distance under which a question covers a cluster centroid")
-    a.add_argument("--top-n", type=int, help="each question covers its N closest clusters (multi-cluster N form)")
-    a.add_argument("--gap-threshold", type=float, help="clusters with coverage below this are gaps (default 0.7)")
-    a.add_argument("--lof-neighbors", type=int, help="neighbours for Local Outlier Factor")
-    a.add_argument("--contamination", help="'auto' or the expected share of outlier questions (0–0.5)")
-    a.add_argument("--seed", type=int, help="random seed (default 0): same inputs + seed → same results")
+    a.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
+    a.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
+    a.add_argument("--threshold", help="cosine distance under which a question covers a cluster centroid (default {threshold})")
+    a.add_argument("--top-n", help="each question covers its N closest clusters (multi-cluster N form; default {top_n})")
+    a.add_argument("--gap-threshold", help="clusters with coverage below this are gaps (default {gap_threshold})")
+    a.add_argument("--lof-neighbors", help="neighbours for Local Outlier Factor (default {lof_neighbors})")
+    a.add_argument("--contamination", help="'auto' or the expected share of outlier questions (0–0.5; default {contamination})")
+    a.add_argument("--seed", help="random seed 0 to 2**32-1 (default {seed}): same inputs + seed → same results")
+    a.add_argument("--concurrency", help="embedding / LLM calls in flight (default {concurrency})")
     a.add_argument("--name", help="a label for the session")
     a.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
     a.add_argument("--markdown", metavar="FILE", help="write a Markdown report with the gap table")
@@ -91,15 +92,15 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--judge-llm", help="openai:MODEL judging answers (default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
-    e.add_argument("--k", type=int, help="retrieval cut-off (default 5)")
-    e.add_argument("--paraphrases", type=int, help="paraphrases per question: the test file's first, topped up by the paraphrase LLM")
-    e.add_argument("--repeats", type=int, help="judge each item N times and report mean and spread")
-    e.add_argument("--concurrency", type=int, help="calls in flight (default 8)")
-    e.add_argument("--chunk-size", type=int)
-    e.add_argument("--chunk-overlap", type=int)
+    e.add_argument("--k", help="retrieval cut-off (default {k})")
+    e.add_argument("--paraphrases", help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
+    e.add_argument("--repeats", help="judge each item N times and report mean and spread (default {repeats})")
+    e.add_argument("--concurrency", help="calls in flight (default {concurrency})")
+    e.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
+    e.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
     e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")
     e.add_argument("--baseline", metavar="SESSION|FILE", help="compare with an earlier eval; regressions fail the gate")
-    e.add_argument("--max-drop", type=float, help="allowed drop per metric against the baseline (default 0.05)")
+    e.add_argument("--max-drop", help="allowed drop per metric against the baseline, 0 to 1 (default {max_drop})")
     e.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE")
     e.add_argument("--name")
     e.add_argument("--json", metavar="FILE")
@@ -134,6 +135,17 @@ def ir_flags(parser: argparse.ArgumentParser) -> None:
     """--split and --qrels: relevance judgements in the BEIR / TREC layouts."""
     parser.add_argument("--split", help="qrels split of a BEIR folder: qrels/SPLIT.tsv (default test)")
     parser.add_argument("--qrels", metavar="FILE", help="gold ids from a qrels file (TREC 'qid 0 docid grade' or BEIR TSV)")
+
+
+class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Fills ``{chunk_size}``-style placeholders in a subcommand's help with the default from the
+    options dataclasses (imported only when help is shown), so no default is written twice."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        from ragcov_tui.settings import option_defaults
+
+        text = action.help
+        return text.format_map(option_defaults(self._prog.split()[-1])) if text and "{" in text else text
 
 
 def main(argv: list[str] | None = None) -> int:

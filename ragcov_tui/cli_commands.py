@@ -16,7 +16,8 @@ from rich.text import Text
 from ragcov_tui.cli import dump_json, write_output
 from ragcov_tui.cli_render import (ProgressBar, SafeConsole, print_analysis, print_compare, print_eval, print_sessions,
                                    warn_printer)
-from ragcov_tui.config import Config, load_config
+from ragcov_tui.cli_settings import check_outputs, command_options, setting, setup
+from ragcov_tui.config import Config
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Interrupted, ProviderError
 from ragcov_tui.store import open_db
@@ -54,9 +55,15 @@ def interruptible(cmd: Command) -> Command:
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
-    cfg = load_config(args.config)
-    db_path = str(cfg.resolve("db", args.db, None, None) or Path(".ragcov") / "ragcov.db")
-    return cfg, db_path
+    """Settings file, environment and database path, checked; ``args.db_where`` names the path's source."""
+    found = setup(args, None if args.quiet else warn_printer(args.quiet))
+    args.db_where = found.db_where
+    return found.config, found.db_path
+
+
+def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> Any:
+    """The session database; ``writable`` commands learn of a lock or a read-only file before any work."""
+    return open_db(db_path, where=args.db_where, writable=writable)
 
 
 @interruptible
@@ -66,27 +73,10 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
 
     cfg, db_path = _setup(args)
     gates = parse_coverage_gates(args.fail_under or [])
-    r = lambda key, flag, default: cfg.resolve(key, flag, default, "analyze")  # noqa: E731
-    opts = AnalyzeOptions(
-        corpus=args.corpus or [],
-        questions=args.questions,
-        embedder=r("embedder", args.embedder, "local"),
-        llm=r("llm", args.llm, None),
-        clusters=r("clusters", args.clusters, None),
-        chunk_size=r("chunk_size", args.chunk_size, 500),
-        chunk_overlap=r("chunk_overlap", args.chunk_overlap, 50),
-        threshold=r("threshold", args.threshold, None),
-        top_n=r("top_n", args.top_n, None),
-        gap_threshold=r("gap_threshold", args.gap_threshold, None),
-        lof_neighbors=r("lof_neighbors", args.lof_neighbors, None),
-        contamination=r("contamination", args.contamination, None),
-        seed=r("seed", args.seed, None),
-        name=args.name,
-        concurrency=r("concurrency", None, 4),
-        split=args.split or "test",
-        qrels=args.qrels,
-    )
-    db = open_db(db_path)
+    opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
+    opts.coverage_params()  # a bad engine option fails before the database is touched
+    check_outputs(args, inputs=[getattr(args, "qrels", None)], db_path=db_path)
+    db = _open(args, db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     write_output(args.json, dump_json(report), out)
@@ -108,7 +98,7 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.store.sessions import list_sessions
 
     _, db_path = _setup(args)
-    sessions = list_sessions(open_db(db_path), kind=args.kind)
+    sessions = list_sessions(_open(args, db_path), kind=args.kind)
     if args.json:
         sys.stdout.write(dump_json(sessions) + "\n")
     elif not sessions:
@@ -120,7 +110,8 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
 
 def cmd_report(args: argparse.Namespace, out: Console) -> int:
     _, db_path = _setup(args)
-    db = open_db(db_path)
+    check_outputs(args, db_path=db_path)
+    db = _open(args, db_path)
     session = resolve_session(db, args.session)
     report = _load_report(db, session)
     write_output(args.json, dump_json(report), out)
@@ -153,7 +144,7 @@ def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.tui.app import run_tui
 
     _, db_path = _setup(args)
-    db = open_db(db_path)  # create / migrate before the app starts, and fail here on a bad path
+    db = _open(args, db_path)  # create / migrate before the app starts, and fail here on a bad path
     if args.session and not args.session.startswith("latest"):
         resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice
     if not (sys.stdin.isatty() and sys.stdout.isatty()):  # Textual would spin forever on a closed stdin
@@ -172,7 +163,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
     corpus, questions = data / "corpus", data / "questions.jsonl"
     if not corpus.is_dir() or not questions.is_file():
         raise BadInput(f"demo data not found: expected {corpus}/ and {questions} (run from the repository root or pass --data)")
-    db = open_db(db_path)
+    db = _open(args, db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions)), db, progress=progress)
         _, eval_report = run_eval(
@@ -195,21 +186,11 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     cfg, db_path = _setup(args)
-    r = lambda key, flag, default: cfg.resolve(key, flag, default, "eval")  # noqa: E731
-    llm = r("llm", args.llm, None)
-    judge = r("judge_llm", args.judge_llm, None) or llm
-    opts = EvalOptions(
-        questions=args.questions, system=args.system, corpus=args.corpus,
-        embedder=r("embedder", args.embedder, "local"), llm=llm, judge_llm=judge,
-        paraphrase_llm=r("paraphrase_llm", args.paraphrase_llm, None) or judge,
-        metrics=args.metrics or r("metrics", None, None),
-        k=r("k", args.k, 5), paraphrases=r("paraphrases", args.paraphrases, 0), repeats=r("repeats", args.repeats, 1),
-        concurrency=r("concurrency", args.concurrency, 8), chunk_size=r("chunk_size", args.chunk_size, 500),
-        chunk_overlap=r("chunk_overlap", args.chunk_overlap, 50), name=args.name, resume=args.resume,
-        split=args.split or "test", qrels=args.qrels,
-    )
+    opts: EvalOptions = command_options(args, cfg)
+    max_drop = setting(args, cfg, "max_drop")
     parse_fail_under(args.fail_under or [], opts.k)  # bad gate specs fail before any work
-    db = open_db(db_path)
+    check_outputs(args, inputs=[getattr(args, "qrels", None), args.baseline], db_path=db_path)
+    db = _open(args, db_path, writable=True)
     baseline = load_baseline(db, args.baseline) if args.baseline else None
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_eval(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
@@ -220,8 +201,8 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     if all_failed(report):
         raise ProviderError(f"nothing to score: {failure_note(report)}; fix the cause and continue "
                             f"with --resume {report.get('session_id')}")
-    gates = check_gates(report, baseline=baseline, max_drop=r("max_drop", args.max_drop, 0.05),
-                        fail_under=args.fail_under or [])
+    gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [],
+                        **({} if max_drop is None else {"max_drop": max_drop}))
     return _gate_exit(gates.lines())
 
 
@@ -230,8 +211,9 @@ def cmd_compare(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.llm.factory import make_llm
 
     cfg, db_path = _setup(args)
-    db = open_db(db_path)
-    llm = make_llm(cfg.resolve("llm", args.llm, None, "compare"), db=db) if args.pairwise else None
+    check_outputs(args, inputs=[args.a, args.b], db_path=db_path)
+    db = _open(args, db_path)
+    llm = make_llm(setting(args, cfg, "llm"), db=db) if args.pairwise else None
     if args.pairwise and llm is None:
         raise BadInput("--pairwise needs an LLM: pass --llm openai:MODEL")
     with ProgressBar(quiet=args.quiet) as bar:

@@ -18,6 +18,8 @@ from typing import Callable, Generic, Sequence, TypeVar
 
 from ragcov_tui.progress import Progress, report
 
+DEFAULT_CONCURRENCY = 8  # calls in flight unless the user says otherwise (analyze and eval alike)
+
 TICK = 0.25  # seconds between two progress reports while nothing finishes
 
 T = TypeVar("T")
@@ -40,7 +42,7 @@ def run_bounded(
     fn: Callable[[T], R],
     items: Sequence[T],
     *,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
     stage: str = "working",
 ) -> list[Outcome[R]]:

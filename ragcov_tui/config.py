@@ -15,7 +15,8 @@ holds top-level keys and per-command tables, e.g.::
     k = 10
 
 Environment variables: ``RAGCOV_DB``, ``RAGCOV_EMBEDDER``, ``RAGCOV_LLM``, ``RAGCOV_JUDGE_LLM``,
-``RAGCOV_CONCURRENCY``. API keys are read by the providers from their own variables
+``RAGCOV_CONCURRENCY``. Values are typed and checked by :mod:`ragcov_tui.settings`; a key no command
+reads gets one warning line. API keys are read by the providers from their own variables
 (``OPENAI_API_KEY``, ``VOYAGE_API_KEY``) and never stored.
 """
 
@@ -25,66 +26,50 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
+from ragcov_tui.error_text import os_reason
 from ragcov_tui.errors import ConfigError
+from ragcov_tui.settings import Source, env_source, flag_source, toml_sources, unknown_keys
 
 CONFIG_FILE = "ragcov.toml"
-ENV_VARS = {
-    "db": "RAGCOV_DB",
-    "embedder": "RAGCOV_EMBEDDER",
-    "llm": "RAGCOV_LLM",
-    "judge_llm": "RAGCOV_JUDGE_LLM",
-    "concurrency": "RAGCOV_CONCURRENCY",
-}
 
 
 @dataclass
 class Config:
-    """The merged file + environment layer; flags are applied on top by :meth:`resolve`."""
+    """A parsed ``ragcov.toml`` (empty when there is none): top-level keys and per-command tables."""
 
     values: dict[str, Any] = field(default_factory=dict)
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     path: Path | None = None
 
-    def resolve(self, key: str, flag: Any, default: Any, command: str | None = None) -> Any:
-        """``flag`` if given, else the env var, else ``[command].key``, else top-level ``key``, else ``default``."""
-        if flag is not None:
-            return flag
-        env = ENV_VARS.get(key)
-        if env and os.environ.get(env):
-            return _coerce(key, os.environ[env], f"${env}")
-        if command and key in self.sections.get(command, {}):
-            return self.sections[command][key]
-        if key in self.values:
-            return self.values[key]
-        return default
+    def sources(self, command: str, flags: dict[str, Any] | None = None,
+                environ: Mapping[str, str] | None = None) -> list[Source]:
+        """The settings layers for ``command``, highest precedence first: flags, environment,
+        ``[command]`` table, top level (see :mod:`ragcov_tui.settings`)."""
+        layers = [flag_source(flags or {}), env_source(os.environ if environ is None else environ)]
+        return layers + toml_sources(self.sections, self.values, str(self.path or CONFIG_FILE), command)
 
-
-def _coerce(key: str, raw: str, where: str) -> Any:
-    if key == "concurrency":
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ConfigError(f"{where}: expected a whole number, got {raw!r}") from None
-        if value < 1:
-            raise ConfigError(f"{where}: must be at least 1")
-        return value
-    return raw
+    def warnings(self) -> list[str]:
+        """One line per key or table of the file that no command reads."""
+        return unknown_keys(self.sections, self.values, str(self.path)) if self.path else []
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """Read ``ragcov.toml`` (explicit path, ``$RAGCOV_CONFIG``, or ./ragcov.toml if present)."""
-    explicit = path or os.environ.get("RAGCOV_CONFIG")
+    explicit = path or os.environ.get("RAGCOV_CONFIG", "").strip()
+    where = "--config" if path else "$RAGCOV_CONFIG"
     p = Path(explicit) if explicit else Path(CONFIG_FILE)
     if not p.exists():
         if explicit:
-            raise ConfigError(f"config file {p}: no such file")
+            raise ConfigError(f"{where} {p}: no such file")
         return Config()
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read ({os_reason(exc)})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: invalid TOML ({exc})") from exc
+        raise ConfigError(f"{p}: invalid TOML ({' '.join(str(exc).split())})") from None
     sections = {k: v for k, v in data.items() if isinstance(v, dict)}
     values = {k: v for k, v in data.items() if not isinstance(v, dict)}
     for secret in ("api_key", "openai_api_key", "voyage_api_key"):

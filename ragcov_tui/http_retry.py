@@ -34,9 +34,12 @@ def _env_float(name: str, default: float) -> float:
     if raw is None or raw.strip() == "":
         return default
     try:
-        return float(raw)
-    except ValueError as exc:
-        raise ConfigError(f"{name}={raw!r}: expected a number") from exc
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 1e6:  # NaN and infinities fail too
+        raise ConfigError(f"${name}: expected a number from 0 to 1000000, got {raw!r}")
+    return value
 
 
 @dataclass
@@ -94,7 +97,8 @@ def root_cause_message(exc: BaseException) -> str:
     """The innermost cause's message without an ``[Errno N]`` prefix, e.g. ``Connection refused``."""
     inner = exc
     seen = {id(inner)}
-    while (nxt := inner.__cause__ or inner.__context__) is not None and id(nxt) not in seen:
+    while (nxt := inner.__cause__ or (None if inner.__suppress_context__ else inner.__context__)) is not None \
+            and id(nxt) not in seen:  # ``raise … from None`` hides the context: json's StopIteration(0)
         seen.add(id(nxt))
         inner = nxt
     if isinstance(inner, OSError) and inner.strerror:

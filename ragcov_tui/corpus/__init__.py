@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ragcov_tui.corpus.chunking import chunk_documents, validate_chunking
+from ragcov_tui.corpus.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_documents, validate_chunking
 from ragcov_tui.corpus.load import load_corpus
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.progress import Progress
@@ -18,8 +18,8 @@ from ragcov_tui.progress import Progress
 def build_chunks(
     paths: Sequence[str | Path],
     *,
-    chunk_size: int = 500,
-    chunk_overlap: int = 50,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
     warn: Callable[[str], None] | None = None,
     progress: Progress | None = None,
 ) -> tuple[list[Document], list[Chunk]]:

@@ -36,6 +36,8 @@ SEPARATORS: tuple[re.Pattern[str], ...] = (
 # Characters per window at the last level: a character is at most 4 UTF-8 bytes and a token
 # at least one byte, so a window of chunk_size // 4 characters never exceeds chunk_size tokens.
 BYTES_PER_CHAR_MAX = 4
+DEFAULT_CHUNK_SIZE = 500  # tokens; the defaults of every chunking entry point and options dataclass
+DEFAULT_CHUNK_OVERLAP = 50
 
 
 @dataclass(frozen=True)
@@ -165,8 +167,8 @@ def validate_chunking(chunk_size: int, chunk_overlap: int) -> None:
 def chunk_documents(
     docs: list[Document],
     *,
-    chunk_size: int = 500,
-    chunk_overlap: int = 50,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
     progress: Progress | None = None,
 ) -> list[Chunk]:
     """Cut every document into chunks of at most ``chunk_size`` tokens (cl100k_base).

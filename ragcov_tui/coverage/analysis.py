@@ -19,7 +19,7 @@ from ragcov_tui.coverage.documents import document_coverage
 from ragcov_tui.coverage.gaps import flagged_content, rank_gaps
 from ragcov_tui.coverage.nearest import cross_nearest
 from ragcov_tui.coverage.outliers import detect_outliers
-from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.coverage.params import CoverageParams, used_params
 from ragcov_tui.coverage.projection import project
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.result import CoverageResult
@@ -101,6 +101,8 @@ def analyze(
     clustering = cluster_chunks(C, params.clusters, seed=params.seed, minibatch_above=params.minibatch_above,
                                 progress=progress)
     labels, k, centroids = clustering.labels, clustering.k, clustering.unit_centroids
+    params, adjustments = used_params(params, k=k, lof_neighbors=outliers.neighbors,
+                                      reference_size=outliers.reference_size)
 
     inliers = np.flatnonzero(~outliers.outlier)
     order = np.concatenate([inliers, np.flatnonzero(outliers.outlier)])
@@ -171,5 +173,5 @@ def analyze(
         nearest_chunk_dist=nearest_chunk_dist, nearest_cluster=nearest_cluster, coverage=coverage,
         cluster_coverage=per_cluster, covering_questions=covering, gaps=gaps, themes=themes, documents=documents,
         redundant_pairs=pairs, redundant_with=redundant_with, removal_impact=impacts, projection=projection,
-        message=message,
+        message=message, adjustments=adjustments,
     )

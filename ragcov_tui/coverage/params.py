@@ -95,3 +95,24 @@ class CoverageParams:
 
         return replace(self, clusters=clusters, contamination=contamination, lof_query_offset=offset,
                        top_n=int(self.top_n), lof_neighbors=int(self.lof_neighbors))
+
+
+def used_params(params: CoverageParams, *, k: int, lof_neighbors: int, reference_size: int) -> tuple[CoverageParams, list[str]]:
+    """``params`` with each value the engine had to lower replaced by the value it used, and one
+    line per such change: ``clusters`` above what the corpus allows (K-means needs a distinct chunk
+    per cluster), ``top_n`` above the number of clusters, ``lof_neighbors`` above the reference
+    chunks − 1. ``lof_neighbors`` is ``0`` when LOF was undefined (nothing to report then)."""
+    from dataclasses import replace
+
+    changes: dict[str, int] = {}
+    notes: list[str] = []
+    if isinstance(params.clusters, int) and k < params.clusters:
+        changes["clusters"] = k
+        notes.append(f"clusters {params.clusters}: this corpus allows at most {k} clusters; used {k}")
+    if params.top_n > k:
+        changes["top_n"] = k
+        notes.append(f"top_n {params.top_n}: there are only {k} clusters; used {k}")
+    if 0 < lof_neighbors < params.lof_neighbors:
+        changes["lof_neighbors"] = lof_neighbors
+        notes.append(f"lof_neighbors {params.lof_neighbors}: only {reference_size} reference chunks; used {lof_neighbors}")
+    return replace(params, **changes), notes

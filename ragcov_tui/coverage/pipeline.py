@@ -17,7 +17,8 @@ from typing import Any, Callable
 import numpy as np
 import sqlite_utils
 
-from ragcov_tui.corpus import build_chunks
+from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.themes import check_llm_fallback
@@ -44,8 +45,8 @@ class AnalyzeOptions:
     embedder: str = "local"
     llm: str | None = None
     clusters: int | str | None = None
-    chunk_size: int = 500
-    chunk_overlap: int = 50
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
     threshold: float | None = None
     top_n: int | None = None
     gap_threshold: float | None = None
@@ -53,7 +54,7 @@ class AnalyzeOptions:
     contamination: float | str | None = None
     seed: int | None = None
     name: str | None = None
-    concurrency: int = 4
+    concurrency: int = DEFAULT_CONCURRENCY
     split: str = "test"  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     allow_fallback: bool = False  # --llm answered no theme call: accept heuristic themes (exit 0) instead of failing
@@ -126,6 +127,9 @@ def run_analysis(
 
         t = time.perf_counter()
         result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress)
+        for note in result.adjustments:  # an option the data could not honour: say what was used
+            if warn is not None:
+                warn(note)
         if llm is not None:
             check_llm_fallback(result.themes, llm.spec, allow=opts.allow_fallback, warn=warn)
         timings["analyze"] = time.perf_counter() - t

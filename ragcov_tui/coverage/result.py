@@ -75,6 +75,7 @@ class CoverageResult:
     removal_impact: dict[str, float]
     projection: Projection
     message: str | None = None
+    adjustments: list[str] = field(default_factory=list)  # options lowered to what the data allows
     session_id: str | None = None
     embedder: dict[str, Any] = field(default_factory=dict)
 
@@ -92,6 +93,7 @@ class CoverageResult:
                           "outliers": int(outlier.sum())},
             "coverage": self.coverage,
             "message": self.message,
+            "adjustments": self.adjustments,
             "clusters": [
                 {"id": k, "size": int(sizes[k]), "share": float(sizes[k] / n), "coverage": _opt(self.cluster_coverage[k]),
                  "themes": self.themes[k].themes, "covering_questions": self.covering_questions[k]}

@@ -21,6 +21,7 @@ from ragcov_tui.errors import ProviderError
 from ragcov_tui.http_retry import (Failure, RetryPolicy, call_with_retry, html_summary, root_cause_message,
                                    status_failure)
 from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object, require_env
+from ragcov_tui.urls import check_url
 from ragcov_tui.redact import redact_url
 
 KNOWN_DIMS = {
@@ -123,6 +124,8 @@ class VoyageEmbedder(RemoteEmbedder):
         import voyageai  # imported here: it pulls in PIL and aiohttp
 
         base_url = os.environ.get("VOYAGE_BASE_URL", "").strip().rstrip("/") or None
+        if base_url:
+            check_url(base_url, "$VOYAGE_BASE_URL")
         self.client = voyageai.Client(api_key=key, max_retries=0, timeout=self.policy.timeout, base_url=base_url)
         self.base_url = base_url or "https://api.voyageai.com/v1"
         self.what = f"voyage embeddings at {redact_url(self.base_url)}"

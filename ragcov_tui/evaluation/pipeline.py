@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 import sqlite_utils
 
-from ragcov_tui.concurrency import run_bounded
-from ragcov_tui.corpus import build_chunks
+from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
+from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
 from ragcov_tui.embeddings.cache import discarded_note
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
@@ -65,9 +65,9 @@ class EvalOptions:
     k: int = 5
     paraphrases: int = 0
     repeats: int = 1
-    concurrency: int = 8
-    chunk_size: int = 500
-    chunk_overlap: int = 50
+    concurrency: int = DEFAULT_CONCURRENCY
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
     name: str | None = None
     resume: str | None = None
     split: str = "test"  # the qrels split of a BEIR folder given as questions

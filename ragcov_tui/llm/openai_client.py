@@ -15,6 +15,7 @@ from typing import Any
 import openai
 
 from ragcov_tui.errors import ConfigError, ProviderError
+from ragcov_tui.urls import check_url
 from ragcov_tui.http_retry import Failure, RetryPolicy, html_summary, root_cause_message, status_failure
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -32,8 +33,9 @@ def require_env(name: str, purpose: str) -> str:
 
 
 def openai_base_url() -> str:
-    """``OPENAI_BASE_URL`` without a trailing slash, or the public OpenAI endpoint."""
-    return (os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL).rstrip("/")
+    """``OPENAI_BASE_URL`` without a trailing slash, or the public OpenAI endpoint; BadInput naming
+    the variable when it is not an http(s) URL."""
+    return check_url(os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL, "$OPENAI_BASE_URL").rstrip("/")
 
 
 def make_openai_client(purpose: str, policy: RetryPolicy) -> tuple[openai.OpenAI, str]:

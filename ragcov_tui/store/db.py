@@ -16,10 +16,12 @@ from typing import Callable
 
 import sqlite_utils
 
+from ragcov_tui.error_text import os_reason
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import schema
 
 DEFAULT_DB = Path(".ragcov") / "ragcov.db"
+DEFAULT_BUSY_TIMEOUT = 30.0
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1, schema.add_session_owner_v2,
                                                                   schema.add_decision_states_v3]
@@ -50,31 +52,96 @@ def default_db_path() -> Path:
     return Path(env) if env else DEFAULT_DB
 
 
-def open_db(path: str | os.PathLike[str] | None = None) -> sqlite_utils.Database:
+def busy_timeout() -> float:
+    """Seconds a connection waits for another writer's lock: ``$RAGCOV_DB_TIMEOUT``, default 30."""
+    raw = os.environ.get("RAGCOV_DB_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_BUSY_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 3600:  # NaN fails too
+        raise BadInput(f"$RAGCOV_DB_TIMEOUT: expected seconds from 0 to 3600, got {raw!r}")
+    return value
+
+
+def open_db(path: str | os.PathLike[str] | None = None, *, where: str = "--db",
+            writable: bool = False) -> sqlite_utils.Database:
     """Open (creating if needed) the session database at ``path`` and bring its schema up to date.
 
-    WAL journal, ``synchronous=NORMAL``, foreign keys on, a 30 s busy timeout so a TUI reader and a
-    CLI writer can share the file. ``":memory:"`` gives a private in-memory database (tests).
+    WAL journal, ``synchronous=NORMAL``, foreign keys on, a busy timeout (:func:`busy_timeout`) so
+    a TUI reader and a CLI writer, or two writers, wait for each other instead of failing.
+    ``writable`` also waits for the write lock once, so a command that will write learns that the
+    database is locked or read-only before it starts any work. Every failure is a one-line
+    :class:`BadInput` naming ``where`` the path came from and the file. ``":memory:"`` gives a
+    private in-memory database (tests).
     """
     if path is None:
         path = default_db_path()
     if str(path) == ":memory:":
         conn = sqlite3.connect(":memory:", check_same_thread=False)
     else:
-        p = Path(path)
-        if p.exists() and p.is_dir():
-            raise BadInput(f"--db {p}: is a directory, expected a database file")
-        try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(p), timeout=30.0, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-        except (OSError, sqlite3.Error) as exc:
-            raise BadInput(f"--db {p}: cannot open: {exc}") from exc
+        conn = _connect(Path(path), where, writable)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     db = sqlite_utils.Database(conn)
-    migrate(db, where=str(path))
+    try:
+        migrate(db, where=f"{where} {path}")
+    except sqlite3.Error as exc:
+        raise db_error(exc, Path(path), where) from None
     return db
+
+
+def _connect(p: Path, where: str, writable: bool) -> sqlite3.Connection:
+    if p.is_dir():
+        raise BadInput(f"{where} {p}: is a directory, expected a database file")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next(a for a in p.parents if a.exists())
+        raise BadInput(f"{where} {p}: {blocker} is a file, not a folder") from None
+    except OSError as exc:
+        raise BadInput(f"{where} {p}: cannot create its folder ({os_reason(exc)})") from None
+    if writable:
+        _check_writable(p, where)
+    timeout = busy_timeout()
+    try:
+        conn = sqlite3.connect(str(p), timeout=timeout, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise db_error(exc, p, where) from None
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        if writable:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise db_error(exc, p, where) from None
+    return conn
+
+
+def _check_writable(p: Path, where: str) -> None:
+    """BadInput when the file, or the folder its journal files go to, cannot be written."""
+    if p.exists() and not os.access(p, os.W_OK):
+        raise BadInput(f"{where} {p}: the database is read-only; use a writable file or another --db")
+    folder = p.parent
+    if not os.access(folder, os.W_OK):
+        raise BadInput(f"{where} {p}: its folder {folder} is read-only (the database keeps its journal "
+                       "there); use a writable folder or another --db")
+
+
+def db_error(exc: sqlite3.Error, p: Path, where: str = "--db") -> BadInput:
+    """A one-line error for a database that cannot be used: locked, read-only, not a database."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return BadInput(f"{where} {p}: the database is locked by another process (waited "
+                        f"{busy_timeout():g} s); wait for it to finish, or use another --db")
+    if "readonly" in text or "read-only" in text or (p.exists() and not os.access(p, os.W_OK)):
+        return BadInput(f"{where} {p}: the database is read-only ({text}); use a writable file or another --db")
+    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
+        return BadInput(f"{where} {p}: not a ragcov database ({text})")
+    return BadInput(f"{where} {p}: cannot open ({text})")
 
 
 def schema_version(db: sqlite_utils.Database) -> int:
@@ -85,6 +152,8 @@ def migrate(db: sqlite_utils.Database, where: str = "database") -> None:
     """Apply every migration the database has not seen yet, each in its own transaction."""
     try:
         version = schema_version(db)
+    except sqlite3.OperationalError:
+        raise
     except sqlite3.DatabaseError as exc:
         raise BadInput(f"{where}: not a ragcov database ({exc})") from exc
     if version > SCHEMA_VERSION:

@@ -1,13 +1,18 @@
-"""Settings precedence: flag > environment variable > [command] table > top level > default."""
+"""Settings: precedence flag > environment > [command] table > top level > dataclass default; typed
+values; a bad value names its source; unknown keys warn."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from ragcov_tui.config import load_config
+from ragcov_tui.coverage.pipeline import AnalyzeOptions
 from ragcov_tui.errors import ConfigError
+from ragcov_tui.evaluation.pipeline import EvalOptions
+from ragcov_tui.settings import SEED_MAX, SPECS, build_options, flag_source, option_defaults, resolve
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -16,25 +21,64 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def values(cfg, command: str, flags: dict | None = None, env: dict | None = None) -> dict:
+    return resolve(command, cfg.sources(command, flags or {}, env or {})).values
+
+
+def test_precedence(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, 'embedder = "hash"\nk = 3\n[eval]\nk = 10\n'))
-    monkeypatch.delenv("RAGCOV_EMBEDDER", raising=False)
-    assert cfg.resolve("embedder", None, "local") == "hash"
-    assert cfg.resolve("k", None, 5, "eval") == 10
-    assert cfg.resolve("k", None, 5, "analyze") == 3
-    assert cfg.resolve("k", 7, 5, "eval") == 7
-    assert cfg.resolve("missing", None, "dflt") == "dflt"
-    monkeypatch.setenv("RAGCOV_EMBEDDER", "openai:text-embedding-3-small")
-    assert cfg.resolve("embedder", None, "local") == "openai:text-embedding-3-small"
-    assert cfg.resolve("embedder", "local", None) == "local"
+    assert values(cfg, "analyze")["embedder"] == "hash"
+    assert values(cfg, "eval")["k"] == 10
+    assert values(cfg, "eval", {"k": "7"})["k"] == 7
+    assert "k" not in values(cfg, "analyze")  # k is no option of analyze
+    env = {"RAGCOV_EMBEDDER": "openai:text-embedding-3-small"}
+    assert values(cfg, "analyze", env=env)["embedder"] == "openai:text-embedding-3-small"
+    assert values(cfg, "analyze", {"embedder": "local"}, env)["embedder"] == "local"
+    assert values(cfg, "analyze", env={"RAGCOV_EMBEDDER": "  "})["embedder"] == "hash"  # empty variable = unset
+
+
+def test_defaults_come_from_the_options_dataclasses(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, ""))
+    opts = build_options("analyze", cfg.sources("analyze", {}, {}), corpus=["c"], questions="q.jsonl")
+    assert opts == AnalyzeOptions(corpus=["c"], questions="q.jsonl")
+    ev = build_options("eval", cfg.sources("eval", {}, {}), questions="q.jsonl", system="builtin:bm25")
+    assert ev == EvalOptions(questions="q.jsonl", system="builtin:bm25")
+    assert AnalyzeOptions.__dataclass_fields__["concurrency"].default == EvalOptions.__dataclass_fields__["concurrency"].default
+    assert option_defaults("eval")["max_drop"] == 0.05 and option_defaults("analyze")["gap_threshold"] == 0.7
+
+
+def test_judge_defaults_to_llm_and_paraphraser_to_judge(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, '[eval]\nllm = "openai:a"\n'))
+    ev = build_options("eval", cfg.sources("eval", {"judge_llm": "openai:j"}, {}), questions="q", system="s")
+    assert (ev.llm, ev.judge_llm, ev.paraphrase_llm) == ("openai:a", "openai:j", "openai:j")
+
+
+def test_flags_parse_text_but_toml_values_must_be_typed(tmp_path: Path) -> None:
+    assert values(load_config(write(tmp_path, "seed = 3\nthreshold = 1")), "analyze") | {} == {"seed": 3, "threshold": 1.0}
+    with pytest.raises(ConfigError, match=r'ragcov.toml seed: expected a whole number .* got \'3\''):
+        values(load_config(write(tmp_path, 'seed = "3"')), "analyze")
+    assert values(load_config(write(tmp_path, "")), "analyze", {"seed": "3", "clusters": "AUTO"}) == {"seed": 3, "clusters": "auto"}
+
+
+@pytest.mark.parametrize("flag, text", [
+    ("seed", str(SEED_MAX)), ("seed", "0"), ("clusters", "auto"), ("clusters", "7"), ("contamination", "auto"),
+    ("contamination", "0.1"), ("threshold", "2"), ("gap_threshold", "0"), ("gap_threshold", "1"), ("top_n", "3"),
+])
+def test_good_flag_values(flag: str, text: str) -> None:
+    assert flag in resolve("analyze", [flag_source({flag: text})]).values
 
 
 def test_no_file_is_fine_but_a_named_missing_file_is_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("RAGCOV_CONFIG", raising=False)
     assert load_config().values == {}
-    with pytest.raises(ConfigError, match="no such file"):
+    with pytest.raises(ConfigError, match="--config .*no such file"):
         load_config(tmp_path / "nope.toml")
+    monkeypatch.setenv("RAGCOV_CONFIG", str(tmp_path / "gone.toml"))
+    with pytest.raises(ConfigError, match=r"\$RAGCOV_CONFIG .*no such file"):
+        load_config()
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path)
 
 
 @pytest.mark.parametrize("text, needle", [
@@ -47,7 +91,17 @@ def test_bad_files_are_one_line_errors(tmp_path: Path, text: str, needle: str) -
         load_config(write(tmp_path, text))
 
 
-def test_bad_concurrency_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RAGCOV_CONCURRENCY", "many")
-    with pytest.raises(ConfigError, match="RAGCOV_CONCURRENCY"):
-        load_config(write(tmp_path, "")).resolve("concurrency", None, 4)
+def test_unknown_keys_and_tables_warn_once_each(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, 'sed = 1\nseed = 2\n[analyze]\nclustres = 3\nk = 4\n[evaluate]\nk = 1\n'))
+    lines = cfg.warnings()
+    assert len(lines) == 4
+    assert any("unknown key 'sed'" in line for line in lines)
+    assert any("[analyze]: unknown key 'clustres'" in line for line in lines)
+    assert any("'k' is not an option of analyze (only of eval)" in line for line in lines)
+    assert any("unknown table [evaluate]" in line for line in lines)
+    assert all(str(cfg.path) in line for line in lines)
+
+
+def test_every_spec_belongs_to_a_real_field() -> None:
+    fields = {f.name for cls in (AnalyzeOptions, EvalOptions) for f in dataclasses.fields(cls)}
+    assert set(SPECS) - fields == {"db", "max_drop"}

@@ -170,7 +170,7 @@ def test_http_system_gives_up_with_provider_error(http_server: str) -> None:
     system = HttpSystem(http_server, policy=RetryPolicy(attempts=2, base_delay=0.001, timeout=5))
     with pytest.raises(ProviderError, match="HTTP 500"):
         system.answer("q")
-    with pytest.raises(BadInput, match="expected http:http"):
+    with pytest.raises(BadInput, match="expected an http:// or https:// URL"):
         _system("http:ftp://x")
 
 

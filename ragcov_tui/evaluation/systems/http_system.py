@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import httpx
 
-from ragcov_tui.errors import BadInput, ProviderError
+from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value
 from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
+from ragcov_tui.urls import check_reachable
 from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.redact import redact_url
 
@@ -24,8 +25,7 @@ class HttpSystem:
     """POSTs the question, reads ``{"answer", "contexts"}`` back."""
 
     def __init__(self, url: str, *, policy: RetryPolicy | None = None) -> None:
-        if not url.startswith(("http://", "https://")):
-            raise BadInput(f"--system http:{url}: expected http:http://host/path or http:https://host/path")
+        check_reachable(url, "--system")  # a malformed URL, a closed port or an unknown host: exit 2 now
         self.name = f"http:{redact_url(url)}"  # shown and stored: no credentials of the URL
         self.url = url
         self.policy = policy or RetryPolicy()

@@ -11,7 +11,6 @@ at once). When the job finishes its session opens; a failure shows as a notifica
 from __future__ import annotations
 
 import time
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -25,6 +24,7 @@ from textual.worker import Worker, get_current_worker
 from ragcov_tui.errors import BadInput, Cancelled, RagcovError
 from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
+from ragcov_tui.settings import SPECS
 from ragcov_tui.store import open_db
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import list_sessions
@@ -57,33 +57,37 @@ class JobRequest:
 JobRunner = Callable[[JobRequest, Any, Progress], tuple[str, dict[str, Any]]]
 
 
+FORM_ONLY = {"questions", "system", "corpus", "embedder", "llm", "k", "name", "resume"}  # never from ``base``
+
+
 def job_options(request: JobRequest) -> Any:
-    """The form's text → the core's ``AnalyzeOptions`` / ``EvalOptions`` (BadInput naming a bad field)."""
+    """The form's text → the core's ``AnalyzeOptions`` / ``EvalOptions`` through the same merge
+    as the CLI (:func:`ragcov_tui.settings.build_options`): a filled field, else the stored value
+    of the session being rerun, else ``$RAGCOV_*``, else ``ragcov.toml``, else the default.
+    BadInput names the field (or the variable, or the file's key) holding a bad value."""
+    import dataclasses
+
+    from ragcov_tui.config import load_config
+    from ragcov_tui.coverage.params import CoverageParams
+    from ragcov_tui.settings import Source, build_options, flag_source
+
     f = {k: v.strip() for k, v in request.fields.items()}
-    corpus = [p.strip() for p in f.get("corpus", "").split(",") if p.strip()]
     if not f.get("questions"):
         raise BadInput("test file: required")
-    if request.kind == "analysis":
-        from ragcov_tui.coverage.pipeline import AnalyzeOptions
-
-        clusters: int | str | None = f.get("clusters") or None
-        if clusters and clusters != "auto":
-            clusters = _whole(clusters, "clusters")
-        from ragcov_tui.coverage.params import CoverageParams
-
-        engine = {f.name for f in dataclasses.fields(CoverageParams)} - {"clusters"}
-        base = request.base
-        return AnalyzeOptions(corpus=corpus, questions=f["questions"], embedder=f.get("embedder") or "local",
-                              llm=f.get("llm") or None, clusters=clusters, name=f.get("name") or None,
-                              chunk_size=base.get("chunk_size", 500), chunk_overlap=base.get("chunk_overlap", 50),
-                              extra={k: v for k, v in base.items() if k in engine})
-    from ragcov_tui.evaluation.pipeline import EvalOptions
-
-    form = {"questions", "system", "corpus", "embedder", "llm", "k", "name", "resume"}
-    kept = {k: v for k, v in request.base.items() if k in {f.name for f in dataclasses.fields(EvalOptions)} - form}
-    return EvalOptions(questions=f["questions"], system=f.get("system") or "builtin:hybrid", corpus=corpus,
-                       embedder=f.get("embedder") or "local", llm=f.get("llm") or None,
-                       k=_whole(f.get("k") or "5", "k"), name=f.get("name") or None, **kept)
+    command = "analyze" if request.kind == "analysis" else "eval"
+    form = flag_source({k: v or None for k, v in f.items()}, lambda key: FIELDS[key][0])
+    base = {k: v for k, v in request.base.items() if v is not None and k not in FORM_ONLY and k not in f}
+    rerun = Source(base, lambda key: f"the rerun session's {key}", False)
+    sources = [form, rerun, *load_config().sources(command)[1:]]
+    corpus = [p.strip() for p in f.get("corpus", "").split(",") if p.strip()]
+    fixed: dict[str, Any] = {"corpus": corpus, "questions": f["questions"], "name": f.get("name") or None}
+    if command == "analyze":
+        engine = {field.name for field in dataclasses.fields(CoverageParams)}
+        fixed["extra"] = {k: v for k, v in base.items() if k in engine and k not in SPECS}
+    else:
+        fixed["system"] = f.get("system") or "builtin:hybrid"
+        fixed |= {k: v for k, v in base.items() if k not in SPECS}
+    return build_options(command, sources, **fixed)
 
 
 def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict[str, Any]]:
@@ -96,13 +100,6 @@ def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict
     from ragcov_tui.evaluation.pipeline import run_eval
 
     return run_eval(opts, db, progress=progress)
-
-
-def _whole(text: str, field: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise BadInput(f"{field}: expected a whole number, got {text!r}") from None
 
 
 def prefill(session: dict[str, Any] | None) -> dict[str, str]:

@@ -1,0 +1,121 @@
+"""From parsed ``ragcov`` arguments to checked settings, before any work starts.
+
+Thin glue over :mod:`ragcov_tui.settings`: the flags, the environment and ``ragcov.toml`` become
+typed options (one line naming the flag, variable or key when a value is wrong), the session
+database path and where it came from, and the output paths (``--json`` / ``--markdown``) are
+checked up front — a folder, an input file (test file, corpus file, qrels, the database) or a
+place that cannot be written is refused before the run, not after it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ragcov_tui.config import Config, load_config
+from ragcov_tui.errors import BadInput
+from ragcov_tui.settings import build_options, resolve
+from ragcov_tui.store.db import DEFAULT_DB, busy_timeout
+
+OUTPUT_FLAGS = ("json", "markdown")
+
+
+@dataclass
+class Setup:
+    """What every command starts from: the settings file and the session database."""
+
+    config: Config
+    db_path: str
+    db_where: str  # the flag, variable or ragcov.toml key the path came from, for messages
+
+
+def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup:
+    """Read ``ragcov.toml``, warn once per unknown key, check the ``RAGCOV_*`` tuning variables and
+    resolve the database path (``--db`` > ``$RAGCOV_DB`` > ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
+    from ragcov_tui.http_retry import RetryPolicy
+
+    cfg = load_config(args.config)
+    for line in cfg.warnings():
+        if warn is not None:
+            warn(line)
+    RetryPolicy()  # reads and checks $RAGCOV_RETRY_ATTEMPTS / _BASE_DELAY / $RAGCOV_HTTP_TIMEOUT now
+    busy_timeout()  # checks $RAGCOV_DB_TIMEOUT
+    resolved = resolve(args.command, cfg.sources(args.command, {"db": args.db}))
+    path = resolved.values.get("db") or str(DEFAULT_DB)
+    return Setup(cfg, path, resolved.origin.get("db", "--db"))
+
+
+def command_options(args: argparse.Namespace, cfg: Config, **fixed: Any) -> Any:
+    """``AnalyzeOptions`` / ``EvalOptions`` for ``args.command`` from flags, env and ``ragcov.toml``,
+    with the URLs the run will use checked now (:func:`check_urls`)."""
+    flags = vars(args)
+    opts = build_options(args.command, cfg.sources(args.command, flags), **{**flags, **fixed})
+    check_urls(opts)
+    return opts
+
+
+def check_urls(opts: Any) -> None:
+    """Before any work: an ``http:`` system's URL is well formed and accepts a connection
+    (``--system``), and the base URL of each remote provider the options name is well formed
+    (``$OPENAI_BASE_URL``, ``$VOYAGE_BASE_URL``)."""
+    from ragcov_tui.urls import check_reachable, check_url
+
+    system = getattr(opts, "system", None) or ""
+    if system.startswith("http:") or system.startswith("https://"):
+        check_reachable(system if system.startswith(("http://", "https://")) else system[len("http:"):], "--system")
+    specs = [getattr(opts, key, None) or "" for key in ("embedder", "llm", "judge_llm", "paraphrase_llm")]
+    for provider in ("openai", "voyage"):
+        url = os.environ.get(f"{provider.upper()}_BASE_URL", "").strip()
+        if url and any(spec.startswith(f"{provider}:") for spec in specs):
+            check_url(url, f"${provider.upper()}_BASE_URL")
+
+
+def check_outputs(args: argparse.Namespace, *, inputs: Iterable[str | None] = (), db_path: str | None = None) -> None:
+    """Every output flag of ``args`` (``--json`` / ``--markdown``; ``-`` is stdout) names a file that
+    can be written and is none of the inputs; BadInput naming the flag otherwise."""
+    outputs = [(f"--{name}", getattr(args, name)) for name in OUTPUT_FLAGS
+               if isinstance(getattr(args, name, None), str) and getattr(args, name) != "-"]
+    protected = [(str(p), "an input of this run") for p in inputs if p]
+    if getattr(args, "questions", None):
+        protected.append((args.questions, "the test file (--questions)"))
+    protected += [(p, "a corpus file (--corpus)") for p in (getattr(args, "corpus", None) or [])]
+    if db_path:
+        protected.append((db_path, "the session database"))
+    seen: dict[Path, str] = {}
+    for flag, raw in outputs:
+        target = check_output_path(raw, flag, protected)
+        if target in seen:
+            raise BadInput(f"{flag} {raw}: the same file as {seen[target]}")
+        seen[target] = flag
+
+
+def check_output_path(raw: str, flag: str, protected: list[tuple[str, str]]) -> Path:
+    """``raw`` resolved; BadInput when it is a folder, an input (or a file inside an input folder),
+    or cannot be created or written."""
+    if not raw.strip():
+        raise BadInput(f"{flag}: empty path")
+    path = Path(raw)
+    if path.is_dir():
+        raise BadInput(f"{flag} {raw}: is a folder; name a file")
+    target = path.resolve()
+    for other, what in protected:
+        source = Path(other).resolve()
+        if target == source:
+            raise BadInput(f"{flag} {raw}: is {what}; writing the report there would overwrite it")
+        if source.is_dir() and target.is_relative_to(source) and target.exists():
+            raise BadInput(f"{flag} {raw}: is {what} inside {other}; writing the report there would overwrite it")
+    ancestor = next(a for a in (target, *target.parents) if a.exists() or a == a.parent)
+    if ancestor != target and not ancestor.is_dir():
+        raise BadInput(f"{flag} {raw}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK):
+        where = "the file is read-only" if ancestor == target else f"cannot write in {ancestor}"
+        raise BadInput(f"{flag} {raw}: {where} (permission denied)")
+    return target
+
+
+def setting(args: argparse.Namespace, cfg: Config, key: str) -> Any:
+    """One checked setting of ``args.command`` (flag > env > ragcov.toml), ``None`` when unset."""
+    return resolve(args.command, cfg.sources(args.command, vars(args))).values.get(key)
