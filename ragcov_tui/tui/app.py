@@ -193,11 +193,13 @@ class RagcovApp(App):
         active = self.query_one(TabbedContent).active
         return self.query_one(f"#{active.removeprefix('tab-')}", Pane)
 
-    def show_pane(self, name: str) -> None:
+    def show_pane(self, name: str, *, remember: bool = True) -> None:
+        """Switch to pane ``name`` and focus its first list; ``remember``: ``esc`` comes back here."""
         tabs = self.query_one(TabbedContent)
         current = tabs.active.removeprefix("tab-")
         if current and current != name:
-            self.history.append(current)
+            if remember:
+                self.history.append(current)
             # Let go of the old pane's focus first: Textual would otherwise move it to the next
             # focusable widget there and, focusing it, activate the old tab again (a pane with
             # nothing to focus, such as an empty Overview, could never be reached by keyboard).
@@ -228,8 +230,7 @@ class RagcovApp(App):
 
     def action_back(self) -> None:
         if self.history:
-            tabs = self.query_one(TabbedContent)
-            tabs.active = f"tab-{self.history.pop()}"
+            self.show_pane(self.history.pop(), remember=False)
 
     def action_rerun(self) -> None:
         session = get_session(self.db, self.current_sid) if self.current_sid else None

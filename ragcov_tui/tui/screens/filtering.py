@@ -2,7 +2,10 @@
 
 A filter narrows the pane's main list to the rows that match (the pane asks the core with its
 ``query_text``); ``n`` / ``N`` then move to the next / previous match, wrapping around. The main
-list's title says which filter is on.
+list's title says which filter is on. A filter the pane cannot apply (``BadInput`` from
+``show_filtered``: an unknown column, a malformed comparison) stays in the filter line with the
+reason on the line under it; the list and its title keep the filter that was on before.
+``esc`` on a list with a filter clears it; on a list without one it backs out (the app's ``esc``).
 """
 
 from __future__ import annotations
@@ -10,12 +13,16 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual.binding import Binding
-from textual.widgets import Input
+from textual.widgets import Input, Static
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.tui.widgets.literal import lit
 
 FILTER_BINDINGS = [
     Binding("slash", "filter", "Filter", key_display="/"),
     Binding("n", "step(1)", "Next"),
     Binding("N", "step(-1)", "Prev match", show=False),
+    Binding("escape", "clear_filter", "Clear filter, else back", key_display="esc", show=False),
 ]
 
 
@@ -36,12 +43,24 @@ class FilterBar(Input):
         self.value = ""
         self.post_message(Input.Submitted(self, ""))
 
+    def show_error(self, message: str | None) -> None:
+        """``message`` on the line under the bar (None: no error line)."""
+        found = self.parent.query(".filter-error") if self.parent else []
+        if message is None:
+            for line in found:
+                line.remove()
+            return
+        if found:
+            found.first().update(lit(message, "bold"))
+        else:
+            self.parent.mount(Static(lit(message, "bold"), classes="filter-error"), after=self)  # type: ignore[union-attr]
+
 
 class Filterable:
-    """Mixin for a list pane: ``query_text``, the ``/`` bar and ``n`` / ``N``.
+    """Mixin for a list pane: ``query_text``, the ``/`` bar, ``n`` / ``N`` and ``esc``.
 
     The pane yields a :class:`FilterBar`, names its main table in ``filter_table`` and implements
-    ``show_filtered()`` (reload the main list for ``query_text``).
+    ``show_filtered()`` (reload the main list for ``query_text``; ``BadInput`` if it cannot).
     """
 
     filter_table: ClassVar[str]
@@ -61,11 +80,32 @@ class Filterable:
             self.apply_filter(event.value)
 
     def apply_filter(self: Any, text: str) -> None:
-        """Show only the rows matching ``text`` ('' clears the filter) and focus the list."""
+        """Show only the rows matching ``text`` ('' clears the filter) and focus the list; a filter
+        that cannot be applied leaves the previous one on and says why under the bar."""
+        bar = self.query_one(FilterBar)
+        before = self.query_text
         self.query_text = text.strip()
-        self.query_one(FilterBar).display = bool(self.query_text)
-        self.show_filtered()
+        try:
+            self.show_filtered()
+        except BadInput as exc:
+            self.query_text = before
+            self.show_filtered()
+            bar.display = True
+            bar.show_error(f"filter not applied: {exc}")
+            bar.focus()
+            return
+        bar.show_error(None)
+        bar.display = bool(self.query_text)
         self.query_one(self.filter_table).focus()
+
+    def action_clear_filter(self: Any) -> None:
+        """``esc``: clear the filter if one is on (or being typed), else back out one level."""
+        bar = self.query_one(FilterBar)
+        if self.query_text or bar.display:
+            bar.value = ""
+            self.apply_filter("")
+        else:
+            self.app.action_back()
 
     def action_step(self: Any, delta: int) -> None:
         self.query_one(self.filter_table).step(delta)

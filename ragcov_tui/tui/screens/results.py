@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.text import Text
@@ -34,8 +35,32 @@ def diagnosis_label(diagnosis: str | None) -> Text:
     return lit(label, "bold" if diagnosis and diagnosis.endswith("_failure") else "", width=9)
 
 
-def full_diagnosis_query(text: str) -> str:
-    """A filter typed as a short label (``gen fail``) searches for the stored name (``generation_failure``)."""
+SHORT_NAMES = {"faithfulness": "faith", "answer_relevance": "relev", "answer_correctness": "corr", "robustness": "robust"}
+COMPARISON = re.compile(r"^\s*([\w@.]+)\s*(<=|>=|<|>|=)\s*(-?\d+(?:\.\d*)?|-?\.\d+)\s*$")
+
+
+def short_name(metric: str) -> str:
+    """The column title of a metric (``faithfulness`` → ``faith``); ``/`` accepts either form."""
+    return SHORT_NAMES.get(metric, metric)
+
+
+def filter_query(text: str, metrics: list[str]) -> str:
+    """The core's query for a typed filter: a comparison on a metric by its column title or full
+    name (``faith<0.5`` → ``faithfulness<0.5``), else text to find; a short diagnosis label
+    (``gen fail``) finds the stored name (``generation_failure``).
+
+    BadInput for a comparison on a name that is not one of ``metrics``, or text with ``<`` / ``>``
+    / ``=`` that is not ``NAME OP NUMBER``."""
+    match = COMPARISON.match(text)
+    names = {**{m: m for m in metrics}, **{short_name(m): m for m in metrics}}
+    shown = ", ".join(dict.fromkeys(short_name(m) for m in metrics)) or "none in this session"
+    if match:
+        name, op, value = match.groups()
+        if name not in names:
+            raise BadInput(f"unknown column {name!r} in {text.strip()!r}; columns: {shown}")
+        return f"{names[name]}{op}{value}"
+    if any(c in text for c in "<>="):
+        raise BadInput(f"malformed filter {text.strip()!r}: write COLUMN<0.5 (<, <=, =, >=, >); columns: {shown}")
     full = {short: name for name, short in DIAGNOSIS_LABELS.items()}
     return full.get(text.strip().lower(), text)
 
@@ -54,11 +79,12 @@ class ResultsPane(Filterable, Pane):
     sort_key = "id"
     descending = False
     metrics: list[str] = []
+    present: list[str] = []
     charts_drawn = False
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
-        yield FilterBar("text to find, or a test like faithfulness<0.5 · enter apply · esc clear", id="results-filter")
+        yield FilterBar("text to find, or a test like faith<0.5 (a column title or full name) · enter apply · esc clear", id="results-filter")
         yield PagedTable("Results", [], key="question_id", id="results-table")
         with Horizontal(id="results-charts"):
             for metric in HISTOGRAMS:
@@ -73,8 +99,9 @@ class ResultsPane(Filterable, Pane):
         table = self.query_one(PagedTable)
         narrow = self.app.size.width < 100
         self.metrics = self.metrics[:4] if narrow else self.metrics
+        self.present = [*self.metrics, *(m for m in present if m not in self.metrics)]  # the shown columns first
         table.set_columns([("id", 8), ("question", 21 if narrow else 40), ("diagnosis", 9)]
-                          + [(self._short(m), 6) for m in self.metrics])
+                          + [(short_name(m), 6) for m in self.metrics])
         self._show()
         self.charts_drawn = False
         self.call_after_refresh(self._draw_charts)
@@ -92,13 +119,9 @@ class ResultsPane(Filterable, Pane):
             else:
                 chart.draw_message(metric, "not measured")
 
-    @staticmethod
-    def _short(metric: str) -> str:
-        return {"faithfulness": "faith", "answer_relevance": "relev", "answer_correctness": "corr", "robustness": "robust"}.get(metric, metric)
-
     def _fetch(self, offset: int, limit: int) -> queries.Page:
         return queries.eval_page(self.ragcov.db, self.sid, sort=self.sort_key, descending=self.descending,  # type: ignore[arg-type]
-                                 query=full_diagnosis_query(self.query_text), offset=offset, limit=limit)
+                                 query=filter_query(self.query_text, self.present), offset=offset, limit=limit)
 
     def _row(self, r: dict[str, Any]) -> list[Text]:
         values = {**r["retrieval"], **r["generation"]}
@@ -109,16 +132,10 @@ class ResultsPane(Filterable, Pane):
         table = self.query_one(PagedTable)
         arrow = "↓" if self.descending else "↑"
         table.label = f"Results by {self.sort_key} {arrow}{self.filter_caption()}"
-        try:
-            table.show(self._fetch, self._row, cursor=cursor)
-        except BadInput as exc:
-            self.app.notify(str(exc), severity="error", markup=False)
-            self.query_text = ""
-            self.query_one(FilterBar).display = False
-            table.show(self._fetch, self._row)
+        table.show(self._fetch, self._row, cursor=cursor)
 
     def show_filtered(self) -> None:
-        """Only the rows matching ``query_text`` (see :func:`ragcov_tui.store.queries.eval_page`)."""
+        """Only the rows matching ``query_text`` (see :func:`filter_query`); BadInput if it is not a filter."""
         self._show()
 
     def action_sort(self) -> None:
