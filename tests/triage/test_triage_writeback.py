@@ -314,3 +314,15 @@ def test_every_format_goes_on_after_an_outside_append_and_undoes_by_content(env,
     triage.undo_last(db, sid)  # the accept: our row out, theirs kept
     after = [q.raw for q in writer.snapshot(path).testset.questions]
     assert after[:-2] == before and after[-2] == theirs and after[-1]["question"] == "Another outside one?"
+
+
+def test_undo_without_its_backup_falls_back_to_the_inverse_splice(env) -> None:
+    db, sid, path = env
+    original = path.read_bytes()
+    triage.accept_suggestion(db, sid, open_suggestions(db, sid, path)[0]["id"])
+    triage.drop_question(db, sid, "q00004")
+    for backup in (path.parent / writer.BACKUP_DIR).iterdir():
+        backup.unlink()  # someone cleaned up the backups
+    triage.undo_last(db, sid)
+    triage.undo_last(db, sid)
+    assert path.read_bytes() == original
