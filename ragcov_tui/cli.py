@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 import traceback
 from pathlib import Path
@@ -40,7 +41,8 @@ class _ArgumentParser(argparse.ArgumentParser):
     """argparse quotes the offending value in its error (``invalid choice: '…'``): shown visible."""
 
     def error(self, message: str) -> NoReturn:
-        super().error(visible_line(message))
+        """One line on stderr (no usage block), exit 2 like every other bad input."""
+        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {visible_line(message)} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -149,6 +151,14 @@ class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C while starting (imports, parsing): one line, no traceback
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if not args.command:
         _parser().print_help()
@@ -164,6 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     except RagcovError as exc:
         err.print(Text(visible_line(f"error: {exc}")))
         return exc.exit_code
+    except sqlite3.Error as exc:  # the session database failed mid-run (locked too long, read-only, damaged)
+        if not getattr(args, "db_where", None):
+            raise
+        from ragcov_tui.store.db import db_error
+
+        err.print(Text(visible_line(f"error: {db_error(exc, Path(args.db_path), args.db_where)}")))
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.print(Text("interrupted"))
         return 130

@@ -57,7 +57,7 @@ def interruptible(cmd: Command) -> Command:
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
     """Settings file, environment and database path, checked; ``args.db_where`` names the path's source."""
     found = setup(args, None if args.quiet else warn_printer(args.quiet))
-    args.db_where = found.db_where
+    args.db_where, args.db_path = found.db_where, found.db_path
     return found.config, found.db_path
 
 

@@ -141,7 +141,7 @@ def db_error(exc: sqlite3.Error, p: Path, where: str = "--db") -> BadInput:
         return BadInput(f"{where} {p}: the database is read-only ({text}); use a writable file or another --db")
     if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
         return BadInput(f"{where} {p}: not a ragcov database ({text})")
-    return BadInput(f"{where} {p}: cannot open ({text})")
+    return BadInput(f"{where} {p}: database error ({text})")
 
 
 def schema_version(db: sqlite_utils.Database) -> int:

@@ -443,3 +443,41 @@ def test_clamped_options_warn_once_each_and_the_report_and_session_say_the_value
     assert report["coverage"]["top_n"] == k
     stored = list_sessions(open_db(db))[0]["params"]
     assert {key: stored[key] for key in used} == used
+
+
+# ---------------------------------------------------------------- argparse and mid-run failures
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["analyze", "--seed"], "--seed: expected one argument"), (["bogus"], "invalid choice: 'bogus'"),
+    (["analyze", "--corpus", "x"], "required: --questions"), (["sessions", "--nope"], "unrecognized arguments: --nope"),
+    (["sessions", "--kind", "x\x1b[2J"], "invalid choice"), (["eval", "--questions", "q"], "--system"),
+])
+def test_argument_errors_are_one_line_exit_2(argv: list[str], needle: str, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        run_cli(*argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error: ragcov") and needle in err and "\x1b" not in err
+    assert err.endswith("--help)")
+
+
+def test_a_database_failing_mid_run_is_one_line_naming_it(tmp_path: Path, capsys, monkeypatch) -> None:
+    import ragcov_tui.store.sessions as sessions
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(sessions, "list_sessions", locked)
+    db = tmp_path / "r.db"
+    one_line_error(capsys, run_cli("sessions", "--db", str(db)), f"--db {db}", "locked by another process")
+
+
+def test_an_interrupt_while_starting_is_one_line(tmp_path: Path, capsys, monkeypatch) -> None:
+    import ragcov_tui.cli as cli
+
+    def stop():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_parser", stop)
+    assert run_cli("sessions") == 130 and capsys.readouterr().err.strip() == "interrupted"
