@@ -212,8 +212,9 @@ class RagcovApp(App):
     def _focus_pane(self, pane: Pane) -> None:
         """Focus the pane's first table or field, unless another tab became active meanwhile
         (focusing a widget activates its tab)."""
-        if pane is not self.active_pane() or (self.focused is not None and pane in self.focused.ancestors):
-            return
+        if pane is not self.active_pane() or pane.screen is not self.screen or (
+                self.focused is not None and pane in self.focused.ancestors):
+            return  # (a pop-up opened meanwhile: its keys stay its own)
         target = next((w for w in pane.query("DataTable, Input, Select") if w.display and w.focusable), None)
         if target is not None:
             self.screen.set_focus(target)

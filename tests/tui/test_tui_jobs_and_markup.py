@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store.sessions import create_session, finish_session
+from tests.support.screen_text import static_text
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.screens.jobs import JobRequest, eta_text, prefill
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -131,7 +132,7 @@ async def test_markup_in_questions_answers_and_chunks_is_literal(tui_db: Path) -
         assert any("[/INST]" in c for c in shown) and any("[bold red]this[/]" in c for c in shown)
         await pilot.press("enter")
         await pilot.pause()
-        body = str(app.screen.query_one("#text-body", Static).render())
+        body = static_text(app.screen.query_one("#text-body", Static))
         assert "Why does [/INST] appear in the reply?" in body
         assert "[bold]literally[/bold]" in body
         await pilot.press("escape")

@@ -174,7 +174,7 @@ async def test_results_sort_filter_step_and_detail(tui_db: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, TextScreen)
-        body = str(app.screen.query_one("#text-body", Static).render())
+        body = static_text(app.screen.query_one("#text-body", Static))
         assert "Claims and verdicts" in body and "Judge call" in body
         await pilot.press("escape")
         await pilot.pause()

@@ -35,6 +35,8 @@ async def test_result_detail_formats_scores_and_shows_reasons_claims_paraphrases
         await pilot.press("enter")  # q00000: robustness undefined
         await pilot.pause()
         assert isinstance(app.screen, EvalItemScreen)
+        await pilot.press("c")  # the retrieved chunks' text is folded until c
+        await pilot.pause()
         body = shown(app, "#text-body")
         assert "score 1.000\n" in body and "score 0.900\n" in body and "score 1.0 " not in body
         assert "robustness" in body and "undefined: no paraphrases were run" in body

@@ -5,15 +5,20 @@ jobs that do not pull the user away, a Jobs form that keeps what was typed, ``R`
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Input, Static
+
+from ragcov_tui.store import open_db
 
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.screens.filtering import FilterBar
+from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
-from tests.support.screen_text import screen_text
+from tests.support.screen_text import screen_text, static_text
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -80,3 +85,75 @@ async def test_esc_on_a_filtered_list_clears_the_filter(tui_db: Path, pane: str)
         await pilot.press("escape")  # no filter: esc backs out one level (to the pane shown before)
         await pilot.pause()
         assert app.active_pane().id != pane
+
+
+# ---------------------------------------------------------------- 11. scrolling pop-ups, the result detail
+
+
+def with_ground_truth(tui_db: Path) -> None:
+    """Point the eval session at a test file holding a ground truth and keywords for q00000."""
+    path = tui_db.parent / "eval_questions.jsonl"
+    rows = [{"id": "q00000", "question": "Why?", "ground_truth": "Because the index was rebuilt overnight.",
+             "expected_keywords": ["index", "zebra"]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = open_db(tui_db)
+    with db.conn:
+        db.execute("UPDATE sessions SET questions_path = ? WHERE id = 'e0000001'", [str(path)])
+        details = json.loads(db.execute("SELECT details FROM eval_items WHERE question_id = 'q00000'").fetchone()[0])
+        details["generation_details"]["keyword_coverage"] = {"found": ["index"], "missing": ["zebra"]}
+        db.execute("UPDATE eval_items SET details = ? WHERE question_id = 'q00000'", [json.dumps(details)])
+    db.conn.close()
+
+
+async def test_result_detail_leads_with_truth_answer_keywords_verdicts_and_folds_chunks(tui_db: Path) -> None:
+    with_ground_truth(tui_db)
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("results")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        body = static_text(app.screen.query_one("#text-body", Static))
+        order = [body.index(s) for s in ("Question", "Ground truth", "Because the index was rebuilt overnight.", "Answer",
+                                        "Missing keywords  zebra", "Claims and verdicts", "Retrieval metrics",
+                                        "Retrieved: 5 chunks, 2 cited (*) · c: show their text")]
+        assert order == sorted(order), body
+        top = screen_text(app)
+        assert "Ground truth" in top and "Answer" in top  # on the first screen at 80x24
+        chunk_text = app.screen.item["retrieved"][0]["text"]
+        assert chunk_text[:30] not in body  # folded
+        await pilot.press("c")
+        await pilot.pause()
+        unfolded = static_text(app.screen.query_one("#text-body", Static))
+        assert " ".join(chunk_text.split()[:3]) in unfolded and "c: fold their text" in unfolded
+
+
+@pytest.mark.parametrize("opener", ["question_mark", "results-enter"])
+async def test_scrolling_popups_take_every_key(tui_db: Path, opener: str) -> None:
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        if opener == "results-enter":
+            app.show_pane("results")
+            await pilot.pause()
+            await pilot.press("enter", "c")
+        else:
+            await pilot.press(opener)
+        await pilot.pause()
+        scroller = app.screen.query_one(VerticalScroll)
+        await pilot.press(*["j"] * 10)
+        await pilot.pause()
+        assert scroller.scroll_y == 10
+        await pilot.press("k", "k")
+        assert scroller.scroll_y == 8
+        page = scroller.scrollable_content_region.height - 1
+        await pilot.press("space")
+        assert scroller.scroll_y == 8 + page
+        await pilot.press("b")
+        assert scroller.scroll_y == 8
+        await pilot.press("G")
+        assert scroller.scroll_y == scroller.max_scroll_y > 20
+        await pilot.press("g")
+        assert scroller.scroll_y == 0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, TextScreen)

@@ -1,24 +1,33 @@
 """The Results detail view: everything stored about one eval item, as literal text in a scrollable page.
 
-Sections: question and status; the answer; every metric with its value, or why it is undefined /
-failed; the retrieved chunks (``*`` = cited) with their score and their text on its own indented
-lines (Markdown line breaks kept, so tables and lists stay readable); each claim with its verdict
-under the metric that judged it; the paraphrases with their answers; the judge's prompts and raw
-replies. Nothing is computed here: it is the stored ``eval_items`` row laid out. Answers, replies
-and verdicts come from the system and the judge: their control characters are shown visible.
+Triage order: the question and status; the ground truth (read from the session's test file); the
+answer; the expected keywords the answer misses; each claim with its verdict; then every metric
+with its value, or why it is undefined / failed; the retrieved chunks, folded to one line each
+(``c`` unfolds their text, ``*`` = cited); the paraphrases with their answers; the judge's prompts
+and raw replies. Stored text keeps its line breaks behind a dim gutter, and a line that wraps on
+screen keeps its indent. Nothing is computed here: it is the stored ``eval_items`` row laid out.
+Answers, replies and verdicts come from the system and the judge: their control characters are
+shown visible.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any, Iterator
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
 
+from ragcov_tui.errors import BadInput
 from ragcov_tui.safe_text import single_line, visible
+from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, lit
 
-GUTTER = "   │ "  # before each line of stored text: a line that wrapped on screen has none
+GUTTER = "   │ "  # before each stored line; a line that wraps on screen continues under the text, not the gutter
 VERDICT_STYLE = {"supported": "green", "contradicted": "bold red", "not_found": "yellow", "unsupported": "yellow"}
 
 
@@ -27,9 +36,42 @@ def score_text(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else UNDEFINED
 
 
-def indented(value: Any, style: str = "") -> Text:
-    """Multi-line literal text, every line behind a dim gutter, runs of blank lines squeezed to one."""
-    lines: list[str] = []
+class Doc:
+    """A page built line by line: runs of ``Text`` plus blocks (grids) that need their own layout."""
+
+    def __init__(self) -> None:
+        self.parts: list[RenderableType] = []
+        self.text = Text()
+
+    def append(self, value: str, style: str = "") -> "Doc":
+        self.text.append(value, style=style)
+        return self
+
+    def append_text(self, value: Text) -> "Doc":
+        self.text.append_text(value)
+        return self
+
+    def add(self, block_: RenderableType) -> "Doc":
+        """A block on lines of its own (the text so far ends before it)."""
+        if self.text.plain:
+            if self.text.plain.endswith("\n"):
+                self.text.right_crop(1)
+            self.parts.append(self.text)
+        self.text = Text()
+        self.parts.append(block_)
+        return self
+
+    def render(self) -> Group:
+        tail = [self.text] if self.text.plain else []
+        return Group(*self.parts, *tail)
+
+
+def indented(value: Any, style: str = "") -> Table:
+    """Multi-line literal text, each stored line behind a dim gutter, wrapped lines indented under
+    their text; runs of blank lines squeezed to one."""
+    grid = Table.grid()
+    grid.add_column(width=len(GUTTER), no_wrap=True, style="dim")
+    grid.add_column(ratio=1)
     blank = False
     for line in (UNDEFINED if value is None else visible(str(value))).strip("\n").split("\n"):
         if not line.strip():
@@ -38,11 +80,28 @@ def indented(value: Any, style: str = "") -> Text:
             blank = True
         else:
             blank = False
-        lines.append(line.rstrip())
-    out = Text()
-    for i, line in enumerate(lines):
-        out.append("\n" if i else "").append(GUTTER, style="dim").append(line, style=style)
-    return out
+        grid.add_row(GUTTER, Text(line.rstrip(), style=style))
+    return grid
+
+
+@functools.lru_cache(maxsize=8)
+def _testset(path: str, stamp: tuple[int, int]) -> Any:
+    return read_testset(path)
+
+
+def reference(path: str | None, question_id: Any) -> tuple[str | None, list[str], str | None]:
+    """``(ground truth, expected keywords, why none)`` of a question, from the session's test file
+    as it is now (read once per file version)."""
+    if not path:
+        return None, [], "the session names no test file"
+    try:
+        st = os.stat(path)
+        question = _testset(path, (st.st_mtime_ns, st.st_size)).by_id(str(question_id))
+    except (OSError, BadInput) as exc:
+        return None, [], f"test file not readable: {single_line(str(exc))}"
+    if question is None:
+        return None, [], "the question is no longer in the test file"
+    return question.ground_truth, list(question.expected_keywords), None
 
 
 def _claims(node: Any) -> Iterator[dict[str, Any]]:
@@ -58,22 +117,21 @@ def _claims(node: Any) -> Iterator[dict[str, Any]]:
             yield from _claims(value)
 
 
-def _messages(prompt: Any) -> Text:
+def _messages(out: Doc, prompt: Any) -> None:
     """A judge prompt: a list of chat messages (``role: content``) or plain text."""
     if isinstance(prompt, list):
-        out = Text()
         for m in prompt:
             if isinstance(m, dict):
-                out.append(f"  {single_line(str(m.get('role', '?')))}:\n", style="italic")
-                out.append_text(indented(m.get("content"))).append("\n")
-        return out
-    return indented(prompt).append("\n")
+                out.append(f"  {single_line(str(m.get('role', '?')))}:\n", style="italic").add(indented(m.get("content")))
+        return
+    out.add(indented(prompt))
 
 
-def eval_item_text(item: dict[str, Any]) -> Text:
-    """Everything about one eval item (see the module doc)."""
-    out = Text()
+def eval_item_text(item: dict[str, Any], *, testset: str | None = None, chunks: bool = False) -> Group:
+    """Everything about one eval item (see the module doc); ``chunks``: the retrieved text unfolded."""
+    out = Doc()
     details = item.get("details") or {}
+    generation = details.get("generation_details") or {}
 
     def head(title: str) -> None:
         out.append(f"\n{title}\n", style="bold underline")
@@ -82,27 +140,63 @@ def eval_item_text(item: dict[str, Any]) -> Text:
     out.append("Status    ", style="bold").append_text(lit(
         f"{item.get('status')}  ·  diagnosis: {item.get('diagnosis') or UNDEFINED}  ·  judge: {details.get('judge') or UNDEFINED}")).append("\n")
     if item.get("error"):
-        out.append("\nError     ", style="bold red").append_text(block(item["error"]))
+        out.append("\nError     ", style="bold red").append_text(block(item["error"])).append("\n")
+    truth, keywords, why = reference(testset, item.get("question_id"))
+    head("Ground truth")
+    if truth is None:
+        out.append(f"   {why or 'none in the test file'}\n", style="dim")
+    else:
+        out.add(indented(truth))
     head("Answer")
-    out.append_text(indented(item.get("answer"))).append("\n")
+    out.add(indented(item.get("answer")))
+    _keywords(out, generation, keywords)
+    _verdicts(out, generation, head)
     _metrics(out, item, details, head)
-    head("Retrieved (* = cited)")
-    for rank, c in enumerate(item.get("retrieved") or [], 1):
-        out.append(f"{'*' if c.get('cited') else ' '} {rank:>2}. ", style="bold")
-        out.append_text(lit(c.get("id"), "bold")).append(f"  ·  score {score_text(c.get('score'))}\n", style="dim")
-        out.append_text(indented(c.get("text"))).append("\n")
-    _judged(out, details, head)
+    _retrieved(out, item.get("retrieved") or [], chunks, head)
+    _paraphrases(out, details, head)
     for call in item.get("judge_calls") or []:
         repeat = f" · repeat {call['repeat']}" if call.get("repeat") else ""
         head(f"Judge call · {call.get('metric') or 'compare'}{repeat}")
-        out.append("prompt\n", style="bold").append_text(_messages(call.get("prompt")))
-        out.append("raw reply\n", style="bold").append_text(indented(call.get("raw"))).append("\n")
+        out.append("prompt\n", style="bold")
+        _messages(out, call.get("prompt"))
+        out.append("raw reply\n", style="bold").add(indented(call.get("raw")))
         if call.get("error"):
             out.append("error  ", style="bold red").append_text(lit(call["error"])).append("\n")
-    return out
+    return out.render()
 
 
-def _metrics(out: Text, item: dict[str, Any], details: dict[str, Any], head: Any) -> None:
+def _keywords(out: Doc, generation: dict[str, Any], expected: list[str]) -> None:
+    """The expected keywords the answer misses (as ``keyword_coverage`` stored them)."""
+    stored = generation.get("keyword_coverage")
+    missing = stored.get("missing") if isinstance(stored, dict) else None
+    out.append("\nMissing keywords  ", style="bold")
+    if isinstance(missing, list):
+        out.append_text(lit(", ".join(map(str, missing)) or "none", "bold" if missing else "")).append("\n")
+    elif expected:
+        out.append_text(lit(f"not measured (expected: {', '.join(expected)})", "dim")).append("\n")
+    else:
+        out.append("— (the question has no expected keywords)\n", style="dim")
+
+
+def _verdicts(out: Doc, generation: dict[str, Any], head: Any) -> None:
+    """Claims with verdicts, per metric."""
+    found = [(metric, c) for metric, d in generation.items() for c in _claims(d)]
+    if not found:
+        return
+    head("Claims and verdicts")
+    shown = None
+    for metric, c in found:
+        if metric != shown:
+            out.append(f"  {metric}\n", style="italic")
+            shown = metric
+        verdict = single_line(str(c.get("verdict")))
+        out.append(f"    {verdict:<13}", style=VERDICT_STYLE.get(verdict, "bold")).append_text(lit(c.get("claim"))).append("\n")
+        why = " · ".join(str(x) for x in (c.get("reason"), c.get("chunk_id")) if x)
+        if why:
+            out.append(" " * 17).append_text(lit(why, "dim")).append("\n")
+
+
+def _metrics(out: Doc, item: dict[str, Any], details: dict[str, Any], head: Any) -> None:
     """Every metric with its value; an undefined one with the stored reason, a failed one with its error."""
     undefined, errors, spread = details.get("undefined") or {}, details.get("errors") or {}, details.get("spread") or {}
     for group in ("retrieval", "generation"):
@@ -122,33 +216,40 @@ def _metrics(out: Text, item: dict[str, Any], details: dict[str, Any], head: Any
             out.append("\n")
 
 
-def _judged(out: Text, details: dict[str, Any], head: Any) -> None:
-    """Claims with verdicts, per metric; paraphrases with their answers."""
-    generation = details.get("generation_details") or {}
-    found = [(metric, c) for metric, d in generation.items() for c in _claims(d)]
-    if found:
-        head("Claims and verdicts")
-        shown = None
-        for metric, c in found:
-            if metric != shown:
-                out.append(f"  {metric}\n", style="italic")
-                shown = metric
-            verdict = single_line(str(c.get("verdict")))
-            out.append(f"    {verdict:<13}", style=VERDICT_STYLE.get(verdict, "bold")).append_text(lit(c.get("claim"))).append("\n")
-            why = " · ".join(str(x) for x in (c.get("reason"), c.get("chunk_id")) if x)
-            if why:
-                out.append(" " * 17).append_text(lit(why, "dim")).append("\n")
+def _retrieved(out: Doc, retrieved: list[dict[str, Any]], unfolded: bool, head: Any) -> None:
+    """One line per retrieved chunk (rank, id, score); its text too when ``unfolded``."""
+    cited = sum(1 for c in retrieved if c.get("cited"))
+    head(f"Retrieved: {len(retrieved)} chunks, {cited} cited (*) · c: {'fold' if unfolded else 'show'} their text")
+    for rank, c in enumerate(retrieved, 1):
+        out.append(f"{'*' if c.get('cited') else ' '} {rank:>2}. ", style="bold")
+        out.append_text(lit(c.get("id"), "bold")).append(f"  ·  score {score_text(c.get('score'))}\n", style="dim")
+        if unfolded:
+            out.add(indented(c.get("text")))
+
+
+def _paraphrases(out: Doc, details: dict[str, Any], head: Any) -> None:
+    """The paraphrases with their answers."""
     paraphrases = details.get("paraphrases") or []
     items = paraphrases.get("items") or [] if isinstance(paraphrases, dict) else paraphrases
-    if items:
-        source = paraphrases.get("source") if isinstance(paraphrases, dict) else None
-        head("Paraphrases and their answers" + (f" (from the {source})" if source else ""))
-        for i, p in enumerate(items, 1):
-            question, answer = (p.get("question"), p.get("answer")) if isinstance(p, dict) else (p, None)
-            out.append(f"  {i}. ", style="bold").append_text(lit(question, "bold")).append("\n")
-            out.append_text(indented(answer)).append("\n")
+    if not items:
+        return
+    source = paraphrases.get("source") if isinstance(paraphrases, dict) else None
+    head("Paraphrases and their answers" + (f" (from the {source})" if source else ""))
+    for i, p in enumerate(items, 1):
+        question, answer = (p.get("question"), p.get("answer")) if isinstance(p, dict) else (p, None)
+        out.append(f"  {i}. ", style="bold").append_text(lit(question, "bold")).append("\n").add(indented(answer))
 
 
 class EvalItemScreen(TextScreen):
-    def __init__(self, item: dict[str, Any]) -> None:
-        super().__init__(f"Result {item.get('question_id')}", eval_item_text(item))
+    """One eval item; ``c`` unfolds / folds the retrieved chunks' text."""
+
+    BINDINGS = [Binding("c", "toggle_chunks", "Chunk text")]
+
+    def __init__(self, item: dict[str, Any], testset: str | None = None) -> None:
+        self.item, self.testset, self.unfolded = item, testset, False
+        super().__init__(f"Result {item.get('question_id')}", eval_item_text(item, testset=testset),
+                         keys="c: retrieved chunks' text")
+
+    def action_toggle_chunks(self) -> None:
+        self.unfolded = not self.unfolded
+        self.set_body(eval_item_text(self.item, testset=self.testset, chunks=self.unfolded))

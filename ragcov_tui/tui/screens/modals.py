@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,24 +26,46 @@ class Closable(ModalScreen):
 
 
 class TextScreen(Closable):
-    """A scrollable page of text (help, compare, details)."""
+    """A scrollable page of text (help, compare, details). Every key press scrolls: ``j`` / ``k`` /
+    arrows a line, ``space`` / ``b`` / pgdn / pgup a page, ``g`` / ``G`` / home / end the top / bottom."""
 
-    def __init__(self, title: str, body: Text) -> None:
+    BINDINGS = CLOSE + [
+        Binding("j,down", "scroll(1)", show=False), Binding("k,up", "scroll(-1)", show=False),
+        Binding("space,pagedown", "page(1)", show=False), Binding("b,pageup", "page(-1)", show=False),
+        Binding("g,home", "jump(0)", show=False), Binding("G,end", "jump(1)", show=False),
+    ]
+
+    def __init__(self, title: str, body: RenderableType, *, keys: str = "") -> None:
         super().__init__()
-        self.title_text, self.body = title, body
+        self.title_text, self.body, self.keys = title, body, keys
 
     def compose(self) -> ComposeResult:
         small = self.app.size.width < 100 or self.app.size.height < 30  # the app's .-narrow / .-short
         with Vertical(classes="dialog wide full" if small else "dialog wide"):
             yield Static(lit(self.title_text, "bold"), classes="dialog-title")
-            with VerticalScroll():
+            with VerticalScroll(can_focus=False):  # the screen's keys, not the scroller's, move it
                 yield Static(self.body, id="text-body")
-            yield Static(lit("esc / q: back · j/k, arrows, pgup/pgdn: scroll", "dim"))
+            keys = "esc / q back · j/k line · space/b page · g/G top/bottom" + (f" · {self.keys}" if self.keys else "")
+            yield Static(lit(keys, "dim"))
 
-    BINDINGS = CLOSE + [Binding("j", "scroll(1)", show=False), Binding("k", "scroll(-1)", show=False)]
+    def set_body(self, body: RenderableType) -> None:
+        self.body = body
+        self.query_one("#text-body", Static).update(body)
+
+    def _scroll_to(self, y: float) -> None:
+        """Scroll from where the previous key left it (``scroll_target_y``), so no press is lost."""
+        scroller = self.query_one(VerticalScroll)
+        scroller.scroll_to(y=max(0, min(y, scroller.max_scroll_y)), animate=False, immediate=True)
 
     def action_scroll(self, lines: int) -> None:
-        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
+        self._scroll_to(self.query_one(VerticalScroll).scroll_target_y + lines)
+
+    def action_page(self, pages: int) -> None:
+        scroller = self.query_one(VerticalScroll)
+        self._scroll_to(scroller.scroll_target_y + pages * max(1, scroller.scrollable_content_region.height - 1))
+
+    def action_jump(self, end: int) -> None:
+        self._scroll_to(self.query_one(VerticalScroll).max_scroll_y if end else 0)
 
 
 class ConfirmScreen(Closable):

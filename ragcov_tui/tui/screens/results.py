@@ -14,6 +14,7 @@ from textual.widgets import DataTable
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
+from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.eval_detail import EvalItemScreen
@@ -155,7 +156,9 @@ class ResultsPane(Filterable, Pane):
     def action_detail(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
-            self.app.push_screen(EvalItemScreen(queries.eval_detail(self.ragcov.db, self.sid, row["question_id"])))  # type: ignore[arg-type]
+            session = get_session(self.ragcov.db, self.sid) or {}  # type: ignore[arg-type]
+            self.app.push_screen(EvalItemScreen(queries.eval_detail(self.ragcov.db, self.sid, row["question_id"]),  # type: ignore[arg-type]
+                                                session.get("questions_path")))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()
