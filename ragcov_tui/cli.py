@@ -24,6 +24,7 @@ from rich.text import Text
 
 from ragcov_tui import __version__
 from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, BadInput, RagcovError
+from ragcov_tui.redact import redact_text
 from ragcov_tui.safe_text import escape_json_text, visible_line
 
 EXAMPLES = {
@@ -69,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     ir_flags(a)
     a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | precomputed")
     a.add_argument("--llm", help="openai:MODEL for themes and suggested questions (default: offline heuristic)")
+    a.add_argument("--allow-fallback", action="store_true",
+                   help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
+    a.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
     a.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
     a.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
@@ -93,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--llm", help="openai:MODEL used by builtin systems to generate answers")
     e.add_argument("--judge-llm", help="openai:MODEL judging answers (default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
+    e.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
     e.add_argument("--k", help="retrieval cut-off (default {k})")
     e.add_argument("--paraphrases", help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
@@ -172,7 +177,7 @@ def _run(argv: list[str] | None) -> int:
     try:
         return handler(args, out)
     except RagcovError as exc:
-        err.print(Text(visible_line(f"error: {exc}")))
+        err.print(Text(visible_line(redact_text(f"error: {exc}"))))
         return exc.exit_code
     except sqlite3.Error as exc:  # the session database failed mid-run (locked too long, read-only, damaged)
         if not getattr(args, "db_where", None):
@@ -187,8 +192,8 @@ def _run(argv: list[str] | None) -> int:
     except Exception as exc:  # a bug, not a user mistake: one line, traceback on request
         if os.environ.get("RAGCOV_DEBUG"):
             traceback.print_exc()
-        err.print(Text(visible_line(f"internal error: {type(exc).__name__}: {exc} "
-                                    "(set RAGCOV_DEBUG=1 for the traceback)")))
+        err.print(Text(visible_line(redact_text(f"internal error: {type(exc).__name__}: {exc} "
+                                                "(set RAGCOV_DEBUG=1 for the traceback)"))))
         return EXIT_FAILURE
 
 

@@ -18,9 +18,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ragcov_tui.coverage.report_md import fmt, pct
+from ragcov_tui.coverage.report_md import fallback_line, fmt, pct, themes_text
 from ragcov_tui.evaluation.report import failure_note
 from ragcov_tui.evaluation.run_notes import run_notes
+from ragcov_tui.redact import redact_text
 from ragcov_tui.safe_text import UNSAFE, single_line, visible, visible_line
 
 
@@ -94,7 +95,7 @@ def warn_printer(quiet: bool):
     console = SafeConsole(stderr=True, soft_wrap=True)
 
     def warn(message: str) -> None:
-        console.print(Text("warning: ", style="yellow") + Text(visible_line(message)))
+        console.print(Text("warning: ", style="yellow") + Text(visible_line(redact_text(message))))
 
     return warn
 
@@ -126,8 +127,10 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
             if gap.get("flagged_documents"):
                 first = f"review flagged {', '.join(gap['flagged_documents'])} before adding questions"
             g.add_row(plain_line(gap["cluster"]), fmt(gap.get("coverage")), plain_line(gap.get("size")), pct(gap.get("share")),
-                      plain_line(", ".join(gap.get("themes", []))), plain_line(first))
+                      plain_line(themes_text(gap, report)), plain_line(first))
         console.print(g)
+    if fallback_line(report):
+        console.print(plain_line(fallback_line(report), style="yellow"))
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
     for d in flagged:
         console.print(plain_line(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))

@@ -42,6 +42,21 @@ def table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return out
 
 
+def themes_text(gap: dict[str, Any], report: dict[str, Any]) -> str:
+    """A gap's themes joined, marked ``(heuristic)`` when an ``--llm`` was asked and failed for it."""
+    text = ", ".join(gap.get("themes", []))
+    return text + " (heuristic)" if report.get("llm_fallback") and gap.get("themes_origin") == "heuristic" else text
+
+
+def fallback_line(report: dict[str, Any]) -> str | None:
+    """One line saying how many gaps' themes fell back to the heuristic because the LLM failed, and why."""
+    fallback = report.get("llm_fallback")
+    if not fallback:
+        return None
+    return (f"The LLM failed for {fallback.get('gaps')} of {fallback.get('asked')} gaps: their themes and questions "
+            f"are heuristic ({fallback.get('cause')}).")
+
+
 def analysis_markdown(report: dict[str, Any]) -> str:
     """Render an ``analyze --json`` report as Markdown."""
     cov = report.get("coverage", {})
@@ -58,6 +73,8 @@ def analysis_markdown(report: dict[str, Any]) -> str:
         f"Questions: {q.get('total')} ({q.get('inliers')} inliers, {q.get('outliers')} outliers excluded).",
         "",
     ]
+    if fallback_line(report):
+        lines += [f"> **Note:** {cell(fallback_line(report))}", ""]
     if report.get("message"):
         lines += [f"> **Note:** {cell(report['message'])}", ""]
     lines += ["## Coverage", ""]
@@ -79,7 +96,7 @@ def analysis_markdown(report: dict[str, Any]) -> str:
             first = suggestions[0] if suggestions else {}
             text = first.get("text", "") if isinstance(first, dict) else str(first)
             rows.append([g.get("cluster"), fmt(g.get("coverage")), g.get("size"), pct(g.get("share")),
-                         ", ".join(g.get("themes", [])), text])
+                         themes_text(g, report), text])
         lines += table(["cluster", "coverage", "size", "share", "themes", "suggested question"], rows)
         lines += [""] + [f"- Cluster {cell(g.get('cluster'))}: {cell(g['note'])}" for g in gaps if g.get("note")]
     else:
