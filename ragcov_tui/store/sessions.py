@@ -24,6 +24,7 @@ from typing import Any, Iterator
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.store.db import connection_lock
 from ragcov_tui.store.liveness import HEARTBEATS, database_file, is_live, owner_text, progress_text, this_host
 
@@ -113,8 +114,8 @@ def create_session(
                 "testset_sha256": testset_sha256,
                 "embedder": embedder,
                 "llm": llm,
-                "system": system,
-                "params": json.dumps(params or {}, sort_keys=True),
+                "system": system and redact_text(system),  # no credentials of a URL is ever stored
+                "params": json.dumps(redact_values(params or {}), sort_keys=True),
             }
         )
     _claim(db, sid)
@@ -154,7 +155,7 @@ def finish_session(
     if status == "failed" and isinstance(stopping, KeyboardInterrupt):
         status, error = "interrupted", _interrupted_note(sid, stopping)
     HEARTBEATS.remove(sid)
-    updates: dict[str, Any] = {"status": status, "finished_at": now_iso(), "error": error}
+    updates: dict[str, Any] = {"status": status, "finished_at": now_iso(), "error": error and redact_text(error)}
     if summary is not None:
         updates["summary"] = json.dumps(summary, sort_keys=True)
     if timings is not None:

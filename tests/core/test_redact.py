@@ -78,3 +78,16 @@ def test_html_pages_are_summarised(body: str, summary: str) -> None:
 @pytest.mark.parametrize("body", ['{"error": "x"}', "plain text", "", "a < b"])
 def test_other_bodies_are_not_html(body: str) -> None:
     assert html_summary(body) is None
+
+
+def test_sessions_store_urls_redacted_whoever_calls() -> None:
+    from ragcov_tui.store.db import open_db
+    from ragcov_tui.store.sessions import create_session, finish_session, get_session
+
+    db = open_db(":memory:")
+    sid = create_session(db, "eval", system="http:http://u:pw@h/ask?token=T0K", params={"system": "http://h/?key=K3Y"})
+    finish_session(db, sid, "failed", error="ProviderError: http:http://u:pw@h/ask?token=T0K: HTTP 500")
+    row = db.execute("SELECT system, params, error FROM sessions").fetchone()
+    assert not any(secret in "".join(row) for secret in ("pw", "T0K", "K3Y"))
+    session = get_session(db, sid)
+    assert session["system"] == "http:http://***@h/ask?token=***" and session["params"] == {"system": "http://h/?key=***"}
