@@ -1,7 +1,11 @@
-"""A rerun from the Jobs form keeps every stored setting the form does not show."""
+"""A rerun from the Jobs form keeps every stored setting the form does not show; the form goes
+through the CLI's settings merge, so a bad value names the field, the rerun session or the variable."""
 
 from __future__ import annotations
 
+import pytest
+
+from ragcov_tui.errors import BadInput
 from ragcov_tui.tui.screens.jobs import JobRequest, job_options
 
 
@@ -26,3 +30,35 @@ def test_eval_rerun_keeps_judge_metrics_and_repeats() -> None:
 def test_no_base_gives_the_defaults() -> None:
     opts = job_options(JobRequest("analysis", {"corpus": "docs", "questions": "q.jsonl"}))
     assert opts.chunk_size == 500 and opts.extra == {}
+
+
+@pytest.mark.parametrize("kind, fields, base, env, needle", [
+    ("analysis", {"clusters": "zero"}, {}, {}, "clusters (K): expected 'auto' or a whole number"),
+    ("analysis", {"clusters": "-3"}, {}, {}, "clusters (K):"),
+    ("eval", {"k": "0"}, {}, {}, "k (chunks retrieved): expected a whole number from 1"),
+    ("eval", {"k": "nan"}, {}, {}, "k (chunks retrieved):"),
+    ("analysis", {}, {"threshold": "x"}, {}, "the rerun session's threshold: expected a number"),
+    ("analysis", {}, {"seed": -1}, {}, "the rerun session's seed"),
+    ("eval", {}, {"repeats": 0}, {}, "the rerun session's repeats"),
+    ("analysis", {}, {}, {"RAGCOV_CONCURRENCY": "many"}, "$RAGCOV_CONCURRENCY:"),
+    ("eval", {}, {}, {"RAGCOV_EMBEDDER": "5", "RAGCOV_CONCURRENCY": "inf"}, "$RAGCOV_CONCURRENCY:"),
+])
+def test_a_bad_value_names_the_form_field_the_rerun_session_or_the_variable(kind, fields, base, env, needle,
+                                                                            monkeypatch, tmp_path) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    form = {"corpus": "docs", "questions": "q.jsonl", **({"system": "builtin:bm25"} if kind == "eval" else {}), **fields}
+    with pytest.raises(BadInput) as err:
+        job_options(JobRequest(kind, form, base=base))
+    assert str(err.value).startswith(needle)
+
+
+def test_the_form_reads_ragcov_toml_below_its_fields(monkeypatch, tmp_path) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ragcov.toml").write_text("[eval]\nrepeats = 2\nk = 7\n")
+    opts = job_options(JobRequest("eval", {"questions": "q.jsonl", "system": "builtin:bm25", "k": ""}))
+    assert (opts.repeats, opts.k) == (2, 7)
+    (tmp_path / "ragcov.toml").write_text('[eval]\nrepeats = "2"\n')
+    with pytest.raises(BadInput, match=r"ragcov.toml \[eval\] repeats"):
+        job_options(JobRequest("eval", {"questions": "q.jsonl", "system": "builtin:bm25"}))
