@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ragcov_tui.error_text import os_reason
 from ragcov_tui.errors import BadInput, RagcovError
 
 BACKUP_DIR = ".ragcov-backups"
@@ -85,7 +86,7 @@ def replace_atomically(file: Path, data: bytes, expected_sha256: str,
         os.replace(temp, file)
     except OSError as exc:
         temp.unlink(missing_ok=True)
-        raise RagcovError(f"{file}: cannot write ({exc}); nothing was written") from None
+        raise RagcovError(f"{file}: cannot write ({os_reason(exc)}); nothing was written") from None
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
