@@ -21,6 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker, get_current_worker
 
+from ragcov_tui.coverage.report_md import fallback_line
 from ragcov_tui.errors import BadInput, Cancelled, RagcovError
 from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
@@ -225,7 +226,8 @@ class JobsPane(Pane):
         with tracking(progress) as tracked:  # feeds the session's heartbeat; tracked.sessions: the job's session
             try:
                 sid, report = runner(request, db, tracked)
-                note = failure_note(report)  # eval reports list the questions that failed; analyses have none
+                # eval reports list the questions that failed; an analysis, the gaps whose LLM themes failed
+                note = failure_note(report) or fallback_line(report)
                 outcome: tuple[str, str | None, str] = (
                     "done" if note is None else "failed" if all_failed(report) else "partial", sid,
                     f"{request.kind} finished: session {sid}" + (f"; {note}" if note else ""))
