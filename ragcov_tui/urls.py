@@ -38,6 +38,10 @@ def check_url(url: str, where: str) -> str:
         raise BadInput(f"{where} {shown}: the URL names no host")
     if port == 0:
         raise BadInput(f"{where} {shown}: the port must be a number from 1 to 65535")
+    try:
+        parts.hostname.encode("idna")
+    except UnicodeError:
+        raise BadInput(f"{where} {shown}: {parts.hostname!r} is not a valid host name") from None
     return url
 
 
