@@ -144,3 +144,23 @@ async def test_markup_in_questions_answers_and_chunks_is_literal(tui_db: Path) -
         app.open_session("a0000001")
         await pilot.pause()
         assert "'[red]x[/red'" in str(app.query_one("#status-line", Static).render())
+
+
+async def test_a_locked_database_fails_the_job_in_one_named_line(tui_db: Path, monkeypatch) -> None:
+    import sqlite3
+
+    monkeypatch.setenv("RAGCOV_DB_TIMEOUT", "0.05")
+    app = RagcovApp(tui_db, "a0000001", job_runner=failing_job)
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        other = sqlite3.connect(tui_db, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+        try:
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: "locked" in str(app.query_one("#job-status", Static).render()))
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        note = next(n for n in app._notifications if "locked" in n.message)
+        assert note.severity == "error" and f"database {tui_db}: the database is locked" in note.message

@@ -10,8 +10,10 @@ at once). When the job finishes its session opens; a failure shows as a notifica
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from textual import work
@@ -27,6 +29,7 @@ from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
 from ragcov_tui.settings import SPECS
 from ragcov_tui.store import open_db
+from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.tui.screens.base import Pane
@@ -210,7 +213,11 @@ class JobsPane(Pane):
     @work(thread=True, group="jobs", exit_on_error=False)
     def _run(self, request: JobRequest, db_path: str, runner: JobRunner) -> None:
         worker = get_current_worker()
-        db = open_db(db_path)
+        try:  # a locked, read-only or damaged database is said before any work, as in the CLI
+            db = open_db(db_path, where="database", writable=True)
+        except RagcovError as exc:
+            self.app.call_from_thread(self._finished, "failed", None, str(exc))
+            return
         stage_start: dict[str, float] = {}
         last = [0.0]
 
@@ -237,6 +244,8 @@ class JobsPane(Pane):
                                                                            if sid else ""))
             except RagcovError as exc:
                 outcome = ("failed", None, str(exc))
+            except sqlite3.Error as exc:  # the database failed mid-job (locked too long, read-only, damaged)
+                outcome = ("failed", None, str(db_error(exc, Path(db_path), "database")))
             except Exception as exc:  # a bug or an environment failure: say what, keep the app alive
                 outcome = ("failed", None, f"{type(exc).__name__}: {exc}")
             finally:
