@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
 from ragcov_tui.progress import Progress
@@ -58,7 +59,7 @@ def _build(spec: str, concurrency: int) -> Embedder:
     raise BadInput(f"unknown embedder {spec!r}; expected one of: {SPECS}")
 
 
-def make_embedder(spec: str = "local", *, db: "sqlite_utils.Database | None" = None, concurrency: int = 4) -> Embedder:
+def make_embedder(spec: str = "local", *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY) -> Embedder:
     """The embedder for ``spec``, caching into ``db``'s ``embedding_cache`` when a db is given."""
     embedder = _build(spec or "local", concurrency)
     embedder.db = db

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.http_retry import (Failure, RetryPolicy, call_with_retry, html_summary, root_cause_message,
@@ -76,7 +77,7 @@ class RemoteEmbedder(Embedder):
 class OpenAIEmbedder(RemoteEmbedder):
     provider = "openai"
 
-    def __init__(self, model: str, *, concurrency: int = 4, policy: RetryPolicy | None = None) -> None:
+    def __init__(self, model: str, *, concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None) -> None:
         super().__init__(model, concurrency=concurrency, policy=policy)
         self.client, self.base_url = make_openai_client(f"embedder openai:{model}", self.policy)
         self.what = f"openai embeddings at {redact_url(self.base_url)}"
@@ -118,7 +119,7 @@ def classify_voyage_error(exc: BaseException) -> Failure | None:
 class VoyageEmbedder(RemoteEmbedder):
     provider = "voyage"
 
-    def __init__(self, model: str, *, concurrency: int = 4, policy: RetryPolicy | None = None) -> None:
+    def __init__(self, model: str, *, concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None) -> None:
         super().__init__(model, concurrency=concurrency, policy=policy)
         key = require_env("VOYAGE_API_KEY", f"embedder voyage:{model}")
         import voyageai  # imported here: it pulls in PIL and aiohttp

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 import sqlite_utils
 
-from ragcov_tui.concurrency import run_bounded
+from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.report import load_report
 from ragcov_tui.llm.base import ChatModel
@@ -79,7 +79,7 @@ def compare_metric(a: dict[str, float], b: dict[str, float], *, resamples: int =
 
 
 def compare_reports(a: dict[str, Any], b: dict[str, Any], *, resamples: int = RESAMPLES, confidence: float = 0.95,
-                    seed: int = 0, pairwise: bool = True, llm: ChatModel | None = None, concurrency: int = 8,
+                    seed: int = 0, pairwise: bool = True, llm: ChatModel | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                     progress: Progress | None = None) -> dict[str, Any]:
     """Compare report B against report A (deltas are B - A); see the module docstring. The pairwise
     LLM judge runs when an ``llm`` is given (and ``pairwise`` is not turned off)."""
@@ -134,7 +134,7 @@ def judge_pair(llm: ChatModel, question: str, answer_a: str, answer_b: str) -> d
     return {"winner": winner, "votes": list(votes), "reasons": [reason_1, reason_2], "calls": calls}
 
 
-def pairwise_judge(a: dict[str, Any], b: dict[str, Any], llm: ChatModel, *, concurrency: int = 8,
+def pairwise_judge(a: dict[str, Any], b: dict[str, Any], llm: ChatModel, *, concurrency: int = DEFAULT_CONCURRENCY,
                    progress: Progress | None = None) -> dict[str, Any]:
     """LLM pairwise verdicts over the questions both reports answered."""
     answers_a = {q["id"]: q for q in a.get("questions", []) if q.get("answer")}

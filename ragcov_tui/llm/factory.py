@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 OFFLINE_SPECS = {"", "heuristic", "none"}
 
 
-def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = 8) -> ChatModel | None:
+def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY) -> ChatModel | None:
     """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode."""
     if spec is None or spec.strip().lower() in OFFLINE_SPECS:
         return None

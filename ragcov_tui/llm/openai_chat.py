@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
+from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
 from ragcov_tui.llm.base import ChatModel, ChatReply, Message
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 class OpenAIChat(ChatModel):
     provider = "openai"
 
-    def __init__(self, model: str, *, db: "sqlite_utils.Database | None" = None, concurrency: int = 8,
+    def __init__(self, model: str, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY,
                  policy: RetryPolicy | None = None) -> None:
         super().__init__()
         self.model = model
