@@ -77,6 +77,8 @@ def analysis_markdown(report: dict[str, Any]) -> str:
         lines += [f"> **Note:** {cell(fallback_line(report))}", ""]
     if report.get("message"):
         lines += [f"> **Note:** {cell(report['message'])}", ""]
+    for adjustment in report.get("adjustments") or []:  # an option the data could not honour
+        lines += [f"> **Adjusted:** {cell(adjustment)}", ""]
     lines += ["## Coverage", ""]
     lines += table(
         ["metric", "value"],

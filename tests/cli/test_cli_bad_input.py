@@ -428,9 +428,9 @@ def test_clamped_options_warn_once_each_and_the_report_and_session_say_the_value
 
     from ragcov_tui.store.sessions import list_sessions
 
-    db, out = tmp_path / "r.db", tmp_path / "r.json"
+    db, out, md = tmp_path / "r.db", tmp_path / "r.json", tmp_path / "r.md"
     assert run_cli(*analyze(db, "--embedder", "hash", "--clusters", "100000", "--top-n", "1000",
-                            "--lof-neighbors", "100000", "--json", str(out))) == 0
+                            "--lof-neighbors", "100000", "--json", str(out), "--markdown", str(md))) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
     report = json.loads(out.read_text())
     k = report["clustering"]["k"]
@@ -443,6 +443,7 @@ def test_clamped_options_warn_once_each_and_the_report_and_session_say_the_value
     assert report["coverage"]["top_n"] == k
     stored = list_sessions(open_db(db))[0]["params"]
     assert {key: stored[key] for key in used} == used
+    assert f"> **Adjusted:** clusters 100000: this corpus allows at most {k} clusters; used {k}" in md.read_text()
 
 
 # ---------------------------------------------------------------- argparse and mid-run failures
