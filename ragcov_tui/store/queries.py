@@ -154,6 +154,17 @@ def cluster_chunks(db: sqlite_utils.Database, sid: str, cluster: int, offset: in
     return Page(list(rows), total, offset)
 
 
+def document_chunks(db: sqlite_utils.Database, sid: str, source: str, offset: int = 0, limit: int = 100) -> Page:
+    """Chunks of one source document in document order, with their cluster, distance to the nearest
+    question (None: no inlier question) and text."""
+    total = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND source = ?", [sid, source]).fetchone()[0]
+    rows = db.query(
+        "SELECT r.chunk_id, r.cluster, r.mindist, r.nearest_question, c.text FROM chunk_results r "
+        "JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
+        "WHERE r.session_id = ? AND r.source = ? ORDER BY r.seq LIMIT ? OFFSET ?", [sid, source, limit, offset])
+    return Page(list(rows), total, offset)
+
+
 def histogram(values: Sequence[float], bins: int, low: float, high: float) -> list[int]:
     """Counts of ``values`` in ``bins`` equal-width bins over [low, high]; values outside are clamped in."""
     counts = [0] * bins

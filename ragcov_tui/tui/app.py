@@ -53,6 +53,7 @@ class RagcovApp(App):
     BINDINGS = [
         Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="[", show=False),
+        *(Binding(str(n), f"go({n})", f"Go to {cls.title}", show=False) for n, cls in enumerate(PANES, 1)),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("R", "rerun", "Rerun"),
         # priority: heard before a focused Input (whose ctrl+x is cut); shown while a job runs
@@ -229,6 +230,10 @@ class RagcovApp(App):
         current = self.query_one(TabbedContent).active.removeprefix("tab-")
         self.show_pane(names[(names.index(current) + step) % len(names)])
 
+    def action_go(self, number: int) -> None:
+        """``1``–``8``: the panes in tab order."""
+        self.show_pane(pane_id(PANES[number - 1]))
+
     def action_back(self) -> None:
         if self.history:
             self.show_pane(self.history.pop(), remember=False)
@@ -285,8 +290,8 @@ def help_text() -> Text:
     out = Text("Accept / drop write the test file at once (atomic, with a backup); u undoes the session's newest "
                "decision and restores the file byte for byte.\n\n", style="italic")
     groups = [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
-              ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open / detail"),
-                                                Binding("pgup/pgdn", "", "Page")])]
+              ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open the row's detail"),
+                                                Binding("pgup/pgdn", "", "Page"), *Pane.BINDINGS])]
     groups += [(cls.title, cls.BINDINGS) for cls in PANES]
     for title, bindings in groups:
         if not bindings:

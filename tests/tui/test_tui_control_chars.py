@@ -29,7 +29,7 @@ EXTRA_VIEWS: dict[str, list[tuple[tuple[str, ...], bool]]] = {
     "sessions": [(("space", "j", "space", "c"), True), (("r",), True)],
     "clusters": [(("enter",), True), (("m",), False)],
     "outliers": [(("enter",), True), (("p",), False), (("p", "a"), False)],
-    "gaps": [(("e",), True), (("a",), False), (("g",), False)],
+    "gaps": [(("e",), True), (("a",), False), (("m",), False)],
     "documents": [(("j",), False)],
     "results": [(("enter",), True), (("h",), False)],
 }

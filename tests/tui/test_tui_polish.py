@@ -77,14 +77,14 @@ async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_
         assert all(line.startswith(" " * 13) and line.strip() for line in wrapped), detail_lines
 
         before = suggestions.page.total
-        await pilot.press("g")
+        await pilot.press("m")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert suggestions.page.total == before + 3
         added = suggestions.page.rows[before:]
         assert {r["origin"] for r in added} == {"heuristic"}
         assert all(r["text"].startswith("What are the steps for rotating key set") for r in added)
-        await pilot.press("g")
+        await pilot.press("m")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert len({r["text"] for r in suggestions.page.rows}) == before + 6

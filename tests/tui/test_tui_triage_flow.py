@@ -157,3 +157,118 @@ async def test_scrolling_popups_take_every_key(tui_db: Path, opener: str) -> Non
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, TextScreen)
+
+
+# ---------------------------------------------------------------- 12. enter opens the row's detail; tab cycles the lists
+
+
+async def open_with_enter(pilot, pane: str, *keys: str) -> str:
+    pilot.app.show_pane(pane)
+    await pilot.pause()
+    await pilot.press(*keys, "enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, TextScreen), pane
+    return static_text(pilot.app.screen.query_one("#text-body", Static))
+
+
+async def test_enter_on_a_document_shows_its_chunks_coverage_and_why_flagged(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        body = await open_with_enter(pilot, "documents")
+        assert app.screen.title_text == "Document doc-000.md"
+        assert "coverage  0.683" in body and "chunks    47" in body and "flagged as misaligned" in body
+        assert "Chunks in document order" in body and body.count(" c0") >= 40
+
+
+async def test_enter_on_an_outlier_pair_shows_both_questions_in_full(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        body = await open_with_enter(pilot, "outliers", "p")
+        pair = app.query_one("#outliers").pairs[0]
+        assert pair["a_text"] in body and pair["b_text"] in body
+
+
+@pytest.mark.parametrize("pane, keys, title", [("clusters", (), "Cluster "), ("clusters", ("tab",), "Chunk "),
+                                               ("gaps", (), "Gap: cluster "), ("gaps", ("tab",), "Gap: cluster "),
+                                               ("outliers", (), "Outlier ")])
+async def test_enter_opens_the_detail_in_every_list(tui_db: Path, pane: str, keys: tuple[str, ...], title: str) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_with_enter(pilot, pane, *keys)
+        assert app.screen.title_text.startswith(title)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.active_pane().id == pane and not isinstance(app.screen, TextScreen)
+
+
+async def test_tab_cycles_the_lists_of_a_pane_and_help_lists_it(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("gaps")
+        await pilot.pause()
+        seen = []
+        for _ in range(3):
+            seen.append(app.focused.id)
+            await pilot.press("tab")
+            await pilot.pause()
+        assert seen == ["gaps-table", "gaps-suggestions", "gaps-table"]
+        assert app.focused.id == "gaps-suggestions"
+        await pilot.press("shift+tab")
+        assert app.focused.id == "gaps-table"
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_body = static_text(app.screen.query_one("#text-body", Static))
+        assert "tab         Next list" in help_body and "enter       Open the row's detail" in help_body
+
+
+# ---------------------------------------------------------------- 13. 1-8 jump to the panes
+
+
+async def test_number_keys_jump_to_the_panes_in_tab_order_and_are_in_help(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        names = ["sessions", "overview", "clusters", "outliers", "gaps", "documents", "results", "jobs"]
+        for n, name in reversed(list(enumerate(names, 1))):
+            await pilot.press(str(n))
+            await pilot.pause()
+            assert app.active_pane().id == name
+        app.show_pane("jobs")
+        await pilot.pause()
+        app.query_one("#job-k", Input).focus()
+        await pilot.press("3")  # typed into a field, not a jump
+        assert app.active_pane().id == "jobs" and app.query_one("#job-k", Input).value.endswith("3")
+        app.screen.set_focus(None)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_body = static_text(app.screen.query_one("#text-body", Static))
+        assert "1           Go to Sessions" in help_body and "8           Go to Jobs" in help_body
+
+
+# ---------------------------------------------------------------- 14. g / G, home / end
+
+
+@pytest.mark.parametrize("pane, table_id, first, last", [("results", "#results-table", "q00000", "q00059"),
+                                                         ("sessions", "#sessions-table", None, None),
+                                                         ("gaps", "#gaps-table", None, None)])
+async def test_g_and_G_and_home_end_jump_to_first_and_last_row(tui_db: Path, pane: str, table_id: str, first, last) -> None:
+    app = RagcovApp(tui_db, "e0000001" if pane == "results" else "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane(pane)
+        await pilot.pause()
+        table = app.query_one(table_id, DataTable)
+        if isinstance(table, PagedTable):
+            table.page_size = 25  # the last row is on another page
+            table.reload()
+        for key_last, key_first in (("G", "g"), ("end", "home")):
+            await pilot.press(key_last)
+            await pilot.pause()
+            if isinstance(table, PagedTable):
+                assert table.page.offset + table.cursor_row == table.page.total - 1
+                assert last is None or table.current["question_id"] == last
+            else:
+                assert table.cursor_row == table.row_count - 1
+            assert str(table.get_row_at(table.cursor_row)[0]) in screen_text(app) or pane == "sessions"
+            await pilot.press(key_first)
+            await pilot.pause()
+            assert table.cursor_row == 0 and getattr(table, "page", None) is None or table.page.offset == 0
+            assert first is None or table.current["question_id"] == first

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from ragcov_tui.tui.widgets.literal import lit
 
@@ -21,9 +22,23 @@ class Pane(Vertical):
     shown, so opening a session only queries what is on screen.
     """
 
+    BINDINGS = [
+        Binding("tab", "cycle_lists(1)", "Next list", show=False),
+        Binding("shift+tab", "cycle_lists(-1)", "Previous list", show=False),
+    ]
     title: ClassVar[str] = ""
     needs: ClassVar[str | None] = None
     stale: bool = True
+
+    def action_cycle_lists(self, step: int) -> None:
+        """``tab`` / ``shift+tab``: focus the next / previous list shown in this pane (a pane with
+        fewer than two lists, such as the Jobs form, moves through its fields instead)."""
+        lists = [t for t in self.query(DataTable) if t.display and t.focusable and t.region.area]
+        if len(lists) < 2:
+            self.screen.focus_next() if step > 0 else self.screen.focus_previous()
+            return
+        at = lists.index(self.app.focused) if self.app.focused in lists else (-1 if step > 0 else 0)
+        lists[(at + step) % len(lists)].focus()
 
     @property
     def ragcov(self) -> "RagcovApp":

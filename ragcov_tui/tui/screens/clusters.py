@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
 from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.details import cluster_detail, fmt
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.charts import Chart
@@ -27,7 +28,7 @@ class ClustersPane(Filterable, Pane):
     filter_table = "#clusters-table"
     BINDINGS = [
         Binding("m", "toggle_map", "Map"),
-        Binding("enter", "detail", "Chunk text"),
+        Binding("enter", "detail", "Detail / chunk text"),
         *FILTER_BINDINGS,
     ]
 
@@ -109,12 +110,12 @@ class ClustersPane(Filterable, Pane):
     def action_detail(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
-            body = Text.assemble(lit(f"{row['chunk_id']} · {row['source']} · distance {row['mindist']} · nearest question "
+            body = Text.assemble(lit(f"{row['chunk_id']} · {row['source']} · distance {fmt(row['mindist'])} · nearest question "
                                      f"{row['nearest_question']}", "dim"), "\n\n", block(row["text"]))
             self.app.push_screen(TextScreen(f"Chunk {row['chunk_id']}", body))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "clusters-chunks":
             self.action_detail()
-        else:
-            self.query_one(PagedTable).focus()
+        elif self.selected is not None:
+            self.app.push_screen(TextScreen(f"Cluster {self.selected['id']}", cluster_detail(self.selected)))

@@ -6,9 +6,13 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
 from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.details import document_detail
+from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -18,7 +22,7 @@ class DocumentsPane(Filterable, Pane):
     title = "Documents"
     needs = "analysis"
     filter_table = "#documents-table"
-    BINDINGS = FILTER_BINDINGS
+    BINDINGS = [Binding("enter", "detail", "Detail"), *FILTER_BINDINGS]
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -44,3 +48,12 @@ class DocumentsPane(Filterable, Pane):
     def _row(d: dict[str, Any]) -> list[Text]:
         return [lit("FLAGGED" if d.get("flagged") else "", "bold"), num(d.get("coverage")), num(d.get("chunks")),
                 lit(d["source"], width=300)]
+
+    def action_detail(self) -> None:
+        """The highlighted document: its coverage, why it is flagged, its chunks."""
+        doc = self.query_one(PagedTable).current
+        if doc is not None:
+            self.app.push_screen(TextScreen(f"Document {doc['source']}", document_detail(self.ragcov.db, self.sid, doc)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_detail()

@@ -25,7 +25,8 @@ from ragcov_tui.store.sessions import get_session
 from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
-from ragcov_tui.tui.screens.modals import TextPrompt
+from ragcov_tui.tui.screens.details import gap_detail
+from ragcov_tui.tui.screens.modals import TextPrompt, TextScreen
 from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
@@ -43,7 +44,8 @@ class GapsPane(Filterable, Pane):
         Binding("d", "reject", "Reject"),
         Binding("e", "edit", "Edit+add"),
         Binding("u", "undo", "Undo"),
-        Binding("g", "generate", "More"),
+        Binding("enter", "detail", "Detail"),
+        Binding("m", "generate", "More"),  # g / G jump to the first / last row in every table
         Binding("space", "mark", "Mark"),
         *FILTER_BINDINGS,
     ]
@@ -118,8 +120,17 @@ class GapsPane(Filterable, Pane):
         if suggestion is not None:
             pairs.append((f"{suggestion['origin']}", suggestion["text"]))
         else:
-            pairs.append(("suggestions", "none yet: g asks for more"))
+            pairs.append(("suggestions", "none yet: m asks for more"))
         box.update(labelled_grid(pairs, label_width=13))
+
+    def action_detail(self) -> None:
+        """The highlighted gap in full, with the highlighted suggestion."""
+        gap = self.gap
+        if gap is not None:
+            self.app.push_screen(TextScreen(f"Gap: cluster {gap['cluster']}", gap_detail(gap, self.query_one(PagedTable).current)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_detail()
 
     def _row(self, s: dict[str, Any]) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(s)

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.store import queries
 from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.details import pair_detail
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.screens.modals import TextScreen
@@ -35,9 +36,10 @@ class OutliersPane(Filterable, Pane):
         Binding("u", "undo", "Undo"),
         Binding("space", "mark", "Mark"),
         Binding("p", "toggle_pairs", "Pairs"),
-        Binding("enter", "full_text", "Full text"),
+        Binding("enter", "full_text", "Full text / pair"),
         *FILTER_BINDINGS,
     ]
+    pairs: list[dict[str, Any]] = []
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -58,7 +60,7 @@ class OutliersPane(Filterable, Pane):
         pairs = self.query_one("#outliers-pairs", DataTable)
         pairs.clear(columns=True)
         pairs.add_columns("id", "question", "id", "near-duplicate")
-        found = queries.redundant_pairs(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        found = self.pairs = queries.redundant_pairs(self.ragcov.db, self.sid)  # type: ignore[arg-type]
         pairs.border_title = f"Redundant question pairs ({len(found)})"
         for p in found:
             pairs.add_row(lit(p["a"]), lit(p["a_text"], width=40), lit(p["b"]), lit(p["b_text"], width=40))
@@ -108,6 +110,9 @@ class OutliersPane(Filterable, Pane):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "outliers-table":
             self.action_full_text()
+        elif 0 <= event.cursor_row < len(self.pairs):
+            pair = self.pairs[event.cursor_row]
+            self.app.push_screen(TextScreen(f"Redundant pair {pair['a']} · {pair['b']}", pair_detail(pair)))
 
     def _targets(self) -> list[str]:
         table = self.query_one(PagedTable)

@@ -20,11 +20,13 @@ Render = Callable[[dict[str, Any]], Sequence[Text | str]]
 
 
 class Table(DataTable):
-    """A row-cursor DataTable that also moves with ``j`` / ``k``."""
+    """A row-cursor DataTable that also moves with ``j`` / ``k`` and jumps with ``g`` / ``G`` (home / end)."""
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
+        Binding("g,home", "first", "First row", key_display="g/home", show=False),
+        Binding("G,end", "last", "Last row", key_display="G/end", show=False),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -34,6 +36,14 @@ class Table(DataTable):
         """Move one row down (+1) or up (-1), wrapping around the ends (``n`` / ``N``)."""
         if self.row_count:
             self.move_cursor(row=(self.cursor_row + delta) % self.row_count)
+
+    def action_first(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0)
+
+    def action_last(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
 
 
 class PagedTable(Table):
@@ -119,8 +129,16 @@ class PagedTable(Table):
         else:
             super().action_cursor_up()
 
+    def action_first(self) -> None:
+        """The first row of the whole query (``g`` / home), loading its page."""
+        self.step(-(self.page.offset + self.cursor_row))
+
+    def action_last(self) -> None:
+        """The last row of the whole query (``G`` / end), loading its page."""
+        self.step(self.page.total - 1 - (self.page.offset + self.cursor_row))
+
     def step(self, delta: int) -> None:
-        """Move one row down (+1) or up (-1), across pages, wrapping around the ends (``n`` / ``N``)."""
+        """Move ``delta`` rows (``n`` / ``N``: one), across pages, wrapping around the ends."""
         p = self.page
         at = p.offset + self.cursor_row + delta
         if p.total == 0:

@@ -1,0 +1,74 @@
+"""What ``enter`` opens on a row of each list (one meaning in every pane: the row's detail, in full).
+
+Each function lays out stored data as literal text for a :class:`~.modals.TextScreen`; nothing is
+computed here beyond formatting numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from ragcov_tui.store import queries
+from ragcov_tui.tui.widgets.literal import UNDEFINED, block, labelled_grid, lit, num
+
+DOCUMENT_CHUNKS = 200  # a document's chunks listed in its detail (the rest are counted)
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number as the tables show it (``0.759``, ``1,024``), ``—`` for none."""
+    return num(value, digits).plain
+
+
+def val(value: Any, digits: int = 3) -> Text:
+    """:func:`fmt` as left-aligned literal text (for a label's value)."""
+    return lit(fmt(value, digits))
+
+
+def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
+    """A document's coverage, why it is flagged, and its chunks (distance to the nearest question,
+    cluster, first line of text), in document order."""
+    why = doc.get("reason") or ("flagged as misaligned: its coverage is far below the other documents'"
+                                if doc.get("flagged") else "not flagged")
+    head = labelled_grid([("coverage", val(doc.get("coverage"))), ("chunks", val(doc.get("chunks"))),
+                          ("flag", lit(why, "bold" if doc.get("flagged") else ""))], label_width=10)
+    out = Text()
+    page = queries.document_chunks(db, sid, doc["source"], 0, DOCUMENT_CHUNKS)
+    more = f" (first {len(page.rows)} of {page.total:,})" if page.total > len(page.rows) else ""
+    out.append(f"\nChunks in document order{more}: distance to the nearest question · cluster · nearest question\n",
+               style="bold underline")
+    for r in page.rows:
+        out.append(f"{fmt(r['mindist']):>6}  {fmt(r['cluster']):>4}  ").append_text(lit(r["nearest_question"] or UNDEFINED))
+        out.append("  ").append_text(lit(r["chunk_id"], "bold")).append("\n")
+        out.append("      ").append_text(lit(r["text"], "dim", width=200)).append("\n")
+    return Group(head, out)
+
+
+def pair_detail(pair: dict[str, Any]) -> Text:
+    """Both questions of a redundant pair in full."""
+    out = Text()
+    for key in ("a", "b"):
+        out.append_text(lit(pair[key], "bold")).append("\n").append_text(block(pair[f"{key}_text"])).append("\n\n")
+    return out
+
+
+def cluster_detail(cluster: dict[str, Any]) -> Group:
+    """A cluster's figures and all its themes (its chunks are the list under it: tab, enter)."""
+    return Group(labelled_grid([("size", val(cluster["size"])), ("share", val(cluster["share"])), ("coverage", val(cluster["coverage"])),
+                     ("questions", val(cluster["covering"])), ("themes", lit(", ".join(cluster.get("themes") or []) or None)),
+                     ("chunks", lit("tab to the chunk list, enter on a chunk for its text"))], label_width=11))
+
+
+def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None) -> Group:
+    """A gap's figures, themes, note and flagged documents, and the highlighted suggestion in full."""
+    head = labelled_grid([("priority", val(gap["priority"])), ("coverage", val(gap["coverage"])), ("size", val(gap["size"])),
+                    ("share", val(gap.get("share"))), ("themes", lit(", ".join(gap.get("themes") or []) or None)),
+                    ("note", lit(gap.get("note") or None)),
+                    ("flagged docs", lit(", ".join(gap.get("flagged_documents") or []) or None))], label_width=14)
+    out = Text()
+    if suggestion is not None:
+        out.append(f"\nSuggestion ({suggestion['origin']}, {suggestion['status']})\n", style="bold underline")
+        out.append_text(block(suggestion["text"]))
+    return Group(head, out)
