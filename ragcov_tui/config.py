@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ragcov_tui.error_text import os_reason
-from ragcov_tui.errors import ConfigError
+from ragcov_tui.errors import BadInput, ConfigError
+from ragcov_tui.input_files import read_input_file
 from ragcov_tui.settings import Source, env_source, flag_source, toml_sources, unknown_keys
 
 CONFIG_FILE = "ragcov.toml"
@@ -64,10 +64,10 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         if explicit:
             raise ConfigError(f"{where} {p}: no such file")
         return Config()
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read ({os_reason(exc)})") from None
+    try:  # a regular file only: a FIFO or a device named by mistake is refused, never read (it could block)
+        data = tomllib.loads(read_input_file(p, f"{where if explicit else 'settings file'} {p}").decode("utf-8"))
+    except BadInput as exc:
+        raise ConfigError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: invalid TOML ({' '.join(str(exc).split())})") from None
     sections = {k: v for k, v in data.items() if isinstance(v, dict)}
