@@ -26,6 +26,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Iterator
 
 from ragcov_tui.progress import Progress
@@ -140,6 +141,11 @@ def database_file(conn: sqlite3.Connection) -> str:
     return ""
 
 
+def _connect_existing(path: str) -> sqlite3.Connection:
+    """A connection to the database file at ``path`` that never creates it (it may have been deleted)."""
+    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=rw", uri=True, timeout=5.0)
+
+
 @dataclass
 class _Owned:
     path: str
@@ -204,7 +210,7 @@ class Heartbeats:
             rows = [(now, json.dumps(o.tracker.last) if o.tracker and o.tracker.last else None, sid, pid)
                     for sid, o in owned.items() if o.path == path]
             try:
-                conn = conns.get(path) or conns.setdefault(path, sqlite3.connect(path, timeout=5.0))
+                conn = conns.get(path) or conns.setdefault(path, _connect_existing(path))
                 with conn:
                     conn.executemany("UPDATE sessions SET heartbeat_at = ?, progress = coalesce(?, progress) "
                                      "WHERE id = ? AND status = 'running' AND pid = ?", rows)

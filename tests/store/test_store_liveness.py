@@ -167,3 +167,16 @@ def test_a_plain_failure_stays_failed(tmp_path: Path) -> None:
     except ValueError:
         finish_session(db, sid, "failed", error="ValueError: boom")
     assert get_session(db, sid)["status"] == "failed"
+
+
+def test_the_heartbeat_never_recreates_a_deleted_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(liveness, "HEARTBEAT_EVERY", 0.02)
+    path = tmp_path / "r.db"
+    db = open_db(path)
+    sid = create_session(db, "eval")
+    db.conn.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    time.sleep(0.3)  # many beats
+    HEARTBEATS.remove(sid)
+    assert not path.exists()
