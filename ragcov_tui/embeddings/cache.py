@@ -7,7 +7,7 @@ text. A second run over the same texts therefore calls the provider zero times. 
 the model name, plus ``@`` and the (redacted) base URL for remote providers: the same model name
 on another server is another entry.
 
-Only usable vectors are ever stored or served (:func:`vector_problem`): every number finite, unit
+Only usable vectors are ever stored or served (:func:`bad_rows`): every number finite, unit
 length after normalisation, and one dimension per embedder instance (``Embedder.run_dim``: the
 first batch it embedded, or failing that the dimension most of its cached vectors have). A reply
 with a NaN, an all-zero vector or another dimension is a one-line ProviderError naming the server,
@@ -71,16 +71,21 @@ def lookup(db: "sqlite_utils.Database", provider: str, model: str, keys: list[st
     return found
 
 
+def bad_rows(vectors: np.ndarray) -> np.ndarray:
+    """Indices of the rows of the L2-normalised ``vectors`` that are not usable: not finite, or a
+    squared length outside 1 ± 2e-3 (an all-zero vector). One pass: NaN and infinity fail the test."""
+    squared = np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)
+    return np.flatnonzero(~(np.abs(squared - 1.0) <= 2e-3))
+
+
 def vector_problem(vectors: np.ndarray) -> str | None:
-    """None when every row of the L2-normalised ``vectors`` is finite with length 1 (± 1e-3), else
-    the first bad row (1-based) and why: NaN / infinity, or zero length (an all-zero vector)."""
-    finite = np.isfinite(vectors).all(axis=1)
-    norms = np.linalg.norm(np.where(finite[:, None], vectors, 0.0), axis=1)
-    bad = np.flatnonzero(~finite | (np.abs(norms - 1.0) > 1e-3))
+    """None when every row of ``vectors`` is usable (:func:`bad_rows`), else the first bad row
+    (1-based) and why: NaN / infinity, or zero length (an all-zero vector)."""
+    bad = bad_rows(vectors)
     if not bad.size:
         return None
     i = int(bad[0])
-    why = "has NaN or infinite values" if not finite[i] else "is all zeros"
+    why = "has NaN or infinite values" if not np.isfinite(vectors[i]).all() else "is all zeros"
     return f"vector {i + 1} of {len(vectors)} {why}"
 
 
@@ -126,12 +131,18 @@ def embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progr
 
 
 def _usable_cached(embedder: "Embedder", keys: list[str]) -> dict[str, np.ndarray]:
-    """The cached vectors that pass :func:`vector_problem` and match ``embedder.run_dim`` when set."""
+    """The cached vectors that pass :func:`bad_rows` and match ``embedder.run_dim`` when set."""
     if embedder.db is None:
         return {}
     found = lookup(embedder.db, embedder.provider, embedder.cache_model, keys)
-    usable = {k: v for k, v in found.items()
-              if vector_problem(v[None, :]) is None and embedder.run_dim in (None, v.shape[0])}
+    by_dim: dict[int, list[str]] = {}
+    for key, vec in found.items():
+        by_dim.setdefault(vec.shape[0], []).append(key)
+    usable: dict[str, np.ndarray] = {}
+    for dim, group in by_dim.items():
+        if embedder.run_dim in (None, dim):
+            bad = set(bad_rows(np.stack([found[k] for k in group])).tolist())
+            usable.update((k, found[k]) for i, k in enumerate(group) if i not in bad)
     embedder.stats.discarded += len(found) - len(usable)
     return usable
 
