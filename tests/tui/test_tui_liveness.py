@@ -119,7 +119,7 @@ async def test_ctrl_x_in_a_text_field_cancels_mid_batch_within_2s_and_lists_the_
         await pilot.pause()
         figures = static_text(app.query_one("#overview-figures", Static))
         assert f"Analysis {sid}" in figures and "cancelled · cancelled by the user" in figures
-        assert "multi ≥?" not in figures and "rerun it with R" in figures
+        assert "multi ≥?" not in figures and "R reruns it" in figures
         slow_batches.set()
 
 

@@ -87,7 +87,7 @@ class OverviewPane(Pane):
         figures.append_text(labelled([
             ("status", lit(state_line(session), "bold", width=200)),
             ("results", lit("stored when the analysis finishes" if running else
-                            "none: an analysis stores its results only when it finishes; rerun it with R")),
+                            "none: stored only when an analysis finishes · R reruns it")),
             ("embedder", lit(session.get("embedder"))),
         ], label_width=12))
         self.query_one("#overview-figures", Static).update(figures)
