@@ -86,7 +86,10 @@ def check_outputs(args: argparse.Namespace, *, inputs: Iterable[str | None] = ()
         protected.append((db_path, "the session database"))
     seen: dict[Path, str] = {}
     for flag, raw in outputs:
-        target = check_output_path(raw, flag, protected)
+        try:
+            target = check_output_path(raw, flag, protected)
+        except OSError as exc:  # a name too long, a loop of links…
+            raise BadInput(f"{flag} {raw}: {exc.strerror or exc}") from None
         if target in seen:
             raise BadInput(f"{flag} {raw}: the same file as {seen[target]}")
         seen[target] = flag

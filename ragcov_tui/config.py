@@ -60,9 +60,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     explicit = path or os.environ.get("RAGCOV_CONFIG", "").strip()
     where = "--config" if path else "$RAGCOV_CONFIG"
     p = Path(explicit) if explicit else Path(CONFIG_FILE)
-    if not p.exists():
-        if explicit:
-            raise ConfigError(f"{where} {p}: no such file")
+    if not explicit and not p.exists():
         return Config()
     try:  # a regular file only: a FIFO or a device named by mistake is refused, never read (it could block)
         data = tomllib.loads(read_input_file(p, f"{where if explicit else 'settings file'} {p}").decode("utf-8"))

@@ -21,6 +21,7 @@ import sqlite_utils
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.scoring import JUDGED
 from ragcov_tui.evaluation.retrieval import aggregate
+from ragcov_tui.input_files import path_problem, read_input_file
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.sessions import resolve_session
 
@@ -75,11 +76,12 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
 def load_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
     """An eval report from a JSON file (``eval --json`` output) if ``ref`` is one, else a session."""
     path = Path(ref)
-    if path.suffix.lower() == ".json" or path.is_file():
-        if not path.is_file():
-            raise BadInput(f"{ref}: no such report file")
+    problem = path_problem(path)  # never raises (a name too long, a loop of links) nor opens a FIFO
+    if path.suffix.lower() == ".json" or problem is None:
+        if problem is not None:
+            raise BadInput(f"{ref}: {'no such report file' if problem == 'no such file' else problem}")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_input_file(path, ref).decode("utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise BadInput(f"{ref}: not a JSON report ({exc})") from None
         if not isinstance(data, dict) or "aggregate" not in data:

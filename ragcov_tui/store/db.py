@@ -82,7 +82,10 @@ def open_db(path: str | os.PathLike[str] | None = None, *, where: str = "--db",
     if str(path) == ":memory:":
         conn = sqlite3.connect(":memory:", check_same_thread=False)
     else:
-        conn = _connect(Path(path), where, writable)
+        try:
+            conn = _connect(Path(path), where, writable)
+        except OSError as exc:  # probing the path itself failed: a name too long, a loop of links…
+            raise BadInput(f"{where} {path}: {exc.strerror or exc}") from None
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     db = sqlite_utils.Database(conn)

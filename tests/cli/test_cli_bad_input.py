@@ -482,3 +482,25 @@ def test_an_interrupt_while_starting_is_one_line(tmp_path: Path, capsys, monkeyp
 
     monkeypatch.setattr(cli, "_parser", stop)
     assert run_cli("sessions") == 130 and capsys.readouterr().err.strip() == "interrupted"
+
+
+LONG = "a" * 300  # longer than a file name may be: probing it raises ENAMETOOLONG
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["sessions", "--db", LONG], "--db"), (["sessions", "--config", LONG], "--config"),
+    (["report", "latest", "--json", LONG], "--json"), (["report", "latest", "--markdown", f"{LONG}/r.md"], "--markdown"),
+    (["compare", f"{LONG}.json", "b"], LONG[:20]), (["sessions", "--config", "/dev/null/x"], "--config"),
+])
+def test_impossible_paths_are_one_line(argv: list[str], needle: str, tmp_path: Path, capsys) -> None:
+    if "--db" not in argv:
+        argv = [*argv, "--db", str(tmp_path / "r.db")]
+    one_line_error(capsys, run_cli(*argv), needle)
+
+
+def test_a_fifo_named_as_baseline_or_config_is_refused_not_read(tmp_path: Path, capsys) -> None:
+    os.mkfifo(tmp_path / "base.json")
+    db = tmp_path / "r.db"
+    one_line_error(capsys, run_cli(*evaluate(db, "--baseline", str(tmp_path / "base.json"))), "named pipe")
+    one_line_error(capsys, run_cli("sessions", "--db", str(db), "--config", str(tmp_path / "base.json")), "named pipe")
+    assert sessions_in(db) == 0
