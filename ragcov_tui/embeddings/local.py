@@ -15,8 +15,10 @@ each window is embedded and normalised, the window vectors are averaged weighted
 number of word pieces, and the mean is renormalised. Where sentence-transformers would silently
 drop everything after piece 256, this keeps the whole chunk in its vector.
 
-Windows are sorted by length before being batched (far less padding), and results are put back
-in input order. onnxruntime uses one intra-op thread per CPU core.
+Each text is tokenised once; its windows come from that one encoding. Windows are sorted by
+length and grouped so that ``windows x longest`` stays within ``CALL_TOKEN_BUDGET`` (length
+buckets: far less padding, and small attention matrices), and results are put back in input
+order. onnxruntime settings: :func:`session_options`.
 """
 
 from __future__ import annotations
@@ -80,6 +82,31 @@ def token_budget_groups(order: np.ndarray, lengths: Sequence[int], budget: int) 
     return groups
 
 
+def cpu_threads() -> int:
+    """The cores this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def session_options(ort):  # noqa: ANN001, ANN201  (onnxruntime is imported lazily)
+    """onnxruntime settings for throughput on a small, shared CPU: one intra-op thread per core
+    this process may use, one inter-op thread and sequential execution (a BERT graph is a chain:
+    parallel branches only add scheduling), every graph optimisation, and worker threads that
+    sleep instead of spinning between operators. Spinning keeps cores busy waiting; on a loaded
+    2-core box it cost 10-40% of the throughput (benchmarks/embed_throughput.py, README).
+    """
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = cpu_threads()
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return options
+
+
 class OnnxEmbedder(Embedder):
     """Mean-pooled ONNX transformer embeddings; thread-safe, model loaded on first use."""
 
@@ -137,9 +164,7 @@ class OnnxEmbedder(Embedder):
                 raise BadInput(f"{self.tokenizer_path}: not a tokenizers JSON file ({exc})") from exc
             tokenizer.no_padding()
             tokenizer.enable_truncation(max_length=self.max_seq_length, stride=WINDOW_OVERLAP)
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = os.cpu_count() or 1
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options = session_options(ort)
             try:
                 session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
             except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
