@@ -38,6 +38,7 @@ class InvalidJson(ValueError):
     """Text that is not (strict) JSON: ``message`` at 1-based ``line`` / ``column``."""
 
     def __init__(self, message: str, line: int, column: int) -> None:
+        message = message.removesuffix(" at")  # json's "Unterminated string starting at": no "at at column"
         super().__init__(f"{message} at line {line} column {column}")
         self.message, self.line, self.column = message, line, column
 

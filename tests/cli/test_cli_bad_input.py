@@ -504,3 +504,12 @@ def test_a_fifo_named_as_baseline_or_config_is_refused_not_read(tmp_path: Path, 
     one_line_error(capsys, run_cli(*evaluate(db, "--baseline", str(tmp_path / "base.json"))), "named pipe")
     one_line_error(capsys, run_cli("sessions", "--db", str(db), "--config", str(tmp_path / "base.json")), "named pipe")
     assert sessions_in(db) == 0
+
+
+@pytest.mark.parametrize("line", ['{"question": "a\nb"}', '{"question": "a\tb"}', '{"question": "ok"', '{"question": "\\ud800"}'])
+def test_json_errors_say_at_column_once(line: str, tmp_path: Path, capsys) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(line + "\n")
+    err = one_line_error(capsys, run_cli("analyze", "--db", str(tmp_path / "r.db"), "--corpus", str(CORPUS),
+                                         "--questions", str(questions)), "q.jsonl:1")
+    assert "at at" not in err
