@@ -36,6 +36,9 @@ SEPARATORS: tuple[re.Pattern[str], ...] = (
 # Characters per window at the last level: a character is at most 4 UTF-8 bytes and a token
 # at least one byte, so a window of chunk_size // 4 characters never exceeds chunk_size tokens.
 BYTES_PER_CHAR_MAX = 4
+# English prose runs ~4 characters per cl100k token; a text longer than this many characters per
+# token of the budget cannot plausibly fit, so it is not counted whole before being split.
+MAX_CHARS_PER_TOKEN = 8
 DEFAULT_CHUNK_SIZE = 500  # tokens; the defaults of every chunking entry point and options dataclass
 DEFAULT_CHUNK_OVERLAP = 50
 
@@ -60,7 +63,16 @@ class _Splitter:
         self.window_chars = max(1, chunk_size // BYTES_PER_CHAR_MAX)
 
     def chunk_spans(self, text: str) -> list[_Piece]:
-        """Chunk spans of ``text`` in order; ``tokens`` is the exact count of the stripped span."""
+        """Chunk spans of ``text`` in order; ``tokens`` is the exact count of the stripped span.
+
+        A text that may fit (at most ``MAX_CHARS_PER_TOKEN`` characters per token of budget) is
+        counted whole first and, when it fits, is its own one chunk: one count instead of one per
+        piece plus the merge's (an abstract, a FAQ entry).
+        """
+        if text.strip() and len(text) <= MAX_CHARS_PER_TOKEN * self.size:
+            whole = self.counter.count(text.strip())
+            if whole <= self.size:
+                return [_Piece(0, len(text), whole)]
         return self._split(text, 0, len(text), 0)
 
     def _segments(self, text: str, start: int, end: int, level: int) -> tuple[int, list[int]]:
@@ -181,6 +193,7 @@ def chunk_documents(
     splitter = _Splitter(get_token_counter(), chunk_size, chunk_overlap)
     chunks: list[Chunk] = []
     report(progress, "chunking", 0, len(docs))
+    step = max(1, len(docs) // 500)  # at most ~500 progress reports, however large the corpus
     for done, doc in enumerate(docs, start=1):
         position = 0
         for span in splitter.chunk_spans(doc.text):
@@ -197,5 +210,6 @@ def chunk_documents(
                 )
             )
             position += 1
-        report(progress, "chunking", done, len(docs))
+        if done == len(docs) or done % step == 0:
+            report(progress, "chunking", done, len(docs))
     return chunks
