@@ -14,7 +14,8 @@ from typing import Any, Iterable
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 from rich.table import Table
 from rich.text import Text
 
@@ -58,8 +59,18 @@ def plain_line(value: Any, style: str = "") -> Text:
     return Text(single_line("" if value is None else str(value)), style=style)
 
 
+class RateColumn(ProgressColumn):
+    """Items per second (``12.3/s``) over rich's recent window (the last 30 s of updates): the
+    figure the ETA beside it is computed from; blank until two updates have been seen."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if not speed else f"{speed:,.1f}/s", style="progress.data.speed")
+
+
 class ProgressBar:
-    """A ``Progress`` callback drawing one rich bar per stage on stderr (nothing when ``quiet``)."""
+    """A ``Progress`` callback drawing one rich bar per stage on stderr (nothing when ``quiet``):
+    done / total, items per second, elapsed time and the estimated time remaining."""
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -71,7 +82,7 @@ class ProgressBar:
         if not self.quiet:
             self._progress = Progress(
                 TextColumn("{task.description:<22}", markup=False), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=False,
+                RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=False,
             )
         return self
 
