@@ -172,7 +172,10 @@ def print_eval(console: Console, report: dict[str, Any]) -> None:
     console.print(plain_line(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
                              f"judge {report.get('judge', 'heuristic')}"))
     console.print(metrics_table("Retrieval", agg.get("retrieval", {})))
-    console.print(metrics_table("Generation", agg.get("generation", {})))
+    if agg.get("generation"):
+        console.print(metrics_table("Generation", agg["generation"]))
+    else:
+        console.print(plain_line("Generation: not scored (retrieval metrics only; --metrics all scores answers too)"))
     diag = (report.get("counts") or {}).get("diagnosis") or {}
     if diag:
         console.print(plain_line("Diagnosis: " + ", ".join(f"{k} {v}" for k, v in sorted(diag.items()))))

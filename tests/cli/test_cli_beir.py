@@ -24,6 +24,7 @@ def test_eval_reads_a_beir_folder_and_says_what_it_embedded(tmp_path: Path, caps
     n = report["gold_ids"]["ids"]
     assert f"gold ids: {n} of {n} matched the corpus" in printed
     assert "embedded — corpus: nothing (builtin:bm25 needs no corpus vectors); per question: nothing" in printed
+    assert "Generation: not scored (retrieval metrics only; --metrics all scores answers too)" in printed
 
 
 def test_split_flag_picks_the_qrels_file(tmp_path: Path) -> None:
