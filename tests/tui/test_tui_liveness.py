@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Input, Select, Static
 
 import ragcov_tui.coverage.pipeline  # noqa: F401  (imported before the clock starts: it loads scikit-learn)
 from ragcov_tui.embeddings.hashing import HashEmbedder
@@ -137,6 +137,53 @@ async def test_ctrl_x_cancels_from_another_pane(tui_db: Path) -> None:
         await pilot.press("ctrl+x")
         await wait_for(pilot, lambda: "cancelled" in job_status(app), timeout=2.0)
         assert app.query_one("TabbedContent").active == "tab-results"  # the cancel does not move you
+
+
+async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_questions(
+        tui_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_slow_rag(tmp_path)
+    monkeypatch.chdir(tmp_path)  # python:slow_rag:answer is found in the working directory
+    monkeypatch.setenv("SLOW_RAG_DELAY", "0.3")
+    monkeypatch.setenv("RAGCOV_CONCURRENCY", "2")
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        app.query_one("#job-kind", Select).value = "eval"
+        await pilot.pause()
+        for key, value in {"questions": str(QUESTIONS), "corpus": str(CORPUS), "system": "python:slow_rag:answer",
+                           "embedder": "hash", "name": "", "llm": "", "k": "5"}.items():
+            app.query_one(f"#job-{key}", Input).value = value
+        await pilot.press("ctrl+r")
+
+        def evaluated() -> int:
+            text = job_status(app)
+            return int(text.split()[1].split("/")[0]) if text.startswith("evaluating") else 0
+
+        await wait_for(pilot, lambda: evaluated() >= 3, timeout=60)
+        await pilot.press("ctrl+x")
+        await wait_for(pilot, lambda: "cancelled" in job_status(app), timeout=2.0)
+        sid = job_status(app).split("session ")[1].split()[0]
+        db = open_db(tui_db)
+        before = dict(db.execute("SELECT question_id, finished_at FROM eval_items WHERE session_id = ?", [sid]).fetchall())
+        assert 3 <= len(before) < N_QUESTIONS
+
+        app.show_pane("sessions")
+        await pilot.pause()
+        assert status_cells(app)[sid] == "cancelled"
+        app.query_one("#sessions-table", DataTable).move_cursor(row=list(status_cells(app)).index(sid))
+        await pilot.press("enter")  # open it: the Overview says how far it got and how it continues
+        await pilot.pause()
+        figures = " ".join(static_text(app.query_one("#overview-figures", Static)).split())
+        assert "cancelled · cancelled by the user" in figures and f"items {len(before)} done {len(before)}" in figures
+        monkeypatch.setenv("SLOW_RAG_DELAY", "0")
+        await pilot.press("R")  # rerun = resume this eval
+        await wait_for(pilot, lambda: job_status(app).startswith(f"eval finished: session {sid}"), timeout=60)
+        after = dict(db.execute("SELECT question_id, finished_at FROM eval_items WHERE session_id = ? AND status = 'done'",
+                                [sid]).fetchall())
+        assert len(after) == N_QUESTIONS and {q: after[q] for q in before} == before  # none redone
+        assert db.execute("SELECT status FROM sessions WHERE id = ?", [sid]).fetchone()[0] == "done"
+        db.conn.close()
 
 
 def _running_row(db, sid: str, pid: int, done: int = 7, total: int = 10) -> None:

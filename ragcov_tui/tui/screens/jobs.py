@@ -51,11 +51,16 @@ FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty f
 class JobRequest:
     """What the form asks for: the kind of job, the raw text of each field, and the stored
     parameters of the session the form was prefilled from (``base``), so a rerun keeps every
-    setting the form does not show (threshold, chunk size, metrics, judge…)."""
+    setting the form does not show (threshold, chunk size, metrics, judge…); ``resume``: the eval
+    session to continue instead of starting a new one."""
 
     kind: str
     fields: dict[str, str]
     base: dict[str, Any] = field(default_factory=dict)
+    resume: str | None = None
+
+
+RESUMABLE = ("cancelled", "interrupted", "failed")  # an eval stopped in one of these continues on R
 
 
 JobRunner = Callable[[JobRequest, Any, Progress], tuple[str, dict[str, Any]]]
@@ -90,6 +95,7 @@ def job_options(request: JobRequest) -> Any:
         fixed["extra"] = {k: v for k, v in base.items() if k in engine and k not in SPECS}
     else:
         fixed["system"] = f.get("system") or "builtin:hybrid"
+        fixed["resume"] = request.resume
         fixed |= {k: v for k, v in base.items() if k not in SPECS}
     return build_options(command, sources, **fixed)
 
@@ -115,7 +121,8 @@ def prefill(session: dict[str, Any] | None) -> dict[str, str]:
     return {
         "corpus": ", ".join(session.get("corpus") or []),
         "questions": session.get("questions_path") or "",
-        "embedder": session.get("embedder") or "",
+        # an eval's params hold the embedder as given ('hash'), which a resume compares with
+        "embedder": params.get("embedder") or session.get("embedder") or "",
         "llm": "" if llm == "heuristic" else llm,
         "clusters": str(params.get("clusters") or ""),
         "system": session.get("system") or "",
@@ -191,11 +198,12 @@ class JobsPane(Pane):
         fields = {k: self.query_one(f"#job-{k}", Input).value for k, (_, kinds, _) in FIELDS.items() if kind in kinds}
         return JobRequest(kind, fields, base=self.base)
 
-    def action_start(self) -> None:
+    def action_start(self, resume: str | None = None) -> None:
         if self.running:
             self.app.notify("A job is already running; cancel it first (ctrl+x).", severity="warning")
             return
         request = self.request()
+        request.resume = resume
         self.query_one("#job-start", Button).disabled = True
         self.query_one("#job-cancel", Button).disabled = False
         self.query_one("#job-status", Static).update(lit(f"Starting {request.kind}…"))
@@ -272,6 +280,8 @@ class JobsPane(Pane):
             self.ragcov.open_session(sid)
 
     def rerun(self, session: dict[str, Any]) -> None:
-        """Prefill from ``session`` and start at once (``R``)."""
+        """Prefill from ``session`` and start at once (``R``); an eval that stopped before its end
+        (cancelled, interrupted, failed) is resumed: its finished questions are not redone."""
         self.fill(session["kind"], session)
-        self.action_start()
+        resumable = session["kind"] == "eval" and session["status"] in RESUMABLE
+        self.action_start(resume=session["id"] if resumable else None)
