@@ -16,7 +16,7 @@ from rich.text import Text
 from ragcov_tui.cli import dump_json, write_output
 from ragcov_tui.cli_render import (ProgressBar, SafeConsole, print_analysis, print_compare, print_eval, print_sessions,
                                    warn_printer)
-from ragcov_tui.cli_settings import check_outputs, command_options, setting, setup
+from ragcov_tui.cli_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.config import Config
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Interrupted, ProviderError
@@ -113,6 +113,7 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
     check_outputs(args, db_path=db_path)
     db = _open(args, db_path)
     session = resolve_session(db, args.session)
+    check_outputs(args, inputs=session_inputs(db, [session["id"]]), db_path=db_path)  # not over its inputs
     report = _load_report(db, session)
     write_output(args.json, dump_json(report), out)
     if session["kind"] == "analysis":
@@ -213,6 +214,7 @@ def cmd_compare(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
     check_outputs(args, inputs=[args.a, args.b], db_path=db_path)
     db = _open(args, db_path)
+    check_outputs(args, inputs=session_inputs(db, [args.a, args.b]), db_path=db_path)
     llm = make_llm(setting(args, cfg, "llm"), db=db) if args.pairwise else None
     if args.pairwise and llm is None:
         raise BadInput("--pairwise needs an LLM: pass --llm openai:MODEL")

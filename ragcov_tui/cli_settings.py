@@ -78,7 +78,7 @@ def check_outputs(args: argparse.Namespace, *, inputs: Iterable[str | None] = ()
     can be written and is none of the inputs; BadInput naming the flag otherwise."""
     outputs = [(f"--{name}", getattr(args, name)) for name in OUTPUT_FLAGS
                if isinstance(getattr(args, name, None), str) and getattr(args, name) != "-"]
-    protected = [(str(p), "an input of this run") for p in inputs if p]
+    protected = [(str(p), "one of the inputs (test file, corpus, qrels, baseline)") for p in inputs if p]
     if getattr(args, "questions", None):
         protected.append((args.questions, "the test file (--questions)"))
     protected += [(p, "a corpus file (--corpus)") for p in (getattr(args, "corpus", None) or [])]
@@ -122,3 +122,19 @@ def check_output_path(raw: str, flag: str, protected: list[tuple[str, str]]) -> 
 def setting(args: argparse.Namespace, cfg: Config, key: str) -> Any:
     """One checked setting of ``args.command`` (flag > env > ragcov.toml), ``None`` when unset."""
     return resolve(args.command, cfg.sources(args.command, vars(args))).values.get(key)
+
+
+def session_inputs(db: Any, refs: Iterable[str]) -> list[str]:
+    """The test file and corpus paths of the stored sessions named by ``refs`` (refs that are no
+    session, e.g. report files, give none): what ``report`` / ``compare`` outputs must not overwrite."""
+    from ragcov_tui.store.sessions import resolve_session
+
+    paths: list[str] = []
+    for ref in refs:
+        try:
+            session = resolve_session(db, ref)
+        except BadInput:
+            continue
+        paths += [p for p in [session.get("questions_path"), *(session.get("corpus") or [])] if p]
+    return paths
+

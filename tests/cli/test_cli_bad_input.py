@@ -513,3 +513,22 @@ def test_json_errors_say_at_column_once(line: str, tmp_path: Path, capsys) -> No
     err = one_line_error(capsys, run_cli("analyze", "--db", str(tmp_path / "r.db"), "--corpus", str(CORPUS),
                                          "--questions", str(questions)), "q.jsonl:1")
     assert "at at" not in err
+
+
+@pytest.mark.parametrize("which", ["questions", "corpus file"])
+@pytest.mark.parametrize("flag", ["--json", "--markdown"])
+def test_report_never_writes_over_the_sessions_inputs(which: str, flag: str, tmp_path: Path, capsys) -> None:
+    import shutil
+
+    corpus = tmp_path / "docs"
+    shutil.copytree(CORPUS, corpus)
+    questions = tmp_path / "q.jsonl"
+    shutil.copy(QUESTIONS, questions)
+    db = tmp_path / "r.db"
+    assert run_cli("analyze", "-q", "--db", str(db), "--corpus", str(corpus), "--questions", str(questions),
+                   "--embedder", "hash") == 0
+    capsys.readouterr()
+    target = questions if which == "questions" else corpus / CORPUS_FILE.name
+    before = target.read_bytes()
+    one_line_error(capsys, run_cli("report", "latest", "--db", str(db), flag, str(target)), flag, "one of the inputs")
+    assert target.read_bytes() == before
