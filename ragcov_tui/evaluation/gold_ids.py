@@ -23,6 +23,7 @@ gold ids match anything, naming three unmatched ids, three corpus ids and what w
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -87,16 +88,21 @@ class CorpusIds:
         self.documents = list(dict.fromkeys(c.source for c in chunks))
         self.all = self.chunk_ids | set(self.documents)
         self.roots = [_root_text(r) for r in roots]
-        self.by_suffix: dict[str, set[str]] = defaultdict(set)
-        self.by_name: dict[str, set[str]] = defaultdict(set)
-        self.by_stem: dict[str, set[str]] = defaultdict(set)
+
+    @functools.cached_property
+    def _lookups(self) -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, set[str]]]:
+        """Documents by path suffix, by file name and by file stem; built only when some gold id
+        does not match exactly (a 50k-document corpus whose ids all match never pays for them)."""
+        by_suffix: dict[str, set[str]] = defaultdict(set)
+        by_name: dict[str, set[str]] = defaultdict(set)
+        by_stem: dict[str, set[str]] = defaultdict(set)
         for doc in self.documents:
             parts = doc.split("/")
             for n in range(1, len(parts)):
-                self.by_suffix["/".join(parts[n:])].add(doc)
-            name = parts[-1]
-            self.by_name[name].add(doc)
-            self.by_stem[PurePosixPath(name).stem].add(doc)
+                by_suffix["/".join(parts[n:])].add(doc)
+            by_name[parts[-1]].add(doc)
+            by_stem[PurePosixPath(parts[-1]).stem].add(doc)
+        return by_suffix, by_name, by_stem
 
     def resolve(self, gold: str) -> tuple[str | None, str | None, bool]:
         """``(corpus id, rule, ambiguous)``: rule None for an exact match, corpus id None for none."""
@@ -119,7 +125,8 @@ class CorpusIds:
             if "/".join(parts[n:]) in self.all:
                 yield "prefix", ["/".join(parts[n:])]
                 break
-        yield "suffix", self.by_suffix.get(cleaned, ())
+        by_suffix, by_name, by_stem = self._lookups
+        yield "suffix", by_suffix.get(cleaned, ())
         if CHUNK_ID.fullmatch(gold):
             document = gold.rpartition("#")[0]
             found, _, _ = self.resolve(document)
@@ -127,8 +134,8 @@ class CorpusIds:
         name = parts[-1]
         if "#" in name:  # a chunk-like id is never matched by its file name alone
             return
-        yield "file name", self.by_name.get(name, ())
-        yield "file stem", self.by_stem.get(PurePosixPath(name).stem, set()) | self.by_stem.get(name, set())
+        yield "file name", by_name.get(name, ())
+        yield "file stem", by_stem.get(PurePosixPath(name).stem, set()) | by_stem.get(name, set())
 
 
 def match_gold_ids(questions: Sequence[Question], chunks: Sequence[Chunk], roots: Iterable[str | Path] = (),
