@@ -7,6 +7,7 @@ every pane stale and reloads only the one on screen.
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -14,7 +15,9 @@ from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Static, TabbedContent, TabPane
 
 from ragcov_tui.errors import BadInput
@@ -39,6 +42,10 @@ from ragcov_tui.tui.widgets.screen_guard import ControlCharFilter
 
 PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane]
 NARROW = 100  # below this many columns the panes stack vertically
+SHORT = 30  # below this many rows optional charts hide and notifications go to the status line
+NOTICE_LOG = 10  # notifications ? lists in full (the status line shows one, cut to the width)
+NOTICE_MARK = {"information": "✓", "warning": "!", "error": "✗"}
+NOTICE_STYLE = {"information": "bold", "warning": "bold yellow", "error": "bold red"}
 
 
 def pane_id(cls: type[Pane]) -> str:
@@ -73,6 +80,9 @@ class RagcovApp(App):
         self.eval_sid: str | None = None
         self.current_sid: str | None = None
         self.history: list[str] = []
+        self.notice: Text | None = None  # a notification shown on the status line (small terminals)
+        self.notice_log: deque[tuple[str, str, str]] = deque(maxlen=NOTICE_LOG)  # newest first, listed in ?
+        self._notice_timer: Timer | None = None
         self._control_filter = ControlCharFilter()
 
     # ------------------------------------------------------------ untrusted text never reaches the terminal raw
@@ -82,9 +92,31 @@ class RagcovApp(App):
         in a rendered line (one instance, so Textual's per-filter line cache keeps working)."""
         return [*super().get_line_filters(), self._control_filter]
 
-    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
-        """Every notification (many quote a path or an error) with its control characters visible."""
-        super().notify(visible(str(message)), title=single_line(str(title)), **kwargs)
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, **kwargs: Any) -> None:
+        """Every notification (many quote a path or an error) with its control characters visible.
+        Below 100x30 a toast would cover the list being triaged: the newest notification shows on
+        the status line instead (for its timeout), and the app's CSS hides the toasts."""
+        message, title = visible(str(message)), single_line(str(title))
+        super().notify(message, title=title, severity=severity, timeout=timeout, **kwargs)
+        self.notice_log.appendleft((severity, title, message))
+        if self.size.width < NARROW or self.size.height < SHORT:
+            self._show_notice(f"{title}: {message}" if title else message, severity,
+                              self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+
+    def _show_notice(self, text: str, severity: str, seconds: float) -> None:
+        """``text`` on the status line for ``seconds`` (the newest notice replaces the one shown)."""
+        if self._notice_timer is not None:
+            self._notice_timer.stop()
+        self.notice = lit(f"{NOTICE_MARK.get(severity, '·')} {text}", NOTICE_STYLE.get(severity, "bold"))
+        self._notice_timer = self.set_timer(seconds, self._clear_notice)
+        if self.query("#status-line"):
+            self._update_status()
+
+    def _clear_notice(self) -> None:
+        self.notice, self._notice_timer = None, None
+        if self.query("#status-line"):
+            self._update_status()
 
     def validate_title(self, title: Any) -> str:
         return single_line(str(title))
@@ -186,7 +218,7 @@ class RagcovApp(App):
                 label = f"{kind} {sid}" + (f" '{s['name']}'" if s.get("name") else "")
                 parts.append(label + (f" · {Path(s['questions_path']).name}" if kind == "analysis" and s.get("questions_path") else ""))
         line = "ragcov · ? keys · [ ] tabs · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}")
-        self.query_one("#status-line", Static).update(lit(line))
+        self.query_one("#status-line", Static).update(self.notice or lit(line))
 
     # ------------------------------------------------------------ panes and keys
 
@@ -258,13 +290,13 @@ class RagcovApp(App):
         self.query_one(JobsPane).action_cancel()
 
     def action_help(self) -> None:
-        self.push_screen(TextScreen("Keys", help_text()))
+        self.push_screen(TextScreen("Keys", help_text(self.notice_log)))
 
     def on_resize(self, event: object = None) -> None:
         """Set the layout classes; restyle the screen once, and only when one of them changed."""
         before = set(self.screen.classes)
         self.screen.set_class(self.size.width < NARROW, "-narrow", update=False)
-        self.screen.set_class(self.size.height < 30, "-short", update=False)
+        self.screen.set_class(self.size.height < SHORT, "-short", update=False)
         if set(self.screen.classes) != before:
             self.screen.update_node_styles()
 
@@ -285,9 +317,18 @@ class RagcovApp(App):
         self.call_after_refresh(pane.run_action, action)
 
 
-def help_text() -> Text:
-    """Every binding of the app, the panes and the tables, grouped (built from the BINDINGS themselves)."""
-    out = Text("Accept / drop write the test file at once (atomic, with a backup); u undoes the session's newest "
+def help_text(notices: Iterable[tuple[str, str, str]] = ()) -> Text:
+    """The recent notifications in full (``(severity, title, message)``, newest first), then every
+    binding of the app, the panes and the tables, grouped (built from the BINDINGS themselves)."""
+    out = Text()
+    for i, (severity, title, message) in enumerate(notices):
+        if not i:
+            out.append("Recent messages, newest first\n", style="bold underline")
+        out.append(f"  {NOTICE_MARK.get(severity, '·')} ", style=NOTICE_STYLE.get(severity, "bold"))
+        out.append_text(lit(f"{title}: {message}" if title else message)).append("\n")
+    if out.plain:
+        out.append("\n")
+    out.append("Accept / drop write the test file at once (atomic, with a backup); u undoes the session's newest "
                "decision and restores the file byte for byte.\n\n", style="italic")
     groups = [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
               ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open the row's detail"),

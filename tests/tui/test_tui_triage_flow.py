@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Input, Static
+from textual.widgets._toast import Toast
 
 from ragcov_tui.store import open_db
 
@@ -272,3 +273,33 @@ async def test_g_and_G_and_home_end_jump_to_first_and_last_row(tui_db: Path, pan
             await pilot.pause()
             assert table.cursor_row == 0 and getattr(table, "page", None) is None or table.page.offset == 0
             assert first is None or table.current["question_id"] == first
+
+
+# ---------------------------------------------------------------- 15. notifications stay off the list at 80x24
+
+
+@pytest.mark.parametrize("size, on_status_line", [((80, 24), True), ((120, 40), False)])
+async def test_notifications_at_80x24_go_to_the_status_line_not_over_the_list(tui_db: Path, size, on_status_line: bool) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=size, notifications=True) as pilot:
+        app.show_pane("sessions")
+        await pilot.pause()
+        before = screen_text(app).splitlines()[3:-2]
+        for _ in range(3):
+            await pilot.press("c")  # nothing marked: a warning each time
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        says = "! Mark exactly two sessions with space, then press c."
+        assert (says in lines[0]) is on_status_line
+        toasts = [t for t in app.screen.query(Toast) if t.region.area]
+        if on_status_line:
+            assert not toasts and lines[3:-2] == before  # the list is untouched
+            app.notice = None  # (the timer would clear it after its timeout)
+            app._update_status()
+            await pilot.pause()
+            assert "ragcov · ? keys" in screen_text(app).splitlines()[0]
+            await pilot.press("question_mark")  # ? lists the recent messages in full
+            await pilot.pause()
+            assert "Recent messages" in static_text(app.screen.query_one("#text-body", Static))
+        else:
+            assert toasts

@@ -47,11 +47,13 @@ async def press(pilot, *keys: str) -> None:
 
 
 def toasts(app: RagcovApp) -> list[str]:
-    """What each notification shows on screen: its region cut out of the screen's rows, lines folded."""
+    """What each notification shows: a toast's region cut out of the screen's rows, lines folded; below
+    100x30 (notifications go to the status line, and ``?`` lists them in full) ``title message`` each."""
     lines = ["".join(seg.text for seg in strip if not seg.control) for strip in app.screen._compositor.render_strips()]
-    return [" ".join(" ".join(line[t.region.x:t.region.right] for line in lines[t.region.y:t.region.bottom])
-                     .replace("▌", " ").split())
-            for t in app.screen.query("Toast")]
+    on_screen = [" ".join(" ".join(line[t.region.x:t.region.right] for line in lines[t.region.y:t.region.bottom])
+                          .replace("▌", " ").split())
+                 for t in app.screen.query("Toast") if t.region.area]
+    return on_screen + [" ".join(f"{title} {message}".split()) for _, title, message in app.notice_log]
 
 
 async def test_gaps_accept_after_an_outside_append_keeps_both_rows_and_says_what_changed(tui_db: Path) -> None:
