@@ -6,6 +6,7 @@ jobs that do not pull the user away, a Jobs form that keeps what was typed, ``R`
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -303,3 +304,46 @@ async def test_notifications_at_80x24_go_to_the_status_line_not_over_the_list(tu
             assert "Recent messages" in static_text(app.screen.query_one("#text-body", Static))
         else:
             assert toasts
+
+
+# ---------------------------------------------------------------- 16. numbers, indents, Sessions on resize
+
+
+async def test_chunk_and_outlier_details_show_formatted_distances(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        body = await open_with_enter(pilot, "clusters", "tab")
+        distance = app.query_one("#clusters-chunks", PagedTable).current["mindist"]
+        assert f"distance {distance:.3f} " in body and str(distance) not in body
+        await pilot.press("escape")
+        body = await open_with_enter(pilot, "outliers")
+        assert re.search(r"distance \d\.\d{3}\s*\n", body) and not re.search(r"\d\.\d{5}", body)
+
+
+async def test_wrapped_stored_text_keeps_its_indent(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_with_enter(pilot, "results", "c")  # c unfolds the chunks; the first enter opens
+        await pilot.press("c")
+        await pilot.pause()
+        lines = static_text(app.screen.query_one("#text-body", Static)).splitlines()
+        after_gutter = [lines[i + 1] for i, line in enumerate(lines[:-1]) if line.startswith("   │ ")
+                        and lines[i + 1].strip() and not lines[i + 1].startswith("   │ ") and lines[i + 1].startswith(" ")]
+        assert after_gutter and all(line.startswith(" " * 5) for line in after_gutter)
+
+
+async def test_sessions_table_re_lays_out_on_resize(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.show_pane("sessions")
+        await pilot.pause()
+        table = app.query_one("#sessions-table", PagedTable)
+        assert "embedder / system" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        assert [t for t, _ in table.column_spec][-3] == "name" and "embedder / system" not in screen_text(app)
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        await pilot.pause()
+        assert "embedder / system" in screen_text(app) and table.row_count == 2

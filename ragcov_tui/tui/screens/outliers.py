@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,11 +17,11 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.store import queries
 from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.details import pair_detail
+from ragcov_tui.tui.screens.details import fmt, pair_detail, val
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.screens.modals import TextScreen
-from ragcov_tui.tui.widgets.literal import block, labelled, labelled_grid, lit, num
+from ragcov_tui.tui.widgets.literal import block, labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 MARKS = {"keep": "kept", "drop": "DROPPED"}
@@ -102,9 +103,9 @@ class OutliersPane(Filterable, Pane):
         row = self.query_one(PagedTable).current
         if row is None or self.has_class("-pairs"):
             return
-        body = Text.assemble(labelled([("question", lit(row["text"])), ("LOF", num(row["lof_score"])),
-                                       ("nearest chunk", lit(f"{row['nearest_chunk']} · distance {row['nearest_chunk_dist']:.3f}"))],
-                                      label_width=14), "\n\n", block(row["chunk_text"]))
+        body = Group(labelled_grid([("question", lit(row["text"])), ("LOF", val(row["lof_score"])),
+                                    ("nearest chunk", lit(f"{row['nearest_chunk']} · distance {fmt(row['nearest_chunk_dist'])}"))],
+                                   label_width=14), Text(""), block(row["chunk_text"]))
         self.app.push_screen(TextScreen(f"Outlier {row['question_id']}", body))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -86,6 +86,11 @@ class SessionsPane(Filterable, Pane):
             table.move_cursor(row=ids.index(on))
         self._draw_trend()
 
+    def on_resize(self) -> None:
+        """Re-lay out the table when the terminal crosses the narrow / wide width."""
+        if (NARROW if self.app.size.width < 100 else WIDE) != self.query_one(PagedTable).column_spec:
+            self._show(self.query_one(PagedTable).cursor_row)
+
     def _fetch(self, offset: int, limit: int) -> queries.Page:
         return queries.session_page(self.ragcov.db, offset, limit, query=self.query_text)
 
