@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from ragcov_tui.errors import ConfigError
+from ragcov_tui.errors import BadInput, ConfigError
 
 Parser = Callable[[Any, bool], Any]  # (value, is_text) -> typed value; ValueError(reason) when bad
 
@@ -78,6 +78,28 @@ def _text(value: Any, is_text: bool) -> str:
     return value.strip()
 
 
+def _embedder(value: Any, is_text: bool) -> str:
+    """A spec some embedder provider takes (checked, not built)."""
+    from ragcov_tui.embeddings.factory import parse_spec
+
+    return _provider_spec(parse_spec, _text(value, is_text))
+
+
+def _llm(value: Any, is_text: bool) -> str:
+    """``openai:MODEL`` or ``heuristic`` (checked, not built)."""
+    from ragcov_tui.llm.factory import parse_spec
+
+    return _provider_spec(parse_spec, _text(value, is_text))
+
+
+def _provider_spec(check: Callable[[str], Any], spec: str) -> str:
+    try:
+        check(spec)
+    except BadInput as exc:
+        raise ValueError(str(exc)) from None
+    return spec
+
+
 def _auto_or(parser: Parser) -> Parser:
     """``"auto"`` (any case) or what ``parser`` accepts; the form of ``--clusters`` / ``--contamination``."""
     def parse(value: Any, is_text: bool) -> Any:
@@ -110,10 +132,10 @@ ALL = ("analyze", "eval", "compare", "sessions", "report", "tui", "demo")
 BOTH = ("analyze", "eval")
 SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("db", _text, ALL, "RAGCOV_DB"),
-    Spec("embedder", _text, BOTH, "RAGCOV_EMBEDDER"),
-    Spec("llm", _text, ("analyze", "eval", "compare"), "RAGCOV_LLM"),
-    Spec("judge_llm", _text, ("eval",), "RAGCOV_JUDGE_LLM"),
-    Spec("paraphrase_llm", _text, ("eval",)),
+    Spec("embedder", _embedder, BOTH, "RAGCOV_EMBEDDER"),
+    Spec("llm", _llm, ("analyze", "eval", "compare"), "RAGCOV_LLM"),
+    Spec("judge_llm", _llm, ("eval",), "RAGCOV_JUDGE_LLM"),
+    Spec("paraphrase_llm", _llm, ("eval",)),
     Spec("concurrency", _whole(1, 1024), BOTH, "RAGCOV_CONCURRENCY"),
     Spec("chunk_size", _whole(1, 1_000_000), BOTH),
     Spec("chunk_overlap", _whole(0, 999_999), BOTH),

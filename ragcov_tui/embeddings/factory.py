@@ -20,30 +20,41 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 SPECS = "local, local:/dir, openai:MODEL, voyage:MODEL, st:MODEL, precomputed, hash"
+PROVIDERS = ("local", "precomputed", "hash", "openai", "voyage", "st")
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``(provider, argument)`` of an embedder spec; BadInput for a spec no provider takes. Builds
+    nothing (no model loaded, no key read), so settings can check a spec before any work."""
+    provider, _, arg = spec.strip().partition(":")
+    provider, arg = provider.strip().lower(), arg.strip()
+    if provider not in PROVIDERS or (provider == "precomputed" and arg not in ("", "given")):
+        raise BadInput(f"unknown embedder {spec!r}; expected one of: {SPECS}")
+    if provider in ("openai", "voyage", "st") and not arg:
+        raise BadInput(f"embedder {spec!r}: name the model, e.g. {provider}:MODEL")
+    if provider == "hash":
+        arg = arg.removeprefix("test-hash-")
+        if arg and not (arg.isdigit() and 2 <= int(arg) <= 65536):
+            raise BadInput(f"embedder {spec!r}: hash:DIM needs a whole number of dimensions")
+    return provider, arg
 
 
 def _build(spec: str, concurrency: int) -> Embedder:
     """Every ``Embedder.spec`` builds the same embedder again (``local:all-MiniLM-L6-v2-int8``,
     ``hash:test-hash-256``), so a stored session's embedder can be rerun as it was."""
-    provider, _, arg = spec.strip().partition(":")
-    provider, arg = provider.strip().lower(), arg.strip()
+    provider, arg = parse_spec(spec)
     if provider == "local":
         from ragcov_tui.embeddings.local import MINILM_NAME, OnnxEmbedder
 
         return OnnxEmbedder.from_dir(arg) if arg and arg != MINILM_NAME else OnnxEmbedder.minilm()
-    if provider == "precomputed" and arg in ("", "given"):
+    if provider == "precomputed":
         from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
 
         return PrecomputedEmbedder()
     if provider == "hash":
         from ragcov_tui.embeddings.hashing import HashEmbedder
 
-        arg = arg.removeprefix("test-hash-")
-        if arg and not (arg.isdigit() and 2 <= int(arg) <= 65536):
-            raise BadInput(f"embedder {spec!r}: hash:DIM needs a whole number of dimensions")
         return HashEmbedder(int(arg)) if arg else HashEmbedder()
-    if provider in ("openai", "voyage", "st") and not arg:
-        raise BadInput(f"embedder {spec!r}: name the model, e.g. {provider}:MODEL")
     if provider == "openai":
         from ragcov_tui.embeddings.remote import OpenAIEmbedder
 
@@ -52,11 +63,9 @@ def _build(spec: str, concurrency: int) -> Embedder:
         from ragcov_tui.embeddings.remote import VoyageEmbedder
 
         return VoyageEmbedder(arg, concurrency=concurrency)
-    if provider == "st":
-        from ragcov_tui.embeddings.st import SentenceTransformerEmbedder
+    from ragcov_tui.embeddings.st import SentenceTransformerEmbedder  # st: the one provider left
 
-        return SentenceTransformerEmbedder(arg)
-    raise BadInput(f"unknown embedder {spec!r}; expected one of: {SPECS}")
+    return SentenceTransformerEmbedder(arg)
 
 
 def make_embedder(spec: str = "local", *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY) -> Embedder:

@@ -22,14 +22,22 @@ OFFLINE_SPECS = {"", "heuristic", "none"}
 
 def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY) -> ChatModel | None:
     """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode."""
+    model = parse_spec(spec)
+    if model is None:
+        return None
+    from ragcov_tui.llm.openai_chat import OpenAIChat
+
+    return OpenAIChat(model, db=db, concurrency=concurrency)
+
+
+def parse_spec(spec: str | None) -> str | None:
+    """The model of an ``openai:MODEL`` spec, ``None`` for offline; BadInput for any other spec.
+    Builds nothing, so settings can check a spec before any work."""
     if spec is None or spec.strip().lower() in OFFLINE_SPECS:
         return None
     provider, _, model = spec.strip().partition(":")
-    provider, model = provider.strip().lower(), model.strip()
-    if provider == "openai":
-        if not model:
-            raise BadInput(f"LLM {spec!r}: name the model, e.g. openai:gpt-4o-mini")
-        from ragcov_tui.llm.openai_chat import OpenAIChat
-
-        return OpenAIChat(model, db=db, concurrency=concurrency)
-    raise BadInput(f"unknown LLM {spec!r}; expected openai:MODEL, or heuristic for the offline judge")
+    if provider.strip().lower() != "openai":
+        raise BadInput(f"unknown LLM {spec!r}; expected openai:MODEL, or heuristic for the offline judge")
+    if not model.strip():
+        raise BadInput(f"LLM {spec!r}: name the model, e.g. openai:gpt-4o-mini")
+    return model.strip()

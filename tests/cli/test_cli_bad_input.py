@@ -532,3 +532,29 @@ def test_report_never_writes_over_the_sessions_inputs(which: str, flag: str, tmp
     before = target.read_bytes()
     one_line_error(capsys, run_cli("report", "latest", "--db", str(db), flag, str(target)), flag, "one of the inputs")
     assert target.read_bytes() == before
+
+
+SPEC_CASES = [("embedder", "bogus"), ("embedder", "openai:"), ("embedder", "hash:1"), ("embedder", "precomputed:x"),
+              ("llm", "gpt-4o"), ("llm", "openai:"), ("judge_llm", "anthropic:claude"), ("paraphrase_llm", "openai: ")]
+
+
+@pytest.mark.parametrize("key, spec", SPEC_CASES)
+@pytest.mark.parametrize("source", ["flag", "env", "toml"])
+def test_a_provider_spec_no_provider_takes_names_its_source(key: str, spec: str, source: str, tmp_path: Path, capsys,
+                                                            monkeypatch) -> None:
+    db = tmp_path / "r.db"
+    argv = evaluate(db)
+    if source == "flag":
+        argv += [f"--{key.replace('_', '-')}={spec}"]
+        needle = f"--{key.replace('_', '-')}:"
+    elif source == "env":
+        var = SPECS[key].env
+        if var is None:
+            pytest.skip(f"{key} has no environment variable")
+        monkeypatch.setenv(var, spec)
+        needle = f"${var}:"
+    else:
+        (tmp_path / "ragcov.toml").write_text(f'[eval]\n{key} = "{spec}"\n')
+        needle = f"ragcov.toml [eval] {key}:"
+    one_line_error(capsys, run_cli(*argv), needle, repr(spec.strip()) if spec.strip() != spec else repr(spec))
+    assert not db.exists()

@@ -41,7 +41,10 @@ def test_no_base_gives_the_defaults() -> None:
     ("analysis", {}, {"seed": -1}, {}, "the rerun session's seed"),
     ("eval", {}, {"repeats": 0}, {}, "the rerun session's repeats"),
     ("analysis", {}, {}, {"RAGCOV_CONCURRENCY": "many"}, "$RAGCOV_CONCURRENCY:"),
-    ("eval", {}, {}, {"RAGCOV_EMBEDDER": "5", "RAGCOV_CONCURRENCY": "inf"}, "$RAGCOV_CONCURRENCY:"),
+    ("eval", {}, {}, {"RAGCOV_CONCURRENCY": "inf"}, "$RAGCOV_CONCURRENCY:"),
+    ("eval", {}, {}, {"RAGCOV_EMBEDDER": "5"}, "$RAGCOV_EMBEDDER: unknown embedder '5'"),
+    ("analysis", {"embedder": "openai:"}, {}, {}, "embedder: embedder 'openai:': name the model"),
+    ("eval", {"llm": "gpt-4o"}, {}, {}, "LLM: unknown LLM 'gpt-4o'"),
 ])
 def test_a_bad_value_names_the_form_field_the_rerun_session_or_the_variable(kind, fields, base, env, needle,
                                                                             monkeypatch, tmp_path) -> None:
