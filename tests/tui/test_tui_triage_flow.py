@@ -21,6 +21,7 @@ from ragcov_tui.tui.screens.filtering import FilterBar
 from ragcov_tui.tui.screens.modals import TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
+from tests.support.synthetic_sessions import make_eval_session
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -347,3 +348,100 @@ async def test_sessions_table_re_lays_out_on_resize(tui_db: Path) -> None:
         await pilot.pause()
         await pilot.pause()
         assert "embedder / system" in screen_text(app) and table.row_count == 2
+
+
+# ---------------------------------------------------------------- 5. the Sessions cursor follows the session
+
+
+def add_eval_sessions(tui_db: Path, count: int, start: int = 2, day: int = 3) -> list[str]:
+    db = open_db(tui_db)
+    sids = [make_eval_session(db, sid=f"e{i:07d}", n_questions=3, created_at=f"2025-01-{day:02d}T{i % 24:02d}:00:00+00:00")
+            for i in range(start, start + count)]
+    db.conn.close()
+    return sids
+
+
+def highlighted_and_visible(app: RagcovApp) -> str:
+    """The id of the highlighted Sessions row, asserting the row is inside the table's visible part."""
+    table = app.query_one("#sessions-table", PagedTable)
+    shown_rows = table.scrollable_content_region.height - 1  # less the header
+    assert table.scroll_y <= table.cursor_row < table.scroll_y + shown_rows, (table.scroll_y, table.cursor_row)
+    return table.current["id"]
+
+
+@pytest.mark.parametrize("change", ["new session", "rename", "job finished"])
+async def test_the_sessions_cursor_follows_its_session(tui_db: Path, change: str) -> None:
+    add_eval_sessions(tui_db, 12)
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("sessions")
+        await pilot.pause()
+        table = app.query_one("#sessions-table", PagedTable)
+        await pilot.press(*["j"] * 9)
+        await pilot.pause()
+        target = highlighted_and_visible(app)
+        if change == "new session":
+            add_eval_sessions(tui_db, 3, start=40, day=9)  # newest: listed above it
+            app.sessions_changed()
+        elif change == "rename":
+            await pilot.press("r")
+            await pilot.pause()
+            app.screen.query_one(Input).value = "renamed"
+            await pilot.press("enter")
+        else:
+            add_eval_sessions(tui_db, 1, start=50, day=9)
+            app.query_one("#jobs")._finished("done", "e0000050", "eval finished: session e0000050")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.active_pane().id == "sessions"
+        assert highlighted_and_visible(app) == target and table.cursor_row >= 9
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.eval_sid == target and app.active_pane().id == "overview"
+
+
+# ---------------------------------------------------------------- 7. a finished job notifies, it does not pull the user away
+
+
+async def test_a_job_finishing_while_the_user_triages_elsewhere_only_notifies(tui_db: Path) -> None:
+    add_eval_sessions(tui_db, 1, start=50, day=9)
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("gaps")
+        await pilot.pause()
+        app.query_one("#jobs")._finished("done", "e0000050", "eval finished: session e0000050")
+        await pilot.pause()
+        assert app.active_pane().id == "gaps" and app.current_sid == "a0000001"
+        assert "✓ Job done: eval finished: session e0000050; open it in Sessions (1)" in screen_text(app).splitlines()[0]
+        await pilot.press("1")
+        await pilot.pause()
+        assert "e0000050" in screen_text(app)  # listed
+
+
+# ---------------------------------------------------------------- 9. switching the job kind keeps what was typed
+
+
+async def test_switching_the_job_kind_keeps_the_fields_already_typed(tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("8")
+        await pilot.pause()
+        field = lambda key: app.query_one(f"#job-{key}", Input)  # noqa: E731
+        field("questions").focus()
+        field("questions").value = ""
+        await pilot.press(*"mine.jsonl")
+        field("name").value = "nightly"
+        field("clusters").value = "12"
+        kind = app.query_one("#job-kind")
+        kind.value = "eval"
+        await pilot.pause()
+        assert field("questions").value == "mine.jsonl" and field("name").value == "nightly"
+        assert field("system").value == "builtin:hybrid"  # untouched: prefilled from the newest eval
+        kind.value = "analysis"
+        await pilot.pause()
+        assert (field("questions").value, field("name").value, field("clusters").value) == ("mine.jsonl", "nightly", "12")
+        app.show_pane("sessions")  # away and back: still there
+        app.mark_stale()
+        await pilot.press("8")
+        await pilot.pause()
+        assert field("questions").value == "mine.jsonl"

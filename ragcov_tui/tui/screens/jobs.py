@@ -5,7 +5,9 @@ The worker opens its own database connection; progress reaches the UI through
 ``call_from_thread``; cancel (``ctrl+x`` from anywhere, an app binding) is checked on every
 progress callback, which the core calls at least every 0.25 s while it waits on a batch
 (``Cancelled`` is raised there, the job marks its session cancelled and the Sessions pane lists it
-at once). When the job finishes its session opens; a failure shows as a notification with the reason.
+at once). A job that finishes while the Jobs pane is shown opens its session; one that finishes while
+the user works in another pane is listed and notified, and the pane stays as it is. A failure shows
+as a notification with the reason. Switching the kind keeps the fields already typed.
 """
 
 from __future__ import annotations
@@ -166,13 +168,16 @@ class JobsPane(Pane):
         yield Static(lit("No job running."), id="job-status")
 
     running = False  # from Start until the job's outcome is shown
+    prefilled: dict[str, str] = {}  # the field values of the last prefill (replaced, never mutated)
 
     def load(self) -> None:
         if not self.running:
-            self.fill(self.query_one("#job-kind", Select).value)  # type: ignore[arg-type]
+            self.fill(self.query_one("#job-kind", Select).value, keep_typed=True)  # type: ignore[arg-type]
 
-    def fill(self, kind: str, session: dict[str, Any] | None = None) -> None:
-        """Show the fields of ``kind`` prefilled from ``session`` (default: the newest of that kind)."""
+    def fill(self, kind: str, session: dict[str, Any] | None = None, *, keep_typed: bool = False) -> None:
+        """Show the fields of ``kind`` prefilled from ``session`` (default: the newest of that kind);
+        ``keep_typed``: a field the user changed since the last prefill keeps its text."""
+        typed = self.typed() if keep_typed else {}
         if session is None:
             found = list_sessions(self.ragcov.db, kind=kind)
             session = found[0] if found else None
@@ -181,11 +186,17 @@ class JobsPane(Pane):
         self.query_one("#job-kind", Select).value = kind
         for key, (_, kinds, _) in FIELDS.items():
             self.query_one(f"#row-{key}").display = kind in kinds
-            self.query_one(f"#job-{key}", Input).value = values.get(key, "")
+            self.query_one(f"#job-{key}", Input).value = typed.get(key, values.get(key, ""))
+        self.prefilled = {key: values.get(key, "") for key in FIELDS}
+
+    def typed(self) -> dict[str, str]:
+        """The fields whose text differs from what the form was last prefilled with."""
+        fields = {key: self.query_one(f"#job-{key}", Input).value for key in FIELDS}
+        return {key: value for key, value in fields.items() if value != self.prefilled.get(key, "")}
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "job-kind" and not self.running:
-            self.fill(str(event.value))
+            self.fill(str(event.value), keep_typed=True)  # switching the kind keeps what was typed
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "job-start":
@@ -273,9 +284,12 @@ class JobsPane(Pane):
         self.query_one("#job-status", Static).update(lit(message))
         severity = {"done": "information", "cancelled": "warning", "partial": "warning"}.get(status, "error")
         title = "Job finished with errors" if status == "partial" else f"Job {status}"
+        away = self.ragcov.active_pane() is not self  # the user went on working elsewhere: stay there
+        if away and sid and status != "cancelled":
+            message += "; open it in Sessions (1)"
         self.app.notify(message, title=title, severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
-        if status == "cancelled":
-            self.ragcov.sessions_changed()  # listed at once, labelled cancelled; the form stays for a retry
+        if status == "cancelled" or away:
+            self.ragcov.sessions_changed()  # listed at once (a cancelled one labelled so); the form stays for a retry
         elif sid:
             self.ragcov.open_session(sid)
 
