@@ -271,7 +271,10 @@ class RagcovApp(App):
             self.show_pane(self.history.pop(), remember=False)
 
     def action_rerun(self) -> None:
-        session = get_session(self.db, self.current_sid) if self.current_sid else None
+        """``R``: rerun the session of the pane in use (Gaps: its analysis; Results: its eval;
+        Sessions: the highlighted one), not merely the one opened last."""
+        sid = self.active_pane().rerun_sid()
+        session = get_session(self.db, sid) if sid else None
         if session is None:
             self.notify("No session to rerun.", severity="warning")
             return

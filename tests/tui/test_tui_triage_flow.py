@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets._toast import Toast
 
 from ragcov_tui.store import open_db
+from ragcov_tui.store.sessions import get_session
 
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.screens.filtering import FilterBar
@@ -445,3 +446,25 @@ async def test_switching_the_job_kind_keeps_the_fields_already_typed(tui_db: Pat
         await pilot.press("8")
         await pilot.pause()
         assert field("questions").value == "mine.jsonl"
+
+
+# ---------------------------------------------------------------- 6. R reruns the session of the pane in use
+
+
+@pytest.mark.parametrize("pane, expected", [("gaps", "a0000001"), ("outliers", "a0000001"), ("results", "e0000001"),
+                                            ("overview", "e0000001"), ("sessions", "a0000001")])
+async def test_R_reruns_the_session_of_the_pane_in_use(tui_db: Path, pane: str, expected: str) -> None:
+    started = []
+    app = RagcovApp(tui_db, "e0000001")  # the eval is the session opened last
+    async with app.run_test(size=SIZE) as pilot:
+        jobs = app.query_one("#jobs")
+        jobs.action_start = lambda **_: started.append(jobs.request())  # what would run, without running it
+        app.show_pane(pane)
+        await pilot.pause()
+        if pane == "sessions":
+            await pilot.press("G")  # the analysis, below the newer eval
+        await pilot.press("R")
+        await pilot.pause()
+        assert app.active_pane().id == "jobs" and started
+        assert started[0].kind == ("analysis" if expected.startswith("a") else "eval")
+        assert started[0].fields["questions"] == get_session(open_db(tui_db), expected)["questions_path"]

@@ -53,6 +53,10 @@ class Pane(Vertical):
             return self.ragcov.eval_sid
         return self.ragcov.current_sid
 
+    def rerun_sid(self) -> str | None:
+        """The session ``R`` reruns from this pane: the one it shows."""
+        return self.sid
+
     def compose_empty(self) -> Static:
         return Static("", id=f"{self.id}-empty", classes="empty")
 

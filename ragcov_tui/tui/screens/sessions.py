@@ -141,6 +141,11 @@ class SessionsPane(Filterable, Pane):
             chart.draw_lines(f"{row['kind']} trend of this test file, oldest → newest",
                              {_trend_label(name): values for name, values in series.items()})
 
+    def rerun_sid(self) -> str | None:
+        """``R`` here reruns the highlighted session."""
+        row = self.query_one(PagedTable).current
+        return row["id"] if row else None
+
     def action_open(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
