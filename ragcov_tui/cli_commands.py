@@ -55,9 +55,13 @@ def interruptible(cmd: Command) -> Command:
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
-    """Settings file, environment and database path, checked; ``args.db_where`` names the path's source."""
+    """Settings file, environment, every option of the command, the database path and the output
+    paths, checked — before a command imports its (slow to import) pipeline; ``args.db_where``
+    names the database path's source."""
     found = setup(args, None if args.quiet else warn_printer(args.quiet))
     args.db_where, args.db_path = found.db_where, found.db_path
+    check_outputs(args, inputs=[getattr(args, key, None) for key in ("qrels", "baseline", "a", "b")],
+                  db_path=found.db_path)
     return found.config, found.db_path
 
 
@@ -68,14 +72,13 @@ def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> 
 
 @interruptible
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
+    cfg, db_path = _setup(args)
     from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
     from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
 
-    cfg, db_path = _setup(args)
     gates = parse_coverage_gates(args.fail_under or [])
     opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
     opts.coverage_params()  # a bad engine option fails before the database is touched
-    check_outputs(args, inputs=[getattr(args, "qrels", None)], db_path=db_path)
     db = _open(args, db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
@@ -110,7 +113,6 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
 
 def cmd_report(args: argparse.Namespace, out: Console) -> int:
     _, db_path = _setup(args)
-    check_outputs(args, db_path=db_path)
     db = _open(args, db_path)
     session = resolve_session(db, args.session)
     check_outputs(args, inputs=session_inputs(db, [session["id"]]), db_path=db_path)  # not over its inputs
@@ -181,16 +183,15 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 
 @interruptible
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
+    cfg, db_path = _setup(args)
     from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
     from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
     from ragcov_tui.evaluation.report import all_failed, failure_note
     from ragcov_tui.evaluation.report_md import eval_markdown
 
-    cfg, db_path = _setup(args)
     opts: EvalOptions = command_options(args, cfg)
     max_drop = setting(args, cfg, "max_drop")
     parse_fail_under(args.fail_under or [], opts.k)  # bad gate specs fail before any work
-    check_outputs(args, inputs=[getattr(args, "qrels", None), args.baseline], db_path=db_path)
     db = _open(args, db_path, writable=True)
     baseline = load_baseline(db, args.baseline) if args.baseline else None
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
@@ -212,7 +213,6 @@ def cmd_compare(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.llm.factory import make_llm
 
     cfg, db_path = _setup(args)
-    check_outputs(args, inputs=[args.a, args.b], db_path=db_path)
     db = _open(args, db_path)
     check_outputs(args, inputs=session_inputs(db, [args.a, args.b]), db_path=db_path)
     llm = make_llm(setting(args, cfg, "llm"), db=db) if args.pairwise else None

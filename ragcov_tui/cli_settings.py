@@ -33,8 +33,9 @@ class Setup:
 
 
 def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup:
-    """Read ``ragcov.toml``, warn once per unknown key, check the ``RAGCOV_*`` tuning variables and
-    resolve the database path (``--db`` > ``$RAGCOV_DB`` > ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
+    """Read ``ragcov.toml``, warn once per unknown key, check every option of the command and the
+    ``RAGCOV_*`` tuning variables, and resolve the database path (``--db`` > ``$RAGCOV_DB`` >
+    ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
     from ragcov_tui.http_retry import RetryPolicy
 
     cfg = load_config(args.config)
@@ -43,7 +44,7 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
             warn(line)
     RetryPolicy()  # reads and checks $RAGCOV_RETRY_ATTEMPTS / _BASE_DELAY / $RAGCOV_HTTP_TIMEOUT now
     busy_timeout()  # checks $RAGCOV_DB_TIMEOUT
-    resolved = resolve(args.command, cfg.sources(args.command, {"db": args.db}))
+    resolved = resolve(args.command, cfg.sources(args.command, vars(args)))  # every option, checked now
     path = resolved.values.get("db") or str(DEFAULT_DB)
     return Setup(cfg, path, resolved.origin.get("db", "--db"))
 
