@@ -35,8 +35,6 @@ def save_analysis(db: sqlite_utils.Database, session_id: str, result: CoverageRe
                         [session_id, json.dumps(report)])
         db.conn.execute("UPDATE sessions SET params = json_patch(params, ?) WHERE id = ?",  # the values used
                         [json.dumps(report["params"]), session_id])
-        db.conn.execute("UPDATE sessions SET params = json_patch(params, ?) WHERE id = ?",  # the values used
-                        [json.dumps(report["params"]), session_id])
         _insert(db, "chunks", ("session_id", "chunk_id", "seq", "source", "position", "n_tokens", "text"),
                 ((session_id, c.id, i, c.source, c.position, c.n_tokens, c.text) for i, c in enumerate(chunks)))
         _insert(db, "questions", ("session_id", "question_id", "seq", "text", "raw"),
