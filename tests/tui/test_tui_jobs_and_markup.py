@@ -75,10 +75,12 @@ async def test_job_completes_while_keys_still_respond(tui_db: Path) -> None:
         table = app.query_one("#documents-table", PagedTable)
         await pilot.press("j")
         assert table.cursor_row == 1
-        release.set()
-        await wait_for(pilot, lambda: app.eval_sid not in (None, "e0000001"))
-        assert app.current_sid == app.eval_sid
-        assert app.query_one("TabbedContent").active == "tab-overview"
+        release.set()  # finished while the user works in Documents: announced, not opened (issue #10 item 7)
+        await wait_for(pilot, lambda: "finished" in str(app.query_one("#job-status", Static).render()))
+        await pilot.pause()
+        assert app.query_one("TabbedContent").active == "tab-documents" and table.cursor_row == 1
+        assert app.current_sid == "a0000001" and app.eval_sid == "e0000001"
+        assert any("open it in Sessions (1)" in n.message for n in app._notifications)
 
 
 async def test_job_cancel_and_failure_are_reported(tui_db: Path) -> None:
