@@ -336,7 +336,10 @@ def help_text(notices: Iterable[tuple[str, str, str]] = ()) -> Text:
     groups = [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
               ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open the row's detail"),
                                                 Binding("pgup/pgdn", "", "Page"), *Pane.BINDINGS])]
-    groups += [(cls.title, cls.BINDINGS) for cls in PANES]
+    groups += [("Pop-ups (help, details)", [Binding("j/k", "", "A line down / up"), Binding("space/b", "", "A page down / up"),
+                                             Binding("g/G", "", "Top / bottom"), Binding("esc/q", "", "Close"),
+                                             Binding("c", "", "Result detail: show / fold the retrieved chunks' text")])]
+    groups += [(cls.title, cls.BINDINGS) for cls in PANES if cls.BINDINGS is not Pane.BINDINGS]
     for title, bindings in groups:
         if not bindings:
             continue
