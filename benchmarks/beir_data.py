@@ -1,8 +1,8 @@
 """A synthetic BEIR-shaped data set: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/test.tsv``.
 
-Made to be retrieved like real abstracts: documents are ~``words`` pronounceable pseudo-words
-(built from syllables, so the MiniLM word-piece tokenizer cuts them into several pieces as it
-does rare scientific terms), a title and a body drawn from a Zipf background vocabulary mixed
+Made to be retrieved like real abstracts: documents are 120-280 English words (entries of the
+MiniLM vocabulary, some glued into longer terms: about 1.3 word pieces per word, so most fit the
+model's 256-piece window as abstracts do), a title and a body drawn from a Zipf background vocabulary mixed
 with the words of one of ``topics`` topics and a few words of the document's own. Each query is
 written from one to three documents of one topic: some of their own words, topic words, and
 function words; the documents it was written from are judged relevant (grade 2 for the first,
@@ -19,29 +19,28 @@ import json
 import random
 from pathlib import Path
 
-SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in ("a", "e", "i", "o", "u", "an", "el", "or", "is")]
+VOCAB_FILE = Path(__file__).resolve().parents[1] / "ragcov_tui" / "embeddings" / "assets" / "minilm-tokenizer.json"
 FUNCTION_WORDS = ("the", "of", "and", "in", "to", "a", "is", "for", "with", "that", "by", "on", "as", "are",
                   "was", "we", "from", "this", "at", "be", "which", "these", "an", "between", "both")
 QUESTION_STARTS = ("what is the role of", "does", "how does", "is there evidence that", "which", "do")
 
 
 def _words(rng: random.Random, n: int) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    while len(out) < n:
-        word = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 2, 3, 3, 4))))
-        if word not in seen:
-            seen.add(word)
-            out.append(word)
-    return out
+    """``n`` distinct English words: whole-word entries of the MiniLM vocabulary (one word piece
+    each), one in five glued to another (two or three pieces, like rare technical terms)."""
+    vocab = json.loads(VOCAB_FILE.read_text(encoding="utf-8"))["model"]["vocab"]
+    words = sorted(t for t in vocab if t.isascii() and t.isalpha() and t.islower() and len(t) >= 4)
+    rng.shuffle(words)
+    out = list(dict.fromkeys(w + rng.choice(words) if rng.random() < 0.2 else w for w in words))
+    return out[:n]
 
 
 def write_beir(out: Path, *, docs: int = 5000, queries: int = 300, words: int = 200, topics: int = 400,
                seed: int = 0) -> Path:
     """Write the data set under ``out`` (created) and return ``out``."""
     rng = random.Random(seed)
-    vocab = _words(rng, 30000)
-    background, topical, own_pool = vocab[:8000], vocab[8000:20000], vocab[20000:]
+    vocab = _words(rng, 20000)
+    background, topical, own_pool = vocab[:6000], vocab[6000:14000], vocab[14000:]
     cumulative = list(itertools.accumulate(1.0 / (r + 1) for r in range(len(background))))
     topic_words = [rng.sample(topical, 60) for _ in range(topics)]
     doc_topic, doc_own = [], []
@@ -53,7 +52,7 @@ def write_beir(out: Path, *, docs: int = 5000, queries: int = 300, words: int = 
             doc_topic.append(topic)
             doc_own.append(own)
             body = []
-            for _ in range(words):
+            for _ in range(rng.randint(words - 80, words + 80)):
                 roll = rng.random()
                 body.append(rng.choice(FUNCTION_WORDS) if roll < 0.35 else rng.choice(topic_words[topic])
                             if roll < 0.55 else rng.choice(own) if roll < 0.6 else rng.choices(background, cum_weights=cumulative)[0])
