@@ -53,7 +53,7 @@ def partial_eval_job(request: JobRequest, db, progress) -> tuple[str, dict]:
                  "errors": [{"id": "q2", "error": "system: ProviderError: unreachable"}]}
 
 
-async def wait_for(pilot, condition, timeout: float = 5.0) -> None:
+async def wait_for(pilot, condition, timeout: float = 30.0) -> None:
     end = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < end, "timed out"
