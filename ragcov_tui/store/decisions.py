@@ -131,6 +131,15 @@ def question_marks(db: sqlite_utils.Database, session_id: str) -> dict[str, str]
     return dict(rows)
 
 
+def edited_suggestions(db: sqlite_utils.Database, session_id: str) -> dict[int, str]:
+    """Suggestion id → the text written for it, for every suggestion accepted in an edited form (a
+    standing, applied ``edit`` decision; the suggestion row keeps the text as suggested)."""
+    rows = db.execute("SELECT target, payload FROM decisions WHERE session_id = ? AND kind = 'suggestion' "
+                      "AND action = 'edit' AND undone = 0 AND state = 'applied' ORDER BY id", [session_id]).fetchall()
+    return {int(target): str(data["text"]) for target, payload in rows
+            if "text" in (data := json.loads(payload) if payload else {})}
+
+
 def remember_rejected(db: sqlite_utils.Database, testset_path: str, key: str) -> None:
     with db.conn:
         db.execute("INSERT OR REPLACE INTO rejected_suggestions (testset_path, text_key, at) VALUES (?, ?, ?)",

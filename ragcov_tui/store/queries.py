@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.store.decisions import question_marks, rejected_keys
+from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.testset.writer import text_key
@@ -240,18 +240,22 @@ def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> li
 
 
 def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, query: str = "") -> list[dict[str, Any]]:
-    """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin}],
-    ``rank`` (1 = highest priority), ``share`` and the report's ``note`` / ``flagged_documents``
-    (``""`` / ``[]`` for older reports); ``query`` keeps the gaps whose cluster id, a theme, the
-    note, a flagged document or a suggestion contains it.
+    """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin,
+    edited, suggested}], ``rank`` (1 = highest priority), ``share`` and the report's ``note`` /
+    ``flagged_documents`` (``""`` / ``[]`` for older reports); ``query`` keeps the gaps whose
+    cluster id, a theme, the note, a flagged document or a suggestion contains it.
 
-    Rejected suggestions, and any whose text was rejected before for this test file, are left out
-    (a rejected suggestion is never suggested again).
+    A suggestion accepted in an edited form shows what was written: ``text`` is the edited text,
+    ``edited`` True and ``suggested`` the original (None otherwise). Rejected suggestions, and any
+    whose text was rejected before for this test file, are left out (never suggested again).
     """
     rejected = rejected_keys(db, testset_path) if testset_path else set()
+    edits = edited_suggestions(db, sid)
     by_cluster: dict[int, list[dict[str, Any]]] = {}
     for s in db.query("SELECT id, cluster, text, status, question_id, origin FROM suggestions "
                       "WHERE session_id = ? AND status != 'rejected' ORDER BY id", [sid]):
+        edit = edits.get(s["id"]) if s["status"] == "accepted" else None
+        s.update(edited=edit is not None, suggested=s["text"] if edit else None, text=s["text"] if edit is None else edit)
         if s["status"] == "accepted" or text_key(s["text"]) not in rejected:
             by_cluster.setdefault(s["cluster"], []).append(s)
     report = analysis_report(db, sid)

@@ -76,12 +76,17 @@ def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict
 def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None) -> Decision:
     """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
 
-    The row gets a fresh id and provenance ``{source, cluster, session}``; returns the decision.
+    The row gets a fresh id and provenance ``{source, cluster, session}``, plus ``edited: true``
+    for an edited form (the decision's payload keeps the ``original``); a ``text`` that differs
+    from the suggestion only in surrounding whitespace is a plain accept. Returns the decision.
     """
     suggestion = _suggestion(db, sid, suggestion_id)
+    if text is not None and text.strip() == suggestion["text"].strip():
+        text = None
     loaded = writeback.load(db, sid)
     final = suggestion["text"] if text is None else text
-    provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid}
+    provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid,
+                  **({} if text is None else {"edited": True})}
     edit = writer.plan_append(loaded.snap, final, provenance)
     payload = {"text": final, "question_id": edit.question_id}
     if text is not None:

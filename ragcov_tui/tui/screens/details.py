@@ -68,7 +68,11 @@ def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None) -> Group:
                     ("note", lit(gap.get("note") or None)),
                     ("flagged docs", lit(", ".join(gap.get("flagged_documents") or []) or None))], label_width=14)
     out = Text()
-    if suggestion is not None:
+    if suggestion is not None and suggestion.get("edited"):
+        out.append(f"\nSuggestion ({suggestion['origin']}, edited and accepted), as written\n", style="bold underline")
+        out.append_text(block(suggestion["text"]))
+        out.append("\n\nAs suggested\n", style="bold underline").append_text(block(suggestion["suggested"]))
+    elif suggestion is not None:
         out.append(f"\nSuggestion ({suggestion['origin']}, {suggestion['status']})\n", style="bold underline")
         out.append_text(block(suggestion["text"]))
     return Group(head, out)

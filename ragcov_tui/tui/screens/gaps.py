@@ -1,8 +1,10 @@
 """Gaps: the ranked gap list (the paper's gap table) and its suggested questions.
 
 Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file,
-``d`` reject (remembered), ``e`` edit then accept, ``u`` undo, ``g`` more suggestions (the
-session's LLM, or the offline heuristic when it ran without one), ``/`` filter the gaps.
+``d`` reject (remembered; the cursor stays on its row, now the next suggestion), ``e`` edit then
+accept (listed with the edited text and origin ``edited``; the box shows it as suggested too),
+``u`` undo, ``m`` more suggestions (the session's LLM, or the offline heuristic when it ran
+without one), ``/`` filter the gaps.
 Writes are immediate (see :mod:`ragcov_tui.testset.triage`); the test file is re-read first and an
 outside edit is reported in one line (:mod:`.triage_actions`). The box under the lists shows the
 selected gap's full themes, its note and flagged documents, and the highlighted suggestion in full.
@@ -50,6 +52,7 @@ class GapsPane(Filterable, Pane):
         *FILTER_BINDINGS,
     ]
     gaps: list[dict[str, Any]] = []
+    listed: tuple[str | None, int | None] | None = None  # (session, gap cluster) the lower list shows
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -97,13 +100,28 @@ class GapsPane(Filterable, Pane):
         else:
             self._detail()
 
-    def _show_suggestions(self, cursor: int = 0) -> None:
+    def _show_suggestions(self, cursor: int | None = None) -> None:
+        """List the selected gap's suggestions with the cursor on row ``cursor`` of the whole list;
+        None: the row it is on when the gap is the one already listed (a refresh, or the highlight
+        event a rebuilt gap table sends after a decision), else the first."""
         table = self.query_one(PagedTable)
         gap = self.gap
         rows = gap["suggestions"] if gap else []
-        table.label = f"Suggested questions for cluster {gap['cluster']}" if gap else "Suggested questions"
-        table.show(lambda o, n: queries.Page(rows[o: o + n], len(rows), o), self._row, cursor=cursor)
+        cluster = gap["cluster"] if gap else None
+        if cursor is None:
+            cursor = self._position() if (self.sid, cluster) == self.listed else 0
+        self.listed = (self.sid, cluster)
+        table.label = f"Suggested questions for cluster {cluster}" if gap else "Suggested questions"
+        cursor = max(0, min(cursor, len(rows) - 1))
+        offset = cursor - cursor % table.page_size
+        table.show(lambda o, n: queries.Page(rows[o: o + n], len(rows), o), self._row, offset=offset,
+                   cursor=cursor - offset)
         self._detail()
+
+    def _position(self) -> int:
+        """The suggestion cursor's row in the whole list (across pages)."""
+        table = self.query_one(PagedTable)
+        return table.page.offset + max(0, table.cursor_row)
 
     def _detail(self) -> None:
         """The selected gap's full themes, note and flagged documents, and the highlighted suggestion in full."""
@@ -117,7 +135,9 @@ class GapsPane(Filterable, Pane):
             pairs.append(("note", lit(gap["note"], "bold")))
         if gap["flagged_documents"] and gap["flagged_documents"][0] not in gap["note"]:
             pairs.append(("flagged docs", ", ".join(gap["flagged_documents"])))
-        if suggestion is not None:
+        if suggestion is not None and suggestion.get("edited"):
+            pairs += [("edited", suggestion["text"]), (f"{suggestion['origin']}", suggestion["suggested"])]
+        elif suggestion is not None:
             pairs.append((f"{suggestion['origin']}", suggestion["text"]))
         else:
             pairs.append(("suggestions", "none yet: m asks for more"))
@@ -135,7 +155,7 @@ class GapsPane(Filterable, Pane):
     def _row(self, s: dict[str, Any]) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(s)
         return [lit("*" if marked else " ", "bold"), lit(STATUS.get(s["status"], s["status"]), "bold"),
-                lit(s["origin"], width=10), lit(s["text"], width=300)]
+                lit("edited" if s.get("edited") else s["origin"], width=10), lit(s["text"], width=300)]
 
     def _targets(self) -> list[dict[str, Any]]:
         table = self.query_one(PagedTable)
@@ -148,7 +168,7 @@ class GapsPane(Filterable, Pane):
         if not targets:
             self.app.notify("No open suggestion here.", severity="warning")
             return
-        cursor = self.query_one(PagedTable).cursor_row
+        cursor = self._position()
         reload_in(self.ragcov, self.sid)
         done = sum(run_triage(self.app, what, lambda _force, s=s: fn(s)) for s in targets)
         self.query_one(PagedTable).marked.clear()
@@ -172,7 +192,8 @@ class GapsPane(Filterable, Pane):
 
         def done(text: str | None) -> None:
             if text is not None and text.strip():
-                self._decide("edited and accepted", lambda _s: triage.accept_suggestion(self.ragcov.db, self.sid, s["id"], text=text))  # type: ignore[arg-type]
+                what = "accepted" if text.strip() == s["text"].strip() else "edited and accepted"  # the core's rule
+                self._decide(what, lambda _s: triage.accept_suggestion(self.ragcov.db, self.sid, s["id"], text=text))  # type: ignore[arg-type]
 
         self.app.push_screen(TextPrompt("Edit the question, enter to accept it into the test file", s["text"]), done)
 
@@ -183,7 +204,7 @@ class GapsPane(Filterable, Pane):
         self._show_suggestions(cursor)
 
     def action_undo(self) -> None:
-        cursor = self.query_one(PagedTable).cursor_row
+        cursor = self._position()
         if undo_in(self.ragcov, self.sid, lambda: self._refresh(cursor)):  # type: ignore[arg-type]
             self.refresh_if_stale()
 
@@ -217,7 +238,6 @@ class GapsPane(Filterable, Pane):
 
     def _generated(self, message: str, severity: str) -> None:
         self.app.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
-        table = self.query_one(PagedTable)
-        cursor = table.cursor_row
+        cursor = self._position()
         self.render_session()
         self._show_suggestions(cursor)
