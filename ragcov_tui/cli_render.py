@@ -202,12 +202,16 @@ def usage_lines(usage: dict[str, Any]) -> list[str]:
 
 def print_compare(console: Console, result: dict[str, Any]) -> None:
     """Per-metric deltas (B − A) with the bootstrap interval and wins / losses / ties."""
+    from ragcov_tui.evaluation.compare import question_set_note  # numpy: only when a compare is printed
+
     a, b = result.get("a", {}), result.get("b", {})
     for side, d in (("A", a), ("B", b)):
         console.print(plain_line(f"{side}: session {d.get('session_id')} {d.get('name') or ''} — system {d.get('system')}, "
                                  f"judge {d.get('judge')}, k={d.get('k')}"))
     console.print(plain_line(f"{result.get('shared_questions')} shared questions; "
                              f"{int(100 * result.get('confidence', 0.95))}% paired bootstrap intervals"))
+    if note := question_set_note(result):
+        console.print(plain_line(f"Note: {note}"), style="yellow")
     t = Table(title="B − A", title_justify="left")
     for col, j in (("metric", "left"), ("A", "right"), ("B", "right"), ("delta", "right"), ("interval", "right"),
                    ("W/L/T", "right"), ("", "left")):

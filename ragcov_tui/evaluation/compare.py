@@ -9,6 +9,10 @@ Per metric, over the questions both runs scored (paired: the metric defined in A
   percentiles; ``significant`` when the interval excludes 0;
 - ``wins`` / ``losses`` / ``ties``: questions where B scored higher / lower / within ``tie`` of A.
 
+``scored`` counts the questions each run scored (status ``done``) and those both did: when the two
+sets differ (a question added to the test file, one that failed in a run), every delta above is
+over the ``both`` only, which :func:`question_set_note` says in one line.
+
 Optionally (given an LLM) a judge reads both answers to each shared question and
 says which is better, asked twice with the answers in swapped positions to cancel position bias: a
 side wins only when both orders agree, otherwise it is a tie. Replies are JSON, cached by the LLM
@@ -91,14 +95,31 @@ def compare_reports(a: dict[str, Any], b: dict[str, Any], *, resamples: int = RE
                                    resamples=resamples, confidence=confidence, seed=seed)
             metrics.append({"metric": name, "group": group, **stats})
     ids_a = {q["id"] for q in a.get("questions", [])}
+    scored_a, scored_b = _scored(a), _scored(b)
     out: dict[str, Any] = {
         "a": _describe(a), "b": _describe(b), "confidence": confidence, "resamples": resamples, "seed": seed,
         "shared_questions": sum(1 for q in b.get("questions", []) if q["id"] in ids_a),
+        "scored": {"a": len(scored_a), "b": len(scored_b), "both": len(scored_a & scored_b)},
         "metrics": metrics, "pairwise": None,
     }
     if pairwise and llm is not None:
         out["pairwise"] = pairwise_judge(a, b, llm, concurrency=concurrency, progress=progress)
     return out
+
+
+def _scored(report: dict[str, Any]) -> set[str]:
+    """Ids of the questions the run scored (finished without error)."""
+    return {q["id"] for q in report.get("questions", []) if q.get("status", "done") == "done"}
+
+
+def question_set_note(result: dict[str, Any]) -> str | None:
+    """``the runs scored different questions: A 31, B 32, 31 both; deltas are over those 31`` when
+    the sets differ (a :func:`compare_reports` result); None when both scored the same questions."""
+    scored = result.get("scored")
+    if not scored or scored["a"] == scored["b"] == scored["both"]:
+        return None
+    return (f"the runs scored different questions: A {scored['a']:,}, B {scored['b']:,}, {scored['both']:,} both; "
+            f"every delta and interval is over those {scored['both']:,}")
 
 
 def _describe(report: dict[str, Any]) -> dict[str, Any]:

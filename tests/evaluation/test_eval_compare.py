@@ -87,3 +87,24 @@ def test_compare_reports_with_pairwise_judge() -> None:
     out = compare_reports(a, b, resamples=100, llm=ScriptedJudge())
     assert out["pairwise"]["b_wins"] == 2 and out["pairwise"]["errors"] == 0
     assert out["pairwise"]["judge"] == "llm:scripted:judge"
+
+
+@pytest.mark.parametrize("ids_a, ids_b, failed_b, scored, note", [
+    (40, 40, [], {"a": 40, "b": 40, "both": 40}, None),
+    (31, 32, [], {"a": 31, "b": 32, "both": 31}, "A 31, B 32, 31 both; every delta and interval is over those 31"),
+    (32, 32, ["q3"], {"a": 32, "b": 31, "both": 31}, "A 32, B 31, 31 both"),
+    (32, 32, ["q3", "q4"], {"a": 32, "b": 30, "both": 30}, "over those 30"),
+])
+def test_compare_says_when_the_runs_scored_different_questions(ids_a: int, ids_b: int, failed_b: list[str],
+                                                                scored: dict, note: str | None) -> None:
+    from ragcov_tui.evaluation.compare import question_set_note
+
+    a = _report({f"q{i}": 0.5 for i in range(ids_a)}, "A")
+    b = _report({f"q{i}": 0.7 for i in range(ids_b)}, "B")
+    for q in b["questions"]:
+        if q["id"] in failed_b:
+            q.update(status="error", retrieval=None)
+    out = compare_reports(a, b, resamples=200)
+    assert out["scored"] == scored and out["metrics"][0]["n"] == scored["both"]
+    said = question_set_note(out)
+    assert (said is None) if note is None else (note in said and said.startswith("the runs scored different questions"))

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
+from textual.worker import get_current_worker
 
+from ragcov_tui.errors import RagcovError
+from ragcov_tui.store import open_db
+from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary
 from ragcov_tui.tui.widgets.literal import lit
 
@@ -126,6 +131,66 @@ def compare_text(a: dict[str, Any], b: dict[str, Any]) -> Text:
     return out
 
 
+def _signed(value: float | None, sign: str = "") -> str:
+    return "—" if value is None else f"{value:{sign}.3f}"
+
+
+def paired_text(result: dict[str, Any]) -> Text:
+    """The CLI compare's table (``ragcov compare A B``, one
+    :func:`~ragcov_tui.evaluation.compare.compare_reports` result) as lines: per metric both means,
+    the delta B − A, its paired bootstrap interval, wins / losses / ties and ``*`` when the interval
+    excludes 0; above it the one-line note when the two runs scored different questions."""
+    from ragcov_tui.evaluation.compare import question_set_note  # numpy and the LLM client: only when comparing
+
+    out = Text("\n")
+    out.append_text(lit(f"Paired B − A (A {result['a'].get('session_id')}, B {result['b'].get('session_id')}): "
+                        f"{round(100 * result['confidence'])}% bootstrap intervals, {result['resamples']:,} resamples, "
+                        "* the interval excludes 0", "bold")).append("\n")
+    if note := question_set_note(result):
+        out.append_text(lit(f"Note: {note}", "bold yellow")).append("\n")
+    if not result["metrics"]:
+        return out.append("No metric was scored in both sessions.\n")
+    out.append(f"{'metric':<19}{'A':>6}{'B':>7}{'delta':>8}  {'interval':<17}{'W/L/T':>10}\n", style="underline")
+    for m in result["metrics"]:
+        interval = "—" if m["ci_low"] is None else f"[{_signed(m['ci_low'], '+')}, {_signed(m['ci_high'], '+')}]"
+        wlt = f"{m['wins']}/{m['losses']}/{m['ties']}"
+        name = lit(m["metric"], width=18)
+        out.append_text(name).append(" " * (19 - len(name)))
+        out.append(f"{_signed(m['mean_a']):>6}{_signed(m['mean_b']):>7}{_signed(m['delta'], '+'):>8}  {interval:<17}"
+                   f"{wlt:>10}{' *' if m['significant'] else ''}\n")
+    return out
+
+
 class CompareScreen(TextScreen):
+    """Two sessions side by side; for two evals also the paired intervals (A the older, B the
+    newer), computed by the core off the UI thread."""
+
     def __init__(self, a: dict[str, Any], b: dict[str, Any]) -> None:
-        super().__init__(f"Compare {a['id']} and {b['id']}", compare_text(a, b))
+        self.headline = compare_text(a, b)
+        super().__init__(f"Compare {a['id']} and {b['id']}", self.headline)
+        old, new = sorted((a, b), key=lambda s: s["created_at"])
+        self.evals = (old["id"], new["id"]) if a["kind"] == b["kind"] == "eval" else None
+
+    def on_mount(self) -> None:
+        if self.evals is not None:
+            self._show_paired(Text("\nComputing the paired bootstrap intervals…", style="dim"))
+            self._paired(self.app.db_path, *self.evals)  # type: ignore[attr-defined]
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _paired(self, db_path: str, a: str, b: str) -> None:
+        """Worker: its own database connection, the stored reports, the core compare."""
+        from ragcov_tui.evaluation.compare import compare_reports
+
+        db = open_db(db_path)
+        try:
+            shown: RenderableType = paired_text(compare_reports(load_eval_report(db, a), load_eval_report(db, b)))
+        except RagcovError as exc:
+            shown = lit(f"No paired comparison: {exc}")
+        finally:
+            db.conn.close()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_paired, shown)
+
+    def _show_paired(self, shown: RenderableType) -> None:
+        if self.is_attached:
+            self.set_body(Group(self.headline, shown))
