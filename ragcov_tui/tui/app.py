@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
@@ -295,13 +296,18 @@ class RagcovApp(App):
     def action_help(self) -> None:
         self.push_screen(TextScreen("Keys", help_text(self.notice_log)))
 
-    def on_resize(self, event: object = None) -> None:
-        """Set the layout classes; restyle the screen once, and only when one of them changed."""
-        before = set(self.screen.classes)
-        self.screen.set_class(self.size.width < NARROW, "-narrow", update=False)
-        self.screen.set_class(self.size.height < SHORT, "-short", update=False)
-        if set(self.screen.classes) != before:
-            self.screen.update_node_styles()
+    def on_resize(self, event: events.Resize | None = None) -> None:
+        """Set the layout classes for the new size (the event's: this handler runs before Textual's
+        own, so ``self.size`` is still the old one) on the app, so that they hold on every screen (a
+        pop-up's toasts hide too) and a resize under a pop-up re-lays the panes below it; restyle
+        the screens once, and only when one of the classes changed."""
+        size = self.size if event is None else event.size
+        before = set(self.classes)
+        self.set_class(size.width < NARROW, "-narrow", update=False)
+        self.set_class(size.height < SHORT, "-short", update=False)
+        if set(self.classes) != before:
+            for screen in self.screen_stack:
+                screen.update_node_styles()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
