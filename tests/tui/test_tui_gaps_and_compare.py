@@ -269,3 +269,12 @@ async def test_compare_of_evals_stored_without_a_report_says_so(tui_db: Path) ->
         assert "No metric was scored in both sessions." in folded(body(screen))
         await press(pilot, "escape")
         assert not isinstance(pilot.app.screen, CompareScreen)
+
+
+def test_compare_of_two_evals_snapshot(snap_compare, evals_db: Path) -> None:
+    """The paired table at 80 columns (scrolled to the end): every metric on one line, the note wrapped."""
+    async def run_before(pilot) -> None:
+        await compare_marked(pilot, ("e0000001", "e0000002"))
+        await press(pilot, "G")
+
+    assert snap_compare(RagcovApp(evals_db), terminal_size=SIZE, run_before=run_before)

@@ -122,7 +122,10 @@ def compare_text(a: dict[str, Any], b: dict[str, Any]) -> Text:
     out = Text()
     out.append(f"{'':28}{old['id']:>10}{new['id']:>10}{'change':>10}\n", style="bold")
     for label, key in (("kind", "kind"), ("created", "created_at"), ("embedder", "embedder"), ("system", "system")):
-        out.append(f"{label:<28}").append_text(lit(f"{old.get(key) or '—'}  →  {new.get(key) or '—'}")).append("\n")
+        x, y = (str(s.get(key) or "—") for s in (old, new))
+        if key == "created_at":
+            x, y = x[:16].replace("T", " "), y[:16].replace("T", " ")
+        out.append(f"{label:<28}").append_text(lit(f"{x} (both)" if x == y else f"{x}  →  {y}")).append("\n")
     for key in list(dict.fromkeys([*fo, *fn])):
         x, y = fo.get(key), fn.get(key)
         delta = f"{y - x:+.3f}" if x is not None and y is not None else "—"
