@@ -63,3 +63,19 @@ async def test_a_resize_relays_the_panes_even_under_a_popup(tui_db: Path, under_
         assert shown_toasts(app)
         await resize(pilot, SIZE)
         assert app.query_one("#overview-left").size.width == narrow_width
+
+
+async def test_a_status_line_too_long_for_the_terminal_ends_in_an_ellipsis(tui_db: Path) -> None:
+    """A notice wider than 80 columns (a path at its end) says that it goes on (``?`` has it in full),
+    instead of stopping after a word with nothing to show that more was cut."""
+    from tests.support.screen_text import screen_text
+
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.notify("edited and accepted: 1 suggestion → /a/rather/long/path/to/the/test/file/questions.jsonl")
+        await pilot.pause()
+        first = screen_text(app).splitlines()[0]
+        assert first.rstrip().endswith("…") and "edited and accepted: 1 suggestion → /a/rather" in first, first
+        app.notify("short")
+        await pilot.pause()
+        assert "…" not in screen_text(app).splitlines()[0]
