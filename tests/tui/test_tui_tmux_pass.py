@@ -79,3 +79,34 @@ async def test_a_status_line_too_long_for_the_terminal_ends_in_an_ellipsis(tui_d
         app.notify("short")
         await pilot.pause()
         assert "…" not in screen_text(app).splitlines()[0]
+
+
+async def test_sessions_at_80x24_lists_more_than_three_sessions_and_t_shows_the_trend(tui_db: Path) -> None:
+    """Below 30 rows the trend chart (a 5-row plot) left the session list 3 rows; like the other
+    optional charts it hides there, and ``t`` (in the footer and ?) shows / hides it."""
+    from textual.widgets import Footer
+
+    from ragcov_tui.store import open_db
+    from tests.support.synthetic_sessions import make_eval_session
+
+    db = open_db(tui_db)
+    for i in range(2, 12):
+        make_eval_session(db, sid=f"e{i:07d}", n_questions=3, created_at=f"2025-01-03T{i:02d}:00:00+00:00")
+    db.conn.close()
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("sessions")
+        await pilot.pause()
+        table, trend = app.query_one("#sessions-table"), app.query_one("#sessions-trend")
+        assert table.scrollable_content_region.height - 1 >= 8 and not trend.region.area
+        assert any("Trend" in str(k.render()) for k in app.query_one(Footer).query("FooterKey"))
+        await pilot.press("t")
+        await pilot.pause()
+        assert trend.region.height >= 7
+        await pilot.press("t")
+        await pilot.pause()
+        assert not trend.region.area
+    async with RagcovApp(tui_db, "a0000001").run_test(size=(120, 40)) as pilot:
+        pilot.app.show_pane("sessions")
+        await pilot.pause()
+        assert pilot.app.query_one("#sessions-trend").region.height >= 12  # room for both: shown

@@ -55,6 +55,7 @@ class SessionsPane(Filterable, Pane):
         Binding("d", "delete", "Delete"),
         Binding("space", "mark", "Mark"),
         Binding("c", "compare", "Compare"),
+        Binding("t", "toggle_trend", "Trend"),
         *FILTER_BINDINGS,
     ]
 
@@ -85,6 +86,10 @@ class SessionsPane(Filterable, Pane):
         if on in ids and ids.index(on) != table.cursor_row:
             table.move_cursor(row=ids.index(on))
         self._draw_trend()
+
+    def action_toggle_trend(self) -> None:
+        """Show / hide the trend chart (shown from 30 rows; below, it would leave the list 3 rows)."""
+        self.toggle_class("-trend")
 
     def on_resize(self) -> None:
         """Re-lay out the table when the terminal crosses the narrow / wide width."""
