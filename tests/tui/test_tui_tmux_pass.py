@@ -110,3 +110,26 @@ async def test_sessions_at_80x24_lists_more_than_three_sessions_and_t_shows_the_
         pilot.app.show_pane("sessions")
         await pilot.pause()
         assert pilot.app.query_one("#sessions-trend").region.height >= 12  # room for both: shown
+
+
+async def test_the_sessions_detail_at_80x24_shows_a_stopped_evals_resume_line(tui_db: Path) -> None:
+    """The detail under the list is where a stopped session says how to finish it; at 80x24 its last
+    line ('finish it with: ragcov eval --resume …') was cut off, with no other place to read it."""
+    from ragcov_tui.store import open_db
+    from tests.support.screen_text import screen_text
+
+    db = open_db(tui_db)
+    with db.conn:
+        db.conn.execute("UPDATE sessions SET status = 'cancelled', error = 'cancelled by the user', corpus = ? "
+                        "WHERE id = 'e0000001'", ('["/data/a/rather/long/corpus/folder", "/data/another/corpus/folder"]',))
+    db.conn.close()
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("sessions")
+        await pilot.pause()
+        table = app.query_one("#sessions-table")
+        while table.current["id"] != "e0000001":
+            await pilot.press("j")
+        await pilot.pause()
+        folded = " ".join(" ".join(screen_text(app).split()).split(" "))
+        assert "ragcov eval --resume e0000001 (same options)" in folded, screen_text(app)
