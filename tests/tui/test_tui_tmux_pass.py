@@ -133,3 +133,33 @@ async def test_the_sessions_detail_at_80x24_shows_a_stopped_evals_resume_line(tu
         await pilot.pause()
         folded = " ".join(" ".join(screen_text(app).split()).split(" "))
         assert "ragcov eval --resume e0000001 (same options)" in folded, screen_text(app)
+
+
+@pytest.mark.parametrize("key", ["d", "a", "space"])
+async def test_keep_drop_mark_do_nothing_in_the_pairs_view_and_leave_its_footer(tui_db: Path, key: str) -> None:
+    """In the redundant-pairs view ``d`` dropped the highlighted row of the hidden outlier list (a
+    question the user could not see) from the test file; there keep / drop / mark are off, and the
+    footer no longer offers them; back in the outlier list they work."""
+    from textual.widgets import Footer
+
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.show_pane("outliers")
+        await pilot.pause()
+        pane = app.query_one("#outliers")
+        path = Path(app.query_one("#outliers").ragcov.db["sessions"].get("a0000001")["questions_path"])
+        before = path.read_bytes()
+        await pilot.press("p")
+        await pilot.pause()
+        footer_keys = " ".join(str(k.render()) for k in app.query_one(Footer).query("FooterKey"))
+        assert "Drop" not in footer_keys and "Keep" not in footer_keys and "Pairs" in footer_keys
+        await pilot.press(key)
+        await pilot.pause()
+        assert path.read_bytes() == before and not pane.query_one("#outliers-table").marked
+        await pilot.press("p")
+        await pilot.pause()
+        footer_keys = " ".join(str(k.render()) for k in app.query_one(Footer).query("FooterKey"))
+        assert "Drop" in footer_keys and "Keep" in footer_keys
+        await pilot.press("d")
+        await pilot.pause()
+        assert path.read_bytes() != before

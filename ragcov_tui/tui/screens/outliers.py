@@ -155,6 +155,12 @@ class OutliersPane(Filterable, Pane):
     def action_mark(self) -> None:
         self.query_one(PagedTable).toggle_mark()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keep / drop / mark act on the outlier list: off (and out of the footer) while the pairs
+        view hides it, or they would decide for a question the user cannot see."""
+        return not (action in ("keep", "drop", "mark") and self.has_class("-pairs"))
+
     def action_toggle_pairs(self) -> None:
         self.toggle_class("-pairs")
+        self.refresh_bindings()
         self.query_one("#outliers-pairs" if self.has_class("-pairs") else "#outliers-table").focus()
