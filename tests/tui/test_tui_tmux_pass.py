@@ -163,3 +163,28 @@ async def test_keep_drop_mark_do_nothing_in_the_pairs_view_and_leave_its_footer(
         await pilot.press("d")
         await pilot.pause()
         assert path.read_bytes() != before
+
+
+async def test_while_a_job_runs_the_80_column_footer_shows_cancel_job_in_full_on_every_pane(tui_db: Path) -> None:
+    """``^x Cancel job`` joins the footer while a job runs; at 80 columns it fell off the right edge
+    on Gaps, Outliers and Sessions (``… ? Help ^x``). Then ``^q`` / ``?`` leave the footer (``?``
+    lists them, the status line names ``?``), and come back when the job ends."""
+    from textual.widgets import Footer
+
+    from ragcov_tui.tui.app import PANES, pane_id
+    from ragcov_tui.tui.screens.jobs import JobsPane
+
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        jobs = app.query_one(JobsPane)
+        for running in (True, False):
+            jobs.running = running
+            for cls in PANES:
+                app.show_pane(pane_id(cls))
+                app.refresh_bindings()
+                await pilot.pause()
+                await pilot.pause()
+                footer = app.query_one(Footer)
+                keys = " ".join(str(k.render()) for k in footer.query("FooterKey"))
+                assert ("Cancel job" in keys) is running and ("Help" in keys) is not running, (cls.title, keys)
+                assert footer.virtual_size.width <= footer.size.width, (cls.title, keys)

@@ -3,7 +3,8 @@
 A one-line footer cannot hold a busy pane's keys plus the app's own at 80 columns: Textual's
 footer then scrolls sideways, so ``? Help`` and ``^q Quit`` fall off the right edge. Below
 :data:`FULL_WIDTH` columns this footer leaves out the keys marked secondary (next tab, rerun,
-next match, the palette key); ``?`` lists them and the status line names ``[ ]`` and ``?``.
+next match, the palette key), and while a job runs ``^q`` / ``?`` so that ``^x Cancel job`` fits;
+``?`` lists them and the status line names ``[ ]`` and ``?``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from textual.widgets._footer import FooterKey  # not re-exported; textual is < 9
 
 FULL_WIDTH = 120  # the widest pane's keys (Gaps) plus the app's fit in this many columns
 SECONDARY_KEYS = frozenset({"right_square_bracket", "R", "n"})
+CANCEL_KEY = "ctrl+x"  # in the footer only while a job runs
+WHILE_A_JOB_RUNS = frozenset({"ctrl+q", "question_mark"})  # they make room for it below FULL_WIDTH
 
 
 class AdaptiveFooter(Footer):
@@ -36,7 +39,11 @@ class AdaptiveFooter(Footer):
             self.refresh(recompose=True)
 
     def compose(self) -> ComposeResult:
-        lean = self.has_class("-lean")
-        for widget in super().compose():
-            if not (lean and isinstance(widget, FooterKey) and widget.key in SECONDARY_KEYS):
-                yield widget
+        """Below ``FULL_WIDTH``: no secondary keys; while a job runs (``^x Cancel job`` is live) not
+        ``^q`` / ``?`` either, which would push it off the right edge of the busiest panes."""
+        widgets = list(super().compose())
+        hidden: frozenset[str] = frozenset()
+        if self.has_class("-lean"):
+            job = any(isinstance(w, FooterKey) and w.key == CANCEL_KEY for w in widgets)
+            hidden = SECONDARY_KEYS | (WHILE_A_JOB_RUNS if job else frozenset())
+        yield from (w for w in widgets if not (isinstance(w, FooterKey) and w.key in hidden))
