@@ -188,3 +188,31 @@ async def test_while_a_job_runs_the_80_column_footer_shows_cancel_job_in_full_on
                 keys = " ".join(str(k.render()) for k in footer.query("FooterKey"))
                 assert ("Cancel job" in keys) is running and ("Help" in keys) is not running, (cls.title, keys)
                 assert footer.virtual_size.width <= footer.size.width, (cls.title, keys)
+
+
+def _background_of(app: RagcovApp, row: str, text: str):
+    """The background colour under ``text`` on the first screen row that starts with ``row``."""
+    for strip in app.screen._compositor.render_strips():
+        if "".join(segment.text for segment in strip).strip().startswith(row):
+            for segment in strip:
+                if text in segment.text and segment.style and segment.style.bgcolor:
+                    return segment.style.bgcolor.get_truecolor()
+    raise AssertionError(f"{text!r} not on screen")
+
+
+async def test_the_focused_jobs_field_stands_out(tui_db: Path) -> None:
+    """The Jobs form's compact fields showed focus as a 5% tint: in tmux the focused kind selector
+    could not be told from the others. Focused, a field's background differs clearly."""
+    from textual.widgets import Input, Select
+
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        app.query_one("#job-embedder", Input).focus()
+        await pilot.pause()
+        blurred = _background_of(app, "kind", "analysis")
+        app.query_one("#job-kind", Select).focus()
+        await pilot.pause()
+        focused = _background_of(app, "kind", "analysis")
+        assert sum(abs(a - b) for a, b in zip(focused, blurred)) >= 60, (focused, blurred)
