@@ -216,3 +216,16 @@ async def test_the_focused_jobs_field_stands_out(tui_db: Path) -> None:
         await pilot.pause()
         focused = _background_of(app, "kind", "analysis")
         assert sum(abs(a - b) for a, b in zip(focused, blurred)) >= 60, (focused, blurred)
+
+
+async def test_the_result_detail_key_line_fits_one_line_at_80x24(tui_db: Path) -> None:
+    """'… g/G top/bottom · c: retrieved chunks' text' wrapped to a second line at 80 columns,
+    taking a row from the detail; the pop-up's key line is one line, and still names c."""
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("results")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        keys_line = app.screen.query("Static").last()
+        assert keys_line.size.height == 1 and "· c chunk text" in str(keys_line.render())

@@ -248,7 +248,7 @@ class EvalItemScreen(TextScreen):
     def __init__(self, item: dict[str, Any], testset: str | None = None) -> None:
         self.item, self.testset, self.unfolded = item, testset, False
         super().__init__(f"Result {item.get('question_id')}", eval_item_text(item, testset=testset),
-                         keys="c: retrieved chunks' text")
+                         keys="c chunk text")
 
     def action_toggle_chunks(self) -> None:
         self.unfolded = not self.unfolded
