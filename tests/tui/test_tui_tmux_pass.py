@@ -3,6 +3,7 @@ toasts over pop-ups, layout classes after a resize under a pop-up."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,24 @@ async def test_the_result_detail_key_line_fits_one_line_at_80x24(tui_db: Path) -
         await pilot.pause()
         keys_line = app.screen.query("Static").last()
         assert keys_line.size.height == 1 and "· c chunk text" in str(keys_line.render())
+
+
+async def test_a_documents_chunk_text_wraps_under_itself_in_its_detail(tui_db: Path) -> None:
+    """In the document detail a chunk's text (indented under its header line) wrapped back to the
+    left edge, between the distance figures; now every wrapped line stays under the text."""
+    from textual.widgets import Static
+
+    from tests.support.screen_text import static_text
+
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("documents")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        lines = static_text(app.screen.query_one("#text-body", Static)).splitlines()
+        start = next(i for i, line in enumerate(lines) if re.match(r"\s*\d\.\d{3}\s", line))  # the first chunk
+        chunk_lines = [line for line in lines[start:] if line.strip()]
+        headers = [line for line in chunk_lines if line[:8].strip()]
+        assert headers and all(line.lstrip()[0].isdigit() for line in headers), headers[:5]
+        assert len(headers) < len(chunk_lines)  # the text lines, all indented

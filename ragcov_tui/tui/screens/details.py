@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 
 from ragcov_tui.store import queries
@@ -34,16 +35,18 @@ def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
                                 if doc.get("flagged") else "not flagged")
     head = labelled_grid([("coverage", val(doc.get("coverage"))), ("chunks", val(doc.get("chunks"))),
                           ("flag", lit(why, "bold" if doc.get("flagged") else ""))], label_width=10)
-    out = Text()
     page = queries.document_chunks(db, sid, doc["source"], 0, DOCUMENT_CHUNKS)
     more = f" (first {len(page.rows)} of {page.total:,})" if page.total > len(page.rows) else ""
-    out.append(f"\nChunks in document order{more}: distance to the nearest question · cluster · nearest question\n",
-               style="bold underline")
+    title = Text(f"\nChunks in document order{more}: distance to the nearest question · cluster · nearest question",
+                 style="bold underline")
+    chunks = Table.grid()  # the distance, then the rest; a chunk's text wraps under itself, not under the figures
+    chunks.add_column(width=8, no_wrap=True)
+    chunks.add_column(ratio=1)
     for r in page.rows:
-        out.append(f"{fmt(r['mindist']):>6}  {fmt(r['cluster']):>4}  ").append_text(lit(r["nearest_question"] or UNDEFINED))
-        out.append("  ").append_text(lit(r["chunk_id"], "bold")).append("\n")
-        out.append("      ").append_text(lit(r["text"], "dim", width=200)).append("\n")
-    return Group(head, out)
+        chunks.add_row(f"{fmt(r['mindist']):>6}", Text(f"{fmt(r['cluster']):>4}  ").append_text(lit(r["nearest_question"] or UNDEFINED))
+                       .append("  ").append_text(lit(r["chunk_id"], "bold")))
+        chunks.add_row("", lit(r["text"], "dim", width=200))
+    return Group(head, title, chunks)
 
 
 def pair_detail(pair: dict[str, Any]) -> Text:
