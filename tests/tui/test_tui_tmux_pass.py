@@ -251,3 +251,38 @@ async def test_a_documents_chunk_text_wraps_under_itself_in_its_detail(tui_db: P
         headers = [line for line in chunk_lines if line[:8].strip()]
         assert headers and all(line.lstrip()[0].isdigit() for line in headers), headers[:5]
         assert len(headers) < len(chunk_lines)  # the text lines, all indented
+
+
+async def test_a_long_claim_wraps_under_itself_in_the_result_detail(tui_db: Path) -> None:
+    """A claim longer than the line wrapped back to the left edge, under the verdicts; it stays
+    under its own text, and so does its reason."""
+    import json
+
+    from textual.widgets import Static
+
+    from ragcov_tui.store import open_db
+    from tests.support.screen_text import static_text
+
+    claim = "API rate limit (per token) — Free: 60 req/min; Team: 300 req/min; Business: 1,000 req/min."
+    db = open_db(tui_db)
+    qid, details = db.conn.execute("SELECT question_id, details FROM eval_items WHERE session_id = 'e0000001' "
+                                   "ORDER BY question_id LIMIT 1").fetchone()
+    details = json.loads(details or "{}")
+    details.setdefault("generation_details", {})["faithfulness"] = {"claims": [
+        {"claim": claim, "verdict": "supported", "reason": "similarity 1.00 · " + "a-long-chunk-id-" * 5}]}
+    with db.conn:
+        db.conn.execute("UPDATE eval_items SET details = ? WHERE session_id = 'e0000001' AND question_id = ?",
+                        (json.dumps(details), qid))
+    db.conn.close()
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("results")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        lines = static_text(app.screen.query_one("#text-body", Static)).splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("Claims and verdicts"))
+        end = next(i for i, line in enumerate(lines[start + 1:], start + 1) if line.endswith("metrics"))  # next heading
+        block = [line for line in lines[start + 1:end] if line.strip()]
+        assert any("supported" in line for line in block) and len(block) >= 4, block
+        assert all(line.startswith("  ") for line in block), block

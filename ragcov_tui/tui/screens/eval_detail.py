@@ -184,16 +184,18 @@ def _verdicts(out: Doc, generation: dict[str, Any], head: Any) -> None:
     if not found:
         return
     head("Claims and verdicts")
-    shown = None
-    for metric, c in found:
-        if metric != shown:
-            out.append(f"  {metric}\n", style="italic")
-            shown = metric
-        verdict = single_line(str(c.get("verdict")))
-        out.append(f"    {verdict:<13}", style=VERDICT_STYLE.get(verdict, "bold")).append_text(lit(c.get("claim"))).append("\n")
-        why = " · ".join(str(x) for x in (c.get("reason"), c.get("chunk_id")) if x)
-        if why:
-            out.append(" " * 17).append_text(lit(why, "dim")).append("\n")
+    for metric in dict.fromkeys(m for m, _ in found):
+        out.append(f"  {metric}\n", style="italic")
+        grid = Table.grid()  # the verdict, then the claim and its reason, which wrap under themselves
+        grid.add_column(width=17, no_wrap=True)
+        grid.add_column(ratio=1)
+        for c in (c for m, c in found if m == metric):
+            verdict = single_line(str(c.get("verdict")))
+            grid.add_row(Text(f"    {verdict}", style=VERDICT_STYLE.get(verdict, "bold")), lit(c.get("claim")))
+            why = " · ".join(str(x) for x in (c.get("reason"), c.get("chunk_id")) if x)
+            if why:
+                grid.add_row("", lit(why, "dim"))
+        out.add(grid)
 
 
 def _metrics(out: Doc, item: dict[str, Any], details: dict[str, Any], head: Any) -> None:
