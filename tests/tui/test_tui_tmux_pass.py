@@ -1,16 +1,24 @@
 """Pilot tests for what a full triage pass in tmux at 80x24 turned up (issue #10's closing check):
-toasts over pop-ups, layout classes after a resize under a pop-up."""
+toasts over pop-ups, the layout after a resize, a status line cut without a sign, the Sessions list
+and detail at 80x24, drop in the pairs view, the footer while a job runs, the Jobs form's focus, and
+text in the pop-ups that wrapped to the left edge."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+from textual.widgets import Footer, Input, Select, Static
 from textual.widgets._toast import Toast
 
-from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.store import open_db
+from ragcov_tui.tui.app import PANES, RagcovApp, pane_id
+from ragcov_tui.tui.screens.jobs import JobsPane
 from ragcov_tui.tui.screens.modals import TextScreen
+from tests.support.screen_text import screen_text, static_text
+from tests.support.synthetic_sessions import make_eval_session
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -18,6 +26,15 @@ pytestmark = pytest.mark.anyio
 
 def shown_toasts(app: RagcovApp) -> list[Toast]:
     return [t for t in app.screen.query(Toast) if t.region.area]
+
+
+async def opened_detail(pilot, pane: str) -> list[str]:
+    """``enter`` on the first row of ``pane``: the pop-up's text, line by line."""
+    pilot.app.show_pane(pane)
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+    return static_text(pilot.app.screen.query_one("#text-body", Static)).splitlines()
 
 
 async def test_a_notification_under_a_popup_at_80x24_is_no_toast_over_it(tui_db: Path) -> None:
@@ -69,8 +86,6 @@ async def test_a_resize_relays_the_panes_even_under_a_popup(tui_db: Path, under_
 async def test_a_status_line_too_long_for_the_terminal_ends_in_an_ellipsis(tui_db: Path) -> None:
     """A notice wider than 80 columns (a path at its end) says that it goes on (``?`` has it in full),
     instead of stopping after a word with nothing to show that more was cut."""
-    from tests.support.screen_text import screen_text
-
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         app.notify("edited and accepted: 1 suggestion → /a/rather/long/path/to/the/test/file/questions.jsonl")
@@ -85,11 +100,6 @@ async def test_a_status_line_too_long_for_the_terminal_ends_in_an_ellipsis(tui_d
 async def test_sessions_at_80x24_lists_more_than_three_sessions_and_t_shows_the_trend(tui_db: Path) -> None:
     """Below 30 rows the trend chart (a 5-row plot) left the session list 3 rows; like the other
     optional charts it hides there, and ``t`` (in the footer and ?) shows / hides it."""
-    from textual.widgets import Footer
-
-    from ragcov_tui.store import open_db
-    from tests.support.synthetic_sessions import make_eval_session
-
     db = open_db(tui_db)
     for i in range(2, 12):
         make_eval_session(db, sid=f"e{i:07d}", n_questions=3, created_at=f"2025-01-03T{i:02d}:00:00+00:00")
@@ -116,9 +126,6 @@ async def test_sessions_at_80x24_lists_more_than_three_sessions_and_t_shows_the_
 async def test_the_sessions_detail_at_80x24_shows_a_stopped_evals_resume_line(tui_db: Path) -> None:
     """The detail under the list is where a stopped session says how to finish it; at 80x24 its last
     line ('finish it with: ragcov eval --resume …') was cut off, with no other place to read it."""
-    from ragcov_tui.store import open_db
-    from tests.support.screen_text import screen_text
-
     db = open_db(tui_db)
     with db.conn:
         db.conn.execute("UPDATE sessions SET status = 'cancelled', error = 'cancelled by the user', corpus = ? "
@@ -141,8 +148,6 @@ async def test_keep_drop_mark_do_nothing_in_the_pairs_view_and_leave_its_footer(
     """In the redundant-pairs view ``d`` dropped the highlighted row of the hidden outlier list (a
     question the user could not see) from the test file; there keep / drop / mark are off, and the
     footer no longer offers them; back in the outlier list they work."""
-    from textual.widgets import Footer
-
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         app.show_pane("outliers")
@@ -170,11 +175,6 @@ async def test_while_a_job_runs_the_80_column_footer_shows_cancel_job_in_full_on
     """``^x Cancel job`` joins the footer while a job runs; at 80 columns it fell off the right edge
     on Gaps, Outliers and Sessions (``… ? Help ^x``). Then ``^q`` / ``?`` leave the footer (``?``
     lists them, the status line names ``?``), and come back when the job ends."""
-    from textual.widgets import Footer
-
-    from ragcov_tui.tui.app import PANES, pane_id
-    from ragcov_tui.tui.screens.jobs import JobsPane
-
     app = RagcovApp(tui_db, "e0000001")
     async with app.run_test(size=SIZE) as pilot:
         jobs = app.query_one(JobsPane)
@@ -204,8 +204,6 @@ def _background_of(app: RagcovApp, row: str, text: str):
 async def test_the_focused_jobs_field_stands_out(tui_db: Path) -> None:
     """The Jobs form's compact fields showed focus as a 5% tint: in tmux the focused kind selector
     could not be told from the others. Focused, a field's background differs clearly."""
-    from textual.widgets import Input, Select
-
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("jobs")
@@ -224,10 +222,7 @@ async def test_the_result_detail_key_line_fits_one_line_at_80x24(tui_db: Path) -
     taking a row from the detail; the pop-up's key line is one line, and still names c."""
     app = RagcovApp(tui_db, "e0000001")
     async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("results")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await opened_detail(pilot, "results")
         keys_line = app.screen.query("Static").last()
         assert keys_line.size.height == 1 and "· c chunk text" in str(keys_line.render())
 
@@ -235,17 +230,8 @@ async def test_the_result_detail_key_line_fits_one_line_at_80x24(tui_db: Path) -
 async def test_a_documents_chunk_text_wraps_under_itself_in_its_detail(tui_db: Path) -> None:
     """In the document detail a chunk's text (indented under its header line) wrapped back to the
     left edge, between the distance figures; now every wrapped line stays under the text."""
-    from textual.widgets import Static
-
-    from tests.support.screen_text import static_text
-
-    app = RagcovApp(tui_db, "a0000001")
-    async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("documents")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        lines = static_text(app.screen.query_one("#text-body", Static)).splitlines()
+    async with RagcovApp(tui_db, "a0000001").run_test(size=SIZE) as pilot:
+        lines = await opened_detail(pilot, "documents")
         start = next(i for i, line in enumerate(lines) if re.match(r"\s*\d\.\d{3}\s", line))  # the first chunk
         chunk_lines = [line for line in lines[start:] if line.strip()]
         headers = [line for line in chunk_lines if line[:8].strip()]
@@ -256,13 +242,6 @@ async def test_a_documents_chunk_text_wraps_under_itself_in_its_detail(tui_db: P
 async def test_a_long_claim_wraps_under_itself_in_the_result_detail(tui_db: Path) -> None:
     """A claim longer than the line wrapped back to the left edge, under the verdicts; it stays
     under its own text, and so does its reason."""
-    import json
-
-    from textual.widgets import Static
-
-    from ragcov_tui.store import open_db
-    from tests.support.screen_text import static_text
-
     claim = "API rate limit (per token) — Free: 60 req/min; Team: 300 req/min; Business: 1,000 req/min."
     db = open_db(tui_db)
     qid, details = db.conn.execute("SELECT question_id, details FROM eval_items WHERE session_id = 'e0000001' "
@@ -274,13 +253,8 @@ async def test_a_long_claim_wraps_under_itself_in_the_result_detail(tui_db: Path
         db.conn.execute("UPDATE eval_items SET details = ? WHERE session_id = 'e0000001' AND question_id = ?",
                         (json.dumps(details), qid))
     db.conn.close()
-    app = RagcovApp(tui_db, "e0000001")
-    async with app.run_test(size=SIZE) as pilot:
-        app.show_pane("results")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        lines = static_text(app.screen.query_one("#text-body", Static)).splitlines()
+    async with RagcovApp(tui_db, "e0000001").run_test(size=SIZE) as pilot:
+        lines = await opened_detail(pilot, "results")
         start = next(i for i, line in enumerate(lines) if line.startswith("Claims and verdicts"))
         end = next(i for i, line in enumerate(lines[start + 1:], start + 1) if line.endswith("metrics"))  # next heading
         block = [line for line in lines[start + 1:end] if line.strip()]
