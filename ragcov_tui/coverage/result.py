@@ -1,4 +1,4 @@
-"""The result of one analysis and its ``analyze --json`` report (the DESIGN.md contract).
+"""The result of one analysis and its ``analyze --json`` report (the contract in docs/architecture.md).
 
 ``CoverageResult.to_report()`` returns every contract key. ``session_id`` and ``embedder``
 {provider, model} are not known to the engine: the caller sets ``result.session_id`` /
