@@ -130,11 +130,14 @@ async def test_gaps_accept_reject_edit_and_undo(tui_db: Path) -> None:
         await pilot.press("tab", "j", "d")
         await pilot.pause()
         assert len(suggestions.page.rows) == 2 and testset.read_bytes() == original
+        assert suggestions.cursor_row == 1  # a reject leaves the cursor where it was (issue #10 item 8)
+        under = suggestions.current["text"]
+        assert under != first
         await pilot.press("e")
         app.focused.value += " (edited)"
         await pilot.press("enter")
         await pilot.pause()
-        assert json.loads(testset.read_text().splitlines()[-1])["question"] == first + " (edited)"
+        assert json.loads(testset.read_text().splitlines()[-1])["question"] == under + " (edited)"
 
 
 async def test_documents_filter_and_next_match(tui_db: Path) -> None:
