@@ -144,9 +144,16 @@ class RagcovApp(App):
 
     def poll_sessions(self) -> None:
         """Every second: pick up sessions another process (or this app's job) wrote or whose owner died."""
+        if not self._widgets_mounted():  # checked first, so a change waits for the next poll
+            return
         changed = self.watch.changes()
-        if changed and self.query(SessionsPane):  # (no panes: the app is closing)
+        if changed:
             self.sessions_changed(changed)
+
+    def _widgets_mounted(self) -> bool:
+        """False while the app closes: its widgets are removed one by one, and the poll may fire in
+        between."""
+        return bool(self.query("#status-line") and self.query(SessionsPane) and self.query(OverviewPane))
 
     def sessions_changed(self, changed: set[str] | None = None) -> None:
         """Reload the Sessions pane, and the Overview when its session is among ``changed`` (None: all).
