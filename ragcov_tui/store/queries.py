@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
 from ragcov_tui.store.sessions import list_sessions
@@ -94,14 +95,10 @@ def flat_summary(summary: dict[str, Any] | None) -> dict[str, float]:
     out: dict[str, float] = {}
     for key, value in summary.items():
         if isinstance(value, dict):
-            out.update({k: v for k, v in value.items() if _is_number(v)})
-        elif _is_number(value):
+            out.update({k: v for k, v in value.items() if is_finite_number(v)})
+        elif is_finite_number(value):
             out[key] = value
     return out
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def trend(db: sqlite_utils.Database, questions_path: str | None, kind: str, *, max_series: int = 4) -> dict[str, list[float | None]]:
