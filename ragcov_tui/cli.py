@@ -25,7 +25,7 @@ from rich.text import Text
 from ragcov_tui import __version__
 from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, BadInput, RagcovError
 from ragcov_tui.redact import redact_text
-from ragcov_tui.safe_text import escape_json_text, visible_line
+from ragcov_tui.safe_text import escape_json_text, visible, visible_line
 
 EXAMPLES = {
     "analyze": "ragcov analyze --corpus sample_data/corpus --questions sample_data/questions.jsonl --json report.json",
@@ -190,8 +190,8 @@ def _run(argv: list[str] | None) -> int:
         err.print(Text("interrupted"))
         return 130
     except Exception as exc:  # a bug, not a user mistake: one line, traceback on request
-        if os.environ.get("RAGCOV_DEBUG"):
-            traceback.print_exc()
+        if os.environ.get("RAGCOV_DEBUG"):  # the traceback quotes untrusted values too: sanitised, redacted
+            err.print(Text(visible(redact_text(traceback.format_exc().rstrip("\n")))))
         err.print(Text(visible_line(redact_text(f"internal error: {type(exc).__name__}: {exc} "
                                                 "(set RAGCOV_DEBUG=1 for the traceback)"))))
         return EXIT_FAILURE
