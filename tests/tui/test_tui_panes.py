@@ -69,6 +69,7 @@ async def test_sessions_open_rename_and_delete(tui_db: Path) -> None:
         await pilot.press("left_square_bracket", "d", "y")
         await pilot.pause()
         assert table.row_count == 1 and app.eval_sid is None
+        assert app.notice_log[0][2] == "Deleted eval session e0000001 'nightly'."
 
 
 async def test_clusters_follow_the_cursor_and_toggle_the_map(tui_db: Path) -> None:

@@ -189,6 +189,8 @@ class SessionsPane(Filterable, Pane):
                     return
                 self.ragcov.forget_session(row["id"])
                 self.load()
+                name = f" '{row['name']}'" if row.get("name") else ""
+                self.app.notify(f"Deleted {row['kind']} session {row['id']}{name}.", markup=False)
 
         self.app.push_screen(ConfirmScreen(f"Delete session {row['id']} ({row['kind']}) and everything stored with it?"), done)
 
