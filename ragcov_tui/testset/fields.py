@@ -26,6 +26,7 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "answer": ("answer", "response", "actual_output"),
     "retrieved_ids": ("retrieved_ids", "retrieved_context_ids", "retrieved_doc_ids"),
     "retrieved_contexts": ("retrieved_contexts", "retrieval_context", "contexts"),
+    "reference_contexts": ("reference_contexts", "reference_context", "context"),
     "vector": ("vector", "embedding"),
 }
 

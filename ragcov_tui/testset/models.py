@@ -19,6 +19,10 @@ class Question:
     character). ``raw`` is the row as read (every field, unknown ones included), so nothing the
     user wrote is lost. ``id_in_file`` is False when the row carried no id and ``id`` is the
     synthetic ``row-<n>`` (n = row + 1); such ids shift when a row above is dropped.
+    ``reference_contexts`` are the texts the reference answer rests on (Ragas / LlamaIndex
+    ``reference_contexts``, DeepEval ``context``, Giskard ``reference_context`` as one text);
+    ``seed_document_id`` is Giskard's ``metadata.seed_document_id``. Both are read, never mapped
+    to corpus ids here.
     """
 
     id: str
@@ -30,6 +34,8 @@ class Question:
     answer: str | None = None
     retrieved_ids: list[str] | None = None
     retrieved_contexts: list[str] | None = None
+    reference_contexts: list[str] | None = None
+    seed_document_id: str | None = None
     vector: list[float] | None = field(default=None, repr=False)
     row: int = 0
     line: int = 0

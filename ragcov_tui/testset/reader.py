@@ -34,6 +34,8 @@ from ragcov_tui.testset.models import Question, TestFormat, TestSet
 
 FORMATS: dict[str, TestFormat] = {".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
 _TEXT_LISTS = ("paraphrases", "retrieved_contexts")
+# CSV fields whose cell may hold a JSON list or object (``metadata``: Giskard's free-form object).
+_STRUCTURED = ("gold", "vector", *_TEXT_LISTS, "reference_contexts", "expected_keywords", "retrieved_ids", "metadata")
 
 
 def read_testset(path: str | Path) -> TestSet:
@@ -130,10 +132,14 @@ def _question(where: str, row: dict[str, Any], names: dict[str, str], fmt: TestF
     gold = [gold] if isinstance(gold, str) and fmt != "csv" else gold
     strings = {c: value(c) for c in ("ground_truth", "answer")}
     lists = {c: value(c) for c in ("expected_keywords", "paraphrases", "retrieved_contexts", "retrieved_ids")}
+    references = value("reference_contexts")
+    references = [references] if isinstance(references, str) else references
     for canonical, item in strings.items():
         check(canonical, item is None or isinstance(item, str), "a string")
     for canonical in ("expected_keywords", "paraphrases", "retrieved_contexts"):
         check(canonical, lists[canonical] is None or _is_list_of(lists[canonical], _is_str), "a list of strings")
+    check("reference_contexts", references is None or _is_list_of(references, _is_str),
+          "a string or a list of strings")
     check("retrieved_ids", lists["retrieved_ids"] is None or _is_list_of(lists["retrieved_ids"], _is_id),
           "a list of ids (strings or integers)")
     return Question(
@@ -146,9 +152,19 @@ def _question(where: str, row: dict[str, Any], names: dict[str, str], fmt: TestF
         answer=strings["answer"],
         retrieved_ids=None if lists["retrieved_ids"] is None else [str(i) for i in lists["retrieved_ids"]],
         retrieved_contexts=lists["retrieved_contexts"],
+        reference_contexts=references,
+        seed_document_id=_seed_document_id(where, row.get("metadata"), fmt),
         vector=_vector(where, names.get("vector", ""), value("vector")),
         id_in_file=qid is not None,
     )
+
+
+def _seed_document_id(where: str, metadata: Any, fmt: TestFormat) -> str | None:
+    """Giskard's ``metadata.seed_document_id`` (a string or integer id), else None."""
+    if fmt == "csv" and isinstance(metadata, str) and metadata.strip().startswith("{"):
+        metadata = _cell_value(where, "metadata", "metadata", metadata)
+    seed = metadata.get("seed_document_id") if isinstance(metadata, dict) else None
+    return str(seed) if seed is not None and _is_id(seed) else None
 
 
 def _is_id(value: Any) -> bool:
@@ -193,7 +209,7 @@ def _cell_value(where: str, name: str, canonical: str, cell: str) -> Any:
     cell = cell.strip() if canonical != "question" else cell
     if not cell.strip():
         return None
-    if canonical in ("gold", "vector", *_TEXT_LISTS, "expected_keywords", "retrieved_ids") and cell[0] in "[{":
+    if canonical in _STRUCTURED and cell[0] in "[{":
         try:
             return parse_json(cell)
         except InvalidJson as exc:

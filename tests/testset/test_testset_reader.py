@@ -162,3 +162,16 @@ def test_missing_file_and_directory(tmp_path):
         read_testset(tmp_path / "missing.jsonl")
     with pytest.raises(BadInput, match="is a directory"):
         read_testset(tmp_path)
+
+
+def test_reference_contexts_and_giskard_seed_document_id_are_read_as_texts(tmp_path):
+    path = write(tmp_path, "t.jsonl", jsonl(
+        {"user_input": "Ragas?", "reference_contexts": ["c1", "c2"]},
+        {"input": "DeepEval?", "context": ["d1"]},
+        {"question": "Giskard?", "reference_context": "Document 1: text",
+         "metadata": {"question_type": "simple", "seed_document_id": "doc-7"}},
+        {"question": "None?"},
+    ))
+    questions = read_testset(path).questions
+    assert [q.reference_contexts for q in questions] == [["c1", "c2"], ["d1"], ["Document 1: text"], None]
+    assert [q.seed_document_id for q in questions] == [None, None, "doc-7", None]
