@@ -117,6 +117,26 @@ async def test_rerun_prefills_the_form_from_the_session(tui_db: Path) -> None:
         assert app.query_one("#job-clusters").value == "6"
 
 
+async def test_rerun_while_a_job_runs_leaves_the_form_alone(tui_db: Path) -> None:
+    """``R`` during a job: a warning, and the form keeps what the running job was started with."""
+    release = threading.Event()
+    app = RagcovApp(tui_db, "a0000001", job_runner=slow_job(release))
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        app.query_one("#job-clusters").value = "9"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "embed" in str(app.query_one("#job-status", Static).render()))
+        app.show_pane("gaps")
+        await pilot.pause()
+        await pilot.press("R")
+        await pilot.pause()
+        assert app.query_one("#job-clusters").value == "9"
+        assert app.notice_log[0][2].startswith("A job is already running")
+        release.set()
+        await wait_for(pilot, lambda: "finished" in str(app.query_one("#job-status", Static).render()))
+
+
 def test_prefill_and_eta() -> None:
     values = prefill({"corpus": ["a", "b"], "questions_path": "/q.jsonl", "llm": "heuristic", "params": {"k": 7}})
     assert values["corpus"] == "a, b" and values["llm"] == "" and values["k"] == "7"

@@ -295,7 +295,11 @@ class JobsPane(Pane):
 
     def rerun(self, session: dict[str, Any]) -> None:
         """Prefill from ``session`` and start at once (``R``); an eval that stopped before its end
-        (cancelled, interrupted, failed) is resumed: its finished questions are not redone."""
+        (cancelled, interrupted, failed) is resumed: its finished questions are not redone. While a
+        job runs, nothing changes: the form still shows what that job was started with."""
+        if self.running:
+            self.app.notify("A job is already running; cancel it first (ctrl+x), then rerun.", severity="warning")
+            return
         self.fill(session["kind"], session)
         resumable = session["kind"] == "eval" and session["status"] in RESUMABLE
         self.action_start(resume=session["id"] if resumable else None)
