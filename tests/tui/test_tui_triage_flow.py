@@ -5,6 +5,8 @@ jobs that do not pull the user away, a Jobs form that keeps what was typed, ``R`
 
 from __future__ import annotations
 
+import sqlite3
+
 import json
 import re
 from pathlib import Path
@@ -173,6 +175,18 @@ async def open_with_enter(pilot, pane: str, *keys: str) -> str:
     await pilot.pause()
     assert isinstance(pilot.app.screen, TextScreen), pane
     return static_text(pilot.app.screen.query_one("#text-body", Static))
+
+
+async def test_a_documents_detail_shows_each_chunk_in_full(tui_db: Path) -> None:
+    """The detail is the document, chunk by chunk: a long chunk is not cut, its line breaks kept."""
+    long_text = "first line of a long chunk\n" + "word " * 150 + "THE-VERY-END"
+    with sqlite3.connect(tui_db) as conn:
+        conn.execute("UPDATE chunks SET text = ? WHERE source = 'doc-000.md' AND seq = "
+                     "(SELECT MIN(seq) FROM chunks WHERE source = 'doc-000.md')", (long_text,))
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        body = await open_with_enter(pilot, "documents")
+        assert "first line of a long chunk" in body and "THE-VERY-END" in body and "…" not in body
 
 
 async def test_enter_on_a_document_shows_its_chunks_coverage_and_why_flagged(tui_db: Path) -> None:

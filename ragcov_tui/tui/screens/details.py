@@ -30,7 +30,7 @@ def val(value: Any, digits: int = 3) -> Text:
 
 def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
     """A document's coverage, why it is flagged, and its chunks (distance to the nearest question,
-    cluster, first line of text), in document order."""
+    cluster, nearest question, then the chunk's whole text), in document order."""
     why = doc.get("reason") or ("flagged as misaligned: its coverage is far below the other documents'"
                                 if doc.get("flagged") else "not flagged")
     head = labelled_grid([("coverage", val(doc.get("coverage"))), ("chunks", val(doc.get("chunks"))),
@@ -45,7 +45,7 @@ def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
     for r in page.rows:
         chunks.add_row(f"{fmt(r['mindist']):>6}", Text(f"{fmt(r['cluster']):>4}  ").append_text(lit(r["nearest_question"] or UNDEFINED))
                        .append("  ").append_text(lit(r["chunk_id"], "bold")))
-        chunks.add_row("", lit(r["text"], "dim", width=200))
+        chunks.add_row("", block(r["text"], "dim"))
     return Group(head, title, chunks)
 
 
