@@ -28,6 +28,7 @@ from ragcov_tui.embeddings.cache import discarded_note
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
+from ragcov_tui.evaluation.gold_contexts import gold_from_contexts
 from ragcov_tui.evaluation.gold_ids import match_gold_ids
 from ragcov_tui.evaluation.items import EvalContext, evaluate_question
 from ragcov_tui.evaluation.metrics import select_metrics
@@ -37,7 +38,7 @@ from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.progress import Progress, report
+from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.store.evals import (
     NonFiniteValue, done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item,
@@ -100,13 +101,15 @@ def run_eval(
     retrieval_metrics, generation_metrics = select_metrics(
         opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
-    chunks = []
+    documents, chunks = [], []
     if opts.corpus:
-        _, chunks = build_chunks(opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
+        documents, chunks = build_chunks(opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                  warn=warn, progress=progress)
     gold_ids = match_gold_ids(testset.questions, chunks, opts.corpus, warn=warn).as_dict() if chunks else None
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
-    llms = _llms(opts, db)
+    # file gold ids first (above), then reference-context texts for the questions without any
+    from_contexts = gold_from_contexts(testset.questions, documents, chunks, opts.corpus, embedder) if chunks else None
+    llms = _llms(opts, db, warn)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
                          questions=testset.questions)
     if opts.paraphrases and llms["paraphrase"] is None and warn is not None:
@@ -137,7 +140,7 @@ def run_eval(
             "repeats": opts.repeats, "resumed": bool(opts.resume), "skipped_done": len(skip),
             "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
             "counts": count_items(items, len(testset.questions)), "errors": item_errors(items),
-            "gold_ids": gold_ids,
+            "gold_ids": gold_ids, "gold_from_contexts": from_contexts.as_dict() if from_contexts else None,
             "embedding": embedding_use(start, prepared, snapshot(embedder.stats), system=system.name,
                                        generation_metrics=generation_metrics),
             "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},
@@ -147,11 +150,11 @@ def run_eval(
             warn(healed)
         finish_session(db, sid, "done", summary=headline(header), timings=header["timings"], usage=header["usage"])
         return sid, load_eval_report(db, sid)
-    except Cancelled:
-        finish_session(db, sid, "cancelled", error="cancelled by the user")
+    except Cancelled:  # what was spent so far is kept with the session
+        finish_session(db, sid, "cancelled", error="cancelled by the user", usage=_usage(embedder, llms))
         raise
-    except BaseException as exc:
-        finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:  # Ctrl-C / SIGTERM: recorded as interrupted
+        finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}", usage=_usage(embedder, llms))
         raise
     finally:
         close = getattr(system, "close", None)  # optional hook: release connections (http systems)
@@ -163,13 +166,16 @@ def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: l
                   concurrency: int, progress: Progress | None) -> None:
     """Fan the questions out; store each finished item from this thread before reporting it."""
     finished: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+    failed = 0
 
     def work(pair: tuple[int, Any]) -> None:
         finished.put(evaluate_question(ctx, pair[1], pair[0]))
 
     def store_then_report(stage: str, done: int, _n: int) -> None:
+        nonlocal failed
         while not finished.empty():
-            _store_item(db, sid, finished.get())
+            failed += not _store_item(db, sid, finished.get())
+        report_failed(progress, stage, failed)
         report(progress, stage, skipped + done, total)
 
     outcomes = run_bounded(work, todo, concurrency=concurrency, progress=store_then_report, stage=STAGE)
@@ -179,23 +185,28 @@ def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: l
         raise failed
 
 
-def _store_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> None:
-    """Save one item; one the store refuses (a NaN that got past the checks) is saved as failed."""
+def _store_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> bool:
+    """Save one item; one the store refuses (a NaN that got past the checks) is saved as failed.
+    True when it was stored ``done``."""
     try:
         save_eval_item(db, sid, item)
     except NonFiniteValue as exc:
         save_eval_item(db, sid, {"id": item["id"], "seq": item["seq"], "status": "error", "question": item.get("question"),
                                  "error": f"internal: {exc}", "diagnosis": "undetermined"})
+        return False
+    return item["status"] == "done"
 
 
-def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel | None]:
-    """The system's, the judge's and the paraphraser's models; one instance per distinct spec."""
+def _llms(opts: EvalOptions, db: sqlite_utils.Database,
+          warn: Callable[[str], None] | None) -> dict[str, ChatModel | None]:
+    """The system's, the judge's and the paraphraser's models; one instance per distinct spec
+    (``warn`` hears once per model whose server does not list it)."""
     made: dict[str, ChatModel | None] = {}
 
     def get(spec: str | None) -> ChatModel | None:
         key = spec or ""
         if key not in made:
-            made[key] = make_llm(spec, db=None if opts.no_cache else db, concurrency=opts.concurrency)
+            made[key] = make_llm(spec, db=None if opts.no_cache else db, concurrency=opts.concurrency, warn=warn)
         return made[key]
 
     llm = get(opts.llm)
@@ -204,8 +215,9 @@ def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel |
 
 
 def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
-    """Token, call and cost totals of this run (models shared between roles counted once);
-    ``cost_usd`` is None when a model's price is unknown."""
+    """Token, request and cost totals of this run (models shared between roles counted once):
+    ``llm_requests`` every HTTP request sent, retried and failed ones included; ``cost_usd`` is
+    None when a model's price is unknown."""
     models = {id(m): m for m in llms.values() if m is not None}
     per_model = {m.spec: m.usage.as_dict() for m in models.values()}
     return {
@@ -213,6 +225,9 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
         "llm": per_model,
         "llm_calls": sum(u["calls"] for u in per_model.values()),
         "llm_cached": sum(u["cached"] for u in per_model.values()),
+        "llm_requests": sum(u["requests"] for u in per_model.values()),
+        "llm_retried": sum(u["retried"] for u in per_model.values()),
+        "llm_failed": sum(u["failed"] for u in per_model.values()),
         "prompt_tokens": sum(u["prompt_tokens"] for u in per_model.values()),
         "completion_tokens": sum(u["completion_tokens"] for u in per_model.values()),
         "cost_usd": None if any(u["cost_usd"] is None for u in per_model.values())

@@ -1,10 +1,12 @@
-"""Plain-text notes under an eval summary: how many gold ids matched the corpus, and what was
-embedded and why (from the report's ``gold_ids`` and ``embedding`` blocks; older reports without
-them give no line)."""
+"""Plain-text notes under an eval summary: how many gold ids matched the corpus, how gold ids were
+found from reference contexts, and what was embedded and why (from the report's ``gold_ids``,
+``gold_from_contexts`` and ``embedding`` blocks; older reports without them give no line)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from ragcov_tui.evaluation.gold_contexts import context_gold_line
 
 
 def run_notes(report: dict[str, Any]) -> list[str]:
@@ -13,11 +15,13 @@ def run_notes(report: dict[str, Any]) -> list[str]:
     gold = report.get("gold_ids", "absent")
     if gold is None:
         lines.append("gold ids: not checked against a corpus (no --corpus)")
-    elif isinstance(gold, dict):
+    elif isinstance(gold, dict) and (gold.get("ids") or not report.get("gold_from_contexts")):
         normalised = sum((gold.get("normalised") or {}).values())
         lines.append(f"gold ids: {gold.get('matched')} of {gold.get('ids')} matched the corpus"
                      + (f" ({normalised} after normalisation)" if normalised else "")
                      + (f", {gold.get('unmatched')} unmatched" if gold.get("unmatched") else ""))
+    if isinstance(report.get("gold_from_contexts"), dict):
+        lines.append(context_gold_line(report["gold_from_contexts"]))
     embedding = report.get("embedding")
     if isinstance(embedding, dict) and embedding.get("why"):
         lines.append(str(embedding["why"]))
