@@ -20,6 +20,21 @@ Painter = Callable[[Any], None]
 MARKER_GLYPHS = {"dot": "•"}  # plotext marker names drawn as another character
 
 
+def whole_ticks(top: float, slots: int) -> list[int]:
+    """Ticks ``0, s, 2s, …`` up to the first multiple of ``s`` at or above ``top``, where ``s`` is
+    the smallest of 1, 2, 5, 10, 20, 50, … that needs at most ``slots`` ticks."""
+    step = 1
+    while -(-top // step) + 1 > slots:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
+    return list(range(0, int(-(-top // step) * step) + 1, step)) if top > 0 else [0, 1]
+
+
+def even_ticks(low: float, high: float, slots: int) -> list[float]:
+    """Quarters of ``[low, high]`` (halves when there is no room): evenly spaced, ends included."""
+    parts = 4 if slots >= 5 else 2
+    return [low + (high - low) * i / parts for i in range(parts + 1)]
+
+
 class Chart(PlotextPlot):
     """A plot redrawn from its painter on every render; set one with a ``draw_*`` method."""
 
@@ -61,8 +76,14 @@ class Chart(PlotextPlot):
             step = max(1, -(-len(labels) * widest // max(1, self.size.width - 8)))
             plt.bar(positions, list(values), marker="hd")
             plt.xticks(positions[::step], [single_line(label) for label in labels][::step])
+            rows = max(2, (self.size.height - 4) // 2)  # a tick every other text row at most
             if ylim:
                 plt.ylim(*ylim)
+                plt.yticks(even_ticks(ylim[0], ylim[1], rows))
+            else:  # counts: whole numbers only, evenly spaced, the top tick the top of the axis
+                ticks = whole_ticks(max(values, default=0), rows)
+                plt.ylim(0, ticks[-1])
+                plt.yticks(ticks)
 
         self._paint(title, paint)
 
