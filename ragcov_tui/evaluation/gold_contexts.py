@@ -20,6 +20,7 @@ says it in one line: ``gold from reference contexts: 41 exact, 3 near-exact, 2 b
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ from ragcov_tui.evaluation.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question
 
 EMBEDDING_MIN = 0.9
+_GISKARD_DOCUMENT = re.compile(r"(?m)^Document [^\n:]{1,80}:[ \t]*")  # how RAGET joins its context documents
+_PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 TIERS = ("exact", "near-exact", "embedding")
 
 
@@ -97,10 +100,9 @@ def gold_from_contexts(questions: Sequence[Question], documents: Sequence[Docume
         gold: dict[str, float] = {}
         misses = []
         for text in q.reference_contexts or []:
-            outcome, places = index.find(text) if index is not None else ("unmatched", [])
+            outcome, found = _match(index, text) if index is not None else ("unmatched", [])
             result.contexts[outcome] += 1
-            for place in places:
-                gold.update(dict.fromkeys(place.chunk_ids, 1.0))
+            gold.update(dict.fromkeys(found, 1.0))
             if outcome == "unmatched":
                 misses.append(text)
         if not gold and q.seed_document_id:
@@ -119,6 +121,24 @@ def gold_from_contexts(questions: Sequence[Question], documents: Sequence[Docume
     result.matched_questions = sum(1 for q in todo if q.gold)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _match(index: ContextIndex, text: str) -> tuple[str, list[str]]:
+    """``(outcome, chunk ids)`` for one reference context. A text of several passages (Giskard's
+    ``Document <id>: …`` blocks, or paragraphs apart by a blank line, when the whole does not
+    match) is matched passage by passage: the union of what they name, ``exact`` when every
+    passage that matched did so exactly."""
+    parts = [p for p in _GISKARD_DOCUMENT.split(text) if p.strip()]
+    if len(parts) == 1:
+        outcome, places = index.find(text)
+        if outcome != "unmatched" or len(parts := [p for p in _PARAGRAPHS.split(text) if p.strip()]) == 1:
+            return outcome, [cid for place in places for cid in place.chunk_ids]
+    found = [index.find(part) for part in parts]
+    tiers = {outcome for outcome, places in found if places}
+    if not tiers:
+        return ("too short" if all(o == "too short" for o, _ in found) else "unmatched"), []
+    return ("exact" if tiers == {"exact"} else "near-exact"), [cid for _, places in found for p in places
+                                                               for cid in p.chunk_ids]
 
 
 def _embedding_tier(pending: list[tuple[Question, str]], chunks: Sequence[Chunk], embedder: Embedder | None,
