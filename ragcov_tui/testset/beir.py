@@ -43,9 +43,11 @@ def is_ir_folder(path: str | Path) -> bool:
 def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: str | Path | None = None,
                    warn=None) -> TestSet:
     """The test set named by ``--questions`` (a file, or a BEIR folder read at ``split``), with the
-    gold ids of ``qrels`` attached when given."""
+    gold ids of ``qrels`` attached when given; ``warn`` gets each of the reader's notes."""
     path = Path(questions)
     testset = read_ir_folder(path, split) if path.is_dir() and is_ir_folder(path) else _read_file(path)
+    for note in testset.notes if warn is not None else ():
+        warn(note)
     if qrels is not None:
         attach_qrels(testset, read_qrels(qrels), str(qrels), warn=warn)
     return testset

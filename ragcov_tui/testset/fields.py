@@ -16,6 +16,7 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "question": ("question", "query", "user_input", "input"),
     "ground_truth": (
         "ground_truth", "reference", "expected_output", "reference_answer", "answer_ground_truth",
+        "expected_answer",
     ),
     "gold": (
         "gold_chunk_ids", "gold_doc_ids", "relevant_doc_ids", "expected_document_ids",
@@ -32,6 +33,10 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
 
 # Keys of a JSON object file that may hold the list of questions, in priority order.
 CONTAINER_KEYS: tuple[str, ...] = ("questions", "data", "examples", "samples")
+
+# Keys of a JSON object file holding parallel lists of texts (LlamaIndex / ARAGOG): the questions
+# (a container key above) and the reference answers, one per question.
+PARALLEL_KEYS: tuple[str, ...] = ("questions", "ground_truths")
 
 # The field the writer adds to a new JSON / JSONL row to say where it came from.
 PROVENANCE_FIELD = "provenance"

@@ -9,7 +9,12 @@ input, slicing the text at these offsets and encoding it again gives back every 
   elements are found by walking the array with ``json.JSONDecoder().raw_decode``.
 - CSV: a row is one record, from the start of its first physical line to the end of its last
   (terminator included), so a quoted cell spanning lines stays inside its row. The header
-  record is kept apart; records whose cells are all empty are not rows.
+  record is kept apart; records whose cells are all empty are not rows. A column without a name
+  (empty, or pandas' ``Unnamed: <i>``) is ignored with one note: the first one is pandas' index
+  column (``to_csv`` without ``index=False``), any other a trailing delimiter; such a column is
+  named ``Unnamed: <i>`` (0-based position) in the rows, as pandas names it.
+- JSON parallel lists (LlamaIndex / ARAGOG ``{"questions": [str], "ground_truths": [str]}``): a
+  row is the text of one question string, its value ``{"question", "ground_truth"}``.
 
 Structural mistakes (bad or non-strict JSON, see :mod:`ragcov_tui.input_values`; a row that is
 not an object; a ragged CSV record; NUL bytes or UTF-16 text) raise :class:`BadInput` naming the
@@ -29,7 +34,7 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, parse_json, quoted
-from ragcov_tui.testset.fields import CONTAINER_KEYS
+from ragcov_tui.testset.fields import CONTAINER_KEYS, PARALLEL_KEYS
 from ragcov_tui.testset.models import TestFormat
 
 BOM = "\ufeff"
@@ -61,8 +66,12 @@ class Layout:
     newline: str  # the file's line terminator, "\n" when it has none
     container: str | None = None  # JSON object files: the key holding the array
     array_open: int = 0  # JSON: offset of the array's "["
-    header: list[str] = field(default_factory=list)  # CSV column names
+    header: list[str] = field(default_factory=list)  # CSV column names (unnamed: ``Unnamed: <i>``)
     delimiter: str = ","  # CSV
+    ignored: tuple[str, ...] = ()  # CSV columns without a name: pandas' index, a trailing comma
+    index_column: str | None = None  # CSV: an ignored first column, pandas' index
+    parallel: str | None = None  # JSON: the key of the list parallel to ``container`` (ARAGOG)
+    notes: list[str] = field(default_factory=list)  # one-line warnings on what was ignored
 
     def where(self, path: Path, row: RawRow) -> str:
         """``file:line`` of a row, plus ``element i`` for JSON, for error messages."""
@@ -154,12 +163,34 @@ def _split_json(path: Path, text: str) -> Layout:
                 f"{' / '.join(repr(k) for k in CONTAINER_KEYS)} list (found keys: {keys})"
             )
         array_open = _member_value_offset(text, _skip_ws(text, start), container)
+        if any(isinstance(item, str) for item in document[container]):
+            return _parallel_lists(path, text, document, container, array_open)
     elif isinstance(document, list):
         array_open = _skip_ws(text, start)
     else:
         raise BadInput(f"{path}: expected a list of questions, got {_json_type(document)}")
     rows = _walk_array(path, text, array_open, container)
     return Layout("json", text, rows, detect_newline(text), container, array_open)
+
+
+def _parallel_lists(path: Path, text: str, document: dict[str, Any], container: str, array_open: int) -> Layout:
+    """LlamaIndex / ARAGOG ``{"questions": [str], "ground_truths": [str]}``: one row per question
+    string; BadInput when the lists differ in length or hold anything but strings."""
+    questions = document[container]
+    partner = next((k for k in PARALLEL_KEYS if k != container and isinstance(document.get(k), list)), None)
+    answers = document[partner] if partner else []
+    if partner and len(answers) != len(questions):
+        raise BadInput(f"{path}: {container!r} has {len(questions)} entries but {partner!r} has {len(answers)} "
+                       "(parallel lists must have one entry per question)")
+    bad = next((i for i, v in enumerate([*questions, *answers]) if not isinstance(v, str)), None)
+    if bad is not None:
+        name, index = (container, bad) if bad < len(questions) else (partner, bad - len(questions))
+        raise BadInput(f"{path}: element {name}[{index}] must be a string like the other entries of a "
+                       "parallel list")
+    spans = _walk_array(path, text, array_open, container, objects=False)
+    for row in spans:
+        row.value = {"question": questions[row.index], **({"ground_truth": answers[row.index]} if partner else {})}
+    return Layout("json", text, spans, detect_newline(text), container, array_open, parallel=partner or container)
 
 
 def _member_value_offset(text: str, object_open: int, wanted: str) -> int:
@@ -185,8 +216,8 @@ def _json_where(path: Path, line: int, container: str | None, index: int) -> str
     return f"{path}:{line}: element {container or ''}[{index}]"
 
 
-def _walk_array(path: Path, text: str, array_open: int, container: str | None) -> list[RawRow]:
-    """The element spans of the (valid) JSON array at ``array_open``."""
+def _walk_array(path: Path, text: str, array_open: int, container: str | None, *, objects: bool = True) -> list[RawRow]:
+    """The element spans of the (valid) JSON array at ``array_open`` (``objects``: each must be one)."""
     rows: list[RawRow] = []
     pos = _skip_ws(text, array_open + 1)
     line, counted_to = 1, 0
@@ -195,7 +226,7 @@ def _walk_array(path: Path, text: str, array_open: int, container: str | None) -
         line += text.count("\n", counted_to, pos)
         counted_to = pos
         where = _json_where(path, line, container, len(rows))
-        rows.append(RawRow(_require_object(where, value), pos, end, line, len(rows)))
+        rows.append(RawRow(_require_object(where, value) if objects else {}, pos, end, line, len(rows)))
         pos = _skip_ws(text, end)
         if text[pos] == ",":
             pos = _skip_ws(text, pos + 1)
@@ -218,6 +249,7 @@ def _split_csv(path: Path, text: str) -> Layout:
     csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     reader = csv.reader(physical_lines(), delimiter=delimiter, strict=True)
     header: list[str] = []
+    ignored: list[str] = []
     rows: list[RawRow] = []
     first_line = 0
     try:
@@ -228,16 +260,17 @@ def _split_csv(path: Path, text: str) -> Layout:
             if not any(cell.strip() for cell in record):
                 continue
             if not header:
-                header = _csv_header(path, line, record)
+                header, ignored = _csv_header(path, line, record)
                 continue
             if len(record) > len(header):
                 raise BadInput(f"{path}:{line}: {len(record)} cells but the header has {len(header)} columns")
             rows.append(RawRow(dict(zip(header, record)), start, end, line, len(rows)))
     except csv.Error as exc:
         raise BadInput(f"{path}:{first_line + 1}: malformed CSV ({exc})") from None
+    index_column = header[0] if header and header[0] in ignored else None
     return Layout(
-        "csv", text, rows, detect_newline(text),
-        header=header, delimiter=delimiter,
+        "csv", text, rows, detect_newline(text), header=header, delimiter=delimiter, ignored=tuple(ignored),
+        index_column=index_column, notes=_ignored_note(path, header, ignored, index_column),
     )
 
 
@@ -249,13 +282,27 @@ def _detect_delimiter(first_line: str) -> str:
     return best if counts[best] else ","
 
 
-def _csv_header(path: Path, line: int, record: list[str]) -> list[str]:
-    header = [name.strip() for name in record]
+_UNNAMED = re.compile(r"Unnamed: \d+")
+
+
+def _csv_header(path: Path, line: int, record: list[str]) -> tuple[list[str], list[str]]:
+    """The column names (an empty one named ``Unnamed: <i>``) and those of the ignored columns."""
+    header = [name.strip() or f"Unnamed: {i}" for i, name in enumerate(record)]
+    ignored = [name for name in header if _UNNAMED.fullmatch(name)]
+    if len(ignored) == len(header):
+        raise BadInput(f"{path}:{line}: the CSV header names no column")
     seen: set[str] = set()
     for name in header:
-        if not name:
-            raise BadInput(f"{path}:{line}: the CSV header has an empty column name")
         if name in seen:
             raise BadInput(f"{path}:{line}: the CSV header names column {quoted(name)} twice")
         seen.add(name)
-    return header
+    return header, ignored
+
+
+def _ignored_note(path: Path, header: list[str], ignored: list[str], index_column: str | None) -> list[str]:
+    """One line saying which unnamed columns are ignored (none: no line)."""
+    if not ignored:
+        return []
+    what = [f"column {header.index(name) + 1} ({'pandas index' if name == index_column else 'no name'})"
+            for name in ignored]
+    return [f"{path}: ignoring {', '.join(what)}; kept as is when ragcov writes to the file"]

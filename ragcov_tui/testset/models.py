@@ -53,7 +53,9 @@ class TestSet:
     absent when no row has the field (``"id" not in field_names`` means the file has no ids).
     ``container`` is the key holding the list in a JSON object file (``questions``, ``data``…),
     None for a top-level list, JSONL or CSV. ``sha256`` is the hex digest of the exact bytes read:
-    the writer refuses to write unless the file still has it.
+    the writer refuses to write unless the file still has it. ``format`` is the format of the
+    content (a JSON Lines file named ``.json`` is ``jsonl``). ``notes`` are one-line warnings on
+    what was read differently from the file's name or ignored (pandas' index column).
     """
 
     __test__ = False  # not a pytest test class despite the name
@@ -64,6 +66,7 @@ class TestSet:
     sha256: str
     field_names: dict[str, str]
     container: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     def by_id(self, question_id: str) -> Question | None:
         """The question with this id, or None."""

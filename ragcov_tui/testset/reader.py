@@ -6,9 +6,10 @@ having it uses (for CSV: the header). Values are checked and normalised:
 
 - gold ids: a list gives grade 1.0 each, an object ``{"id": grade}`` gives grades (numbers >= 0);
 - ids may be strings or integers; a row without one gets ``row-<n>`` (n = 1-based row number);
-- CSV cells are text: a list-valued cell is a JSON list, or ``;``/``|``-separated (texts such as
-  paraphrases and contexts split on ``|`` only, since ``;`` occurs in prose); graded gold is a
-  JSON object; an empty cell means the field is absent.
+- CSV cells are text: a list-valued cell is a JSON list or a Python list literal (pandas'
+  ``to_csv``), or ``;``/``|``-separated (texts such as paraphrases and contexts split on ``|``
+  only, since ``;`` occurs in prose); graded gold is a JSON object; an empty cell means the
+  field is absent (:mod:`ragcov_tui.testset.cells`).
 
 Every mistake raises :class:`BadInput` with one line naming ``file:line`` (JSON: also the
 element index) and the field: among them a path that is not a regular file (a FIFO is refused,
@@ -27,15 +28,14 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import read_input_file
-from ragcov_tui.input_values import InvalidJson, is_finite_number, parse_json, quoted, vector_problem
+from ragcov_tui.input_values import is_finite_number, quoted, vector_problem
+from ragcov_tui.testset.cells import cell_value as _cell_value
 from ragcov_tui.testset.fields import FIELD_ALIASES, aliases_text, resolve_fields
 from ragcov_tui.testset.layout import Layout, decode, split_layout
 from ragcov_tui.testset.models import Question, TestFormat, TestSet
+from ragcov_tui.testset.sniff import sniff_format
 
 FORMATS: dict[str, TestFormat] = {".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
-_TEXT_LISTS = ("paraphrases", "retrieved_contexts")
-# CSV fields whose cell may hold a JSON list or object (``metadata``: Giskard's free-form object).
-_STRUCTURED = ("gold", "vector", *_TEXT_LISTS, "reference_contexts", "expected_keywords", "retrieved_ids", "metadata")
 
 
 def read_testset(path: str | Path) -> TestSet:
@@ -68,6 +68,7 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     text = decode(path, data)
     if not text.lstrip("\ufeff").strip():
         raise BadInput(f"{path}: the file is empty (no questions)")
+    fmt, note = sniff_format(path, text, fmt)
     layout = split_layout(path, text, fmt)
     field_names: dict[str, str] = resolve_fields(layout.header) if fmt == "csv" else {}
     questions: list[Question] = []
@@ -93,7 +94,8 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
         questions.append(question)
     if not questions:
         raise BadInput(f"{path}: no questions in the file")
-    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container)
+    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container,
+                      notes=[note] * (note is not None) + layout.notes)
     return testset, layout
 
 
@@ -113,7 +115,9 @@ def _question(where: str, row: dict[str, Any], names: dict[str, str], fmt: TestF
         if canonical not in names:
             return None
         cell = row[names[canonical]]
-        return _cell_value(where, names[canonical], canonical, cell) if fmt == "csv" else cell
+        if fmt != "csv" or names[canonical] == "reference_context":  # Giskard's: always one text
+            return cell
+        return _cell_value(where, names[canonical], canonical, cell)
 
     def check(canonical: str, ok: bool, expected: str) -> None:
         if not ok:
@@ -162,7 +166,10 @@ def _question(where: str, row: dict[str, Any], names: dict[str, str], fmt: TestF
 def _seed_document_id(where: str, metadata: Any, fmt: TestFormat) -> str | None:
     """Giskard's ``metadata.seed_document_id`` (a string or integer id), else None."""
     if fmt == "csv" and isinstance(metadata, str) and metadata.strip().startswith("{"):
-        metadata = _cell_value(where, "metadata", "metadata", metadata)
+        try:
+            metadata = _cell_value(where, "metadata", "metadata", metadata)
+        except BadInput:  # not ragcov's field: an unreadable one only means no seed id
+            return None
     seed = metadata.get("seed_document_id") if isinstance(metadata, dict) else None
     return str(seed) if seed is not None and _is_id(seed) else None
 
@@ -202,24 +209,3 @@ def _vector(where: str, name: str, vector: Any) -> list[float] | None:
     if problem is not None:
         raise BadInput(f"{where}: field {name!r} {problem}")
     return [float(v) for v in vector]
-
-
-def _cell_value(where: str, name: str, canonical: str, cell: str) -> Any:
-    """A CSV cell as the JSON-like value of its field (None for an empty cell)."""
-    cell = cell.strip() if canonical != "question" else cell
-    if not cell.strip():
-        return None
-    if canonical in _STRUCTURED and cell[0] in "[{":
-        try:
-            return parse_json(cell)
-        except InvalidJson as exc:
-            raise BadInput(f"{where}: field {name!r} is not valid JSON ({exc.message})") from None
-    if canonical in _TEXT_LISTS:
-        return [part.strip() for part in cell.split("|") if part.strip()]
-    if canonical in ("gold", "expected_keywords", "retrieved_ids"):
-        separator = ";" if ";" in cell else "|"
-        return [part.strip() for part in cell.split(separator) if part.strip()]
-    if canonical == "vector":
-        raise BadInput(f"{where}: field {name!r} must be a JSON list of numbers")
-    return cell
-

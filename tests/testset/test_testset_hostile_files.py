@@ -159,7 +159,7 @@ def test_csv_vector_cell_is_checked_like_json(tmp_path):
     path.write_text('question,vector\nA?,"[0, 0]"\nB?,"[NaN]"\n', encoding="utf-8")
     refused(read_testset, path, f"^{path}:2: field 'vector' is all zeros")
     path.write_text('question,vector\nA?,"[1, 0]"\nB?,"[NaN]"\n', encoding="utf-8")
-    refused(read_testset, path, f"^{path}:3: field 'vector' is not valid JSON \\(NaN is not valid JSON")
+    refused(read_testset, path, f"^{path}:3: field 'vector' is neither valid JSON \\(NaN is not valid JSON")
 
 
 @pytest.mark.parametrize(("name", "content"), [

@@ -142,7 +142,7 @@ BAD_INPUTS = [
     ("t.csv", 'id,question\na,"A?\n', r"t\.csv:2: malformed CSV"),
     ("t.csv", "id,question,id\na,A?,b\n", r"t\.csv:1: the CSV header names column 'id' twice"),
     ("t.csv", "id,question\na,A?\nb,\n", r"t\.csv:3: field 'question' is empty"),
-    ("t.csv", "id,question,gold_doc_ids\na,A?,[oops\n", r"t\.csv:2: field 'gold_doc_ids' is not valid JSON"),
+    ("t.csv", "id,question,gold_doc_ids\na,A?,[oops\n", r"t\.csv:2: field 'gold_doc_ids' is neither valid JSON"),
     ("t.txt", "question\n", r"t\.txt: unsupported test file type '\.txt'"),
     ("t.jsonl", b'{"question": "A?"}\n{"question": "\xff"}\n', r"t\.jsonl:2: not valid UTF-8"),
 ]

@@ -1,0 +1,100 @@
+"""CSV cells as the values of their fields: text, or a list / object written as JSON or as a
+Python literal.
+
+pandas writes a list cell with ``str(list)``: Ragas ``result.to_pandas().to_csv()`` gives
+``['chunk one', 'chunk two']``, Giskard's ``to_pandas().to_csv()`` gives a ``metadata`` cell
+``{'question_type': 'simple', …}``. A structured cell (one starting with ``[`` or ``{``) is
+therefore read as strict JSON first, then as a Python literal — safely: the cell is parsed with
+:func:`ast.parse` and accepted only when every node is a list, tuple, dict, a constant (string,
+number, boolean, None) or a negated number; only then is it evaluated with
+:func:`ast.literal_eval`. Anything else (a call, a name, a set, an operator, bytes) is refused
+with one line naming ``file:line`` and the field. Nothing is ever ``eval``-ed.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import InvalidJson, parse_json
+
+# Fields whose non-structured cell is a list of texts split on ``|`` (``;`` occurs in prose).
+TEXT_LISTS = ("paraphrases", "retrieved_contexts")
+# Fields whose cell may hold a JSON / Python-literal list or object (``metadata``: Giskard's
+# free-form object; ``reference_contexts`` may also be one plain text, Giskard's
+# ``reference_context``).
+STRUCTURED = ("gold", "vector", *TEXT_LISTS, "reference_contexts", "expected_keywords", "retrieved_ids", "metadata")
+_SAFE_NODES = (ast.Expression, ast.List, ast.Tuple, ast.Dict, ast.Constant, ast.Load)
+_LITERAL_CONSTANTS = (str, int, float, bool, type(None))
+
+
+class NotALiteral(ValueError):
+    """The text is not a plain Python literal of lists, dicts and constants."""
+
+
+def python_literal(text: str) -> Any:
+    """The value of ``text`` when it is a Python literal built only of lists, tuples (read as
+    lists), dicts and constants (str, int, float, bool, None, negated numbers); else
+    :class:`NotALiteral` with the reason."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise NotALiteral(getattr(exc, "msg", None) or "not a Python literal") from None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.UnaryOp):
+            if not (isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant)
+                    and type(node.operand.value) in (int, float)):
+                raise NotALiteral("only numbers may carry a sign")
+        elif isinstance(node, (ast.USub, ast.UAdd)):
+            continue
+        elif not isinstance(node, _SAFE_NODES):
+            raise NotALiteral(f"{type(node).__name__.lower()} is not allowed in a literal")
+        elif isinstance(node, ast.Constant) and type(node.value) not in _LITERAL_CONSTANTS:
+            raise NotALiteral(f"a {type(node.value).__name__} constant is not allowed")
+    return _lists(ast.literal_eval(tree))
+
+
+def _lists(value: Any) -> Any:
+    """Tuples as lists, recursively (JSON has no tuples)."""
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    return value
+
+
+def structured_cell(where: str, name: str, cell: str) -> Any:
+    """A cell starting with ``[`` or ``{``: strict JSON, else a safe Python literal (see the module
+    docstring); BadInput naming ``where`` and the field when it is neither."""
+    try:
+        return parse_json(cell)
+    except InvalidJson as exc:
+        json_problem = f"{exc.message} at column {exc.column}"
+    try:
+        return python_literal(cell)
+    except NotALiteral as exc:
+        raise BadInput(f"{where}: field {name!r} is neither valid JSON ({json_problem}) "
+                       f"nor a plain Python list literal ({exc})") from None
+
+
+def cell_value(where: str, name: str, canonical: str, cell: str) -> Any:
+    """A CSV cell as the JSON-like value of its field (None for an empty cell).
+
+    Structured fields (:data:`STRUCTURED`) take a JSON or Python-literal list or object; a plain
+    cell of a text list splits on ``|``, of an id list on ``;`` (else ``|``); a plain
+    ``reference_contexts`` cell is one text. ``question`` keeps its surrounding whitespace.
+    """
+    cell = cell.strip() if canonical != "question" else cell
+    if not cell.strip():
+        return None
+    if canonical in STRUCTURED and cell[0] in "[{":
+        return structured_cell(where, name, cell)
+    if canonical in TEXT_LISTS:
+        return [part.strip() for part in cell.split("|") if part.strip()]
+    if canonical in ("gold", "expected_keywords", "retrieved_ids"):
+        separator = ";" if ";" in cell else "|"
+        return [part.strip() for part in cell.split(separator) if part.strip()]
+    if canonical == "vector":
+        raise BadInput(f"{where}: field {name!r} must be a JSON list of numbers")
+    return cell
