@@ -45,8 +45,14 @@ _GAP = "\0"
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
+_ASCII = bytes(c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+
+
 def normalise(text: str) -> str:
-    """The normal form matching compares (see the module docstring)."""
+    """The normal form matching compares (see the module docstring); ASCII text takes a byte
+    table (the same result, several times faster than the regular expression)."""
+    if text.isascii():
+        return " ".join(text.encode("ascii").translate(_ASCII).decode("ascii").split())
     return _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 

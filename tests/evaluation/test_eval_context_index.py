@@ -171,3 +171,15 @@ def test_an_empty_corpus_matches_nothing() -> None:
 ])
 def test_normal_form(text: str, expected: str) -> None:
     assert normalise(text) == expected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_ascii_fast_path_gives_the_general_normal_form(seed: int) -> None:
+    import re
+    import unicodedata
+
+    rng = random.Random(seed)
+    for _ in range(500):
+        text = "".join(chr(rng.randrange(0, 128)) for _ in range(rng.randrange(0, 40)))
+        general = re.sub(r"[\W_]+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
+        assert normalise(text) == general
