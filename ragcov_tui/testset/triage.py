@@ -28,7 +28,6 @@ import json
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-import numpy as np
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
@@ -76,8 +75,9 @@ def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict
 def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None) -> Decision:
     """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
 
-    The row gets a fresh id and provenance ``{source, cluster, session}``, plus ``edited: true``
-    for an edited form (the decision's payload keeps the ``original``); a ``text`` that differs
+    The provenance is ``{source, cluster, session}``, plus ``edited: true`` for an edited form;
+    the decision's payload keeps it (and the ``original``), the row only where the file has a place
+    for it (:mod:`ragcov_tui.testset.new_row`: a peer's loader must still read the file); a ``text`` that differs
     from the suggestion only in surrounding whitespace is a plain accept. Returns the decision.
     """
     suggestion = _suggestion(db, sid, suggestion_id)
@@ -88,7 +88,7 @@ def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *
     provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid,
                   **({} if text is None else {"edited": True})}
     edit = writer.plan_append(loaded.snap, final, provenance)
-    payload = {"text": final, "question_id": edit.question_id}
+    payload = {"text": final, "question_id": edit.question_id, "provenance": provenance}
     if text is not None:
         payload["original"] = suggestion["text"]
     return writeback.write(db, sid, loaded.path, edit, kind="suggestion", target=str(suggestion_id),
@@ -227,43 +227,36 @@ def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: li
     return ids
 
 
-def least_covered_texts(db: sqlite_utils.Database, sid: str, per_cluster: int) -> dict[int, list[str]]:
-    """Each cluster's chunk texts, least covered (largest distance to any question) first, at most
-    ``per_cluster`` each — one windowed query, never the whole session in Python."""
-    out: dict[int, list[str]] = {}
-    for cluster, text in db.execute(
-            "SELECT cluster, text FROM (SELECT r.cluster, c.text, row_number() OVER (PARTITION BY r.cluster "
-            "ORDER BY r.mindist IS NULL, r.mindist DESC, r.seq) AS rank FROM chunk_results r "
-            "JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
-            "WHERE r.session_id = ? AND r.cluster IS NOT NULL) WHERE rank <= ? ORDER BY cluster, rank",
-            [sid, per_cluster]):
-        out.setdefault(int(cluster), []).append(text)
-    return out
+def least_covered_chunks(db: sqlite_utils.Database, sid: str, cluster: int, limit: int) -> list[tuple[str, str]]:
+    """``cluster``'s (chunk id, text), least covered (largest distance to any question) first, at
+    most ``limit`` — one ordered query, never the whole session in Python."""
+    return [(str(cid), text) for cid, text in db.execute(
+        "SELECT r.chunk_id, c.text FROM chunk_results r JOIN chunks c ON c.session_id = r.session_id "
+        "AND c.chunk_id = r.chunk_id WHERE r.session_id = ? AND r.cluster = ? "
+        "ORDER BY r.mindist IS NULL, r.mindist DESC, r.seq LIMIT ?", [sid, cluster, limit])]
 
 
-def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3, passages: int = 40,
-                           sample: int = 200) -> list[int]:
-    """``n`` more template questions for a gap without an LLM; returns the ids stored (origin ``heuristic``).
+def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3,
+                           passages: int = 40) -> list[int]:
+    """``n`` more offline suggestions for a gap; returns the ids stored (origin ``heuristic``).
 
-    The coverage engine's own heuristic (:func:`ragcov_tui.coverage.themes.heuristic_questions`:
-    section headings, then the heaviest prose sentences by c-TF-IDF) runs over the gap's
-    ``passages`` least-covered chunks — more of them than the analysis read — with c-TF-IDF
-    weights (:func:`~ragcov_tui.coverage.themes.class_tfidf`) over the ``sample`` least-covered
-    chunks of every cluster. Candidates already suggested, rejected or in the test file are
-    skipped, so each call goes further down the list. ``[]`` when nothing new is left.
+    The coverage engine's own heuristic (:func:`ragcov_tui.coverage.suggest_offline.offline_suggestions`:
+    questions shaped from headings and sentences, or passages to ask about in a text that is not
+    English) runs over the gap's ``passages`` least-covered chunks — more of them than the
+    analysis read. Candidates already suggested, rejected or in the test file (or close to one
+    of them in wording) are skipped, so each call goes further down the list. ``[]`` when nothing
+    new is left.
     """
-    from ragcov_tui.coverage.themes import class_tfidf, heuristic_questions
+    from ragcov_tui.coverage.lexicon import words
+    from ragcov_tui.coverage.suggest_offline import offline_suggestions
 
-    texts = least_covered_texts(db, sid, max(sample, passages))
-    if cluster not in texts:
+    chunks = least_covered_chunks(db, sid, cluster, passages)
+    if not chunks:
         raise BadInput(f"cluster {cluster}: no chunks stored for it in session {sid}")
-    order = sorted(texts)
-    weights, vocabulary = class_tfidf([texts[k][:sample] for k in order])
-    row = weights[order.index(cluster)] if weights.shape[1] else np.zeros(0)
-    candidates = heuristic_questions(texts[cluster][:passages], row, vocabulary, n=10 ** 6)
     taken = _taken_keys(db, sid, cluster, testset_path(db, sid))
-    fresh = [q["text"] for q in candidates if writer.text_key(q["text"]) not in taken]
-    return add_suggestions(db, sid, cluster, fresh[:n], HEURISTIC_ORIGIN)
+    known = frozenset(w for _, text in chunks for w in words(text))
+    found, _ = offline_suggestions(chunks, n, existing=sorted(taken), known=known)
+    return add_suggestions(db, sid, cluster, [c.text for c in found], HEURISTIC_ORIGIN)
 
 
 def more_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3) -> tuple[list[int], str]:

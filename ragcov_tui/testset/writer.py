@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 from dataclasses import dataclass, field
@@ -37,10 +36,10 @@ from typing import Any, Callable
 
 from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.testset.durable import BACKUP_DIR, FileChangedError, replace_atomically, write_backup
-from ragcov_tui.testset.fields import PROVENANCE_FIELD
-from ragcov_tui.testset.ids import fresh_id, text_key
+from ragcov_tui.testset.ids import text_key
 from ragcov_tui.testset.layout import Layout, RawRow
 from ragcov_tui.testset.models import Question, TestSet
+from ragcov_tui.testset.new_row import new_row, refuse_parallel
 from ragcov_tui.testset.reader import parse_testset, read_bytes
 from ragcov_tui.testset.splice import append_row, drop_row, drop_span
 
@@ -147,12 +146,10 @@ class WriteResult:
 
 
 def plan_append(snap: Snapshot, text: str, provenance: dict[str, Any]) -> Edit:
-    """Add ``text`` as a new last row with a fresh id, in the file's own field names and style.
-
-    JSON / JSONL rows get ``{<id field>: <fresh id>, <question field>: text, "provenance": {...}}``
-    (the id field is ``id`` when the file has none). CSV rows fill only existing columns: id,
-    question, and ``provenance`` (as JSON) if the header has it. BadInput for empty text;
-    :class:`DuplicateQuestionError` if the file already has the question.
+    """Add ``text`` as a new last row, in the file's own field names and style, carrying only
+    fields the rows already have (:mod:`.new_row`: a fresh id when the rows have ids, the
+    provenance where the rows have a place for it). BadInput for empty text or a file ragcov only
+    reads; :class:`DuplicateQuestionError` if the file already has the question.
     """
     testset, text = snap.testset, text.strip()
     if not text:
@@ -161,7 +158,7 @@ def plan_append(snap: Snapshot, text: str, provenance: dict[str, Any]) -> Edit:
     if duplicate is not None:
         raise DuplicateQuestionError(
             f"{snap.file}: the question is already in the file as {duplicate.id!r} (nothing was written)")
-    row, question_id = _new_row(testset, snap.layout, text, provenance)
+    row, question_id = new_row(testset, snap.layout, text, provenance)
     new = _parsed(snap.file, append_row(snap.layout, row).encode("utf-8"))
     _check_rows(snap.file, new.testset.questions[:-1], testset.questions)
     added = new.testset.questions[-1]
@@ -174,6 +171,8 @@ def plan_append(snap: Snapshot, text: str, provenance: dict[str, Any]) -> Edit:
 def plan_drop(snap: Snapshot, index: int) -> Edit:
     """Remove row ``index``; BadInput when it is the file's only question."""
     question = snap.testset.questions[index]
+    if snap.layout.parallel:
+        raise refuse_parallel(snap.testset, snap.layout)
     if len(snap.testset.questions) == 1:
         raise BadInput(f"{snap.file}: {question.id!r} is the only question; a test file keeps at least one "
                        "(nothing was written)")
@@ -301,23 +300,6 @@ def _expected(path: str | Path, expected_sha256: str) -> Snapshot:
 
 def _parsed(file: Path, data: bytes) -> Snapshot:
     return Snapshot(file, data, *parse_testset(file, data))
-
-
-def _new_row(testset: TestSet, layout: Layout, text: str, provenance: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """The row to append (in the file's field names) and the id it will read back with."""
-    names = testset.field_names
-    if "question" not in names and testset.format == "csv":
-        raise BadInput(f"{testset.path}: the CSV header has no question column (nothing was written)")
-    question_field = names.get("question", "question")
-    new_id = fresh_id([q.raw.get(names["id"], q.id) for q in testset.questions if q.id_in_file])
-    if testset.format == "csv":
-        row: dict[str, Any] = {question_field: text}
-        if "id" in names:
-            row[names["id"]] = str(new_id)
-        if PROVENANCE_FIELD in layout.header:
-            row[PROVENANCE_FIELD] = json.dumps(provenance, ensure_ascii=False)
-        return row, str(new_id) if "id" in names else f"row-{len(testset.questions) + 1}"
-    return {names.get("id", "id"): new_id, question_field: text, PROVENANCE_FIELD: dict(provenance)}, str(new_id)
 
 
 def _check_rows(path: str | Path, after: list[Question], expected: list[Question]) -> None:

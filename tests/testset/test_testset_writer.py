@@ -87,8 +87,8 @@ def test_append_adds_exactly_one_row_and_keeps_every_original_byte(test_file):
     assert after.field_names == before.field_names and after.sha256 == result.sha_after
     if before.format == "csv":
         assert set(new.raw) == {"id", "question", "notes"} and new.raw["notes"] == ""
-    else:
-        assert new.raw["provenance"] == PROVENANCE
+    else:  # only fields the rows have: these have no provenance field (issue #14 item 5)
+        assert new.raw == {"id": "q031", "question": NEW_QUESTION}
     assert result.sha_before == before.sha256 and result.backup_path.read_bytes() == original
 
 
@@ -186,7 +186,7 @@ def test_json_element_copies_the_previous_elements_style(tmp_path):
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"questions": ROWS}, indent=4))
     append_question(path, "New?", expected_sha256=read_testset(path).sha256, provenance={"source": "ragcov"})
-    element = json.dumps({"id": "q031", "question": "New?", "provenance": {"source": "ragcov"}}, indent=4)
+    element = json.dumps({"id": "q031", "question": "New?"}, indent=4)
     expected = json.dumps({"questions": ROWS}, indent=4)[:-len("\n    ]\n}")]
     assert path.read_text() == expected + ",\n        " + element.replace("\n", "\n        ") + "\n    ]\n}"
 
@@ -196,7 +196,7 @@ def test_one_line_json_stays_one_line(tmp_path):
     path.write_text(json.dumps(ROWS[:1], separators=(",", ":")))
     append_question(path, "New?", expected_sha256=read_testset(path).sha256, provenance={"cluster": 1})
     assert path.read_text() == json.dumps(
-        ROWS[:1] + [{"id": "q008", "question": "New?", "provenance": {"cluster": 1}}], separators=(",", ":"))
+        ROWS[:1] + [{"id": "q008", "question": "New?"}], separators=(",", ":"))
 
 
 def test_jsonl_line_endings(tmp_path):
@@ -205,7 +205,7 @@ def test_jsonl_line_endings(tmp_path):
         original = FILES[name][1]
         path.write_bytes(original.encode("utf-8"))
         append_question(path, "New?", expected_sha256=read_testset(path).sha256, provenance={"x": 1})
-        new_line = json.dumps({"id": "q031", "question": "New?", "provenance": {"x": 1}}, ensure_ascii=False)
+        new_line = json.dumps({"id": "q031", "question": "New?"}, ensure_ascii=False)
         separator = "" if original.endswith("\n") else "\n"
         assert path.read_bytes() == (original + separator + new_line + ending).encode("utf-8")
 
@@ -215,12 +215,11 @@ def test_rows_without_ids(tmp_path):
     path.write_text('{"query": "A?"}\n{"query": "B?"}\n')
     first = append_question(path, "C?", expected_sha256=read_testset(path).sha256, provenance={})
     second = append_question(path, "D?", expected_sha256=first.sha_after, provenance={})
-    assert (first.question_id, second.question_id) == ("ragcov-1", "ragcov-2")
+    assert (first.question_id, second.question_id) == ("row-3", "row-4")  # no id field is added
     lines = path.read_text().splitlines()
-    assert lines[:2] == ['{"query": "A?"}', '{"query": "B?"}']
-    assert json.loads(lines[2]) == {"id": "ragcov-1", "query": "C?", "provenance": {}}
+    assert lines == ['{"query": "A?"}', '{"query": "B?"}', '{"query": "C?"}', '{"query": "D?"}']
     dropped = drop_question(path, "row-1", expected_sha256=second.sha_after)
-    assert [q.id for q in read_testset(path).questions] == ["row-1", "ragcov-1", "ragcov-2"]
+    assert [q.text for q in read_testset(path).questions] == ["B?", "C?", "D?"]
     assert dropped.question_id == "row-1" and path.read_text().startswith('{"query": "B?"}\n')
 
 

@@ -37,7 +37,8 @@ def test_accept_appends_exactly_one_row_and_undo_restores_bytes(env) -> None:
     added = after[len(original):].decode().splitlines()
     assert len(added) == 1
     row = json.loads(added[0])
-    assert row["question"] == s["text"] and row["provenance"]["session"] == sid
+    assert row["question"] == s["text"] and "provenance" not in row  # the file's rows have no such field
+    assert d.payload["provenance"] == {"source": f"ragcov:{s['origin']}", "cluster": s["cluster"], "session": sid}
     assert d.action == "accept" and d.user and d.at and d.payload["question_id"] == row["id"]
     status = db.execute("SELECT status, question_id FROM suggestions WHERE id = ?", [s["id"]]).fetchone()
     assert status == ("accepted", str(row["id"]))

@@ -2,7 +2,7 @@
 
 8. In Gaps, a reject leaves the suggestion cursor where it was (on the row that took the rejected
    one's place), not on row 0; an edit-and-accept lists the edited text, says "edited" where the
-   list shows a suggestion's origin, and writes ``provenance.edited: true`` into the file's row.
+   list shows a suggestion's origin, and records ``provenance.edited: true`` in the decision.
 18. Sessions → mark two evals → ``c`` shows the paired bootstrap intervals ``ragcov compare``
    prints (the same core result, the same numbers), and says when the runs scored different
    question sets (31 vs 32).
@@ -124,10 +124,11 @@ async def test_edit_and_accept_lists_the_edited_text_and_says_edited(tui_db: Pat
         assert f"edited {edited}" in detail and f"heuristic {original['text']}" in detail
         written = file_rows(tui_db)[-1]
         assert written["question"] == edited and written["id"] == table.current["question_id"]
-        assert written["provenance"] == {"source": "ragcov:heuristic", "cluster": original["cluster"],
-                                         "session": "a0000001", "edited": True}
         db = open_db(tui_db)
         decision = list_decisions(db, "a0000001")[-1]
+        assert "provenance" not in written  # the file's rows have no such field: the decision keeps it
+        assert decision.payload["provenance"] == {"source": "ragcov:heuristic", "cluster": original["cluster"],
+                                                  "session": "a0000001", "edited": True}
         assert (decision.action, decision.payload["text"], decision.payload["original"]) == ("edit", edited, original["text"])
         stored = next(s for g in gap_rows(db, "a0000001", str(tui_db.parent / "questions.jsonl"))
                       for s in g["suggestions"] if s["id"] == original["id"])
@@ -156,7 +157,8 @@ async def test_an_edit_that_changes_nothing_is_a_plain_accept(tui_db: Path) -> N
         original = suggestions(app).current
         await edit_to(pilot, f"  {original['text']} ")
         written = file_rows(tui_db)[-1]
-        assert written["question"] == original["text"] and "edited" not in written["provenance"]
+        assert written["question"] == original["text"]
+        assert "edited" not in list_decisions(open_db(tui_db), "a0000001")[-1].payload["provenance"]
         assert not suggestions(app).current["edited"] and "edited" not in screen_text(app)
         assert list_decisions(open_db(tui_db), "a0000001")[-1].action == "accept"
 
