@@ -68,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--corpus", nargs="+", metavar="PATH", help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents); default: a BEIR folder's corpus.jsonl")
     a.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file (.jsonl, .json, .csv) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     ir_flags(a)
+    a.add_argument("--traffic", metavar="FILE",
+                   help="a query log (.jsonl, .csv, .txt: one query per row, optional count / timestamp): which "
+                        "topics users ask are untested, which the corpus cannot answer, which tests nobody asks")
     a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | precomputed")
     a.add_argument("--llm", help="openai:MODEL for themes and suggested questions (default: offline heuristic)")
     a.add_argument("--allow-fallback", action="store_true",

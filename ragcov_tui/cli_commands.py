@@ -18,7 +18,9 @@ from ragcov_tui.cli_render import (ProgressBar, SafeConsole, print_analysis, pri
                                    warn_printer)
 from ragcov_tui.cli_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.config import Config
+from ragcov_tui.cli_traffic import print_traffic
 from ragcov_tui.coverage.report_md import analysis_markdown
+from ragcov_tui.coverage.report_traffic_md import traffic_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Interrupted, ProviderError
 from ragcov_tui.store import open_db
 from ragcov_tui.store.liveness import tracking
@@ -60,7 +62,7 @@ def _setup(args: argparse.Namespace) -> tuple[Config, str]:
     names the database path's source."""
     found = setup(args, None if args.quiet else warn_printer(args.quiet))
     args.db_where, args.db_path = found.db_where, found.db_path
-    check_outputs(args, inputs=[getattr(args, key, None) for key in ("qrels", "baseline", "a", "b")],
+    check_outputs(args, inputs=[getattr(args, key, None) for key in ("qrels", "baseline", "a", "b", "traffic")],
                   db_path=found.db_path)
     return found.config, found.db_path
 
@@ -83,9 +85,10 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     write_output(args.json, dump_json(report), out)
-    write_output(args.markdown, analysis_markdown(report), out)
+    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report), out)
     if args.json != "-":
         print_analysis(out, report, db_path)
+        print_traffic(out, report)
     return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
 
 
@@ -119,9 +122,10 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
     report = _load_report(db, session)
     write_output(args.json, dump_json(report), out)
     if session["kind"] == "analysis":
-        write_output(args.markdown, analysis_markdown(report), out)
+        write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report), out)
         if args.json != "-":
             print_analysis(out, report, db_path)
+            print_traffic(out, report)
     else:
         from ragcov_tui.evaluation.report_md import eval_markdown
 

@@ -22,6 +22,7 @@ from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_c
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.themes import check_llm_fallback
+from ragcov_tui.coverage.traffic import traffic_of
 from ragcov_tui.embeddings.cache import discarded_note
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
@@ -29,8 +30,10 @@ from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.sessions import create_session, finish_session
+from ragcov_tui.store.traffic import save_traffic
 from ragcov_tui.store.vectors import save_documents, save_vectors
 from ragcov_tui.testset.beir import corpus_paths, read_questions
+from ragcov_tui.traffic.reader import read_traffic
 
 # AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
 PARAM_FIELDS = ("clusters", "threshold", "top_n", "gap_threshold", "lof_neighbors", "contamination", "seed")
@@ -59,6 +62,7 @@ class AnalyzeOptions:
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     allow_fallback: bool = False  # --llm answered no theme call: accept heuristic themes (exit 0) instead of failing
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
+    traffic: str | None = None  # a query log (--traffic): traffic coverage, see coverage/traffic.py
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
@@ -93,9 +97,16 @@ def run_analysis(
     if not chunks:
         raise BadInput("corpus: no text to analyse after loading and chunking")
     timings["load"] = time.perf_counter() - t0
+    t = time.perf_counter()
+    log = read_traffic(opts.traffic) if opts.traffic else None
+    if log is not None:
+        timings["traffic_read"] = time.perf_counter() - t
 
     cache = None if opts.no_cache else db
     embedder = make_embedder(opts.embedder, db=cache, concurrency=opts.concurrency)
+    if log is not None and embedder.provider == "precomputed":
+        raise BadInput("--traffic: the precomputed embedder has no vectors for the log's queries; "
+                       "name the embedder that made the vectors (e.g. --embedder openai:MODEL)")
     llm = make_llm(opts.llm, db=cache, concurrency=opts.concurrency)
     sid = create_session(
         db,
@@ -124,6 +135,10 @@ def run_analysis(
         )
         _check_dims(chunk_vecs, question_vecs)
         timings["embed"] = time.perf_counter() - t
+        if log is not None:
+            t = time.perf_counter()
+            traffic_vecs = embedder.embed(log.texts, progress=progress, stage="embedding traffic")
+            timings["traffic_embed"] = time.perf_counter() - t
 
         t = time.perf_counter()
         result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress)
@@ -133,12 +148,18 @@ def run_analysis(
         if llm is not None:
             check_llm_fallback(result.themes, llm.spec, allow=opts.allow_fallback, warn=warn)
         timings["analyze"] = time.perf_counter() - t
+        if log is not None:
+            t = time.perf_counter()
+            traffic = traffic_of(result, log, traffic_vecs, chunk_vecs, question_vecs, progress=progress).to_report()
+            timings["traffic"] = time.perf_counter() - t
 
         t = time.perf_counter()
         save_documents(db, sid, documents, chunks)
         save_vectors(db, sid, "chunk", [c.id for c in chunks], chunk_vecs)
         save_vectors(db, sid, "question", [q.id for q in testset.questions], question_vecs)
         save_analysis(db, sid, result, chunks, testset.questions)
+        if log is not None:
+            save_traffic(db, sid, traffic)
         timings["store"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0
 
@@ -149,6 +170,8 @@ def run_analysis(
         report["timings"] = {k: round(v, 3) for k, v in timings.items()}
         usage = {"embeddings": embedder.usage(), "llm": llm.usage.as_dict() if llm else None}
         report["usage"] = usage
+        if log is not None:
+            report["traffic"] = traffic
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
         finish_session(db, sid, "done", summary=headline(report), timings=timings, usage=usage)

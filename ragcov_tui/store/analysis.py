@@ -17,6 +17,7 @@ import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.result import CoverageResult
+from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.testset.models import Question
 
 
@@ -71,6 +72,9 @@ def load_report(db: sqlite_utils.Database, session_id: str, *, details: bool = T
         for key, value in (("llm", llm), ("timings", timings and json.loads(timings)), ("usage", usage and json.loads(usage))):
             if value is not None:
                 report.setdefault(key, value)
+    traffic = load_traffic(db, session_id, details=details)
+    if traffic is not None:
+        report["traffic"] = traffic
     if details:
         cur = db.conn.execute(
             "SELECT question_id, text, lof_score, outlier, nearest_cluster, nearest_chunk, nearest_chunk_dist,"

@@ -222,3 +222,32 @@ def add_decision_states_v3(db: sqlite_utils.Database) -> None:
     if "state" not in have:
         db.conn.execute("ALTER TABLE decisions ADD COLUMN state TEXT NOT NULL DEFAULT 'applied'")
     db.conn.executescript(V3_VIEWS)
+
+
+V4_TRAFFIC = """
+CREATE TABLE IF NOT EXISTS traffic_reports (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    report TEXT NOT NULL              -- JSON: the report's "traffic" section without its per-query details
+);
+CREATE TABLE IF NOT EXISTS traffic_queries (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,             -- 0-based: most asked first
+    text TEXT NOT NULL,               -- the distinct query (whitespace collapsed, unsafe characters visible)
+    count INTEGER NOT NULL,           -- times asked in the log
+    cluster INTEGER NOT NULL,         -- traffic cluster
+    answerable INTEGER NOT NULL,      -- 0: farther from every chunk than the calibrated threshold (content gap)
+    nearest_question TEXT,            -- nearest inlier test question (NULL when none)
+    question_similarity REAL,
+    nearest_chunk TEXT,
+    chunk_similarity REAL,
+    first_seen TEXT, last_seen TEXT,  -- ISO 8601 UTC when the log has timestamps
+    x REAL, y REAL,                   -- on the 2-D map: the position of the nearest chunk
+    PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS traffic_queries_cluster ON traffic_queries(session_id, cluster, count);
+"""
+
+
+def add_traffic_v4(db: sqlite_utils.Database) -> None:
+    """Version 4: traffic coverage of an analysis run with ``--traffic`` (:mod:`ragcov_tui.store.traffic`)."""
+    db.conn.executescript(V4_TRAFFIC)

@@ -1,0 +1,67 @@
+"""Storing an analysis's traffic coverage and reading it back (schema version 4).
+
+``traffic_reports.report`` holds the report's ``traffic`` section without its per-query list; the
+distinct queries live in ``traffic_queries`` (one row each, most asked first), so the app pages
+them in SQL. :func:`load_traffic` reassembles exactly ``TrafficResult.to_report()``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sqlite_utils
+
+from ragcov_tui.store.queries import Page
+
+COLUMNS = ("text", "count", "cluster", "answerable", "nearest_question", "question_similarity", "nearest_chunk",
+           "chunk_similarity", "first_seen", "last_seen", "x", "y")
+
+
+def save_traffic(db: sqlite_utils.Database, session_id: str, section: dict[str, Any]) -> None:
+    """Write the ``traffic`` section of a report (with its ``details``) in one transaction."""
+    summary = {k: v for k, v in section.items() if k != "details"}
+    marks = ", ".join("?" for _ in range(len(COLUMNS) + 2))
+    with db.conn:
+        db.conn.execute("INSERT OR REPLACE INTO traffic_reports (session_id, report) VALUES (?, ?)",
+                        [session_id, json.dumps(summary)])
+        db.conn.execute("DELETE FROM traffic_queries WHERE session_id = ?", [session_id])
+        db.conn.executemany(
+            f"INSERT INTO traffic_queries (session_id, seq, {', '.join(COLUMNS)}) VALUES ({marks})",
+            ((session_id, i, *(int(d[c]) if c == "answerable" else d[c] for c in COLUMNS))
+             for i, d in enumerate(section.get("details", []))))
+
+
+def load_traffic(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> dict[str, Any] | None:
+    """The stored ``traffic`` section (None when the analysis was run without ``--traffic``)."""
+    row = db.conn.execute("SELECT report FROM traffic_reports WHERE session_id = ?", [session_id]).fetchone()
+    if row is None:
+        return None
+    section = json.loads(row[0])
+    if details:
+        cur = db.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM traffic_queries WHERE session_id = ? ORDER BY seq",
+                              [session_id])
+        section["details"] = [dict(zip(COLUMNS, r)) | {"answerable": bool(r[3])} for r in cur]
+    return section
+
+
+def traffic_queries(db: sqlite_utils.Database, sid: str, *, cluster: int | None = None, answerable: bool | None = None,
+                    offset: int = 0, limit: int = 100) -> Page:
+    """One page of distinct queries, most asked first: of one traffic ``cluster`` and / or only the
+    answerable (True) or unanswerable (False) ones."""
+    where, args = "session_id = ?", [sid]
+    if cluster is not None:
+        where, args = where + " AND cluster = ?", args + [cluster]
+    if answerable is not None:
+        where, args = where + " AND answerable = ?", args + [int(answerable)]
+    total = db.execute(f"SELECT count(*) FROM traffic_queries WHERE {where}", args).fetchone()[0]
+    rows = db.query(f"SELECT seq, {', '.join(COLUMNS)} FROM traffic_queries WHERE {where} "
+                    "ORDER BY count DESC, seq LIMIT ? OFFSET ?", args + [limit, offset])
+    return Page([r | {"answerable": bool(r["answerable"])} for r in rows], total, offset)
+
+
+def traffic_points(db: sqlite_utils.Database, sid: str, limit: int = 500) -> list[tuple[float, float]]:
+    """Map positions of the ``limit`` most asked answerable queries (unanswerable ones sit on no content)."""
+    return [tuple(r) for r in db.execute(  # type: ignore[misc]
+        "SELECT x, y FROM traffic_queries WHERE session_id = ? AND answerable = 1 AND x IS NOT NULL "
+        "ORDER BY seq LIMIT ?", [sid, limit])]

@@ -1,0 +1,257 @@
+"""Read a query log export (``--traffic FILE``) into distinct queries with counts.
+
+Formats, by extension:
+
+- ``.jsonl`` / ``.ndjson``: one JSON object per line (or a bare JSON string: the query);
+- ``.csv`` (``,`` ``;`` ``|`` or tab, the one the header uses most) / ``.tsv``: a header row naming the fields;
+- ``.txt`` / ``.log``: one query per line (blank lines skipped), count 1 each.
+
+Fields (first alias present wins): query ← ``query`` | ``question`` | ``text`` | ``input`` |
+``user_input`` | ``prompt``; count ← ``count`` | ``n`` | ``frequency`` | ``hits`` (optional, default
+1: a whole number from 1 to 10¹²; ``3.0`` is 3, ``2.5``, ``0``, negatives, NaN, ``true`` are refused);
+timestamp ← ``timestamp`` | ``ts`` | ``time`` (optional: ISO 8601 text, or Unix seconds —
+milliseconds when above 10¹¹). Other fields are ignored.
+
+A query is made safe where it enters: runs of whitespace become one space, every control, bidi
+or other unsafe character becomes its visible stand-in (:func:`~ragcov_tui.safe_text.single_line`),
+so no log line can reach a terminal or a report raw. Rows whose queries are equal once
+whitespace is collapsed and case folded are one distinct query: counts add up, the first spelling
+is kept, and the first / last timestamps are kept. Every bad row is a :class:`BadInput` naming
+``file:line`` and the field; a file with no query at all is refused too.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.input_files import read_input_file
+from ragcov_tui.input_values import is_finite_number, parse_json_line, quoted
+from ragcov_tui.safe_text import single_line
+from ragcov_tui.testset.layout import CSV_FIELD_LIMIT, decode
+
+QUERY_FIELDS = ("query", "question", "text", "input", "user_input", "prompt")
+COUNT_FIELDS = ("count", "n", "frequency", "hits")
+TIME_FIELDS = ("timestamp", "ts", "time")
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv", ".txt": "txt", ".log": "txt"}
+MAX_COUNT = 10**12
+EPOCH_MS_ABOVE = 1e11  # a Unix time above this is in milliseconds (1e11 s is the year 5138)
+CSV_DELIMITERS = (",", ";", "\t", "|")
+
+
+@dataclass
+class TrafficLog:
+    """Distinct queries of a log, most asked first (ties: first seen first).
+
+    ``counts[i]`` is how often ``texts[i]`` was asked; ``first_seen`` / ``last_seen`` are ISO 8601
+    UTC times (None when the log has none for it). ``rows`` counts the rows read, ``total`` the
+    queries asked (the sum of counts); ``fields`` names the field used for each role.
+    """
+
+    path: str
+    texts: list[str]
+    counts: np.ndarray
+    first_seen: list[str | None]
+    last_seen: list[str | None]
+    rows: int
+    fields: dict[str, str] = field(default_factory=dict)
+    sha256: str = ""
+
+    @property
+    def total(self) -> int:
+        return int(self.counts.sum())
+
+    def summary(self) -> dict[str, Any]:
+        """The log as the report describes it: file, rows, queries, distinct, fields, time span."""
+        seen = [t for t in self.first_seen + self.last_seen if t]
+        return {"path": self.path, "sha256": self.sha256, "rows": self.rows, "queries": self.total,
+                "distinct": len(self.texts), "fields": self.fields,
+                "first": min(seen) if seen else None, "last": max(seen) if seen else None}
+
+
+@dataclass
+class _Row:
+    text: str
+    count: int
+    time: str | None
+
+
+def traffic_format(path: Path) -> str:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise BadInput(f"--traffic {path}: unsupported file type {path.suffix!r} (use .jsonl, .csv, .tsv or .txt)")
+    return fmt
+
+
+def read_traffic(path: str | Path) -> TrafficLog:
+    """Read, check and aggregate the log at ``path`` (module doc); BadInput on any bad row."""
+    path = Path(path)
+    fmt = traffic_format(path)
+    if path.is_dir():
+        raise BadInput(f"--traffic {path}: is a directory, expected a .jsonl, .csv or .txt query log")
+    data = read_input_file(path, f"--traffic {path}")
+    text = decode(path, data)
+    fields: dict[str, str] = {}
+    rows = {"jsonl": _jsonl_rows, "csv": _csv_rows, "txt": _txt_rows}[fmt](path, text.removeprefix("\ufeff"), fields)
+    log = aggregate(path, rows)
+    log.fields, log.sha256 = fields, hashlib.sha256(data).hexdigest()
+    return log
+
+
+def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
+    """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first."""
+    index: dict[str, int] = {}
+    texts: list[str] = []
+    counts: list[int] = []
+    first: list[str | None] = []
+    last: list[str | None] = []
+    n_rows = 0
+    for row in rows:
+        n_rows += 1
+        key = row.text.casefold()
+        at = index.get(key)
+        if at is None:
+            index[key] = len(texts)
+            texts.append(row.text)
+            counts.append(row.count)
+            first.append(row.time)
+            last.append(row.time)
+            continue
+        counts[at] += row.count
+        if row.time is not None:
+            first[at] = row.time if first[at] is None else min(first[at], row.time)  # type: ignore[type-var]
+            last[at] = row.time if last[at] is None else max(last[at], row.time)  # type: ignore[type-var]
+    if not texts:
+        raise BadInput(f"--traffic {path}: no queries in the file")
+    count_array = np.asarray(counts, dtype=np.int64)
+    order = np.argsort(-count_array, kind="stable")
+    return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [first[i] for i in order],
+                      [last[i] for i in order], n_rows)
+
+
+def _clean_query(where: str, name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise BadInput(f"{where}: field {name!r} must be text (got {type(value).__name__})")
+    text = single_line(value)
+    if not text:
+        raise BadInput(f"{where}: field {name!r} is empty (no query text)")
+    return text
+
+
+def _count(where: str, name: str, value: Any, is_text: bool) -> int:
+    """A whole number of times from 1 to MAX_COUNT; BadInput naming the field otherwise."""
+    number = value
+    if is_text and isinstance(value, str):
+        try:
+            number = float(value.strip()) if value.strip() else None
+        except ValueError:
+            number = None
+    bad = BadInput(f"{where}: field {name!r} must be a whole number from 1 to {MAX_COUNT:,} (got {quoted(value, 30)})")
+    if not is_finite_number(number) or not 1 <= number <= MAX_COUNT or number != math.floor(number):
+        raise bad
+    return int(number)
+
+
+def _time(where: str, name: str, value: Any, is_text: bool) -> str:
+    """ISO 8601 UTC text (``2026-01-31T09:15:00Z``) of an ISO time or Unix seconds / milliseconds."""
+    bad = BadInput(f"{where}: field {name!r} must be an ISO 8601 time or Unix seconds (got {quoted(value, 40)})")
+    number: Any = value
+    if is_text and isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = value
+    try:
+        if is_finite_number(number):
+            seconds = number / 1000 if number > EPOCH_MS_ABOVE else number
+            moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
+        elif isinstance(number, str):
+            moment = datetime.fromisoformat(number.strip())
+            moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+        else:
+            raise bad
+    except (ValueError, OverflowError, OSError):
+        raise bad from None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _first(names: Any, aliases: tuple[str, ...], present: Any = None) -> str | None:
+    """The first of ``aliases`` among ``names`` (whose value is ``present``, when given)."""
+    return next((a for a in aliases if a in names and (present is None or present(a))), None)
+
+
+def _row(where: str, value: dict[str, Any], is_text: bool) -> _Row:
+    def given(name: str) -> bool:
+        cell = value[name]
+        return cell is not None and not (is_text and isinstance(cell, str) and not cell.strip())
+
+    qname = _first(value, QUERY_FIELDS, given)
+    if qname is None:
+        blank = _first(value, QUERY_FIELDS)
+        if blank is not None:
+            raise BadInput(f"{where}: field {blank!r} is empty (no query text)")
+        raise BadInput(f"{where}: no query field (expected one of: {', '.join(QUERY_FIELDS)})")
+    cname, tname = _first(value, COUNT_FIELDS, given), _first(value, TIME_FIELDS, given)
+    count = _count(where, cname, value[cname], is_text) if cname else 1
+    time = _time(where, tname, value[tname], is_text) if tname else None
+    return _Row(_clean_query(where, qname, value[qname]), count, time)
+
+
+def _note_fields(fields: dict[str, str], value: dict[str, Any]) -> None:
+    for role, aliases in (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS)):
+        if role not in fields and (name := _first(value, aliases)):
+            fields[role] = name
+
+
+def _jsonl_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        value = parse_json_line(line, where)
+        if isinstance(value, str):
+            yield _Row(_clean_query(where, "(the line)", value), 1, None)
+            continue
+        if not isinstance(value, dict):
+            raise BadInput(f"{where}: expected a JSON object or a string (got {type(value).__name__})")
+        _note_fields(fields, value)
+        yield _row(where, value, is_text=False)
+
+
+def _csv_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
+    header_line = text.split("\n", 1)[0]
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else max(CSV_DELIMITERS, key=header_line.count)
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        header = [h.strip() for h in next(reader, [])]
+        if not _first(header, QUERY_FIELDS):
+            raise BadInput(f"{path}:1: no query column in the header (expected one of: {', '.join(QUERY_FIELDS)}; "
+                           f"got {quoted(', '.join(header), 80)})")
+        _note_fields(fields, dict.fromkeys(header))
+        start = reader.line_num + 1
+        for record in reader:
+            where = f"{path}:{start}"
+            if any(cell.strip() for cell in record):
+                if len(record) != len(header):
+                    raise BadInput(f"{where}: {len(record)} cells but the header has {len(header)}")
+                yield _row(where, dict(zip(header, record)), is_text=True)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise BadInput(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
+
+
+def _txt_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
+    fields["query"] = "(one query per line)"
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            yield _Row(_clean_query(f"{path}:{number}", "(the line)", line), 1, None)
