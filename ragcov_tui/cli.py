@@ -96,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--corpus", nargs="+", default=[], metavar="PATH", help="corpus (needed by builtin systems and document-level gold ids); default: a BEIR folder's corpus.jsonl")
     ir_flags(e)
     e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | builtin:bm25|dense|hybrid")
+    e.add_argument("--join", help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question | order (row n is question n) (default {join})")
     e.add_argument("--embedder")
     e.add_argument("--llm", help="openai:MODEL used by builtin systems to generate answers")
     e.add_argument("--judge-llm", help="openai:MODEL judging answers (default: --llm, else offline heuristics)")

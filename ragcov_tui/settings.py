@@ -112,6 +112,15 @@ def _auto_or(parser: Parser) -> Parser:
     return parse
 
 
+def _choice(*choices: str) -> Parser:
+    """One of ``choices`` (any case, spaces around ignored)."""
+    def parse(value: Any, is_text: bool) -> str:
+        if isinstance(value, str) and value.strip().lower() in choices:
+            return value.strip().lower()
+        raise ValueError(f"expected one of {', '.join(choices)}, got {_shown(value)}")
+    return parse
+
+
 def _metric_list(value: Any, is_text: bool) -> str | list[str]:
     if isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value):
         return [v.strip() for v in value]
@@ -152,6 +161,7 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("paraphrases", _whole(0, 100), ("eval",)),
     Spec("repeats", _whole(1, 100), ("eval",)),
     Spec("max_drop", _number(0.0, 1.0), ("eval",)),
+    Spec("join", _choice("auto", "id", "question", "order"), ("eval",)),  # records_join.JOINS
 )}
 ENV_VARS = {s.key: s.env for s in SPECS.values() if s.env}
 

@@ -62,8 +62,10 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> dict[st
                             "retrieval": {}, "generation": {}, "errors": {}}
     # A run scoring retrieval only asks a system that can retrieve without answering to do just that.
     ask = getattr(ctx.system, "retrieve_only", None) if not ctx.generation_metrics else None
+    # A system that joins stored rows to test questions (records) is asked by the question itself.
+    answer_for = getattr(ctx.system, "answer_for", None)
     try:
-        output = (ask or ctx.system.answer)(question.text)
+        output = answer_for(question) if answer_for and not ask else (ask or ctx.system.answer)(question.text)
         output = output_from_value(output, ctx.system.name)  # NaN scores, wrong types: this item's error
     except Exception as exc:  # the user's system failed on this item; the run goes on
         return {**item, "status": "error", "error": f"system: {_message(exc)}", "diagnosis": "undetermined"}

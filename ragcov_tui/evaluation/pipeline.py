@@ -36,6 +36,7 @@ from ragcov_tui.evaluation.report import aggregate_items, count_items, headline,
 from ragcov_tui.evaluation.resume import check_same_questions
 from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.systems.factory import make_system
+from ragcov_tui.evaluation.systems.records_join import join_line
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
@@ -74,6 +75,7 @@ class EvalOptions:
     split: str = "test"  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
+    join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -84,7 +86,7 @@ class EvalOptions:
 
 
 # Options that must be the same when a run resumes an earlier session.
-RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats")
+RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join")
 
 
 def run_eval(
@@ -111,7 +113,10 @@ def run_eval(
     from_contexts = gold_from_contexts(testset.questions, documents, chunks, opts.corpus, embedder) if chunks else None
     llms = _llms(opts, db, warn)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
-                         questions=testset.questions)
+                         questions=testset.questions, join=opts.join)
+    records_join = system.join_report() if hasattr(system, "join_report") else None
+    if warn is not None and records_join and (records_join["missing"] or records_join["ambiguous"]):
+        warn(join_line(records_join))
     if opts.paraphrases and llms["paraphrase"] is None and warn is not None:
         warn(f"--paraphrases {opts.paraphrases}: no LLM to generate paraphrases; only the test file's are used")
     # stored and compared on --resume without the credentials a --system URL may carry
@@ -141,6 +146,7 @@ def run_eval(
             "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
             "counts": count_items(items, len(testset.questions)), "errors": item_errors(items),
             "gold_ids": gold_ids, "gold_from_contexts": from_contexts.as_dict() if from_contexts else None,
+            "records_join": records_join,
             "embedding": embedding_use(start, prepared, snapshot(embedder.stats), system=system.name,
                                        generation_metrics=generation_metrics),
             "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},

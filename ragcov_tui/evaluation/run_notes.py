@@ -1,12 +1,14 @@
 """Plain-text notes under an eval summary: how many gold ids matched the corpus, how gold ids were
-found from reference contexts, and what was embedded and why (from the report's ``gold_ids``,
-``gold_from_contexts`` and ``embedding`` blocks; older reports without them give no line)."""
+found from reference contexts, how a records file's rows were joined, and what was embedded and
+why (from the report's ``gold_ids``, ``gold_from_contexts``, ``records_join`` and ``embedding``
+blocks; older reports without them give no line)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ragcov_tui.evaluation.gold_contexts import context_gold_line
+from ragcov_tui.evaluation.systems.records_join import join_line
 
 
 def run_notes(report: dict[str, Any]) -> list[str]:
@@ -22,6 +24,8 @@ def run_notes(report: dict[str, Any]) -> list[str]:
                      + (f", {gold.get('unmatched')} unmatched" if gold.get("unmatched") else ""))
     if isinstance(report.get("gold_from_contexts"), dict):
         lines.append(context_gold_line(report["gold_from_contexts"]))
+    if isinstance(report.get("records_join"), dict):
+        lines.append(join_line(report["records_join"]))
     embedding = report.get("embedding")
     if isinstance(embedding, dict) and embedding.get("why"):
         lines.append(str(embedding["why"]))

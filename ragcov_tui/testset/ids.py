@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter
@@ -23,6 +24,13 @@ def text_key(text: str) -> str:
     while end and (key[end - 1].isspace() or unicodedata.category(key[end - 1]).startswith("P")):
         end -= 1
     return key[:end]
+
+
+def content_id(text: str) -> str:
+    """An id for a row that carries none, from its content rather than its place:
+    ``q-`` + the first 10 hex digits of sha256(:func:`text_key`). It stays the same when a row
+    above is dropped or the rows are reordered, and is equal for texts equal under text_key."""
+    return "q-" + hashlib.sha256(text_key(text).encode("utf-8")).hexdigest()[:10]
 
 
 def fresh_id(existing: Sequence[str | int]) -> str | int:

@@ -240,11 +240,7 @@ def test_records_csv_with_nan_score_in_a_json_cell(tmp_path: Path) -> None:
     ("dup.csv", "id,answer\nq1,a\nq2,b\nq1,c\n", r"dup\.csv:4: repeated id 'q1' \(first on .*dup\.csv:2\)"),
     ("dup.json", json.dumps([{"id": "q1", "answer": "a"}, {"id": "q1", "answer": "b"}], indent=1),
      r"dup\.json:.*repeated id 'q1' \(first on .*dup\.json:"),
-    ("dup.jsonl", '{"question": "When?", "answer": "a"}\n{"question": "  when? ", "answer": "b"}\n',
-     r"dup\.jsonl:2: repeated question 'when\?' \(first on .*dup\.jsonl:1\)"),
-    ("dup.jsonl", '{"id": "q1", "question": "When?", "answer": "a"}\n{"question": "When?", "answer": "b"}\n',
-     r"dup\.jsonl:2: repeated question 'when\?' \(first on .*dup\.jsonl:1\)"),
-])
+])  # repeated question texts are the join's to report (test_eval_records_join.py), not the reader's
 def test_records_repeated_ids_are_refused_naming_both_lines(tmp_path: Path, name: str, text: str, where: str) -> None:
     path = tmp_path / name
     path.write_text(text)
@@ -255,8 +251,8 @@ def test_records_repeated_ids_are_refused_naming_both_lines(tmp_path: Path, name
 def test_records_rows_with_ids_may_share_a_question_text(tmp_path: Path) -> None:
     path = tmp_path / "same_text.jsonl"
     path.write_text('{"id": "q1", "question": "When?", "answer": "a"}\n{"id": "q2", "question": "When?", "answer": "b"}\n')
-    by_id, by_text = load_records(path)
-    assert set(by_id) == {"q1", "q2"} and by_text["when?"].answer == "a"
+    rows = load_records(path).rows
+    assert [(r.id, r.question, r.answer) for r in rows] == [("q1", "When?", "a"), ("q2", "When?", "b")]
 
 
 # -- the shared checker ----------------------------------------------------------------------------

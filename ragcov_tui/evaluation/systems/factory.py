@@ -30,15 +30,17 @@ def make_system(
     llm: ChatModel | None = None,
     k: int = 5,
     questions: Sequence[Question] = (),
+    join: str = "auto",
 ) -> System:
-    """The system named by ``spec``; ``questions`` let a records file be matched by question id."""
+    """The system named by ``spec``; a records file is joined to ``questions`` by ``join``
+    (:mod:`ragcov_tui.evaluation.systems.records_join`)."""
     scheme, sep, target = spec.partition(":")
     if spec.startswith(("http://", "https://")):  # a bare URL is the http scheme
         scheme, sep, target = "http", ":", spec
     if not sep or not target:
         raise BadInput(f"--system {spec!r}: expected one of {', '.join(SCHEMES)}")
     if scheme == "records":
-        return RecordsSystem(target, chunks=chunks, questions=questions)
+        return RecordsSystem(target, chunks=chunks, questions=questions, join=join)
     if scheme == "python":
         return PythonCallableSystem(target)
     if scheme == "http":

@@ -2,26 +2,31 @@
 
 The file is ``.jsonl``, ``.json`` or ``.csv`` (read with the test-file layout code), and its field
 names are resolved with the test file's alias table (:mod:`ragcov_tui.testset.fields`), so our
-names and the Ragas / DeepEval ones all work:
+names and the Ragas / DeepEval / Giskard RAGET ones all work:
 
 - id: ``id`` | ``qid`` | ``question_id`` …; question text: ``question`` | ``user_input`` | ``input`` …
-- answer: ``answer`` | ``response`` | ``actual_output`` (may be absent: retrieval-only records)
+- answer: ``answer`` | ``response`` | ``actual_output`` | RAGET's ``message`` (may be absent:
+  retrieval-only records)
 - ranked retrieved ids: ``retrieved_ids`` | ``retrieved_context_ids`` | ``retrieved_doc_ids``
-- their texts, same order: ``retrieved_contexts`` | ``retrieval_context`` | ``contexts``; an entry
-  may also be ``{"id"?, "text"?, "score"?}``, the shape an http / python system replies with (a
-  score must be a finite number)
+- their texts, same order: ``retrieved_contexts`` | ``retrieval_context`` | ``contexts`` | RAGET's
+  ``documents``; an entry may also be ``{"id"?, "text"?, "score"?}``, the shape an http / python
+  system replies with (a score must be a finite number)
 
-A row is found by the question's id, else by its text. Ids without texts get their text from the
-corpus chunk of that id (or ``""``); texts without ids get the id of the corpus chunk with exactly
-that text, else ``#<rank>`` (such contexts count as non-relevant for retrieval metrics). The test
-file itself may be the records file when its rows carry the answer fields. A question with no row
-raises :class:`~ragcov_tui.errors.BadInput` for that item only; a malformed row, or an id
-that repeats, is refused when the file is read (before any question runs), naming its line(s).
+Rows are joined to the test questions by :mod:`ragcov_tui.evaluation.systems.records_join` (by
+id, by normalised question text, or with ``--join order`` by position). A row without an id
+is known by :func:`~ragcov_tui.testset.ids.content_id` of its question (stable when a row is
+dropped), else by its line. Ids without texts get their text from the corpus chunk of that id
+(or ``""``); texts without ids get the id of the corpus chunk with exactly that text, else
+``#<rank>`` (such contexts count as non-relevant for retrieval metrics). The test file itself may
+be the records file when its rows carry the answer fields. A question with no row, or with an
+ambiguous one, raises :class:`~ragcov_tui.errors.BadInput` for that item only; a malformed row,
+or an id that repeats, is refused when the file is read (before any question runs), naming its
+line(s).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -30,35 +35,64 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, context_from_value
 from ragcov_tui.input_values import quoted
 from ragcov_tui.testset.fields import aliases_text, resolve_fields
+from ragcov_tui.testset.ids import content_id, text_key
 from ragcov_tui.testset.layout import decode, split_layout
 from ragcov_tui.testset.models import Question
 from ragcov_tui.testset.reader import _cell_value, read_bytes, test_format
 
-
 Context = tuple["str | None", "str | None", "float | None"]  # (id, text, score), unknown parts None
+# Names only a records file uses, tried when the shared alias table finds none (Giskard RAGET's
+# AgentAnswer: {"message": answer, "documents": [retrieved texts]}).
+RECORD_ONLY_ALIASES = {"answer": "message", "retrieved_contexts": "documents"}
 
 
 @dataclass
 class Record:
-    """One row of a records file, normalised: its answer and its ranked contexts."""
+    """One row of a records file, normalised: its answer and ranked contexts, and the keys it
+    joins by (``id`` as written or None, ``question`` text or None, ``row`` its 0-based index,
+    ``line`` the 1-based line it starts on)."""
 
     where: str
     answer: str
     contexts: list[Context]
+    id: str | None = None
+    question: str | None = None
+    row: int = 0
+    line: int = 0
+
+    @property
+    def key(self) -> str:
+        """The row's id: as written, else the content id of its question, else ``row-<n>``."""
+        if self.id is not None:
+            return self.id
+        return content_id(self.question) if self.question else f"row-{self.row + 1}"
 
 
-def load_records(path: str | Path) -> tuple[dict[str, Record], dict[str, Record]]:
-    """Rows keyed by id and by normalised question text; BadInput naming ``file:line`` for a bad
-    row (a field of the wrong type, a non-finite score, ids and contexts of different lengths) and
-    for a repeated id (or a repeated question text on rows without ids), naming both lines."""
+@dataclass
+class RecordsFile:
+    """A records file as read: its rows in order."""
+
+    path: Path
+    rows: list[Record] = field(default_factory=list)
+
+
+def load_records(path: str | Path) -> RecordsFile:
+    """Every row, checked; BadInput naming ``file:line`` for a bad row (a field of the wrong
+    type, a non-finite score, ids and contexts of different lengths, no answer or retrieved
+    field) and for a repeated id, naming both lines. Repeated question texts are not refused
+    here: they are fine for ``--join order`` and reported by the join otherwise."""
     p = Path(path)
     fmt = test_format(p)
     layout = split_layout(p, decode(p, read_bytes(p)), fmt)
+    records = RecordsFile(p)
     by_id: dict[str, Record] = {}
-    by_text: dict[str, Record] = {}
     for raw in layout.rows:
         where = layout.where(p, raw)
-        names = resolve_fields(k for k, v in raw.value.items() if v is not None and v != "")
+        present = [k for k, v in raw.value.items() if v is not None and v != ""]
+        names = resolve_fields(present)
+        for canonical, alias in RECORD_ONLY_ALIASES.items():
+            if canonical not in names and alias in present:
+                names[canonical] = alias
 
         def value(canonical: str) -> Any:
             if canonical not in names:
@@ -66,27 +100,22 @@ def load_records(path: str | Path) -> tuple[dict[str, Record], dict[str, Record]
             cell = raw.value[names[canonical]]
             return _cell_value(where, names[canonical], canonical, cell) if fmt == "csv" else cell
 
-        if "id" not in names and "question" not in names:
-            raise BadInput(f"{where}: no id or question field (expected one of: {aliases_text('id')})")
         if not {"answer", "retrieved_ids", "retrieved_contexts"} & names.keys():
             raise BadInput(f"{where}: no answer or retrieved field (expected one of: {aliases_text('answer')}, "
                            f"{aliases_text('retrieved_ids')}, {aliases_text('retrieved_contexts')})")
-        record = Record(where, _text(where, names, value("answer")), _contexts(where, names, value))
         question = value("question")
-        if "id" in names:
-            _add(by_id, _row_id(where, names, value("id")), record, "id")
-        if isinstance(question, str) and ("id" not in names or _key(question) not in by_text):
-            _add(by_text, _key(question), record, "question")
-    if not by_id and not by_text:
+        record = Record(where, _text(where, names, value("answer")), _contexts(where, names, value),
+                        id=_row_id(where, names, value("id")) if "id" in names else None,
+                        question=question if isinstance(question, str) and question.strip() else None,
+                        row=raw.index, line=raw.line)
+        if record.id is not None:
+            first = by_id.setdefault(record.id, record)
+            if first is not record:
+                raise BadInput(f"{where}: repeated id {quoted(record.id)} (first on {first.where})")
+        records.rows.append(record)
+    if not records.rows:
         raise BadInput(f"{p}: no records")
-    return by_id, by_text
-
-
-def _add(table: dict[str, Record], key: str, record: Record, what: str) -> None:
-    first = table.get(key)
-    if first is not None:
-        raise BadInput(f"{record.where}: repeated {what} {quoted(key)} (first on {first.where})")
-    table[key] = record
+    return records
 
 
 def _row_id(where: str, names: dict[str, str], value: Any) -> str:
@@ -146,26 +175,39 @@ def _list(where: str, names: dict[str, str], canonical: str, items: Any) -> list
     return [str(i) for i in items]
 
 
-def _key(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 class RecordsSystem:
-    """Answers from a records file; ``answer`` looks a question up by its text (or id, see bind)."""
+    """Answers from a records file, joined to the test questions once (see records_join)."""
 
-    def __init__(self, path: str, *, chunks: Sequence[Chunk] = (), questions: Sequence[Question] = ()) -> None:
+    def __init__(self, path: str, *, chunks: Sequence[Chunk] = (), questions: Sequence[Question] = (),
+                 join: str = "auto") -> None:
+        from ragcov_tui.evaluation.systems.records_join import join_records
+
         self.name = f"records:{path}"
-        self.by_id, self.by_text = load_records(path)
+        self.join = join_records(load_records(path), questions, join)
+        self._by_text: dict[str, list[str]] = {}
+        for question in questions:
+            self._by_text.setdefault(text_key(question.text), []).append(question.id)
         self._chunk_text = {c.id: c.text for c in chunks}
         self._chunk_id = {c.text.strip(): c.id for c in chunks}
-        self._text_to_id = {_key(q.text): q.id for q in questions}
+
+    def answer_for(self, question: Question) -> SystemOutput:
+        """The joined row's output for this test question; BadInput when it has none or the
+        join was ambiguous (the reason named)."""
+        return SystemOutput(answer=(record := self.join.record_for(question.id, self.name)).answer,
+                            contexts=self._contexts(record))
 
     def answer(self, question: str) -> SystemOutput:
-        key = _key(question)
-        record = self.by_id.get(self._text_to_id.get(key, "\0")) or self.by_text.get(key)
-        if record is None:
-            raise BadInput(f"{self.name}: no record for this question")
+        """By text (a paraphrase, or a caller without the Question): the one test question with
+        this text, else the one row with this text; BadInput otherwise."""
+        ids = self._by_text.get(text_key(question), [])
+        if len(ids) == 1:
+            return self.answer_for(Question(id=ids[0], text=question))
+        record = self.join.record_for_text(question, self.name)
         return SystemOutput(answer=record.answer, contexts=self._contexts(record))
+
+    def join_report(self) -> dict[str, Any]:
+        """How rows were joined (the eval report's ``records_join``)."""
+        return self.join.as_dict()
 
     def _contexts(self, record: Record) -> list[RetrievedChunk]:
         """Fill what the row left out: a missing id from the corpus chunk with that exact text
