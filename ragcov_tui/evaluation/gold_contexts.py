@@ -33,6 +33,7 @@ from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.context_index import ContextIndex
 from ragcov_tui.evaluation.gold_ids import CorpusIds
+from ragcov_tui.progress import Progress
 from ragcov_tui.testset.models import Question
 
 EMBEDDING_MIN = 0.9
@@ -71,6 +72,8 @@ def context_gold_line(block: dict[str, Any]) -> str:
     line = "gold from reference contexts: " + ", ".join(parts)
     if block.get("seed_document_id"):
         line += f"; {block['seed_document_id']} question(s) from seed_document_id"
+    if block.get("embedded"):
+        line += f" ({block['embedded']:,} texts embedded for it)"
     line += f"; {block.get('matched_questions', 0)} of {block.get('questions', 0)} questions got gold ids"
     if block.get("explicit"):
         line += f" ({block['explicit']} more kept the test file's gold ids)"
@@ -78,7 +81,8 @@ def context_gold_line(block: dict[str, Any]) -> str:
 
 
 def gold_from_contexts(questions: Sequence[Question], documents: Sequence[Document], chunks: Sequence[Chunk],
-                       roots: Iterable[str | Path] = (), embedder: Embedder | None = None) -> ContextGold | None:
+                       roots: Iterable[str | Path] = (), embedder: Embedder | None = None,
+                       progress: Progress | None = None) -> ContextGold | None:
     """Set ``gold`` on every question without gold ids from its reference contexts / seed
     document id; None when no question carries either (nothing to say)."""
     t0 = time.perf_counter()
@@ -114,7 +118,7 @@ def gold_from_contexts(questions: Sequence[Question], documents: Sequence[Docume
                 misses = []
         pending += [(q, text) for text in misses]
         q.gold = gold
-    _embedding_tier(pending, chunks, embedder, result)
+    _embedding_tier(pending, chunks, embedder, result, progress)
     for q, text in pending:
         if not q.gold and len(result.unmatched_examples) < 3:
             result.unmatched_examples.append(text[:80])
@@ -142,12 +146,15 @@ def _match(index: ContextIndex, text: str) -> tuple[str, list[str]]:
 
 
 def _embedding_tier(pending: list[tuple[Question, str]], chunks: Sequence[Chunk], embedder: Embedder | None,
-                    result: ContextGold) -> None:
-    """Match each pending context to its nearest chunk when the cosine is ≥ EMBEDDING_MIN."""
+                    result: ContextGold, progress: Progress | None) -> None:
+    """Match each pending context to its nearest chunk when the cosine is ≥ EMBEDDING_MIN (the
+    corpus vectors come from the embedding cache when the run's system embedded it before)."""
     if not pending or not chunks or embedder is None or embedder.provider == "precomputed":
         return
-    chunk_vectors = embedder.embed([c.text for c in chunks], stage="embedding the corpus for reference contexts")
-    context_vectors = embedder.embed([text for _, text in pending], stage="embedding reference contexts")
+    chunk_vectors = embedder.embed([c.text for c in chunks], progress=progress,
+                                   stage="embedding the corpus for reference contexts")
+    context_vectors = embedder.embed([text for _, text in pending], progress=progress,
+                                     stage="embedding reference contexts")
     result.embedded += len(chunks) + len(pending)
     sims = context_vectors @ chunk_vectors.T
     best = np.argmax(sims, axis=1)
