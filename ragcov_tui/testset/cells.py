@@ -4,16 +4,17 @@ Python literal.
 pandas writes a list cell with ``str(list)``: Ragas ``result.to_pandas().to_csv()`` gives
 ``['chunk one', 'chunk two']``, Giskard's ``to_pandas().to_csv()`` gives a ``metadata`` cell
 ``{'question_type': 'simple', …}``. A structured cell (one starting with ``[`` or ``{``) is
-therefore read as strict JSON first, then as a Python literal — safely: the cell is parsed with
-:func:`ast.parse` and accepted only when every node is a list, tuple, dict, a constant (string,
-number, boolean, None) or a negated number; only then is it evaluated with
-:func:`ast.literal_eval`. Anything else (a call, a name, a set, an operator, bytes) is refused
-with one line naming ``file:line`` and the field. Nothing is ever ``eval``-ed.
+therefore read as strict JSON first, then as a Python literal — safely: with
+:func:`ast.literal_eval`, which builds literals and runs nothing, and only lists, tuples, dicts,
+strings, finite numbers, booleans and None are kept. Anything else (a call, a name, an
+operator, a set, bytes) is refused with one line naming ``file:line`` and the field. Nothing is
+ever ``eval``-ed.
 """
 
 from __future__ import annotations
 
 import ast
+import math
 from typing import Any
 
 from ragcov_tui.errors import BadInput
@@ -25,7 +26,6 @@ TEXT_LISTS = ("paraphrases", "retrieved_contexts")
 # free-form object; ``reference_contexts`` may also be one plain text, Giskard's
 # ``reference_context``).
 STRUCTURED = ("gold", "vector", *TEXT_LISTS, "reference_contexts", "expected_keywords", "retrieved_ids", "metadata")
-_SAFE_NODES = (ast.Expression, ast.List, ast.Tuple, ast.Dict, ast.Constant, ast.Load)
 _LITERAL_CONSTANTS = (str, int, float, bool, type(None))
 
 
@@ -34,33 +34,30 @@ class NotALiteral(ValueError):
 
 
 def python_literal(text: str) -> Any:
-    """The value of ``text`` when it is a Python literal built only of lists, tuples (read as
-    lists), dicts and constants (str, int, float, bool, None, negated numbers); else
-    :class:`NotALiteral` with the reason."""
+    """The value of ``text`` when it is a Python literal of lists, tuples (read as lists), dicts,
+    strings, numbers, booleans and None; else :class:`NotALiteral` with the reason.
+
+    :func:`ast.literal_eval` evaluates literals only (a name, call, operator or comprehension is
+    refused by it, never run); sets, bytes and complex numbers, which it also builds, are refused
+    here, and so is a non-finite float (``1e999``).
+    """
     try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise NotALiteral(getattr(exc, "msg", None) or "not a Python literal") from None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.UnaryOp):
-            if not (isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant)
-                    and type(node.operand.value) in (int, float)):
-                raise NotALiteral("only numbers may carry a sign")
-        elif isinstance(node, (ast.USub, ast.UAdd)):
-            continue
-        elif not isinstance(node, _SAFE_NODES):
-            raise NotALiteral(f"{type(node).__name__.lower()} is not allowed in a literal")
-        elif isinstance(node, ast.Constant) and type(node.value) not in _LITERAL_CONSTANTS:
-            raise NotALiteral(f"a {type(node.value).__name__} constant is not allowed")
-    return _lists(ast.literal_eval(tree))
+        value = ast.literal_eval(text.strip())
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+        problem = getattr(exc, "msg", None) if isinstance(exc, SyntaxError) else None
+        raise NotALiteral(problem or "only lists, dicts, strings, numbers, True, False and None") from None
+    return _plain(value)
 
 
-def _lists(value: Any) -> Any:
-    """Tuples as lists, recursively (JSON has no tuples)."""
+def _plain(value: Any) -> Any:
+    """``value`` with tuples as lists (JSON has none); NotALiteral for any other container or
+    constant type."""
     if isinstance(value, (list, tuple)):
-        return [_lists(v) for v in value]
+        return [_plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: _lists(v) for k, v in value.items()}
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if type(value) not in _LITERAL_CONSTANTS or (isinstance(value, float) and not math.isfinite(value)):
+        raise NotALiteral(f"a {type(value).__name__} value is not allowed")
     return value
 
 

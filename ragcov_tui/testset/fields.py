@@ -9,6 +9,7 @@ row has several, the first one present wins.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
@@ -44,13 +45,18 @@ PROVENANCE_FIELD = "provenance"
 
 def resolve_fields(names: Iterable[str]) -> dict[str, str]:
     """Canonical field -> the first of its aliases among ``names`` (canonicals with none omitted)."""
-    present = set(names)
+    return dict(_resolved(frozenset(names)))
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(present: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """Cached: the rows of one file mostly share one set of field names."""
     resolved: dict[str, str] = {}
     for canonical, aliases in FIELD_ALIASES.items():
         actual = next((alias for alias in aliases if alias in present), None)
         if actual is not None:
             resolved[canonical] = actual
-    return resolved
+    return tuple(resolved.items())
 
 
 def aliases_text(canonical: str) -> str:
