@@ -54,9 +54,10 @@ class ContextGold:
     embedded: int = 0  # texts the embedding tier asked the embedder for
     unmatched_examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    mapped: bool = True  # False: no corpus to find the texts in (no --corpus)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"questions": self.questions, "explicit": self.explicit, "matched_questions": self.matched_questions,
+        return {"mapped": self.mapped, "questions": self.questions, "explicit": self.explicit, "matched_questions": self.matched_questions,
                 "contexts": {k: self.contexts.get(k, 0) for k in (*TIERS, "unmatched", "too short", "ambiguous")},
                 "seed_document_id": self.seed, "embedding_min": EMBEDDING_MIN, "embedded": self.embedded,
                 "unmatched_examples": self.unmatched_examples[:3], "seconds": round(self.seconds, 3)}
@@ -64,6 +65,10 @@ class ContextGold:
 
 def context_gold_line(block: dict[str, Any]) -> str:
     """The report's one line for a ``gold_from_contexts`` block (see the module docstring)."""
+    if not block.get("mapped", True):
+        n = block.get("questions", 0)
+        return (f"gold from reference contexts: {n} question{'' if n == 1 else 's'} carry them, none mapped "
+                "(no --corpus to find them in)")
     counts = block.get("contexts") or {}
     parts = [f"{counts.get('exact', 0)} exact", f"{counts.get('near-exact', 0)} near-exact",
              f"{counts.get('embedding', 0)} by embedding (cos ≥ {block.get('embedding_min', EMBEDDING_MIN)})",
@@ -84,7 +89,8 @@ def gold_from_contexts(questions: Sequence[Question], documents: Sequence[Docume
                        roots: Iterable[str | Path] = (), embedder: Embedder | None = None,
                        progress: Progress | None = None) -> ContextGold | None:
     """Set ``gold`` on every question without gold ids from its reference contexts / seed
-    document id; None when no question carries either (nothing to say)."""
+    document id; None when no question carries either (nothing to say); ``mapped`` False and
+    no gold set when there is no corpus."""
     t0 = time.perf_counter()
     carrying = [q for q in questions if q.reference_contexts or q.seed_document_id]
     if not carrying:
@@ -97,6 +103,9 @@ def gold_from_contexts(questions: Sequence[Question], documents: Sequence[Docume
         else:
             todo.append(q)
     result.questions = len(todo)
+    if not chunks:
+        result.mapped = False
+        return result
     index = ContextIndex(documents, chunks) if any(q.reference_contexts for q in todo) else None
     pending: list[tuple[Question, str]] = []  # contexts no text tier matched, for the embedding tier
     corpus_ids = None

@@ -110,8 +110,7 @@ def run_eval(
     gold_ids = match_gold_ids(testset.questions, chunks, opts.corpus, warn=warn).as_dict() if chunks else None
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     # file gold ids first (above), then reference-context texts for the questions without any
-    from_contexts = (gold_from_contexts(testset.questions, documents, chunks, opts.corpus, embedder, progress)
-                     if chunks else None)
+    from_contexts = gold_from_contexts(testset.questions, documents, chunks, opts.corpus, embedder, progress)
     llms = _llms(opts, db, warn)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
                          questions=testset.questions, join=opts.join)

@@ -150,3 +150,11 @@ def test_counts_and_line_for_a_mixed_file() -> None:
     assert block["unmatched_examples"] == ["Entirely unrelated words that no document of this corpus contains anywhere."]
     assert context_gold_line(block) == ("gold from reference contexts: 1 exact, 1 near-exact, 0 by embedding "
                                         "(cos ≥ 0.9), 1 unmatched, 1 too short; 2 of 3 questions got gold ids")
+
+
+def test_without_a_corpus_the_line_says_nothing_was_mapped() -> None:
+    question = _q("a", [_chunk(0, 1).text])
+    result = gold_from_contexts([question], [], [])
+    assert question.gold == {} and result.as_dict()["mapped"] is False
+    assert context_gold_line(result.as_dict()) == ("gold from reference contexts: 1 question carry them, none "
+                                                   "mapped (no --corpus to find them in)")
