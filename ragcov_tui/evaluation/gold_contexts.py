@@ -67,8 +67,7 @@ def context_gold_line(block: dict[str, Any]) -> str:
     """The report's one line for a ``gold_from_contexts`` block (see the module docstring)."""
     if not block.get("mapped", True):
         n = block.get("questions", 0)
-        return (f"gold from reference contexts: {n} question{'' if n == 1 else 's'} carry them, none mapped "
-                "(no --corpus to find them in)")
+        return f"gold from reference contexts: none mapped for {n} question(s) (no --corpus to find them in)"
     counts = block.get("contexts") or {}
     parts = [f"{counts.get('exact', 0)} exact", f"{counts.get('near-exact', 0)} near-exact",
              f"{counts.get('embedding', 0)} by embedding (cos ≥ {block.get('embedding_min', EMBEDDING_MIN)})",

@@ -156,5 +156,5 @@ def test_without_a_corpus_the_line_says_nothing_was_mapped() -> None:
     question = _q("a", [_chunk(0, 1).text])
     result = gold_from_contexts([question], [], [])
     assert question.gold == {} and result.as_dict()["mapped"] is False
-    assert context_gold_line(result.as_dict()) == ("gold from reference contexts: 1 question carry them, none "
-                                                   "mapped (no --corpus to find them in)")
+    assert context_gold_line(result.as_dict()) == ("gold from reference contexts: none mapped for 1 question(s) "
+                                                   "(no --corpus to find them in)")
