@@ -51,7 +51,7 @@ def test_a_raget_answer_file_joins_by_position(tmp_path: Path, capsys) -> None:
 def test_without_join_order_the_raget_file_is_one_line_naming_the_keys(tmp_path: Path, capsys) -> None:
     path = tmp_path / "agent_answer.json"
     path.write_text(json.dumps([{"message": a, "documents": c} for _, a, c in _outputs()]))
-    assert _eval(tmp_path, path) == 2
+    assert _eval(tmp_path, path, "--quiet") == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no row joins a test question (tried: id (no row has one of" in err[0]
     assert "use --join order" in err[0]
@@ -77,6 +77,6 @@ def test_a_ragas_csv_joins_by_text_and_a_dropped_row_fails_only_its_question(tmp
 
 @pytest.mark.parametrize("bad", ["position", "rows"])
 def test_a_bad_join_is_refused_before_any_work(tmp_path: Path, bad: str, capsys) -> None:
-    assert _eval(tmp_path, tmp_path / "absent.json", "--join", bad) == 2
+    assert _eval(tmp_path, tmp_path / "absent.json", "--quiet", "--join", bad) == 2
     err = capsys.readouterr().err
     assert f"--join: expected one of auto, id, question, order, got '{bad}'" in err and len(err.strip().splitlines()) == 1
