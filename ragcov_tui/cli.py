@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
     a.add_argument("--threshold", help="cosine distance under which a question covers a cluster centroid (default {threshold})")
     a.add_argument("--top-n", help="each question covers its N closest clusters (multi-cluster N form; default {top_n})")
-    a.add_argument("--gap-threshold", help="clusters with coverage below this are gaps (default {gap_threshold})")
+    a.add_argument("--gap-threshold", help="clusters with coverage below this are gaps (the paper's rule, e.g. 0.7); default: calibrated on the test set")
     a.add_argument("--lof-neighbors", help="neighbours for Local Outlier Factor (default {lof_neighbors})")
     a.add_argument("--contamination", help="'auto' or the expected share of outlier questions (0–0.5; default {contamination})")
     a.add_argument("--seed", help="random seed 0 to 2**32-1 (default {seed}): same inputs + seed → same results")

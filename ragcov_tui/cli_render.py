@@ -19,7 +19,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
 from rich.table import Table
 from rich.text import Text
 
-from ragcov_tui.coverage.report_md import fallback_line, fmt, pct, themes_text
+from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
 from ragcov_tui.evaluation.report import failure_note
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.redact import redact_text
@@ -112,7 +112,8 @@ def warn_printer(quiet: bool):
 
 
 def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> None:
-    """The short summary of an analysis: coverage figures, top gaps, flagged documents, outliers."""
+    """The short summary of an analysis: coverage figures and covered share, the calibrated gaps, flagged and
+    least-covered documents, gold coverage, outliers."""
     cov, q, corpus = report["coverage"], report["questions"], report["corpus"]
     emb = report.get("embedder", {})
     console.print(plain_line(
@@ -120,31 +121,22 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
         f"{q['total']} questions ({q['outliers']} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
     ))
     t = Table(title="Coverage", title_justify="left")
-    for col in ("basic", "weighted", f"multi (thr {cov.get('threshold')})", f"multi (top {cov.get('top_n')})"):
+    for col in ("basic", "weighted", f"multi (thr {cov.get('threshold')})", f"multi (top {cov.get('top_n')})", "covered"):
         t.add_column(col, justify="right")
-    t.add_row(fmt(cov.get("basic")), fmt(cov.get("weighted")), fmt(cov.get("multi_threshold")), fmt(cov.get("multi_n")))
+    t.add_row(fmt(cov.get("basic")), fmt(cov.get("weighted")), fmt(cov.get("multi_threshold")), fmt(cov.get("multi_n")),
+              pct(cov.get("covered_share")))
     console.print(t)
     if report.get("message"):
         console.print(plain(report["message"], style="yellow"))
-    gaps = report.get("gaps", [])
-    if gaps:
-        g = Table(title=f"Gaps ({len(gaps)}, highest priority first)", title_justify="left")
-        for col, j in (("cluster", "right"), ("coverage", "right"), ("size", "right"), ("share", "right"),
-                       ("themes", "left"), ("suggested question", "left")):
-            g.add_column(col, justify=j)
-        for gap in gaps[:8]:
-            sugg = gap.get("suggested_questions") or [{}]
-            first = sugg[0].get("text", "") if isinstance(sugg[0], dict) else str(sugg[0])
-            if gap.get("flagged_documents"):
-                first = f"review flagged {', '.join(gap['flagged_documents'])} before adding questions"
-            g.add_row(plain_line(gap["cluster"]), fmt(gap.get("coverage")), plain_line(gap.get("size")), pct(gap.get("share")),
-                      plain_line(themes_text(gap, report)), plain_line(first))
-        console.print(g)
+    from ragcov_tui.cli_coverage import print_documents, print_gaps  # it imports this module
+
+    print_gaps(console, report)
     if fallback_line(report):
         console.print(plain_line(fallback_line(report), style="yellow"))
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
     for d in flagged:
         console.print(plain_line(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))
+    print_documents(console, report)
     for d in report.get("question_details", []):
         if d.get("outlier"):
             console.print(plain_line(f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"))

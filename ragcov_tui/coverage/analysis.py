@@ -15,12 +15,15 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage import metrics
 from ragcov_tui.coverage.clustering import cluster_chunks
-from ragcov_tui.coverage.documents import document_coverage
+from ragcov_tui.coverage.calibration import answering_radius, reach_line
+from ragcov_tui.coverage.documents import document_coverage, source_codes
 from ragcov_tui.coverage.gaps import flagged_content, rank_gaps
+from ragcov_tui.coverage.gold import gold_chunk_sets, gold_coverage, gold_distances
 from ragcov_tui.coverage.nearest import cross_nearest
 from ragcov_tui.coverage.outliers import detect_outliers
 from ragcov_tui.coverage.params import CoverageParams, used_params
 from ragcov_tui.coverage.projection import project
+from ragcov_tui.coverage.reach import cluster_reach, mark_uneven
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.themes import gap_themes
@@ -143,9 +146,28 @@ def analyze(
 
     report(progress, "documents", 0, 1)
     sources = [c.source for c in chunks]
-    documents = document_coverage(sources, mindist, mad_k=params.document_mad_k, floor=params.document_floor)
-    gaps = rank_gaps(per_cluster, clustering.sizes.tolist(), params.gap_threshold)
+    gold_sets = gold_chunk_sets(questions, chunks)
+    has_gold = any(len(g) for g in gold_sets)
+    radius = answering_radius(nearest_chunk_dist, gold_distances(C, Q, gold_sets) if has_gold else None, inliers)
+    within = None if mindist is None or radius is None else mindist <= radius.value
+    coverage["covered_share"] = None if within is None else float(within.mean())
+    doc_names, doc_codes = source_codes(sources)
+    gold = gold_coverage(questions, gold_sets, doc_codes, doc_names)
+    gold_counts = None if gold is None else gold.counts
+    documents = document_coverage(sources, mindist, within=within, gold_counts=gold_counts,
+                                  mad_k=params.document_mad_k, floor=params.document_floor)
+    reach, cut = cluster_reach(labels, k, doc_codes, doc_names, mindist, within, gold_counts)
+    gaps, rule = rank_gaps(per_cluster, clustering.sizes.tolist(), reach, cut, params.gap_threshold)
+    uneven = mark_uneven(reach, {g.cluster for g in gaps}, None if cut is None else cut.median)
     flagged_content(gaps, labels, sources, {d.source for d in documents if d.flagged})
+    calibration = {
+        "radius": None if radius is None else radius.value, "radius_from": None if radius is None else radius.source,
+        "radius_questions": 0 if radius is None else radius.questions,
+        "chunks_within_reach": 0 if within is None else int(within.sum()),
+        "gap_rule": rule.mode, "gap_cut": rule.cut, "median_covered_share": rule.median, "spread": rule.spread,
+        "uneven_text": uneven,
+        "text": reach_line(radius, 0 if within is None else int(within.sum()), n), "gaps_text": rule.text,
+    }
     report(progress, "documents", 1, 1)
 
     report(progress, "themes", 0, 1)
@@ -171,7 +193,8 @@ def analyze(
         question_texts=[q.text for q in questions], dim=int(C.shape[1]), clustering=clustering, outliers=outliers,
         mindist=mindist, nearest_question=nearest_question, nearest_chunk=nearest_chunk,
         nearest_chunk_dist=nearest_chunk_dist, nearest_cluster=nearest_cluster, coverage=coverage,
-        cluster_coverage=per_cluster, covering_questions=covering, gaps=gaps, themes=themes, documents=documents,
+        cluster_coverage=per_cluster, covering_questions=covering, gaps=gaps, calibration=calibration,
+        cluster_reach=reach, gold=gold, themes=themes, documents=documents,
         redundant_pairs=pairs, redundant_with=redundant_with, removal_impact=impacts, projection=projection,
         message=message, adjustments=adjustments,
     )

@@ -1,17 +1,22 @@
-"""Gap ranking: the clusters the test set covers poorly, most urgent first.
+"""Gaps: the clusters the test set misses, least covered (relative to the calibration) first.
 
-A cluster k is a gap when coverage_k < ``gap_threshold`` (coverage undefined — no inlier
-question at all — counts as 0). Priority:
+Which clusters are gaps:
 
-    priority_k = share_k · (1 − coverage_k),   share_k = |C_k| / n
+* calibrated (default, ``gap_threshold`` None): covered share (:mod:`.calibration`) below the cut
+  median − 2·spread over the clusters, or 0 (no chunk within reach of any question) — so a test
+  set that covers the corpus evenly has no gap, whatever scale the embedder's distances live on;
+* ``--gap-threshold T`` (the paper's rule): coverage_k < T (undefined coverage counts as 0).
 
-i.e. the part of the total coverage deficit 1 − C_weighted that the cluster accounts for, so a
-large poorly covered cluster outranks a small one with the same coverage and a small cluster
-needs a much lower coverage to outrank a large one. Ties: lower coverage first, then cluster id.
+Without an inlier question nothing is within reach: every cluster is a gap.
+
+Order (both rules): priority_k (:mod:`.reach`: the fraction of the typical cluster's reach that k
+misses) descending, then size descending, then coverage ascending, then cluster id. Size and share
+are shown and break ties only, so a large, fairly covered cluster never outranks a small one that
+no question reaches.
 
 A gap made mostly (≥ half its chunks) of flagged documents is probably misplaced content rather
-than a hole in the test set: :func:`flagged_content` names those documents so the report can say
-"review the document" instead of only "add questions".
+than a hole in the test set: :func:`flagged_content` names those documents so the advice says
+"review the document" instead of "add questions".
 """
 
 from __future__ import annotations
@@ -19,6 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ragcov_tui.coverage.calibration import Cut
+from ragcov_tui.coverage.reach import ClusterReach
+
+CALIBRATED, THRESHOLD, UNDEFINED = "calibrated", "threshold", "undefined"
 
 
 @dataclass
@@ -28,20 +38,61 @@ class Gap:
     size: int
     share: float
     priority: float
+    covered_share: float | None = None
     flagged_documents: tuple[str, ...] = ()
+    unreached_documents: tuple[str, ...] = ()
+    unreached_share: float = 0.0
 
 
-def rank_gaps(coverage: list[float | None], sizes: list[int], gap_threshold: float) -> list[Gap]:
-    """The gaps among the clusters, by priority (module doc)."""
+@dataclass
+class GapRule:
+    """How the gaps were chosen: ``mode`` (CALIBRATED / THRESHOLD / UNDEFINED), the ``cut`` on covered
+    share (calibrated) or coverage (threshold), the calibration's ``median`` / ``spread``, and ``text``."""
+
+    mode: str
+    cut: float | None
+    median: float | None
+    spread: float | None
+    text: str
+
+
+def rule_text(mode: str, cut: Cut | None, threshold: float | None, gaps: int, clusters: int) -> str:
+    """``gaps: clusters with covered share below 41% (calibrated: median 68% − 2×MAD) … — 3 of 12``."""
+    tally = f" — {gaps} of {clusters}"
+    if mode == THRESHOLD:
+        return f"gaps: clusters with coverage below {threshold:g} (--gap-threshold){tally}"
+    if mode == UNDEFINED or cut is None:
+        return f"gaps: every cluster (no inlier question, so nothing is within reach){tally}"
+    if cut.value <= 0:
+        return (f"gaps: clusters with no chunk within reach of a question (calibrated: median covered share "
+                f"{cut.median:.0%} − 2×MAD is below 0){tally}")
+    return (f"gaps: clusters with covered share below {cut.value:.0%} (calibrated: median {cut.median:.0%} − 2×MAD) "
+            f"or no chunk within reach{tally}")
+
+
+def rank_gaps(coverage: list[float | None], sizes: list[int], reach: list[ClusterReach], cut: Cut | None,
+              gap_threshold: float | None) -> tuple[list[Gap], GapRule]:
+    """The gaps among the clusters, in the order of the module doc, and the rule that chose them."""
     n = sum(sizes)
+    mode = THRESHOLD if gap_threshold is not None else CALIBRATED if cut is not None else UNDEFINED
     gaps = []
-    for cluster, (cov, size) in enumerate(zip(coverage, sizes)):
-        value = 0.0 if cov is None else cov
-        if size and value < gap_threshold:
-            share = size / n
-            gaps.append(Gap(cluster, cov, int(size), share, share * (1.0 - value)))
-    gaps.sort(key=lambda g: (-g.priority, 0.0 if g.coverage is None else g.coverage, g.cluster))
-    return gaps
+    for cluster, (cov, size, r) in enumerate(zip(coverage, sizes, reach)):
+        if not size:
+            continue
+        if mode == THRESHOLD:
+            chosen = (0.0 if cov is None else cov) < gap_threshold  # type: ignore[operator]
+        elif mode == CALIBRATED:
+            chosen = r.covered_share is not None and (r.covered_share < cut.value or r.covered_share == 0)  # type: ignore[union-attr]
+        else:
+            chosen = True
+        if chosen:
+            gaps.append(Gap(cluster, cov, int(size), size / n, r.priority, r.covered_share,
+                            unreached_documents=tuple(r.unreached_documents), unreached_share=r.unreached_share))
+    gaps.sort(key=lambda g: (-round(g.priority, 9), -g.size, 0.0 if g.coverage is None else g.coverage, g.cluster))
+    text = rule_text(mode, cut, gap_threshold, len(gaps), sum(1 for s in sizes if s))
+    if mode == THRESHOLD:
+        return gaps, GapRule(mode, gap_threshold, cut and cut.median, cut and cut.spread, text)
+    return gaps, GapRule(mode, cut and cut.value, cut and cut.median, cut and cut.spread, text)
 
 
 def flagged_content(gaps: list[Gap], labels: np.ndarray, sources: list[str], flagged: set[str]) -> None:

@@ -1,6 +1,7 @@
 """``ragcov analyze --fail-under basic=0.6``: coverage gates for CI (exit 3 when one fails).
 
-Any of ``basic``, ``weighted``, ``multi_threshold``, ``multi_n`` may be gated; an undefined
+Any of ``basic``, ``weighted``, ``multi_threshold``, ``multi_n``, ``covered_share`` (the fraction of
+chunks within the calibrated answering radius, :mod:`.calibration`) may be gated; an undefined
 metric (e.g. every question an outlier) fails its gate, since it cannot be shown to pass.
 """
 
@@ -11,7 +12,7 @@ from typing import Any, Iterable
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.gates import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
 
-COVERAGE_METRICS = ("basic", "weighted", "multi_threshold", "multi_n")
+COVERAGE_METRICS = ("basic", "weighted", "multi_threshold", "multi_n", "covered_share")
 
 
 def parse_coverage_gates(specs: Iterable[str]) -> list[Threshold]:

@@ -22,7 +22,8 @@ class CoverageParams:
     * ``threshold``: multi-cluster threshold form — a question covers cluster k when its cosine
       distance to centroid k is below it (paper: useful between 0.15 and 0.8).
     * ``top_n``: multi-cluster N-closest form — each question covers its N closest clusters.
-    * ``gap_threshold``: clusters with coverage below it are gaps.
+    * ``gap_threshold``: ``None`` (default) = gaps calibrated on the test set (:mod:`.gaps`); a
+      number = the paper's rule, clusters with coverage below it are gaps.
     * ``lof_neighbors``, ``lof_query_offset``, ``contamination``, ``lof_threshold``, ``lof_sample``:
       outlier questions, see :mod:`ragcov_tui.coverage.outliers`.
     * ``redundancy_threshold``: inlier questions closer than this cosine distance are near-duplicates.
@@ -37,7 +38,7 @@ class CoverageParams:
     clusters: int | str | None = None
     threshold: float = 0.5
     top_n: int = 2
-    gap_threshold: float = 0.7
+    gap_threshold: float | None = None
     lof_neighbors: int = 5
     lof_query_offset: float | str = "auto"
     contamination: float | str = "auto"
@@ -71,7 +72,7 @@ class CoverageParams:
             raise BadInput(f"--threshold {self.threshold}: expected a cosine distance in (0, 2]")
         if int(self.top_n) < 1:
             raise BadInput(f"--top-n {self.top_n}: must be at least 1")
-        if not 0.0 <= self.gap_threshold <= 1.0:
+        if self.gap_threshold is not None and not 0.0 <= self.gap_threshold <= 1.0:
             raise BadInput(f"--gap-threshold {self.gap_threshold}: expected a value in [0, 1]")
         if int(self.lof_neighbors) < 1:
             raise BadInput(f"--lof-neighbors {self.lof_neighbors}: must be at least 1")

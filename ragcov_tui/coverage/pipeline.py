@@ -201,6 +201,7 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
         "weighted": cov.get("weighted"),
         "multi_threshold": cov.get("multi_threshold"),
         "multi_n": cov.get("multi_n"),
+        "covered_share": cov.get("covered_share"),
         "documents": report.get("corpus", {}).get("documents"),
         "chunks": report.get("corpus", {}).get("chunks"),
         "questions": q.get("total"),

@@ -1,7 +1,10 @@
 """The human report of an analysis (``ragcov analyze --markdown FILE``), built from the JSON report.
 
-The gap table follows the paper's Table 1: cluster, coverage, size, corpus share, themes and a
-suggested question; then flagged documents, outlier and redundant questions, and every cluster.
+The gap table follows the paper's Table 1 (cluster, coverage, size, corpus share, themes) with the
+calibrated figures in front — priority and covered share — and the advice of
+:func:`~ragcov_tui.coverage.advice.gap_advice` (the same words as the terminal); then uneven
+clusters, the least-covered documents, gold coverage, flagged documents, outlier and redundant
+questions, and every cluster.
 Text from documents and questions is escaped for Markdown (:func:`cell`: ``|``, line breaks, and
 ``<`` / ``&`` so it cannot open an HTML tag or entity), and the whole report passes through
 :func:`~ragcov_tui.safe_text.visible`: ``cat report.md`` cannot send a terminal escape.
@@ -11,7 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
 from ragcov_tui.safe_text import single_line, visible
+
+DOCUMENTS_SHOWN = 20  # least-covered documents in the Markdown table (the JSON lists all)
+GOLD_NAMED = 50  # unnamed documents listed by name
+PRIORITY_NOTE = ("priority = 1 − covered share ÷ the median cluster's covered share (clipped to 0–1): 1 = no "
+                 "question reaches any of its chunks; size and share only break ties.")
 
 _MARKDOWN_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "<": "\\<", "&": "\\&"})
 
@@ -87,22 +96,26 @@ def analysis_markdown(report: dict[str, Any]) -> str:
             ["weighted", fmt(cov.get("weighted"))],
             [f"multi-cluster (threshold {cov.get('threshold')})", fmt(cov.get("multi_threshold"))],
             [f"multi-cluster (top {cov.get('top_n')})", fmt(cov.get("multi_n"))],
+            ["covered share (chunks within the answering radius)", pct(cov.get("covered_share"))],
         ],
     )
-    lines += ["", "## Gaps (clusters below the gap threshold, highest priority first)", ""]
+    calibration = report.get("calibration") or {}
+    if calibration.get("text"):
+        lines += ["", cell(calibration["text"]) + "."]
+    lines += ["", "## Gaps (least covered first)", ""]
     gaps = report.get("gaps", [])
+    if calibration.get("gaps_text"):
+        lines += [cell(calibration["gaps_text"]) + ". " + PRIORITY_NOTE, ""]
     if gaps:
-        rows = []
-        for g in gaps:
-            suggestions = g.get("suggested_questions") or []
-            first = suggestions[0] if suggestions else {}
-            text = first.get("text", "") if isinstance(first, dict) else str(first)
-            rows.append([g.get("cluster"), fmt(g.get("coverage")), g.get("size"), pct(g.get("share")),
-                         themes_text(g, report), text])
-        lines += table(["cluster", "coverage", "size", "share", "themes", "suggested question"], rows)
-        lines += [""] + [f"- Cluster {cell(g.get('cluster'))}: {cell(g['note'])}" for g in gaps if g.get("note")]
+        lines += table(["#", "cluster", "priority", "covered", "coverage", "size", "share", "themes", "advice"],
+                       [[i, g.get("cluster"), fmt(g.get("priority"), 2), pct(g.get("covered_share")),
+                         fmt(g.get("coverage")), g.get("size"), pct(g.get("share")), themes_text(g, report),
+                         gap_advice(g)] for i, g in enumerate(gaps, 1)])
+        notes = [(g.get("cluster"), "; ".join(t for t in (unreached_text(g), g.get("note")) if t)) for g in gaps]
+        lines += [""] + [f"- Cluster {cell(c)}: {cell(text)}" for c, text in notes if text]
     else:
-        lines.append("No cluster falls below the gap threshold.")
+        lines.append("No cluster is a gap.")
+    lines += _uneven_lines(report) + _document_lines(report) + _gold_lines(report)
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
     lines += ["", "## Documents flagged for review", ""]
     if flagged:
@@ -126,8 +139,56 @@ def analysis_markdown(report: dict[str, Any]) -> str:
         lines.append("None.")
     lines += ["", "## Clusters", ""]
     lines += table(
-        ["cluster", "size", "share", "coverage", "themes"],
-        [[c.get("id"), c.get("size"), pct(c.get("share")), fmt(c.get("coverage")), ", ".join(c.get("themes", []))]
-         for c in report.get("clusters", [])],
+        ["cluster", "size", "share", "coverage", "covered", "priority", "unreached docs", "docs without gold", "themes"],
+        [[c.get("id"), c.get("size"), pct(c.get("share")), fmt(c.get("coverage")), pct(c.get("covered_share")),
+          fmt(c.get("priority"), 2), len(c.get("unreached_documents") or []), _count(c.get("documents_without_gold")),
+          ", ".join(c.get("themes", []))] for c in report.get("clusters", [])],
     )
     return visible("\n".join(lines) + "\n")
+
+
+def _count(items: list[Any] | None) -> str:
+    return "n/a" if items is None else str(len(items))
+
+
+def _uneven_lines(report: dict[str, Any]) -> list[str]:
+    """The clusters that are not gaps but hold a part no question reaches (see coverage.reach)."""
+    uneven = [c for c in report.get("clusters", []) if c.get("uneven")]
+    if not uneven:
+        return []
+    lines = ["", "## Uneven clusters (a part no question reaches)", ""]
+    text = (report.get("calibration") or {}).get("uneven_text")
+    lines += [cell(text) + ".", ""] if text else []
+    return lines + [f"- Cluster {cell(c.get('id'))} (covered {pct(c.get('covered_share'))}): {cell(unreached_text(c))}"
+                    for c in uneven]
+
+
+def _document_lines(report: dict[str, Any]) -> list[str]:
+    """The document view: the least-covered documents first (reach, then covered share)."""
+    docs = report.get("documents", [])
+    unreached = sum(1 for d in docs if d.get("unreached"))
+    lines = ["", "## Least-covered documents", "",
+             f"{unreached} of {len(docs)} documents have no chunk within reach of a question. reach = similarity of "
+             "the document's closest chunk to its nearest question; the JSON report lists every document.", ""]
+    return lines + table(
+        ["rank", "document", "reach", "covered", "coverage", "gold", "chunks", "flag"],
+        [[d.get("rank"), d.get("source"), fmt(d.get("reach")), pct(d.get("covered_share")), fmt(d.get("coverage")),
+          "n/a" if d.get("gold_count") is None else d["gold_count"], d.get("chunks"),
+          "unreached" if d.get("unreached") else ""] for d in docs[:DOCUMENTS_SHOWN]])
+
+
+def _gold_lines(report: dict[str, Any]) -> list[str]:
+    """Gold coverage: the documents no question names as gold, overall and per cluster."""
+    gold = report.get("gold")
+    if not gold:
+        return []
+    lines = ["", "## Gold coverage", "",
+             f"{gold.get('documents_unnamed')} of {gold.get('documents')} documents are named by no question's gold ids "
+             f"({gold.get('questions_with_gold')} questions have gold ids)."]
+    unnamed = gold.get("unnamed") or []
+    if unnamed:
+        lines += ["", "Documents no question names: " + cell(named(unnamed, GOLD_NAMED)) + "."]
+    per_cluster = [(c.get("id"), c.get("documents_without_gold") or []) for c in report.get("clusters", [])]
+    lines += [""] + [f"- Cluster {cell(k)}: {len(docs)} document(s) without gold: {cell(named(docs))}"
+                     for k, docs in per_cluster if docs]
+    return lines

@@ -14,12 +14,15 @@ from typing import Any
 
 import numpy as np
 
+from ragcov_tui.coverage.advice import gap_advice
 from ragcov_tui.coverage.clustering import Clustering
 from ragcov_tui.coverage.documents import DocumentCoverage
 from ragcov_tui.coverage.gaps import Gap
+from ragcov_tui.coverage.gold import GoldCoverage
 from ragcov_tui.coverage.outliers import OutlierResult
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.projection import Projection
+from ragcov_tui.coverage.reach import ClusterReach
 from ragcov_tui.coverage.themes import HEURISTIC, ClusterThemes, llm_fallback
 
 
@@ -48,7 +51,9 @@ class CoverageResult:
     ``nearest_question[i]`` (index into the questions, −1 when none). Per question j:
     ``nearest_chunk[j]``, ``nearest_chunk_dist[j]``, ``nearest_cluster[j]``, ``redundant_with[j]``
     (ids), ``removal_impact`` (None for outliers). ``covering_questions[k]``: inlier ids covering
-    cluster k in the threshold form.
+    cluster k in the threshold form. ``calibration``: the answering radius and the gap rule (the
+    report's ``calibration`` key); ``cluster_reach[k]``: covered share, priority, unreached part;
+    ``gold``: None when the test file has no gold ids.
     """
 
     params: CoverageParams
@@ -74,6 +79,9 @@ class CoverageResult:
     redundant_with: list[list[str]]
     removal_impact: dict[str, float]
     projection: Projection
+    calibration: dict[str, Any] = field(default_factory=dict)
+    cluster_reach: list[ClusterReach] = field(default_factory=list)
+    gold: GoldCoverage | None = None
     message: str | None = None
     adjustments: list[str] = field(default_factory=list)  # options lowered to what the data allows
     session_id: str | None = None
@@ -81,7 +89,6 @@ class CoverageResult:
 
     def to_report(self, *, details: bool = True) -> dict[str, Any]:
         """The ``analyze --json`` report; ``details=False`` leaves out the per-item lists."""
-        sizes = self.clustering.sizes
         n = len(self.chunk_ids)
         outlier = self.outliers.outlier
         report: dict[str, Any] = {
@@ -94,20 +101,12 @@ class CoverageResult:
             "coverage": self.coverage,
             "message": self.message,
             "adjustments": self.adjustments,
-            "clusters": [
-                {"id": k, "size": int(sizes[k]), "share": float(sizes[k] / n), "coverage": _opt(self.cluster_coverage[k]),
-                 "themes": self.themes[k].themes, "covering_questions": self.covering_questions[k]}
-                for k in range(self.clustering.k)
-            ],
-            "gaps": [
-                {"cluster": g.cluster, "coverage": _opt(g.coverage), "size": g.size, "share": g.share,
-                 "priority": g.priority, "themes": self.themes[g.cluster].themes,
-                 "themes_origin": self.themes[g.cluster].origin,
-                 "suggested_questions": self.themes[g.cluster].questions,
-                 "flagged_documents": list(g.flagged_documents), "note": gap_note(g, self.themes[g.cluster].note)}
-                for g in self.gaps
-            ],
-            "documents": [dataclasses.asdict(d) | {"coverage": _opt(d.coverage)} for d in self.documents],
+            "calibration": self.calibration,
+            "clusters": [self.cluster_entry(k) for k in range(self.clustering.k)],
+            "gaps": [self.gap_entry(g) for g in self.gaps],
+            "documents": [dataclasses.asdict(d) | {"coverage": _opt(d.coverage), "reach": _opt(d.reach)}
+                          for d in sorted(self.documents, key=lambda d: d.rank)],
+            "gold": None if self.gold is None else self.gold.as_report(),
             "outlier_detection": {
                 "method": "LOF novelty (fitted on chunk embeddings, scoring questions)",
                 "rule": self.outliers.rule, "threshold": _opt(self.outliers.threshold),
@@ -138,6 +137,27 @@ class CoverageResult:
             report["question_details"] = self.question_details()
             report["chunk_details"] = self.chunk_details()
         return report
+
+    def reach_entry(self, k: int) -> dict[str, Any]:
+        """Cluster k's calibrated figures (:mod:`.reach`)."""
+        r = self.cluster_reach[k]
+        return {"covered_share": _opt(r.covered_share), "priority": r.priority, "uneven": r.uneven,
+                "unreached_documents": r.unreached_documents, "unreached_share": r.unreached_share,
+                "documents_without_gold": r.documents_without_gold}
+
+    def cluster_entry(self, k: int) -> dict[str, Any]:
+        size = int(self.clustering.sizes[k])
+        return {"id": k, "size": size, "share": size / len(self.chunk_ids), "coverage": _opt(self.cluster_coverage[k]),
+                **self.reach_entry(k), "gap": any(g.cluster == k for g in self.gaps),
+                "themes": self.themes[k].themes, "covering_questions": self.covering_questions[k]}
+
+    def gap_entry(self, g: Gap) -> dict[str, Any]:
+        themes = self.themes[g.cluster]
+        entry = {"cluster": g.cluster, "coverage": _opt(g.coverage), "size": g.size, "share": g.share,
+                 **self.reach_entry(g.cluster), "themes": themes.themes, "themes_origin": themes.origin,
+                 "suggested_questions": themes.questions, "flagged_documents": list(g.flagged_documents),
+                 "note": gap_note(g, themes.note)}
+        return entry | {"advice": gap_advice(entry)}
 
     def question_details(self) -> list[dict[str, Any]]:
         scores = self.outliers.scores

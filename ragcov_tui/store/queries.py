@@ -264,9 +264,11 @@ def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, q
 
 
 def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 200, *, query: str = "") -> Page:
-    """Per-document coverage from the report: flagged first, then least covered first; ``query`` filters by source."""
+    """Per-document coverage from the report, least covered first (the report's ``rank``: reach, then
+    covered share; reports without it: flagged first, then by coverage); ``query`` filters by source."""
     docs = sorted((d for d in analysis_report(db, sid).get("documents", []) if matches(query, d["source"])),
-                  key=lambda d: (not d.get("flagged"), d.get("coverage") is None, d.get("coverage") or 0, d["source"]))
+                  key=lambda d: (d.get("rank") or 0, not d.get("flagged"), d.get("coverage") is None,
+                                 d.get("coverage") or 0, d["source"]))
     return Page(docs[offset: offset + limit], len(docs), offset)
 
 

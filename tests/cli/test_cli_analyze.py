@@ -17,12 +17,17 @@ CONTRACT = {
     "embedder": {"provider", "model", "dim"},
     "corpus": {"documents", "chunks"},
     "questions": {"total", "inliers", "outliers"},
-    "coverage": {"basic", "weighted", "multi_threshold", "multi_n", "threshold", "top_n"},
+    "coverage": {"basic", "weighted", "multi_threshold", "multi_n", "threshold", "top_n", "covered_share"},
+    "calibration": {"radius", "radius_from", "chunks_within_reach", "gap_rule", "gap_cut",
+                    "median_covered_share", "text", "gaps_text", "uneven_text"},
+    "gold": {"questions_with_gold", "documents", "documents_named", "documents_unnamed", "unnamed"},
 }
 LIST_ITEMS = {
-    "clusters": {"id", "size", "share", "coverage", "themes"},
-    "gaps": {"cluster", "coverage", "size", "priority", "themes", "suggested_questions"},
-    "documents": {"source", "chunks", "coverage", "flagged"},
+    "clusters": {"id", "size", "share", "coverage", "covered_share", "priority", "gap", "uneven", "unreached_documents",
+                 "unreached_share", "documents_without_gold", "themes"},
+    "gaps": {"cluster", "coverage", "covered_share", "size", "priority", "themes", "suggested_questions", "advice",
+             "unreached_documents"},
+    "documents": {"source", "chunks", "coverage", "flagged", "reach", "covered_share", "unreached", "gold_count", "rank"},
     "question_details": {"id", "lof_score", "outlier", "nearest_cluster", "redundant_with"},
     "chunk_details": {"id", "source", "cluster", "mindist", "nearest_question"},
 }
@@ -59,7 +64,8 @@ def test_markdown_report_has_the_gap_table(sample_analysis: tuple[dict, Path], t
     md = tmp_path / "again.md"
     assert run_cli("report", "--quiet", "--db", str(db), report["session_id"], "--markdown", str(md)) == 0
     text = md.read_text()
-    assert "| cluster | coverage | size | share | themes | suggested question |" in text
+    assert "| # | cluster | priority | covered | coverage | size | share | themes | advice |" in text
+    assert "## Least-covered documents" in text and "## Gold coverage" in text
     assert "nan" not in text.lower().split()
 
 

@@ -7,20 +7,12 @@ import pytest
 
 from ragcov_tui.coverage.clustering import cluster_chunks, count_distinct, default_k
 from ragcov_tui.coverage.documents import document_coverage
-from ragcov_tui.coverage.gaps import rank_gaps
 from ragcov_tui.coverage.projection import project
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.analysis import least_covered_texts
 from ragcov_tui.coverage.themes import HEURISTIC, class_tfidf, gap_themes, heading_question, heuristic_questions, heuristic_themes
 from ragcov_tui.llm.base import ChatModel, ChatReply
 from tests.coverage.coverage_data import text_for, topic_data, unit
-
-
-def test_gap_priority_is_share_of_the_deficit():
-    gaps = rank_gaps([0.9, 0.5, 0.5, None, 0.2], [10, 50, 10, 5, 25], 0.7)
-    assert [g.cluster for g in gaps] == [1, 4, 3, 2]  # 3 and 2 tie at 0.05: lower coverage first
-    assert gaps[0].priority == pytest.approx(0.5 * 0.5) and gaps[0].share == 0.5
-    assert gaps[2].coverage is None and gaps[2].priority == pytest.approx(0.05)
 
 
 def test_documents_floor_and_robust_rule():

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
+RADIUS = 0.3  # the answering radius of the synthetic sessions
 WORDS = (
     "billing invoice refund account password login export import schema index cluster replica backup "
     "restore latency quota token webhook retry timeout region storage encryption audit role policy "
@@ -84,13 +85,16 @@ def make_analysis_session(
 
     shares = np.bincount(chunk_cluster, minlength=n_clusters) / max(n_chunks, 1)
     cov = np.array([1 - float(mindist[chunk_cluster == c].mean()) if shares[c] else 0.0 for c in range(n_clusters)])
+    within = mindist <= RADIUS  # the calibrated figures (coverage/calibration.py), from the same distances
+    covered = [round(float(within[chunk_cluster == c].mean()), 4) if shares[c] else None for c in range(n_clusters)]
     clusters = [
         {"id": c, "size": int((chunk_cluster == c).sum()), "share": round(float(shares[c]), 4),
-         "coverage": round(float(cov[c]), 4), "themes": [str(w) for w in rng.choice(WORDS, 3, replace=False)]}
+         "coverage": round(float(cov[c]), 4), "covered_share": covered[c],
+         "themes": [str(w) for w in rng.choice(WORDS, 3, replace=False)]}
         for c in range(n_clusters)
     ]
     gaps = sorted(
-        ({"cluster": c["id"], "coverage": c["coverage"], "size": c["size"],
+        ({"cluster": c["id"], "coverage": c["coverage"], "size": c["size"], "covered_share": c["covered_share"],
           "priority": round(c["share"] * (1 - c["coverage"]), 4), "themes": c["themes"],
           "suggested_questions": [f"How does {' '.join(c['themes'][:2])} work (variant {k})?" for k in range(3)]}
          for c in clusters if c["coverage"] < 0.75),
@@ -101,7 +105,14 @@ def make_analysis_session(
         mask = chunk_source == d
         dcov = round(1 - float(mindist[mask].mean()), 4) if mask.any() else None
         documents.append({"source": src, "chunks": int(mask.sum()), "coverage": dcov,
-                          "flagged": dcov is not None and dcov < 0.6})
+                          "flagged": dcov is not None and dcov < 0.6,
+                          "reach": round(1 - float(mindist[mask].min()), 4) if mask.any() else None,
+                          "covered_share": round(float(within[mask].mean()), 4) if mask.any() else None,
+                          "unreached": bool(mask.any() and not within[mask].any()), "gold_count": None})
+    ranked = sorted(documents, key=lambda doc: (doc["reach"] is None, doc["reach"] or 0, doc["covered_share"] or 0,
+                                                doc["source"]))
+    for rank, doc in enumerate(ranked, 1):
+        doc["rank"] = rank
     flagged = [min(documents, key=lambda doc: doc["coverage"] if doc["coverage"] is not None else 2.0)["source"]]
     next(doc for doc in documents if doc["source"] == flagged[0])["flagged"] = True
     for i, g in enumerate(gaps):  # the lowest-priority gap is mostly one (the least covered) document
@@ -116,10 +127,13 @@ def make_analysis_session(
         "corpus": {"documents": n_documents, "chunks": n_chunks},
         "questions": {"total": n_questions, "inliers": n_questions - n_out, "outliers": n_out},
         "coverage": {"basic": round(1 - float(mindist.mean()), 4), "weighted": round(float((shares * cov).sum()), 4),
-                     "multi_threshold": 0.42, "multi_n": 0.38, "threshold": 0.6, "top_n": 3},
+                     "multi_threshold": 0.42, "multi_n": 0.38, "threshold": 0.6, "top_n": 3,
+                     "covered_share": round(float(within.mean()), 4) if n_chunks else None},
         "clusters": clusters,
         "gaps": gaps,
         "documents": documents,
+        "calibration": {"radius": RADIUS, "text": f"answering radius {RADIUS} (fixed in this synthetic session)",
+                        "gaps_text": f"gaps: clusters with coverage below 0.75 (synthetic) — {len(gaps)} of {n_clusters}"},
     }
     summary = {"basic": report["coverage"]["basic"], "weighted": report["coverage"]["weighted"],
                "multi_threshold": 0.42, "multi_n": 0.38, "chunks": n_chunks, "questions": n_questions,

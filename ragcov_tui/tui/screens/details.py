@@ -12,6 +12,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
 from ragcov_tui.store import queries
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, labelled_grid, lit, num
 
@@ -33,7 +34,10 @@ def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
     cluster, nearest question, then the chunk's whole text), in document order."""
     why = doc.get("reason") or ("flagged as misaligned: its coverage is far below the other documents'"
                                 if doc.get("flagged") else "not flagged")
-    head = labelled_grid([("coverage", val(doc.get("coverage"))), ("chunks", val(doc.get("chunks"))),
+    gold = "no gold ids in the test file" if doc.get("gold_count") is None else f"named by {doc['gold_count']} question(s)"
+    head = labelled_grid([("rank", val(doc.get("rank"))), ("reach", val(doc.get("reach"))),
+                          ("covered", val(doc.get("covered_share"))), ("gold", lit(gold)),
+                          ("coverage", val(doc.get("coverage"))), ("chunks", val(doc.get("chunks"))),
                           ("flag", lit(why, "bold" if doc.get("flagged") else ""))], label_width=10)
     page = queries.document_chunks(db, sid, doc["source"], 0, DOCUMENT_CHUNKS)
     more = f" (first {len(page.rows)} of {page.total:,})" if page.total > len(page.rows) else ""
@@ -66,8 +70,11 @@ def cluster_detail(cluster: dict[str, Any]) -> Group:
 
 def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None) -> Group:
     """A gap's figures, themes, note and flagged documents, and the highlighted suggestion in full."""
-    head = labelled_grid([("priority", val(gap["priority"])), ("coverage", val(gap["coverage"])), ("size", val(gap["size"])),
-                    ("share", val(gap.get("share"))), ("themes", lit(", ".join(gap.get("themes") or []) or None)),
+    head = labelled_grid([("advice", lit(open_gap_advice(gap), "bold")), ("priority", val(gap["priority"])),
+                    ("covered share", val(gap.get("covered_share"))), ("coverage", val(gap["coverage"])),
+                    ("size", val(gap["size"])), ("share", val(gap.get("share"))),
+                    ("unreached", lit(unreached_text(gap).removeprefix("unreached: ") or None)),
+                    ("themes", lit(", ".join(gap.get("themes") or []) or None)),
                     ("note", lit(gap.get("note") or None)),
                     ("flagged docs", lit(", ".join(gap.get("flagged_documents") or []) or None))], label_width=14)
     out = Text()

@@ -1,4 +1,6 @@
-"""Documents: coverage per source document, flagged (off-topic / misaligned) first; ``/`` filters by name."""
+"""Documents: the document view — least covered first (reach: the similarity of the document's closest
+chunk to its nearest question; then covered share), with the gold count and the flags
+(``UNREACH``: no chunk within the answering radius, ``FLAGGED``: misaligned); ``/`` filters by name."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ class DocumentsPane(Filterable, Pane):
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
         yield FilterBar("filter by document name, enter to apply, esc to clear", id="documents-filter")
-        yield PagedTable("Documents, flagged first", [("flag", 7), ("coverage", 8), ("chunks", 7), ("source", None)],
+        yield PagedTable("Documents, least covered first", [("flag", 7), ("reach", 6), ("covd", 5), ("gold", 4),
+                                                           ("chunks", 6), ("source", None)],
                          key="source", page_size=200, id="documents-table")
 
     def render_session(self) -> None:
@@ -38,7 +41,7 @@ class DocumentsPane(Filterable, Pane):
 
     def _show(self, cursor: int) -> None:
         table = self.query_one(PagedTable)
-        table.label = f"Documents, flagged first{self.filter_caption()}"
+        table.label = f"Documents, least covered first{self.filter_caption()}"
         table.show(self._fetch, self._row, cursor=cursor)
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
@@ -46,8 +49,9 @@ class DocumentsPane(Filterable, Pane):
 
     @staticmethod
     def _row(d: dict[str, Any]) -> list[Text]:
-        return [lit("FLAGGED" if d.get("flagged") else "", "bold"), num(d.get("coverage")), num(d.get("chunks")),
-                lit(d["source"], width=300)]
+        flag = "FLAGGED" if d.get("flagged") else "UNREACH" if d.get("unreached") else ""
+        return [lit(flag, "bold"), num(d.get("reach")), num(d.get("covered_share"), 2), num(d.get("gold_count")),
+                num(d.get("chunks")), lit(d["source"], width=300)]
 
     def action_detail(self) -> None:
         """The highlighted document: its coverage, why it is flagged, its chunks."""

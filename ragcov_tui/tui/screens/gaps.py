@@ -6,8 +6,11 @@ accept (listed with the edited text and origin ``edited``; the box shows it as s
 ``u`` undo, ``m`` more suggestions (the session's LLM, or the offline heuristic when it ran
 without one), ``/`` filter the gaps.
 Writes are immediate (see :mod:`ragcov_tui.testset.triage`); the test file is re-read first and an
-outside edit is reported in one line (:mod:`.triage_actions`). The box under the lists shows the
-selected gap's full themes, its note and flagged documents, and the highlighted suggestion in full.
+outside edit is reported in one line (:mod:`.triage_actions`). The table lists the gaps least
+covered first with their priority and covered share (:mod:`ragcov_tui.coverage.gaps`); the box under
+the lists shows how the gaps were chosen, the selected gap's advice (the same words as the CLI and
+the Markdown report), its unreached part, full themes, note and flagged documents, and the
+highlighted suggestion in full.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
+from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
@@ -52,6 +56,7 @@ class GapsPane(Filterable, Pane):
         *FILTER_BINDINGS,
     ]
     gaps: list[dict[str, Any]] = []
+    rule: str | None = None  # how the gaps were chosen (the report's calibration.gaps_text)
     listed: tuple[str | None, int | None] | None = None  # (session, gap cluster) the lower list shows
 
     def compose(self) -> ComposeResult:
@@ -72,15 +77,16 @@ class GapsPane(Filterable, Pane):
         table = self.query_one("#gaps-table", DataTable)
         keep = table.cursor_row
         table.clear(columns=True)
-        table.add_columns("#", FLAG, "cluster", "cov", "size", "share", "prio", "themes")
+        table.add_columns("#", FLAG, "cluster", "prio", "covd", "cov", "size", "share", "themes")
         self.gaps = queries.gap_rows(self.ragcov.db, self.sid, self.testset, query=self.query_text)  # type: ignore[arg-type]
+        self.rule = (queries.analysis_report(self.ragcov.db, self.sid).get("calibration") or {}).get("gaps_text")  # type: ignore[arg-type]
         flagged = sum(1 for g in self.gaps if g["flagged_documents"])
         legend = f" · {FLAG} = mostly flagged documents" if flagged else ""
-        table.border_title = f"Gaps ({len(self.gaps)}), highest priority first{legend}{self.filter_caption()}"
+        table.border_title = f"Gaps ({len(self.gaps)}), least covered first{legend}{self.filter_caption()}"
         for g in self.gaps:
             table.add_row(num(g["rank"]), lit(FLAG if g["flagged_documents"] else "", "bold"), num(g["cluster"]),
-                          num(g["coverage"], 2), num(g["size"]), num(g.get("share"), 2), num(g["priority"], 3),
-                          lit(", ".join(g.get("themes") or []), width=60))
+                          num(g["priority"], 2), num(g.get("covered_share"), 2), num(g["coverage"], 2), num(g["size"]),
+                          num(g.get("share"), 2), lit(", ".join(g.get("themes") or []), width=60))
         if self.gaps:
             table.move_cursor(row=max(0, min(keep, len(self.gaps) - 1)))
         self._show_suggestions()
@@ -128,9 +134,13 @@ class GapsPane(Filterable, Pane):
         gap, suggestion = self.gap, self.query_one(PagedTable).current
         box = self.query_one("#gaps-detail", Static)
         if gap is None:
-            box.update(lit("No gaps match the filter." if self.query_text else "No gaps: every cluster is covered."))
+            empty = "No gaps match the filter." if self.query_text else "No gaps: every cluster is covered."
+            box.update(lit(f"{empty} {self.rule or ''}".strip()))
             return
-        pairs: list[tuple[str, Any]] = [("themes", ", ".join(gap.get("themes") or []) or None)]
+        pairs: list[tuple[str, Any]] = [("advice", lit(open_gap_advice(gap), "bold"))]
+        if text := unreached_text(gap):
+            pairs.append(("unreached", text.removeprefix("unreached: ")))
+        pairs.append(("themes", ", ".join(gap.get("themes") or []) or None))
         if gap["note"]:
             pairs.append(("note", lit(gap["note"], "bold")))
         if gap["flagged_documents"] and gap["flagged_documents"][0] not in gap["note"]:
@@ -141,6 +151,8 @@ class GapsPane(Filterable, Pane):
             pairs.append((f"{suggestion['origin']}", suggestion["text"]))
         else:
             pairs.append(("suggestions", "none yet: m asks for more"))
+        if self.rule:
+            pairs.append(("rule", self.rule))
         box.update(labelled_grid(pairs, label_width=13))
 
     def action_detail(self) -> None:

@@ -61,6 +61,8 @@ class OverviewPane(Pane):
             ("weighted", num(cov.get("weighted"))),
             (f"multi ≥{cov.get('threshold', '?')}", num(cov.get("multi_threshold"))),
             (f"multi top-{cov.get('top_n', '?')}", num(cov.get("multi_n"))),
+            ("covered", lit("—" if cov.get("covered_share") is None else
+                            f"{cov['covered_share']:.0%} of chunks within reach of a question")),
             ("documents", lit(f"{corpus.get('documents', 0):,}   chunks {corpus.get('chunks', 0):,}")),
             ("questions", lit(f"{qs.get('total', 0):,}   in {qs.get('inliers', 0):,}  out {qs.get('outliers', 0):,}")),
             ("gaps", lit(f"{len(r.get('gaps', []))}   flagged docs {sum(1 for d in r.get('documents', []) if d.get('flagged'))}")),

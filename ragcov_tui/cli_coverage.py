@@ -1,0 +1,66 @@
+"""Terminal views of an analysis's calibrated figures: the gap table, uneven clusters, the
+least-covered documents and gold coverage. No logic of its own: the advice and the unreached-part
+texts come from :mod:`ragcov_tui.coverage.advice` (the Markdown report uses the same functions).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ragcov_tui.cli_render import plain_line
+from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
+from ragcov_tui.coverage.report_md import PRIORITY_NOTE, fmt, pct, themes_text
+
+GAPS_SHOWN, DOCUMENTS_SHOWN = 8, 10
+
+
+def print_gaps(console: Console, report: dict[str, Any]) -> None:
+    """The calibration line, the gap table (least covered first, with priority and advice) and the uneven clusters."""
+    calibration = report.get("calibration") or {}
+    if calibration.get("text"):
+        console.print(plain_line(calibration["text"]))
+    if calibration.get("gaps_text"):
+        console.print(plain_line(calibration["gaps_text"], style="bold"))
+    gaps = report.get("gaps", [])
+    if gaps:
+        more = f", first {GAPS_SHOWN} shown" if len(gaps) > GAPS_SHOWN else ""
+        t = Table(title=f"Gaps ({len(gaps)}, least covered first{more})", title_justify="left",
+                  caption=PRIORITY_NOTE, caption_justify="left")
+        for col, j in (("#", "right"), ("cluster", "right"), ("prio", "right"), ("covered", "right"),
+                       ("coverage", "right"), ("size", "right"), ("share", "right"), ("themes", "left"), ("advice", "left")):
+            t.add_column(col, justify=j)
+        for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):
+            t.add_row(plain_line(i), plain_line(gap["cluster"]), fmt(gap.get("priority"), 2), pct(gap.get("covered_share")),
+                      fmt(gap.get("coverage")), plain_line(gap.get("size")), pct(gap.get("share")),
+                      plain_line(themes_text(gap, report)), plain_line(gap_advice(gap)))
+        console.print(t)
+        for gap in gaps[:GAPS_SHOWN]:
+            if text := unreached_text(gap):
+                console.print(plain_line(f"gap cluster {gap['cluster']}: {text}"))
+    for c in report.get("clusters", []):
+        if c.get("uneven"):
+            console.print(plain_line(f"uneven cluster {c['id']} (covered {pct(c.get('covered_share'))}): {unreached_text(c)}"))
+
+
+def print_documents(console: Console, report: dict[str, Any]) -> None:
+    """The least-covered documents (top N of the document view) and the gold-coverage line."""
+    docs = report.get("documents", [])
+    if docs and any(d.get("reach") is not None for d in docs):
+        unreached = sum(1 for d in docs if d.get("unreached"))
+        t = Table(title=f"Least-covered documents ({unreached} of {len(docs)} unreached; all in the JSON report)",
+                  title_justify="left")
+        for col, j in (("#", "right"), ("document", "left"), ("reach", "right"), ("covered", "right"),
+                       ("gold", "right"), ("chunks", "right"), ("", "left")):
+            t.add_column(col, justify=j)
+        for d in docs[:DOCUMENTS_SHOWN]:
+            gold = "n/a" if d.get("gold_count") is None else str(d["gold_count"])
+            t.add_row(plain_line(d.get("rank")), plain_line(d["source"]), fmt(d.get("reach")), pct(d.get("covered_share")),
+                      gold, plain_line(d.get("chunks")), "unreached" if d.get("unreached") else "")
+        console.print(t)
+    gold = report.get("gold")
+    if gold and gold.get("unnamed"):
+        console.print(plain_line(f"gold: {gold['documents_unnamed']} of {gold['documents']} documents are named by no "
+                                 f"question's gold ids: {named(gold['unnamed'], 5)}"))

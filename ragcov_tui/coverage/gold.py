@@ -1,0 +1,84 @@
+"""Gold coverage: which documents no question names as gold — exact, cheap, what a person checks first.
+
+Each relevant gold id (grade > 0) is matched to a corpus chunk or document id the way
+:mod:`ragcov_tui.evaluation.gold_ids` matches them (exact first, then its normalisations; the
+questions are not rewritten). A document id names all its chunks, a chunk id names that chunk and,
+for the counts, its document. ``gold_count(d)`` = how many questions name d (or a chunk of it);
+the documents with 0 are *unnamed*. The same gold chunks give the gold distance the answering
+radius is calibrated on (:mod:`.calibration`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.evaluation.gold_ids import CorpusIds
+from ragcov_tui.testset.models import Question
+
+PAIR_BLOCK = 16384
+
+
+@dataclass
+class GoldCoverage:
+    """Per document (first-seen order) ``counts``; the ``unnamed`` documents; how many questions have gold ids."""
+
+    questions_with_gold: int
+    questions_matched: int
+    documents: int
+    counts: np.ndarray
+    unnamed: list[str]
+
+    def as_report(self) -> dict[str, Any]:
+        return {"questions_with_gold": self.questions_with_gold, "questions_matched": self.questions_matched,
+                "documents": self.documents, "documents_named": self.documents - len(self.unnamed),
+                "documents_unnamed": len(self.unnamed), "unnamed": self.unnamed}
+
+
+def gold_chunk_sets(questions: Sequence[Question], chunks: Sequence[Chunk]) -> list[np.ndarray]:
+    """Per question, the sorted indices of the chunks its relevant gold ids name (module doc)."""
+    corpus = CorpusIds(chunks)
+    chunk_index = {c.id: i for i, c in enumerate(chunks)}
+    by_source: dict[str, list[int]] = {}
+    for i, c in enumerate(chunks):
+        by_source.setdefault(c.source, []).append(i)
+    resolved: dict[str, list[int]] = {}
+    out = []
+    for q in questions:
+        picked: list[int] = []
+        for gold, grade in q.gold.items():
+            if grade <= 0:
+                continue
+            if gold not in resolved:
+                target, _, _ = corpus.resolve(gold)
+                resolved[gold] = ([] if target is None else [chunk_index[target]] if target in chunk_index
+                                  else by_source.get(target, []))
+            picked += resolved[gold]
+        out.append(np.unique(np.asarray(picked, dtype=np.int64)))
+    return out
+
+
+def gold_distances(C: np.ndarray, Q: np.ndarray, gold_sets: Sequence[np.ndarray]) -> np.ndarray:
+    """Per question, the cosine distance to its nearest gold chunk (``inf`` without one); pairs in blocks."""
+    q_idx = np.repeat(np.arange(len(gold_sets)), [len(s) for s in gold_sets])
+    c_idx = np.concatenate(list(gold_sets)) if len(gold_sets) else np.zeros(0, dtype=np.int64)
+    out = np.full(len(gold_sets), np.inf)
+    for s in range(0, len(q_idx), PAIR_BLOCK):
+        qi, ci = q_idx[s:s + PAIR_BLOCK], c_idx[s:s + PAIR_BLOCK]
+        np.minimum.at(out, qi, 1.0 - np.einsum("ij,ij->i", C[ci], Q[qi]).astype(np.float64))
+    return out
+
+
+def gold_coverage(questions: Sequence[Question], gold_sets: Sequence[np.ndarray], doc_codes: np.ndarray,
+                  doc_names: list[str]) -> GoldCoverage | None:
+    """The gold counts per document (None when no question has a relevant gold id)."""
+    with_gold = sum(1 for q in questions if any(g > 0 for g in q.gold.values()))
+    if not with_gold:
+        return None
+    named = [np.unique(doc_codes[s]) for s in gold_sets if len(s)]
+    counts = np.bincount(np.concatenate(named), minlength=len(doc_names)) if named else np.zeros(len(doc_names), int)
+    return GoldCoverage(with_gold, len(named), len(doc_names), counts,
+                        [doc_names[d] for d in np.flatnonzero(counts == 0).tolist()])
