@@ -15,7 +15,7 @@ carries, in the file's own field names:
   only in the session DB (the decision's payload);
 - the value a new single-turn question has for a field its loader needs on every row
   (:data:`NEW_ROW_DEFAULTS`: Giskard's ``conversation_history`` is ``[]``);
-- CSV: pandas' index column gets the next index (largest + 1), other unnamed columns stay empty;
+- CSV: pandas' index column gets the next index (largest integer + 1), other unnamed columns stay empty;
   an object cell is written as JSON, or as a Python literal when the file's cells are written so.
 """
 
@@ -106,9 +106,9 @@ def _provenance(samples: dict[str, Any], provenance: dict[str, Any]) -> dict[str
 
 
 def _next_index(cells: Any) -> str:
-    """pandas' next index: the largest integer index + 1 (0 when there is none)."""
+    """pandas' next index: the largest integer index + 1 (empty when the column holds none)."""
     numbers = [int(c) for c in (str(c).strip() for c in cells) if c.isdigit()]
-    return str(max(numbers) + 1 if numbers else 0)
+    return str(max(numbers) + 1) if numbers else ""
 
 
 def _literal_style(testset: TestSet, column: str) -> bool:

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.testset import writer
-from ragcov_tui.testset.beir import read_questions
 from ragcov_tui.testset.reader import read_testset
 from tests.testset.peer_files import ANSWERS, CONTEXTS, GISKARD_ROWS, LAYOUTS, QUESTIONS, RESPONSES
 from tests.testset.peer_loaders import LOADERS, PeerLoadError, giskard_qatestset_load
@@ -175,3 +173,11 @@ def test_the_next_pandas_index_follows_the_largest_after_a_drop(tmp_path):
     accept(path, NEW, PROVENANCE)
     accept(path, "And one more?", PROVENANCE)
     assert [r[0] for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8")))] == ["", "0", "1", "2", "3"]
+
+
+@pytest.mark.parametrize(("index", "expected"), [(["0", "1"], "2"), (["7", "x"], "8"), (["a", "b"], ""), (["", ""], "")])
+def test_an_unnamed_first_column_gets_the_next_integer_or_stays_empty(tmp_path, index, expected):
+    path = tmp_path / "t.csv"
+    path.write_text(",question\n" + "".join(f"{i},Q{n}?\n" for n, i in enumerate(index)))
+    accept(path, NEW, PROVENANCE)
+    assert list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))[-1] == [expected, NEW]
