@@ -65,3 +65,8 @@ def traffic_points(db: sqlite_utils.Database, sid: str, limit: int = 500) -> lis
     return [tuple(r) for r in db.execute(  # type: ignore[misc]
         "SELECT x, y FROM traffic_queries WHERE session_id = ? AND answerable = 1 AND x IS NOT NULL "
         "ORDER BY seq LIMIT ?", [sid, limit])]
+
+
+def has_traffic(db: sqlite_utils.Database, sid: str) -> bool:
+    """Whether the analysis ``sid`` was run with ``--traffic``."""
+    return db.execute("SELECT 1 FROM traffic_reports WHERE session_id = ?", [sid]).fetchone() is not None

@@ -25,6 +25,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.store import open_db
 from ragcov_tui.store.sessions import get_session, list_sessions, resolve_session
+from ragcov_tui.store.traffic import has_traffic
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.clusters import ClustersPane
 from ragcov_tui.tui.screens.documents import DocumentsPane
@@ -35,13 +36,16 @@ from ragcov_tui.tui.screens.outliers import OutliersPane
 from ragcov_tui.tui.screens.overview import OverviewPane
 from ragcov_tui.tui.screens.results import DIAGNOSIS_LABELS, ResultsPane
 from ragcov_tui.tui.screens.sessions import SessionsPane
+from ragcov_tui.tui.screens.traffic import TrafficPane
 from ragcov_tui.tui.session_watch import POLL_EVERY, SessionWatch
 from ragcov_tui.tui.widgets.footer import AdaptiveFooter
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from ragcov_tui.tui.widgets.screen_guard import ControlCharFilter
 
-PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane]
+PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane,
+                           TrafficPane]
+OPTIONAL_TABS = {"traffic"}  # shown only while the open analysis has what they show (see _sync_optional_tabs)
 NARROW = 100  # below this many columns the panes stack vertically
 SHORT = 30  # below this many rows optional charts hide and notifications go to the status line
 NOTICE_LOG = 10  # notifications ? lists in full (the status line shows one, cut to the width)
@@ -227,6 +231,22 @@ class RagcovApp(App):
                 parts.append(label + (f" · {Path(s['questions_path']).name}" if kind == "analysis" and s.get("questions_path") else ""))
         line = "ragcov · ? keys · [ ] tabs · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}")
         self.query_one("#status-line", Static).update(self.notice or lit(line))
+        self._sync_optional_tabs()
+
+    def _sync_optional_tabs(self) -> None:
+        """The Traffic tab shows while the open analysis has traffic, or while it is the pane in use
+        (its number key reaches it anyway, to say how to get traffic); hidden, ``[`` ``]`` skip it."""
+        tabs = self.query_one(TabbedContent)
+        wanted = self.analysis_sid is not None and has_traffic(self.db, self.analysis_sid)
+        if wanted or tabs.active == "tab-traffic":
+            self._reveal("traffic")
+        elif not tabs.get_tab("tab-traffic").has_class("-hidden"):
+            tabs.hide_tab("tab-traffic")
+
+    def _reveal(self, name: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        if tabs.get_tab(f"tab-{name}").has_class("-hidden"):
+            tabs.show_tab(f"tab-{name}")
 
     # ------------------------------------------------------------ panes and keys
 
@@ -245,6 +265,8 @@ class RagcovApp(App):
             # focusable widget there and, focusing it, activate the old tab again (a pane with
             # nothing to focus, such as an empty Overview, could never be reached by keyboard).
             self.screen.set_focus(None)
+        if name in OPTIONAL_TABS:
+            self._reveal(name)
         tabs.active = f"tab-{name}"
         pane = self.query_one(f"#{name}", Pane)
         pane.refresh_if_stale()
@@ -261,17 +283,19 @@ class RagcovApp(App):
             self.screen.set_focus(target)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._sync_optional_tabs()  # a hidden tab shown by its number key hides again once left
         pane = self.active_pane()
         pane.refresh_if_stale()
         self.call_after_refresh(self._focus_pane, pane)
 
     def action_tab(self, step: int) -> None:
-        names = [pane_id(c) for c in PANES]
-        current = self.query_one(TabbedContent).active.removeprefix("tab-")
+        tabs = self.query_one(TabbedContent)
+        names = [pane_id(c) for c in PANES if not tabs.get_tab(f"tab-{pane_id(c)}").has_class("-hidden")]
+        current = tabs.active.removeprefix("tab-")
         self.show_pane(names[(names.index(current) + step) % len(names)])
 
     def action_go(self, number: int) -> None:
-        """``1``–``8``: the panes in tab order."""
+        """``1``–``9``: the panes in tab order (``9`` Traffic, shown even when its tab is hidden)."""
         self.show_pane(pane_id(PANES[number - 1]))
 
     def action_back(self) -> None:

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
+from ragcov_tui.store.traffic import traffic_points
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.details import cluster_detail, fmt
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
@@ -20,6 +21,7 @@ from ragcov_tui.tui.widgets.literal import block, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 MAP_POINTS = 2000
+TRAFFIC_POINTS = 500  # the most asked answerable queries, each at its nearest chunk
 
 
 class ClustersPane(Filterable, Pane):
@@ -34,6 +36,7 @@ class ClustersPane(Filterable, Pane):
 
     clusters: list[dict[str, Any]] = []
     points = queries.MapPoints()
+    traffic: list[tuple[float, float]] = []
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -55,6 +58,7 @@ class ClustersPane(Filterable, Pane):
             table.add_row(num(c["id"]), num(c["size"]), num(c["share"], 2), num(c["coverage"], 2), num(c["covering"]),
                           lit(", ".join(c.get("themes") or []), width=60), key=str(c["id"]))
         self.points = queries.map_points(self.ragcov.db, self.sid, MAP_POINTS)  # type: ignore[arg-type]
+        self.traffic = traffic_points(self.ragcov.db, self.sid, TRAFFIC_POINTS)  # type: ignore[arg-type]
         self._show_cluster()
 
     def show_filtered(self) -> None:
@@ -102,6 +106,7 @@ class ClustersPane(Filterable, Pane):
             ("question", [x for x, _ in inliers], [y for _, y in inliers], "+"),
             ("outlier", [x for x, _ in outliers], [y for _, y in outliers], "x"),
             (f"cluster {highlight}", [x for x, _ in chosen], [y for _, y in chosen], "o"),  # on top: the point of the map
+            ("traffic", [x for x, _ in self.traffic], [y for _, y in self.traffic], "*"),  # absent without --traffic
         ])
 
     def action_toggle_map(self) -> None:

@@ -1,0 +1,163 @@
+"""Traffic: the open analysis's traffic coverage (``ragcov analyze --traffic``), from the store.
+
+A summary (the log, the share of traffic the test set covers, the share it leaves untested, the
+content gap), the traffic clusters by priority, and below them one of three lists, ``v`` cycles:
+the selected cluster's queries (most asked first), the queries the corpus cannot answer, and the
+tests nobody asks. ``enter`` opens the highlighted row. The tab shows only while the open analysis
+has traffic (``9`` reaches it anyway and says how to get some).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from ragcov_tui.store.queries import Page
+from ragcov_tui.store.traffic import load_traffic, traffic_queries
+from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.screens.details import fmt
+from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.widgets.literal import lit, num
+from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
+
+VIEWS = ("cluster", "unanswerable", "unasked")
+QUERY_COLUMNS = [("count", 7), ("test sim", 8), ("nearest q", 9), ("query", None)]
+GAP_COLUMNS = [("count", 7), ("chunk sim", 9), ("cluster", 7), ("query", None)]
+UNASKED_COLUMNS = [("id", 8), ("sim", 6), ("question", 44), ("nearest query", None)]
+
+
+def pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+class TrafficPane(Pane):
+    title = "Traffic"
+    needs = "analysis"
+    BINDINGS = [
+        Binding("v", "cycle_view", "List: cluster / unanswerable / unasked"),
+        Binding("enter", "detail", "Detail"),
+    ]
+
+    section: dict[str, Any] | None = None
+    view: str = "cluster"
+
+    def compose(self) -> ComposeResult:
+        yield self.compose_empty()
+        yield Static(id="traffic-summary")
+        yield Table(id="traffic-clusters")
+        yield PagedTable("Queries", QUERY_COLUMNS, key="key", id="traffic-list")
+
+    def load(self) -> None:
+        """The Pane hint, or — for an analysis run without ``--traffic`` — how to get traffic."""
+        self.section = load_traffic(self.ragcov.db, self.sid, details=False) if self.sid else None
+        if self.sid and self.section is None:
+            self.query_one(".empty", Static).update(lit(
+                "This analysis has no traffic. Run `ragcov analyze … --traffic LOG` with a query log "
+                "(.jsonl, .csv or .txt: one query per row, optional count and timestamp)."))
+            self.set_class(True, "-empty")
+            return
+        super().load()
+
+    def render_session(self) -> None:
+        s = self.section or {}
+        src, gap = s.get("source", {}), s.get("content_gap", {})
+        first, last = (str(src.get(k) or "")[:10] for k in ("first", "last"))
+        self.query_one("#traffic-summary", Static).update(Text.assemble(
+            lit(f"{src.get('path')} · {src.get('queries', 0):,} queries, {src.get('distinct', 0):,} distinct"
+                + (f" · {first} to {last}" if first else "")),
+            "\n", lit(f"covered by tests {fmt(s.get('coverage'))} · untested {pct(s.get('untested_share'))} · "
+                      f"corpus cannot answer {pct(gap.get('share'))} · tests nobody asks "
+                      f"{len(s.get('unasked_questions', {}).get('questions', []))}", "bold")))
+        table = self.query_one("#traffic-clusters", DataTable)
+        table.clear(columns=True)
+        table.add_columns("id", "share", "cov", "prio", "", "most asked")
+        clusters = s.get("clusters", [])
+        table.border_title = f"Traffic clusters ({len(clusters)}), highest priority first"
+        for c in clusters:
+            top = (c.get("examples") or [{}])[0]
+            table.add_row(num(c["id"]), lit(pct(c.get("share"))), num(c.get("coverage"), 2), num(c.get("priority"), 3),
+                          lit("UNTESTED" if c.get("untested") else "", "bold"),
+                          lit(f"{top.get('text', '')} ×{top.get('count', 0)}", width=200), key=str(c["id"]))
+        self._show_list()
+
+    @property
+    def cluster(self) -> dict[str, Any] | None:
+        clusters = (self.section or {}).get("clusters", [])
+        table = self.query_one("#traffic-clusters", DataTable)
+        return clusters[min(table.cursor_row, len(clusters) - 1)] if clusters and table.cursor_row >= 0 else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "traffic-clusters" and self.view == "cluster":
+            self._show_list()
+
+    def action_cycle_view(self) -> None:
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        self._show_list()
+
+    def _show_list(self) -> None:
+        table = self.query_one("#traffic-list", PagedTable)
+        sid, db = self.sid, self.ragcov.db
+        if self.view == "unasked":
+            rows = [q | {"key": q["id"]} for q in (self.section or {}).get("unasked_questions", {}).get("questions", [])]
+            table.label = "Tests nobody asks, least asked first (v: next list)"
+            table.set_columns(UNASKED_COLUMNS)
+            table.show(lambda o, n: Page(rows[o:o + n], len(rows), o), self._unasked_row)
+            return
+        if self.view == "unanswerable":
+            table.label = "Queries the corpus cannot answer, most asked first (v: next list)"
+            table.set_columns(GAP_COLUMNS)
+            table.show(lambda o, n: self._keyed(traffic_queries(db, sid, answerable=False, offset=o, limit=n)),  # type: ignore[arg-type]
+                       self._gap_row)
+            return
+        cluster = self.cluster
+        table.set_columns(QUERY_COLUMNS)
+        if cluster is None:
+            table.label = "Queries"
+            table.show(None, self._query_row)
+            return
+        table.label = f"Queries of cluster {cluster['id']}, most asked first (v: next list)"
+        table.show(lambda o, n: self._keyed(traffic_queries(db, sid, cluster=cluster["id"], offset=o, limit=n)),  # type: ignore[arg-type]
+                   self._query_row)
+
+    @staticmethod
+    def _keyed(page: Page) -> Page:
+        return Page([r | {"key": r["seq"]} for r in page.rows], page.total, page.offset)
+
+    @staticmethod
+    def _query_row(r: dict[str, Any]) -> list[Text]:
+        mark = "" if r["answerable"] else " (corpus cannot answer)"
+        return [num(r["count"]), num(r["question_similarity"], 2), lit(r["nearest_question"]), lit(r["text"] + mark, width=300)]
+
+    @staticmethod
+    def _gap_row(r: dict[str, Any]) -> list[Text]:
+        return [num(r["count"]), num(r["chunk_similarity"], 2), num(r["cluster"]), lit(r["text"], width=300)]
+
+    @staticmethod
+    def _unasked_row(q: dict[str, Any]) -> list[Text]:
+        return [lit(q["id"]), num(q.get("similarity"), 2), lit(q.get("text"), width=44),
+                lit(f"{q.get('nearest_query')} ×{q.get('nearest_query_count')}", width=200)]
+
+    def action_detail(self) -> None:
+        row = self.query_one("#traffic-list", PagedTable).current
+        if row is None:
+            return
+        if self.view == "unasked":
+            body = Text("\n").join([lit(f"{row['id']}: {row.get('text')}"), lit(
+                f"nearest query ({fmt(row.get('similarity'))}): {row.get('nearest_query')} ×{row.get('nearest_query_count')}")])
+            self.app.push_screen(TextScreen(f"Test question {row['id']}", body))
+            return
+        lines = [row["text"], f"asked {row['count']:,} times" + (f", {row['first_seen']} to {row['last_seen']}"
+                                                                   if row.get("first_seen") else ""),
+                 f"traffic cluster {row['cluster']} · nearest test question {row['nearest_question'] or '—'} "
+                 f"(similarity {fmt(row['question_similarity'])})",
+                 f"nearest chunk {row['nearest_chunk']} (similarity {fmt(row['chunk_similarity'])})"
+                 + ("" if row["answerable"] else ": the corpus cannot answer it (a content gap)")]
+        self.app.push_screen(TextScreen("Query", Text("\n").join(lit(line) for line in lines)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "traffic-list":
+            self.action_detail()

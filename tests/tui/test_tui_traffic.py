@@ -1,0 +1,124 @@
+"""Pilot tests of the Traffic pane (key 9) and the traffic points on the Clusters map, at 80x24."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, TabbedContent
+
+from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+from ragcov_tui.store import open_db
+from ragcov_tui.store.traffic import load_traffic
+from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.tui.screens.clusters import ClustersPane
+from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.widgets.paged_table import PagedTable
+from tests.support.screen_text import screen_text, static_text
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+SIZE = (80, 24)
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def traffic_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """One analysis of sample_data with its traffic log and one without (hash embedder: fast, offline)."""
+    path = tmp_path_factory.mktemp("traffic") / "ragcov.db"
+    db = open_db(path)
+    common = dict(corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"), embedder="hash")
+    plain, _ = run_analysis(AnalyzeOptions(**common, name="plain"), db)
+    with_traffic, _ = run_analysis(AnalyzeOptions(**common, traffic=str(SAMPLE / "traffic.jsonl")), db)
+    db.conn.close()
+    return path, with_traffic, plain
+
+
+@pytest.fixture()
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def cells(table: DataTable, row: int = 0) -> list[str]:
+    return [getattr(c, "plain", str(c)) for c in table.get_row_at(row)]
+
+
+async def test_traffic_pane_shows_clusters_queries_gaps_and_unasked_tests(traffic_db) -> None:
+    path, sid, _ = traffic_db
+    section = load_traffic(open_db(path), sid, details=False)
+    app = RagcovApp(path, sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.query_one(TabbedContent).get_tab("tab-traffic").has_class("-hidden")
+        await pilot.press("9")
+        await pilot.pause()
+        assert app.query_one(TabbedContent).active == "tab-traffic"
+        summary = static_text(app.query_one("#traffic-summary"))
+        assert "1,722 queries, 55 distinct · 2026-01-01 to 2026-01-31" in summary
+        assert f"tests nobody asks {len(section['unasked_questions']['questions'])}" in summary
+        clusters = app.query_one("#traffic-clusters", DataTable)
+        assert clusters.row_count == len(section["clusters"])
+        top = section["clusters"][0]
+        assert cells(clusters)[0] == str(top["id"])
+        assert cells(clusters)[5] == f"{top['examples'][0]['text']} ×{top['examples'][0]['count']}"
+        queries = app.query_one("#traffic-list", PagedTable)
+        assert queries.page.total == top["queries"]
+        assert cells(queries)[3].startswith(top["examples"][0]["text"])
+        assert cells(queries)[0] == f"{top['examples'][0]['count']:,}"
+        assert "Traffic clusters" in screen_text(app) and "Queries of cluster" in screen_text(app)
+
+        await pilot.press("down")  # the next cluster lists its own queries
+        await pilot.pause()
+        second = section["clusters"][1]
+        assert queries.page.total == second["queries"] and cells(queries)[3].startswith(second["examples"][0]["text"])
+
+        await pilot.press("v")  # the queries the corpus cannot answer
+        await pilot.pause()
+        gap = section["content_gap"]
+        assert queries.page.total == gap["queries"]
+        if gap["queries"]:
+            assert cells(queries)[3] == gap["examples"][0]["text"]
+        await pilot.press("v")  # the tests nobody asks
+        await pilot.pause()
+        unasked = section["unasked_questions"]["questions"]
+        assert queries.page.total == len(unasked)
+        if unasked:
+            assert cells(queries)[0] == unasked[0]["id"]
+        await pilot.press("v")  # back to the cluster's queries; enter opens the highlighted one
+        await pilot.pause()
+        queries.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen)
+        detail = screen_text(app)
+        assert f"asked {second['examples'][0]['count']:,} times" in detail and "nearest chunk" in detail
+
+
+async def test_analysis_without_traffic_hides_the_tab_and_9_says_how(traffic_db) -> None:
+    path, _, plain = traffic_db
+    app = RagcovApp(path, plain)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        tabs = app.query_one(TabbedContent)
+        assert tabs.get_tab("tab-traffic").has_class("-hidden")
+        for _ in range(9):  # ] never lands on the hidden tab
+            await pilot.press("right_square_bracket")
+            assert tabs.active != "tab-traffic"
+        await pilot.press("9")
+        await pilot.pause()
+        assert tabs.active == "tab-traffic"
+        assert "This analysis has no traffic. Run `ragcov analyze … --traffic LOG`" in " ".join(screen_text(app).split())
+        await pilot.press("2")
+        await pilot.pause()
+        assert tabs.get_tab("tab-traffic").has_class("-hidden")
+
+
+async def test_clusters_map_draws_traffic_as_its_own_marker(traffic_db) -> None:
+    path, sid, plain = traffic_db
+    for session, expected in ((sid, True), (plain, False)):
+        app = RagcovApp(path, session)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("3")
+            await pilot.pause()
+            pane = app.query_one(ClustersPane)
+            assert bool(pane.traffic) is expected
+            assert ("* traffic" in screen_text(app)) is expected
