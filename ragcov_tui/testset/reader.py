@@ -1,11 +1,17 @@
 """Read the user's test file (``.jsonl``, ``.json``, ``.csv``) into a :class:`TestSet`.
 
+The extension names the format, the content decides it (:mod:`.sniff`: JSON Lines named
+``.json`` is read as JSON Lines); ``TestSet.notes`` says so, and names the columns pandas wrote
+that are ignored (:mod:`.layout`), one line each, for the caller to show as warnings.
+
 Field names are resolved through :mod:`ragcov_tui.testset.fields` row by row (first alias
 present wins); ``TestSet.field_names`` records, per canonical field, the name the first row
 having it uses (for CSV: the header). Values are checked and normalised:
 
 - gold ids: a list gives grade 1.0 each, an object ``{"id": grade}`` gives grades (numbers >= 0);
 - ids may be strings or integers; a row without one gets ``row-<n>`` (n = 1-based row number);
+- reference contexts: a list of texts, or one text (Giskard's ``reference_context``, never split);
+  ``seed_document_id`` comes from a ``metadata`` object (a CSV cell: JSON or Python literal);
 - CSV cells are text: a list-valued cell is a JSON list or a Python list literal (pandas'
   ``to_csv``), or ``;``/``|``-separated (texts such as paraphrases and contexts split on ``|``
   only, since ``;`` occurs in prose); graded gold is a JSON object; an empty cell means the
