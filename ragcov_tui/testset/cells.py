@@ -20,12 +20,13 @@ from typing import Any
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, parse_json
 
-# Fields whose non-structured cell is a list of texts split on ``|`` (``;`` occurs in prose).
-TEXT_LISTS = ("paraphrases", "retrieved_contexts")
+# Fields whose non-structured cell is a list of texts split on ``|`` (``;`` occurs in prose; ``|``
+# is also DeepEval's delimiter for ``context`` / ``retrieval_context`` in its CSV). Giskard's
+# ``reference_context`` is one text and never reaches here (see the reader).
+TEXT_LISTS = ("paraphrases", "retrieved_contexts", "reference_contexts")
 # Fields whose cell may hold a JSON / Python-literal list or object (``metadata``: Giskard's
-# free-form object; ``reference_contexts`` may also be one plain text, Giskard's
-# ``reference_context``).
-STRUCTURED = ("gold", "vector", *TEXT_LISTS, "reference_contexts", "expected_keywords", "retrieved_ids", "metadata")
+# free-form object).
+STRUCTURED = ("gold", "vector", *TEXT_LISTS, "expected_keywords", "retrieved_ids", "metadata")
 _LITERAL_CONSTANTS = (str, int, float, bool, type(None))
 
 
@@ -79,8 +80,8 @@ def cell_value(where: str, name: str, canonical: str, cell: str) -> Any:
     """A CSV cell as the JSON-like value of its field (None for an empty cell).
 
     Structured fields (:data:`STRUCTURED`) take a JSON or Python-literal list or object; a plain
-    cell of a text list splits on ``|``, of an id list on ``;`` (else ``|``); a plain
-    ``reference_contexts`` cell is one text. ``question`` keeps its surrounding whitespace.
+    cell of a text list splits on ``|``, of an id list on ``;`` (else ``|``). ``question`` keeps
+    its surrounding whitespace.
     """
     cell = cell.strip() if canonical != "question" else cell
     if not cell.strip():

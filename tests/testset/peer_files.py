@@ -72,6 +72,24 @@ LLAMA_ROWS = [
     for q, a, c in zip(QUESTIONS, ANSWERS, CONTEXTS)
 ]
 
+
+
+def deepeval_csv(rows: list[dict]) -> str:
+    """``EvaluationDataset.save_as("csv")`` (deepeval 4.3.1, ``deepeval/dataset/dataset.py``):
+    ``csv.writer`` defaults (``\r\n``), lists joined with ``|``, ``additional_metadata`` as JSON."""
+    header = ["input", "actual_output", "expected_output", "retrieval_context", "context", "name", "comments",
+              "source_file", "tools_called", "expected_tools", "token_cost", "input_token_count",
+              "output_token_count", "additional_metadata", "custom_column_key_values", "expectations"]
+    buffer = io.StringIO()
+    out = csv.writer(buffer)
+    out.writerow(header)
+    for r in rows:
+        out.writerow([r["input"], r["actual_output"], r["expected_output"], "|".join(r["retrieval_context"]),
+                      "|".join(r["context"]), None, None, None, None, None, None, None, None,
+                      json.dumps(r["additional_metadata"], ensure_ascii=False), None, None])
+    return buffer.getvalue()
+
+
 LAYOUTS: dict[str, tuple[str, str, str | None]] = {
     "ragas-eval-csv-index": ("ragas_eval.csv", pandas_csv(RAGAS_EVAL_HEADER, _ragas_eval_rows()), None),
     "ragas-eval-csv-unnamed-0": ("ragas_eval.csv", pandas_csv(RAGAS_EVAL_HEADER, _ragas_eval_rows(), "Unnamed: 0"), None),
@@ -85,6 +103,7 @@ LAYOUTS: dict[str, tuple[str, str, str | None]] = {
     "ragas-testset-csv": ("testset.csv", pandas_csv(
         list(RAGAS_TESTSET_ROWS[0]), [list(r.values()) for r in RAGAS_TESTSET_ROWS]), None),
     "deepeval-goldens-json": ("goldens.json", json.dumps(DEEPEVAL_ROWS, indent=4, ensure_ascii=False), "deepeval"),
+    "deepeval-goldens-csv": ("goldens.csv", deepeval_csv(DEEPEVAL_ROWS), "deepeval-csv"),
     "giskard-jsonl": ("qa_testset.jsonl", jsonl(GISKARD_ROWS), "giskard"),
     "giskard-jsonl-named-json": ("qa_testset.json", jsonl(GISKARD_ROWS), "giskard"),
     "giskard-csv": ("qa_testset.csv", pandas_csv(list(GISKARD_ROWS[0]), [list(r.values()) for r in GISKARD_ROWS],

@@ -8,6 +8,8 @@ follows. A check raises :class:`PeerLoadError` with the loader's own complaint.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Any, Callable
@@ -110,6 +112,19 @@ def deepeval_goldens_from_json(path: Path) -> int:
     return len(rows)
 
 
+def deepeval_goldens_from_csv(path: Path) -> int:
+    """deepeval 4.3.1, ``deepeval/dataset/dataset.py`` ``add_goldens_from_csv_file``: ``pd.read_csv``
+    (NaN read as None), ``input`` of every row into ``Golden(input: str)``; ``context`` and
+    ``retrieval_context`` split on ``|``; ``additional_metadata`` parsed as a JSON object."""
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    for i, row in enumerate(rows):
+        if not row.get("input"):
+            raise PeerLoadError(f"golden {i}: input: Input should be a valid string")
+        if row.get("additional_metadata") and not isinstance(json.loads(row["additional_metadata"]), dict):
+            raise PeerLoadError(f"golden {i}: additional_metadata: Input should be a valid dictionary")
+    return len(rows)
+
+
 def _created_by(value: Any) -> bool:
     return isinstance(value, dict) and value.get("type") in ("ai", "human")
 
@@ -133,5 +148,6 @@ LOADERS: dict[str, Callable[[Path], int]] = {
     "ragas-eval": ragas_evaluation_dataset_from_jsonl,
     "ragas-testset": ragas_testset_from_jsonl,
     "deepeval": deepeval_goldens_from_json,
+    "deepeval-csv": deepeval_goldens_from_csv,
     "llamaindex": llamaindex_labelled_rag_dataset_from_json,
 }

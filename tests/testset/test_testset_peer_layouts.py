@@ -35,6 +35,7 @@ READS = {
     "ragas-testset-jsonl": ("reference", None, None),
     "ragas-testset-csv": ("reference", None, "ignoring column 1 (pandas index)"),
     "deepeval-goldens-json": ("both", RESPONSES, None),
+    "deepeval-goldens-csv": ("both", RESPONSES, None),
     "giskard-jsonl": ("giskard", None, None),
     "giskard-jsonl-named-json": ("giskard", None, "holds JSON Lines despite its .json name"),
     "giskard-csv": ("giskard", None, None),
@@ -137,6 +138,7 @@ def test_writeback_keeps_bytes_fields_and_the_peers_loader(tmp_path, layout, act
     ("ragas-eval-csv-trailing-comma", [NEW, "", "", "", "", "", ""]),
     ("ragas-testset-csv", ["3", NEW, "", "", "ragcov:heuristic"]),
     ("giskard-csv", ["ragcov-1", NEW, "", "", "[]", repr({"provenance": PROVENANCE})]),
+    ("deepeval-goldens-csv", [NEW, *[""] * 12, json.dumps({"provenance": PROVENANCE}), "", ""]),
 ])
 def test_a_new_csv_record_keeps_index_and_empty_columns(tmp_path, layout, expected):
     path = put(tmp_path, layout)
