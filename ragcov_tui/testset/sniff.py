@@ -41,42 +41,43 @@ def sniff_format(path: Path, text: str, declared: TestFormat) -> tuple[TestForma
     return found, f"{path}: the file holds {_NAMES[found]} despite its {path.suffix} name; read as {_NAMES[found]}"
 
 
+_INVALID = object()
+
+
 def _found(declared: TestFormat, body: str, first_line: str, rest: str) -> TestFormat:
+    """Each text is parsed at most once (a one-line file: its only line)."""
     starts_json = body[:1] in ("{", "[")
-    if declared == "csv":
-        if not starts_json:
-            return "csv"
-        if _is_object(first_line) and (not rest.strip() or rest.lstrip().startswith("{")):
-            return "jsonl"
-        return "json" if _is_json(body) else "csv"
     if not starts_json:
-        return "csv" if any(d in first_line for d in (",", ";", "\t")) else declared
+        csv_like = declared == "csv" or any(d in first_line for d in (",", ";", "\t"))
+        return "csv" if csv_like else declared
+    first = _value(first_line) if first_line.strip()[:1] in ("{", "[") else _INVALID
+    one_line = not rest.strip()
+    next_row = rest.lstrip().startswith("{")
+    if declared == "csv":
+        if isinstance(first, dict) and (one_line or next_row):
+            return "jsonl"
+        return "json" if (first if one_line else _value(body)) is not _INVALID else "csv"
     if declared == "json":
-        one_row = not rest.strip() and _is_object(first_line) and _is_row(parse_json(first_line))
-        return "jsonl" if one_row or (_is_object(first_line) and rest.lstrip().startswith("{")) else "json"
-    if not rest.strip():  # one line: a JSON document only when it is a list of rows
-        return "json" if body[0] == "[" and _is_json(first_line) and _is_rows(parse_json(first_line)) else "jsonl"
-    return "json" if not _is_json(first_line) and _is_json(body) else "jsonl"
+        if isinstance(first, dict) and (next_row or (one_line and _is_row(first))):
+            return "jsonl"
+        return "json"
+    if one_line:  # a JSON document only when it is a list of rows
+        return "json" if _is_rows(first) else "jsonl"
+    return "json" if first is _INVALID and _value(body) is not _INVALID else "jsonl"
+
+
+def _value(text: str) -> object:
+    try:
+        return parse_json(text)
+    except InvalidJson:
+        return _INVALID
 
 
 def _is_rows(value: object) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def _is_json(text: str) -> bool:
-    try:
-        parse_json(text)
-    except InvalidJson:
-        return False
-    return True
-
-
 def _is_row(document: dict) -> bool:
     """A one-line object is a question row: it has a question field, and no list of questions."""
     has_list = any(isinstance(document.get(key), list) for key in CONTAINER_KEYS)
     return "question" in resolve_fields(document) and not has_list
-
-
-def _is_object(line: str) -> bool:
-    line = line.strip()
-    return line.startswith("{") and _is_json(line)
