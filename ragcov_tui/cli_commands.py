@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import signal
 import sys
 import threading
@@ -14,46 +15,81 @@ from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui.cli import dump_json, write_output
-from ragcov_tui.cli_render import (ProgressBar, SafeConsole, print_analysis, print_compare, print_eval, print_sessions,
-                                   warn_printer)
+from ragcov_tui.cli_render import (ProgressBar, SafeConsole, plain_line, print_analysis, print_compare, print_eval,
+                                   print_sessions, warn_printer)
 from ragcov_tui.cli_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.config import Config
 from ragcov_tui.cli_traffic import print_traffic
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
-from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Interrupted, ProviderError
+from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError
 from ragcov_tui.store import open_db
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import resolve_session
 
 
 Command = Callable[[argparse.Namespace, Console], int]
-STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 def interruptible(cmd: Command) -> Command:
     """While ``cmd`` runs, SIGTERM / SIGHUP unwind it like Ctrl-C (its session is marked
-    ``interrupted`` on the way out); the command then says so on stderr and exits 128 + signal."""
+    ``interrupted`` on the way out); the command then says so on stderr and exits 128 + signal.
+    The first stop signal unwinds (calls in flight are abandoned: :mod:`ragcov_tui.concurrency`)
+    and, once the session is recorded and the stop reported, the process ends at once: the
+    interpreter's teardown (~1 s with the numeric libraries loaded) would keep the abandoned
+    requests open, and ending closes them. A second signal while it unwinds exits at once. A
+    SIGINT the shell made us ignore stays ignored."""
 
     @functools.wraps(cmd)
     def run(args: argparse.Namespace, out: Console) -> int:
         if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
             return cmd(args, out)
 
+        def exit_now(signum: int, frame: object) -> None:
+            os.write(2, b"stopped again: exiting now\n")
+            os._exit(128 + signum)
+
         def stop(signum: int, frame: object) -> None:
+            stopped_by.append(signum)
+            for sig in previous:
+                signal.signal(sig, exit_now)
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
             raise Interrupted(signal.Signals(signum).name, signum)
 
-        previous = {sig: signal.signal(sig, stop) for sig in (getattr(signal, n) for n in STOP_SIGNALS)}
+        stopped_by: list[int] = []
+        wanted = [getattr(signal, n) for n in STOP_SIGNALS]
+        previous = {sig: signal.signal(sig, stop) for sig in wanted if signal.getsignal(sig) is not signal.SIG_IGN}
         try:
             return cmd(args, out)
-        except Interrupted as exc:
-            sys.stderr.write(f"interrupted by {exc.signal_name}\n")
-            return exc.exit_code
+        except KeyboardInterrupt as exc:
+            if not stopped_by:  # not one of our signals: the caller reports it
+                raise
+            named = isinstance(exc, Interrupted)
+            _leave(f"interrupted by {exc.signal_name}" if named else "interrupted", exc.exit_code if named else 130)
+            raise  # not reached
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
     return run
+
+
+def _leave(line: str, code: int) -> None:
+    """Flush what was printed, say ``line`` on stderr and end the process now (no teardown)."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os.write(2, (line + "\n").encode())
+    os._exit(code)
+
+
+def _leave(line: str, code: int) -> None:
+    """Flush what was printed, say ``line`` on stderr and end the process now (no teardown)."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os.write(2, (line + "\n").encode())
+    os._exit(code)
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
@@ -199,7 +235,11 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     db = _open(args, db_path, writable=True)
     baseline = load_baseline(db, args.baseline) if args.baseline else None
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
-        _, report = run_eval(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
+        try:
+            _, report = run_eval(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
+        except (KeyboardInterrupt, Cancelled):  # say what was kept and how to go on
+            _print_stopped(db, progress)
+            raise
     write_output(args.json, dump_json(report), out)
     write_output(args.markdown, eval_markdown(report), out)
     if args.json != "-":
@@ -210,6 +250,26 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [],
                         **({} if max_drop is None else {"max_drop": max_drop}))
     return _gate_exit(gates.lines())
+
+
+def _print_stopped(db: Any, tracker: Any) -> None:
+    """The stop report of the eval session this run claimed (none when it stopped before one)."""
+    from ragcov_tui.evaluation.stop_report import stop_report
+
+    err = SafeConsole(stderr=True, soft_wrap=True)
+    for sid in tracker.sessions[-1:]:
+        for line in stop_report(db, sid, tracker.last):
+            err.print(plain_line(line))
+
+
+def _print_stopped(db: Any, tracker: Any) -> None:
+    """The stop report of the eval session this run claimed (none when it stopped before one)."""
+    from ragcov_tui.evaluation.stop_report import stop_report
+
+    err = SafeConsole(stderr=True, soft_wrap=True)
+    for sid in tracker.sessions[-1:]:
+        for line in stop_report(db, sid, tracker.last):
+            err.print(plain_line(line))
 
 
 def cmd_compare(args: argparse.Namespace, out: Console) -> int:

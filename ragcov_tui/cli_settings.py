@@ -36,7 +36,9 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
     """Read ``ragcov.toml``, warn once per unknown key, check every option of the command and the
     ``RAGCOV_*`` tuning variables, and resolve the database path (``--db`` > ``$RAGCOV_DB`` >
     ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
+    from ragcov_tui.cli_progress import progress_every
     from ragcov_tui.http_retry import RetryPolicy
+    from ragcov_tui.llm.cost import user_prices
 
     cfg = load_config(args.config)
     for line in cfg.warnings():
@@ -44,6 +46,8 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
             warn(line)
     RetryPolicy()  # reads and checks $RAGCOV_RETRY_ATTEMPTS / _BASE_DELAY / $RAGCOV_HTTP_TIMEOUT now
     busy_timeout()  # checks $RAGCOV_DB_TIMEOUT
+    user_prices()  # checks $RAGCOV_PRICE_PER_MTOK
+    progress_every()  # checks $RAGCOV_PROGRESS_EVERY
     resolved = resolve(args.command, cfg.sources(args.command, vars(args)))  # every option, checked now
     path = resolved.values.get("db") or str(DEFAULT_DB)
     return Setup(cfg, path, resolved.origin.get("db", "--db"))

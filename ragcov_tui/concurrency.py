@@ -7,14 +7,19 @@ finished item, and captures per-item exceptions so one failure never loses the o
 While no item finishes, progress is reported again every :data:`TICK` seconds (same figures), so a
 caller that cancels from its progress callback is heard within ``TICK`` even while one long call
 (an embedding batch, a slow judge) runs. A cancelled or interrupted run does not wait for the
-calls in flight: they are abandoned to finish in their threads and their results dropped.
+calls in flight: they are abandoned to finish in their threads and their results dropped. The
+workers are daemon threads, so a CLI stopped by Ctrl-C or SIGTERM exits as soon as it has recorded
+its session, instead of waiting (up to the HTTP timeout) for requests nobody will read; the
+operating system then closes their connections, which cancels them at the server.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+import queue
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
-from typing import Callable, Generic, Sequence, TypeVar
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from ragcov_tui.progress import Progress, report
 
@@ -59,7 +64,7 @@ def run_bounded(
     concurrency = max(1, int(concurrency))
     done = 0
     report(progress, stage, 0, n)
-    pool = ThreadPoolExecutor(max_workers=concurrency)
+    pool = DaemonPool(min(concurrency, n))
     pending: dict[Future, int] = {}
     next_index = 0
     try:
@@ -78,8 +83,38 @@ def run_bounded(
                     out[i] = Outcome(error=exc)
                 done += 1
                 report(progress, stage, done, n)
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)  # abandon the calls in flight
-        raise
-    pool.shutdown(wait=True)
+    finally:
+        pool.shutdown()  # workers end after their current call; nothing waits for calls in flight
     return out
+
+
+class DaemonPool:
+    """``workers`` daemon threads running submitted calls (a ThreadPoolExecutor's workers are joined
+    at interpreter exit, which would hold a stopped CLI until its requests time out)."""
+
+    def __init__(self, workers: int) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Future, Callable[[Any], Any], Any] | None] = queue.SimpleQueue()
+        self._workers = [threading.Thread(target=self._work, name=f"ragcov-worker-{i}", daemon=True)
+                         for i in range(workers)]
+        for thread in self._workers:
+            thread.start()
+
+    def submit(self, fn: Callable[[Any], R], arg: Any) -> Future:
+        future: Future = Future()
+        self._jobs.put((future, fn, arg))
+        return future
+
+    def shutdown(self) -> None:
+        """Let every worker end once the calls before this are done (does not wait for them)."""
+        for _ in self._workers:
+            self._jobs.put(None)
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, fn, arg = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(arg))
+            except BaseException as exc:  # handed to the caller through the future
+                future.set_exception(exc)

@@ -70,16 +70,23 @@ class Failure:
 
 
 def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], Failure | None],
-                    policy: RetryPolicy, what: str, sleep: Callable[[float], None] = time.sleep) -> T:
+                    policy: RetryPolicy, what: str, sleep: Callable[[float], None] = time.sleep,
+                    on_attempt: Callable[[str], None] | None = None) -> T:
     """Call ``fn`` until it succeeds, a failure is not retryable, or attempts run out.
 
     ``classify`` returns ``None`` for exceptions that are not provider failures (programming
     errors, cancellation): those propagate unchanged. ``what`` names the endpoint in the message.
+    ``on_attempt`` hears ``"sent"`` as each attempt (one request) starts and ``"ok"`` / ``"error"``
+    when it ends, so usage counts retried, failed and abandoned requests, not only the replies.
     """
     for attempt in range(policy.attempts):
+        if on_attempt is not None:
+            on_attempt("sent")
         try:
-            return fn()
+            result = fn()
         except Exception as exc:
+            if on_attempt is not None:
+                on_attempt("error")
             failure = classify(exc)
             if failure is None:
                 raise
@@ -90,6 +97,10 @@ def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], 
                 raise ProviderError(redact_text(f"{what}: {verb} after {policy.attempts} attempts "
                                                 f"({failure.reason})")) from exc
             sleep(policy.delay(attempt, failure.retry_after))
+            continue
+        if on_attempt is not None:
+            on_attempt("ok")
+        return result
     raise AssertionError("unreachable: policy.attempts >= 1")
 
 

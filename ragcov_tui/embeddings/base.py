@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ragcov_tui.llm.cost import cost_usd
+from ragcov_tui.llm.cost import cost_of, price_for
 from ragcov_tui.progress import Progress
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ class Embedder(ABC):
     single_flight: bool = False
     paid: bool = False  # a metered API: usage() adds the estimated cost
     what: str = ""  # where the vectors come from in messages (remote: the redacted server URL)
+    base_url: str = ""  # the server a remote provider calls (its price depends on it: llm.cost)
     # The dimension of every vector this instance returns: set by the first batch embedded (or from
     # the cache when nothing needed embedding); run_dim_cached says which (embeddings.cache).
     run_dim: int | None = None
@@ -65,11 +66,11 @@ class Embedder(ABC):
             self.stats.tokens += int(n)
 
     def usage(self) -> dict[str, Any]:
-        """The stats as a dict; a ``paid`` provider adds ``cost_usd`` = tokens × list price
-        (:mod:`ragcov_tui.llm.cost`), None when the model has no price."""
+        """The stats as a dict; a ``paid`` provider adds ``cost_usd`` = tokens × the price that
+        applies at its server (:func:`ragcov_tui.llm.cost.price_for`), None when none does."""
         out: dict[str, Any] = dataclasses.asdict(self.stats)
         if self.paid:
-            usd = cost_usd(self.model, self.stats.tokens)
+            usd = cost_of(price_for(self.provider, self.model, self.base_url), self.stats.tokens)
             out["cost_usd"] = None if usd is None else round(usd, 6)
         return out
 

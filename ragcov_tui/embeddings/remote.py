@@ -54,7 +54,6 @@ class RemoteEmbedder(Embedder):
 
     batch_size = 128
     paid = True
-    base_url = ""
 
     def __init__(self, model: str, *, concurrency: int, policy: RetryPolicy | None) -> None:
         super().__init__()

@@ -39,7 +39,7 @@ from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.records_join import join_line
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.progress import Progress, report
+from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.store.evals import (
     NonFiniteValue, done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item,
@@ -111,7 +111,7 @@ def run_eval(
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     # file gold ids first (above), then reference-context texts for the questions without any
     from_contexts = gold_from_contexts(testset.questions, documents, chunks, opts.corpus, embedder, progress)
-    llms = _llms(opts, db)
+    llms = _llms(opts, db, warn)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
                          questions=testset.questions, join=opts.join)
     records_join = system.join_report() if hasattr(system, "join_report") else None
@@ -156,11 +156,11 @@ def run_eval(
             warn(healed)
         finish_session(db, sid, "done", summary=headline(header), timings=header["timings"], usage=header["usage"])
         return sid, load_eval_report(db, sid)
-    except Cancelled:
-        finish_session(db, sid, "cancelled", error="cancelled by the user")
+    except Cancelled:  # what was spent so far is kept with the session
+        finish_session(db, sid, "cancelled", error="cancelled by the user", usage=_stopped_usage(embedder, llms))
         raise
-    except BaseException as exc:
-        finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
+    except BaseException as exc:  # Ctrl-C / SIGTERM: recorded as interrupted
+        finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}", usage=_stopped_usage(embedder, llms))
         raise
     finally:
         close = getattr(system, "close", None)  # optional hook: release connections (http systems)
@@ -172,13 +172,16 @@ def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: l
                   concurrency: int, progress: Progress | None) -> None:
     """Fan the questions out; store each finished item from this thread before reporting it."""
     finished: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+    failed = 0
 
     def work(pair: tuple[int, Any]) -> None:
         finished.put(evaluate_question(ctx, pair[1], pair[0]))
 
     def store_then_report(stage: str, done: int, _n: int) -> None:
+        nonlocal failed
         while not finished.empty():
-            _store_item(db, sid, finished.get())
+            failed += not _store_item(db, sid, finished.get())
+        report_failed(progress, stage, failed)
         report(progress, stage, skipped + done, total)
 
     outcomes = run_bounded(work, todo, concurrency=concurrency, progress=store_then_report, stage=STAGE)
@@ -188,23 +191,28 @@ def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: l
         raise failed
 
 
-def _store_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> None:
-    """Save one item; one the store refuses (a NaN that got past the checks) is saved as failed."""
+def _store_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> bool:
+    """Save one item; one the store refuses (a NaN that got past the checks) is saved as failed.
+    True when it was stored ``done``."""
     try:
         save_eval_item(db, sid, item)
     except NonFiniteValue as exc:
         save_eval_item(db, sid, {"id": item["id"], "seq": item["seq"], "status": "error", "question": item.get("question"),
                                  "error": f"internal: {exc}", "diagnosis": "undetermined"})
+        return False
+    return item["status"] == "done"
 
 
-def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel | None]:
-    """The system's, the judge's and the paraphraser's models; one instance per distinct spec."""
+def _llms(opts: EvalOptions, db: sqlite_utils.Database,
+          warn: Callable[[str], None] | None) -> dict[str, ChatModel | None]:
+    """The system's, the judge's and the paraphraser's models; one instance per distinct spec
+    (``warn`` hears once per model whose server does not list it)."""
     made: dict[str, ChatModel | None] = {}
 
     def get(spec: str | None) -> ChatModel | None:
         key = spec or ""
         if key not in made:
-            made[key] = make_llm(spec, db=None if opts.no_cache else db, concurrency=opts.concurrency)
+            made[key] = make_llm(spec, db=None if opts.no_cache else db, concurrency=opts.concurrency, warn=warn)
         return made[key]
 
     llm = get(opts.llm)
@@ -213,8 +221,9 @@ def _llms(opts: EvalOptions, db: sqlite_utils.Database) -> dict[str, ChatModel |
 
 
 def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
-    """Token, call and cost totals of this run (models shared between roles counted once);
-    ``cost_usd`` is None when a model's price is unknown."""
+    """Token, request and cost totals of this run (models shared between roles counted once):
+    ``llm_requests`` every HTTP request sent, retried and failed ones included; ``cost_usd`` is
+    None when a model's price is unknown."""
     models = {id(m): m for m in llms.values() if m is not None}
     per_model = {m.spec: m.usage.as_dict() for m in models.values()}
     return {
@@ -222,11 +231,23 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
         "llm": per_model,
         "llm_calls": sum(u["calls"] for u in per_model.values()),
         "llm_cached": sum(u["cached"] for u in per_model.values()),
+        "llm_requests": sum(u["requests"] for u in per_model.values()),
+        "llm_retried": sum(u["retried"] for u in per_model.values()),
+        "llm_failed": sum(u["failed"] for u in per_model.values()),
         "prompt_tokens": sum(u["prompt_tokens"] for u in per_model.values()),
         "completion_tokens": sum(u["completion_tokens"] for u in per_model.values()),
         "cost_usd": None if any(u["cost_usd"] is None for u in per_model.values())
         else round(sum(u["cost_usd"] for u in per_model.values()), 6),
     }
+
+
+def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
+    """The usage of a run that stopped, after its models stopped sending (the abandoned calls'
+    requests in flight are counted ``abandoned``; none starts after this)."""
+    for model in llms.values():
+        if model is not None:
+            model.usage.stop()
+    return _usage(embedder, llms)
 
 
 def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], testset: TestSet, embedder: str,

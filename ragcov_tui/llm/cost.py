@@ -1,17 +1,40 @@
-"""USD prices per 1M tokens for common OpenAI and Voyage models, for the cost line of a run.
+"""What a model's tokens cost, in USD per 1M tokens, for the cost line of a run.
 
-Prices are list prices (standard tier) as published by OpenAI and Voyage AI; they change, so the
-figure is an estimate. A model not listed here (a local server, a fine-tune) has an unknown cost: the
-functions return ``None`` and callers show "cost unknown" instead of a made-up 0.
-Dated snapshots (``gpt-4o-2024-08-06``) are priced like their family.
+A price applies only where it is true:
+
+1. ``$RAGCOV_PRICE_PER_MTOK`` names the model (``gpt-4o-mini=0.15,0.60;bge-m3=0.01``): that price,
+   on any server (a negotiated rate, a paid proxy, a local server you want to account for).
+2. The list price below, only when the server is the provider the price belongs to: ``openai:``
+   models at ``api.openai.com``, ``voyage:`` models at ``api.voyageai.com``. ``openai:gpt-4o-mini``
+   sent to a local vLLM (``OPENAI_BASE_URL=http://127.0.0.1:8000/v1``) costs what that server costs,
+   not OpenAI's list price.
+3. A bare ``$RAGCOV_PRICE_PER_MTOK=IN,OUT`` (no model name): every other model.
+4. Otherwise the cost is unknown: ``price_for`` returns ``None`` and callers show ``cost unknown``,
+   never a made-up ``$0``.
+
+``IN`` / ``OUT`` are USD per 1M input / output tokens; one number means the same for both
+(embeddings use ``IN``). List prices are the standard tier as published by OpenAI and Voyage AI;
+they change, so the figure is an estimate. Dated snapshots (``gpt-4o-2024-08-06``) are priced like
+their family.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import re
+from urllib.parse import urlsplit
 
-# model: (input USD / 1M tokens, output USD / 1M tokens)
-PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
+from ragcov_tui.errors import ConfigError
+
+Price = tuple[float, float]  # (input USD / 1M tokens, output USD / 1M tokens)
+
+PRICE_ENV = "RAGCOV_PRICE_PER_MTOK"
+# The one host whose bills the list prices describe, per provider.
+LIST_PRICE_HOSTS = {"openai": "api.openai.com", "voyage": "api.voyageai.com"}
+ANY_MODEL = "*"  # the key of a bare price in user_prices()
+
+PRICES_PER_MTOK: dict[str, Price] = {
     "gpt-4o": (2.50, 10.00),
     "gpt-4o-mini": (0.15, 0.60),
     "gpt-4.1": (2.00, 8.00),
@@ -34,24 +57,66 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 
-def price(model: str) -> tuple[float, float] | None:
-    """(input, output) USD per 1M tokens, or ``None`` when the model's price is unknown."""
+def _name(model: str) -> str:
     name = model.strip().lower()
-    if name.startswith("openai/"):
-        name = name[len("openai/"):]
+    return name[len("openai/"):] if name.startswith("openai/") else name
+
+
+def price(model: str) -> Price | None:
+    """The list price of ``model`` (wherever it runs), or ``None`` when the table has none."""
+    name = _name(model)
     return PRICES_PER_MTOK.get(name) or PRICES_PER_MTOK.get(_SNAPSHOT.sub("", name))
 
 
-def cost_usd(model: str, prompt_tokens: int, completion_tokens: int = 0) -> float | None:
-    """Estimated cost of a call in USD, or ``None`` (unknown model: say so, do not print 0)."""
-    p = price(model)
+def user_prices(raw: str | None = None) -> dict[str, Price]:
+    """``$RAGCOV_PRICE_PER_MTOK`` parsed: ``{model: price}``, a bare price under ``"*"``; empty when
+    unset. A malformed value is a one-line ConfigError naming the variable and the entry."""
+    raw = os.environ.get(PRICE_ENV, "") if raw is None else raw
+    prices: dict[str, Price] = {}
+    for entry in (e.strip() for e in raw.split(";")):
+        if not entry:
+            continue
+        model, _, figures = entry.rpartition("=")
+        prices[_name(model) or ANY_MODEL] = _figures(figures, entry)
+    return prices
+
+
+def _figures(text: str, entry: str) -> Price:
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (1, 2) or not all(math.isfinite(v) and 0 <= v <= 1e6 for v in values):
+        raise ConfigError(f"${PRICE_ENV}: expected IN,OUT or MODEL=IN,OUT (USD per 1M tokens, entries "
+                          f"separated by ';'), got {entry!r}")
+    return (values[0], values[-1])
+
+
+def is_list_price_host(provider: str, base_url: str) -> bool:
+    """Whether ``base_url`` is the provider's own API, the one its list prices bill for."""
+    try:
+        host = urlsplit(base_url).hostname or ""
+    except ValueError:
+        return False
+    return host.lower() == LIST_PRICE_HOSTS.get(provider, "")
+
+
+def price_for(provider: str, model: str, base_url: str) -> Price | None:
+    """The price that applies to ``model`` served at ``base_url`` (the rules in the module
+    docstring), or ``None`` when the cost is unknown."""
+    users = user_prices()
+    named = users.get(_name(model))
+    if named is not None:
+        return named
+    listed = price(model) if is_list_price_host(provider, base_url) else None
+    return listed or users.get(ANY_MODEL)
+
+
+def cost_of(p: Price | None, prompt_tokens: int, completion_tokens: int = 0) -> float | None:
+    """USD for these tokens at price ``p``: ``(prompt × in + completion × out) / 1e6``; ``None``
+    when the price is unknown (say so, do not print 0)."""
     if p is None:
         return None
     return (prompt_tokens * p[0] + completion_tokens * p[1]) / 1_000_000
 
-
-def describe_cost(model: str, usd: float | None) -> str:
-    """``$0.0123 (estimated)`` or ``cost unknown for MODEL (no price table entry)``."""
-    if usd is None:
-        return f"cost unknown for {model} (no price table entry)"
-    return f"${usd:.4f} (estimated)"

@@ -8,7 +8,7 @@ label its scores as heuristic. ``openai:MODEL`` is any OpenAI-compatible server
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import BadInput
@@ -20,14 +20,16 @@ if TYPE_CHECKING:
 OFFLINE_SPECS = {"", "heuristic", "none"}
 
 
-def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY) -> ChatModel | None:
-    """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode."""
+def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY,
+             warn: Callable[[str], None] | None = None) -> ChatModel | None:
+    """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode;
+    ``warn`` hears once when the server does not list the model."""
     model = parse_spec(spec)
     if model is None:
         return None
     from ragcov_tui.llm.openai_chat import OpenAIChat
 
-    return OpenAIChat(model, db=db, concurrency=concurrency)
+    return OpenAIChat(model, db=db, concurrency=concurrency, warn=warn)
 
 
 def parse_spec(spec: str | None) -> str | None:

@@ -43,7 +43,7 @@ def test_openai_embeddings_and_llm_themes_then_a_cached_rerun(server: FakeAPISer
     assert server.count("/embeddings") > 0 and server.count("/chat/completions") == len(report["gaps"])
     assert all(b"test-key" not in p.read_bytes() for p in tmp_path.glob("db*"))  # the API key is never stored
     emb = report["usage"]["embeddings"]
-    assert emb["tokens"] > 0 and emb["cost_usd"] == pytest.approx(emb["tokens"] * 0.02 / 1e6, abs=1e-6)
+    assert emb["tokens"] > 0 and emb["cost_usd"] is None  # a list price is for api.openai.com, not this server
     before = len(server.requests)
     assert run_cli(*argv) == 0
     assert len(server.requests) == before  # embeddings and themes all from the cache

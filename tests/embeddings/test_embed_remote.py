@@ -188,9 +188,11 @@ def test_empty_input_gives_empty_matrix(server: FakeAPIServer) -> None:
     assert server.count() == 0
 
 
-def test_usage_prices_paid_providers_and_says_unknown_for_unpriced_models(server: FakeAPIServer) -> None:
+def test_usage_prices_paid_providers_and_says_unknown_for_unpriced_models(server: FakeAPIServer, monkeypatch) -> None:
     voyage = make_embedder("voyage:voyage-3")
     voyage.embed(TEXTS)
+    assert voyage.usage()["cost_usd"] is None  # voyage-3's list price is for api.voyageai.com, not this server
+    monkeypatch.setenv("RAGCOV_PRICE_PER_MTOK", "voyage-3=0.06")
     usage = voyage.usage()
     assert usage["tokens"] > 0 and usage["cost_usd"] == pytest.approx(usage["tokens"] * 0.06 / 1e6, abs=1e-6)
     unpriced = make_embedder("openai:nomic-embed-text")  # e.g. a local OpenAI-compatible server

@@ -6,7 +6,7 @@ import pytest
 
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, parse_retry_after, status_failure
-from ragcov_tui.llm.cost import cost_usd, describe_cost, price
+from ragcov_tui.llm.cost import cost_of, price
 from ragcov_tui.llm.json_reply import parse_json_reply
 
 
@@ -33,13 +33,12 @@ def test_parse_json_reply_says_why_it_failed(text: str) -> None:
 def test_prices_for_known_models_and_unknown_is_none() -> None:
     assert price("gpt-4o") == (2.50, 10.00)
     assert price("gpt-4o-2024-08-06") == (2.50, 10.00)
-    assert cost_usd("gpt-4o-mini", 1_000_000, 1_000_000) == pytest.approx(0.75)
-    assert cost_usd("text-embedding-3-small", 2_000_000) == pytest.approx(0.04)
+    assert cost_of(price("gpt-4o-mini"), 1_000_000, 1_000_000) == pytest.approx(0.75)
+    assert cost_of(price("text-embedding-3-small"), 2_000_000) == pytest.approx(0.04)
     for model in ("gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "o3-mini", "text-embedding-3-large",
                   "text-embedding-ada-002"):
         assert price(model) is not None
-    assert cost_usd("llama3:8b", 100, 100) is None
-    assert describe_cost("llama3:8b", None) == "cost unknown for llama3:8b (no price table entry)"
+    assert price("llama3:8b") is None and cost_of(price("llama3:8b"), 100, 100) is None
 
 
 def test_backoff_grows_and_honours_retry_after() -> None:

@@ -49,8 +49,9 @@ def test_bad_specs_and_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
         make_llm("openai:gpt-4o-mini")
 
 
-def test_chat_sends_temperature_zero_and_counts_usage_and_cost(server: FakeAPIServer) -> None:
+def test_chat_sends_temperature_zero_and_counts_usage_and_cost(server: FakeAPIServer, monkeypatch) -> None:
     server.chat_handler = lambda messages, body: "blue indeed"
+    monkeypatch.setenv("RAGCOV_PRICE_PER_MTOK", "gpt-4o-mini=0.15,0.60")  # a local server has no list price
     model = make_llm("openai:gpt-4o-mini")
     reply = model.chat(ASK)
     assert reply.text == "blue indeed" and not reply.cached

@@ -23,6 +23,8 @@ httpx sends for a base URL with ``user:password@``, else 401):
   ``chat_handler(messages, body)`` (default: ``{"echo": <last message content>}`` as JSON text).
   With ``reject_response_format = True`` a request carrying ``response_format`` gets a 400, like
   servers that do not support JSON mode.
+- ``GET /v1/models`` — ``{"object": "list", "data": [{"id": name, "object": "model"}, ...]}`` for
+  the names in ``models``; while ``models`` is None (the default) a 404, like a server without it.
 - ``POST /rag`` (any query string) — a user's RAG system for ``--system http:URL``: request
   ``{"question": str}``, reply ``{"answer": "I do not know: <question>", "contexts": []}``.
 
@@ -33,7 +35,9 @@ counts.
 
 Scripting (all thread-safe): ``fail_next(n, status=429|500|503, body=None, retry_after=None)``
 queues ``n`` error replies; ``bad_json_next(n)`` queues ``n`` 200 replies whose body is not JSON;
-``latency`` seconds are slept before every reply. ``fault`` (persistent until set back to ``None``)
+``latency`` seconds are slept before every reply; a client that closes the connection meanwhile
+(a cancelled request) gets no reply and is counted in ``dropped`` (``dropped_at``: ``time.monotonic()``
+when each was seen, within 50 ms). ``fault`` (persistent until set back to ``None``)
 makes every successful reply broken in one way: ``"html"`` (a 200 HTML page, like a proxy's login
 page), ``"nan"`` / ``"null"`` (one number of every embedding is NaN / null), ``"zero"`` (all-zero
 embeddings), ``"ragged"`` (the last embedding one number short), ``"no_choices"`` (chat reply with
@@ -48,6 +52,8 @@ from __future__ import annotations
 
 import json
 import re
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -84,6 +90,8 @@ class FakeAPIServer:
         self.latency = latency
         self.chat_handler: ChatHandler = _default_chat_handler
         self.reject_response_format = False
+        self.models: list[str] | None = None
+        self.dropped_at: list[float] = []
         self.fault: str | None = None
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -151,6 +159,12 @@ class FakeAPIServer:
         with self._lock:
             return list(self._log)
 
+    @property
+    def dropped(self) -> int:
+        """Requests whose client went away while ``latency`` held them (no reply was sent)."""
+        with self._lock:
+            return len(self.dropped_at)
+
     def count(self, path_suffix: str = "") -> int:
         """Requests received whose path ends with ``path_suffix`` (failed ones included)."""
         with self._lock:
@@ -178,8 +192,9 @@ class FakeAPIServer:
         with self._lock:
             self._log.append(RecordedRequest(path, body, {k.lower(): v for k, v in h.headers.items()}))
             step = self._script.popleft() if self._script else None
-        if self.latency:
-            time.sleep(self.latency)
+        if self.latency and not self._wait_connected(h, self.latency):
+            h.close_connection = True  # the client is gone: read no next request
+            return None
         scheme, _, credentials = h.headers.get("Authorization", "").partition(" ")
         needs_key = path != "/rag"  # a user's RAG system takes no API key
         if needs_key and (scheme not in ("Bearer", "Basic") or not credentials.strip()):  # Basic: user:password@
@@ -194,6 +209,10 @@ class FakeAPIServer:
         if self.fault == "html":
             page = "<!DOCTYPE html><html><head><title>Proxy login</title></head><body>Sign in</body></html>"
             return _send(h, 200, page, "text/html")
+        if path == "/v1/models" and h.command == "GET":
+            if self.models is None:
+                return _send(h, 404, _error(f"no route {path}", "not_found"))
+            return _send(h, 200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}))
         if h.command != "POST" or not isinstance(body, dict):
             return _send(h, 400, _error("expected a JSON POST", "invalid_request"))
         if path == "/v1/embeddings":
@@ -207,6 +226,24 @@ class FakeAPIServer:
                 return _send(h, 400, _error("response_format is not supported", "invalid_request"))
             return _send(h, 200, json.dumps(self._chat(body)))
         return _send(h, 404, _error(f"no route {path}", "not_found"))
+
+    def _wait_connected(self, h: BaseHTTPRequestHandler, seconds: float) -> bool:
+        """Sleep ``seconds``; False (and the drop recorded) as soon as the client closes the connection."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            readable, _, _ = select.select([h.connection], [], [], min(0.05, left))
+            if not readable:
+                continue
+            try:
+                closed = not h.connection.recv(1, socket.MSG_PEEK)
+            except OSError:
+                closed = True
+            if closed:
+                with self._lock:
+                    self.dropped_at.append(time.monotonic())
+                return False
+            time.sleep(0.05)  # bytes of a next request: not a close
+        return True
 
     def _embeddings(self, body: dict, *, voyage: bool) -> dict:
         texts = body.get("input", [])
