@@ -19,9 +19,11 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
 from rich.table import Table
 from rich.text import Text
 
+from ragcov_tui.cli_progress import ProgressLines
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
 from ragcov_tui.evaluation.report import failure_note
 from ragcov_tui.evaluation.run_notes import run_notes
+from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.redact import redact_text
 from ragcov_tui.safe_text import UNSAFE, single_line, visible, visible_line
 
@@ -70,16 +72,20 @@ class RateColumn(ProgressColumn):
 
 class ProgressBar:
     """A ``Progress`` callback drawing one rich bar per stage on stderr (nothing when ``quiet``):
-    done / total, items per second, elapsed time and the estimated time remaining."""
+    done / total, items per second, elapsed time and the estimated time remaining. When stderr is
+    no terminal (a CI log, a pipe) it prints plain lines instead (:mod:`ragcov_tui.cli_progress`)."""
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
         self.console = SafeConsole(stderr=True)
         self._progress: Progress | None = None
+        self._lines: ProgressLines | None = None
         self._tasks: dict[str, Any] = {}
 
     def __enter__(self) -> "ProgressBar":
-        if not self.quiet:
+        if not self.quiet and not self.console.is_terminal:
+            self._lines = ProgressLines(self._write_line).__enter__()
+        elif not self.quiet:
             self._progress = Progress(
                 TextColumn("{task.description:<22}", markup=False), BarColumn(), MofNCompleteColumn(),
                 RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=False,
@@ -87,10 +93,23 @@ class ProgressBar:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._lines is not None:
+            self._lines.__exit__()
         if self._progress is not None and self._tasks:
             self._progress.stop()
 
+    def _write_line(self, line: str) -> None:
+        self.console.file.write(line + "\n")
+        self.console.file.flush()
+
+    def note_failed(self, stage: str, failed: int) -> None:
+        """Failed items so far (:func:`ragcov_tui.progress.report_failed`): shown in the log lines."""
+        if self._lines is not None:
+            self._lines.note_failed(stage, failed)
+
     def __call__(self, stage: str, done: int, total: int) -> None:
+        if self._lines is not None:
+            self._lines(stage, done, total)
         if self._progress is None:
             return
         if not self._tasks:
@@ -177,19 +196,6 @@ def print_eval(console: Console, report: dict[str, Any]) -> None:
                                  style="bold yellow"))
     for line in usage_lines(report.get("usage") or {}) + run_notes(report):
         console.print(plain_line(line, style="dim"))
-
-
-def usage_lines(usage: dict[str, Any]) -> list[str]:
-    """``judge llm: 12 calls (3 cached), 4,512 tokens, $0.0031`` lines; cost ``unknown`` when unpriced."""
-    lines = []
-    for name, u in usage.items():
-        if not isinstance(u, dict) or "calls" not in u:
-            continue
-        tokens = u.get("prompt_tokens", 0) + u.get("completion_tokens", 0) if "prompt_tokens" in u else u.get("tokens", 0)
-        cost = u.get("cost_usd")
-        money = "" if "cost_usd" not in u else (", cost unknown" if cost is None else f", ${cost:.4f}")
-        lines.append(f"{name}: {u['calls']} calls ({u.get('cached', 0)} cached), {tokens:,} tokens{money}")
-    return lines
 
 
 def print_compare(console: Console, result: dict[str, Any]) -> None:
