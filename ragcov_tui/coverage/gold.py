@@ -39,7 +39,10 @@ class GoldCoverage:
 
 
 def gold_chunk_sets(questions: Sequence[Question], chunks: Sequence[Chunk]) -> list[np.ndarray]:
-    """Per question, the sorted indices of the chunks its relevant gold ids name (module doc)."""
+    """Per question, the sorted indices of the chunks its relevant gold ids name (module doc); the
+    corpus lookups are built only when some question has a relevant gold id."""
+    if not any(grade > 0 for q in questions for grade in q.gold.values()):
+        return [np.zeros(0, dtype=np.int64) for _ in questions]
     corpus = CorpusIds(chunks)
     chunk_index = {c.id: i for i, c in enumerate(chunks)}
     by_source: dict[str, list[int]] = {}

@@ -25,10 +25,10 @@ def doc_name(topic: int, doc: int) -> str:
     return f"{WORDS[topic]}/doc{doc}.md"
 
 
-def heldout_case(*, seed: int, held_out: set[tuple[int, int]], topics: int = 6, docs: int = 5, chunks: int = 4,
-                 per_doc: int = 2, dim: int = 48, gold: bool = True) -> tuple[CoverageResult, set[str]]:
-    """Analyse the corpus without the questions of the ``held_out`` (topic, doc) pairs; returns the
-    result and the held-out document names."""
+def heldout_inputs(*, seed: int, held_out: set[tuple[int, int]], topics: int = 6, docs: int = 5, chunks: int = 4,
+                   per_doc: int = 2, dim: int = 48, gold: bool = True):
+    """(chunk vectors, question vectors, chunks, questions, params) of the corpus without the questions
+    of the ``held_out`` (topic, doc) pairs (module doc)."""
     rng = np.random.default_rng(seed)
     basis = np.linalg.qr(rng.standard_normal((dim, dim)))[0]
     topic_dirs = basis[:topics]
@@ -51,8 +51,14 @@ def heldout_case(*, seed: int, held_out: set[tuple[int, int]], topics: int = 6, 
                 questions.append(Question(f"q{t}-{d}-{j}", f"How do {WORDS[t]} settings work in section {d}?",
                                           gold={source: 1.0} if gold else {}))
     params = CoverageParams(clusters=topics, max_projection_points=10, contamination=0.01)
-    result = analyze(unit(np.asarray(vecs)), unit(np.asarray(question_vecs)), chunk_rows, questions, params)
-    return result, {doc_name(t, d) for t, d in held_out}
+    return unit(np.asarray(vecs)), unit(np.asarray(question_vecs)), chunk_rows, questions, params
+
+
+def heldout_case(*, seed: int, held_out: set[tuple[int, int]], **kwargs) -> tuple[CoverageResult, set[str]]:
+    """Analyse the corpus without the questions of the ``held_out`` (topic, doc) pairs; returns the
+    result and the held-out document names."""
+    C, Q, chunks, questions, params = heldout_inputs(seed=seed, held_out=held_out, **kwargs)
+    return analyze(C, Q, chunks, questions, params), {doc_name(t, d) for t, d in held_out}
 
 
 def topic_of(result: CoverageResult, sources: set[str]) -> set[int]:

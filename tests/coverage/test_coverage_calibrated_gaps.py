@@ -213,3 +213,12 @@ def test_one_advice_text_per_gap():
     assert unreached_text({"unreached_documents": []}) == ""
     assert unreached_text({"unreached_documents": ["x.md"], "unreached_share": 0.25}) == \
         "unreached: 1 document (25% of its chunks) with no chunk within reach: x.md"
+
+
+def test_covered_share_can_gate_ci():
+    from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
+
+    gates = parse_coverage_gates(["covered_share=0.5", "basic=0.3"])
+    failed = check_coverage_gates({"coverage": {"covered_share": 0.39, "basic": 0.45}}, gates)
+    assert [f.metric for f in failed] == ["covered_share"]
+    assert check_coverage_gates({"coverage": {"covered_share": 0.6, "basic": 0.45}}, gates) == []

@@ -101,7 +101,7 @@ FILTERED_PANES = [  # pane, its main table, the column whose first word is searc
     ("sessions", "#sessions-table", 1, "e0000001"),
     ("clusters", "#clusters-table", 5, None),
     ("outliers", "#outliers-table", 5, None),
-    ("gaps", "#gaps-table", 7, None),
+    ("gaps", "#gaps-table", 8, None),
 ]
 
 

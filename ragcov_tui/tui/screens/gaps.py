@@ -141,6 +141,8 @@ class GapsPane(Filterable, Pane):
         if text := unreached_text(gap):
             pairs.append(("unreached", text.removeprefix("unreached: ")))
         pairs.append(("themes", ", ".join(gap.get("themes") or []) or None))
+        if self.rule:
+            pairs.append(("rule", self.rule))
         if gap["note"]:
             pairs.append(("note", lit(gap["note"], "bold")))
         if gap["flagged_documents"] and gap["flagged_documents"][0] not in gap["note"]:
@@ -151,8 +153,6 @@ class GapsPane(Filterable, Pane):
             pairs.append((f"{suggestion['origin']}", suggestion["text"]))
         else:
             pairs.append(("suggestions", "none yet: m asks for more"))
-        if self.rule:
-            pairs.append(("rule", self.rule))
         box.update(labelled_grid(pairs, label_width=13))
 
     def action_detail(self) -> None:
