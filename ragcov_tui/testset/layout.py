@@ -68,7 +68,6 @@ class Layout:
     array_open: int = 0  # JSON: offset of the array's "["
     header: list[str] = field(default_factory=list)  # CSV column names (unnamed: ``Unnamed: <i>``)
     delimiter: str = ","  # CSV
-    ignored: tuple[str, ...] = ()  # CSV columns without a name: pandas' index, a trailing comma
     index_column: str | None = None  # CSV: an ignored first column, pandas' index
     parallel: str | None = None  # JSON: the key of the list parallel to ``container`` (ARAGOG)
     notes: list[str] = field(default_factory=list)  # one-line warnings on what was ignored
@@ -269,8 +268,8 @@ def _split_csv(path: Path, text: str) -> Layout:
         raise BadInput(f"{path}:{first_line + 1}: malformed CSV ({exc})") from None
     index_column = header[0] if header and header[0] in ignored else None
     return Layout(
-        "csv", text, rows, detect_newline(text), header=header, delimiter=delimiter, ignored=tuple(ignored),
-        index_column=index_column, notes=_ignored_note(path, header, ignored, index_column),
+        "csv", text, rows, detect_newline(text), header=header, delimiter=delimiter, index_column=index_column,
+        notes=_ignored_note(path, header, ignored, index_column),
     )
 
 
