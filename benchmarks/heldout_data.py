@@ -23,7 +23,11 @@ and ``topics.tsv`` where the data set labels its documents):
   of SciFact's 5,183 (the full ``corpus.jsonl`` in these repositories is a Git LFS object that
   is not stored). Kept: the claims whose every cited abstract is in that subset, and as corpus
   the abstracts those claims cite (the documents the test set is about, so that removing a topic
-  makes the only hole; see the README for what unasked documents do to the figures).
+  makes the only hole).
+* ``scifact-open`` — the same claims over all 2,101 abstracts of that subset: 1,953 of them no
+  claim cites, as in a real corpus where most documents have no question yet. The held-out
+  documents are then one kind of unasked document among many, which a run without gold ids
+  cannot tell apart: the figures say how visible a freshly dropped topic stays among them.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
         "nice-hku-coder/coder_data": ("scifact_antonym/corpus_candidate.jsonl",),
     },
 }
+SOURCES["scifact-open"] = SOURCES["scifact"]
 
 
 def read_repo_file(repo: Path, path: str) -> str | None:
@@ -104,19 +109,22 @@ def parse_qrels_rows(text: str) -> dict[str, set[str]]:
     return out
 
 
-def scifact(files: dict[str, str], out: Path) -> str:
+def scifact(files: dict[str, str], out: Path, *, unasked: bool = False) -> str:
     abstracts = {str(r["doc_id"]): r["text"] for r in map(json.loads, files["scifact_antonym/corpus_candidate.jsonl"].splitlines()) if r}
     claims = {str(r["_id"]): r["text"] for r in map(json.loads, files["scifact/queries.jsonl"].splitlines()) if r}
     judged = parse_qrels_rows(files["scifact/qrels/train.tsv"])
     for q, ds in parse_qrels_rows(files["scifact/qrels/test.tsv"]).items():
         judged.setdefault(q, set()).update(ds)
     qrels = {q: ds for q, ds in sorted(judged.items(), key=lambda x: int(x[0])) if q in claims and ds <= abstracts.keys()}
-    cited = sorted(set().union(*qrels.values()), key=int)
-    _write(out, {d: abstracts[d] for d in cited}, claims, qrels)
-    return f"{len(cited)} abstracts, {len(qrels)} claims (of {len(judged)} judged; the others cite abstracts outside the subset)"
+    cited = set().union(*qrels.values())
+    kept = sorted(abstracts if unasked else cited, key=int)
+    _write(out, {d: abstracts[d] for d in kept}, claims, qrels)
+    return (f"{len(kept)} abstracts ({len(cited)} cited), {len(qrels)} claims (of {len(judged)} judged; "
+            "the others cite abstracts outside the subset)")
 
 
-CONVERTERS: dict[str, Callable[[dict[str, str], Path], str]] = {"squad": squad, "scifact": scifact}
+CONVERTERS: dict[str, Callable[[dict[str, str], Path], str]] = {
+    "squad": squad, "scifact": scifact, "scifact-open": lambda files, out: scifact(files, out, unasked=True)}
 
 
 def prepare(data: Path, repos: list[Path], say: Callable[[str], None] = print) -> list[str]:

@@ -68,13 +68,17 @@ def _jsonl(path: Path) -> list[dict]:
 
 
 def tfidf_groups(docs: dict[str, str], k: int, seed: int) -> dict[str, str]:
-    """K-means on TF-IDF of the texts: independent of ragcov's clustering (other space, k, seed)."""
+    """K-means on TF-IDF of the texts: independent of ragcov's clustering (other space, k, seed);
+    a group is named by the three heaviest terms of its centre."""
     from sklearn.cluster import KMeans
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    matrix = TfidfVectorizer(stop_words="english", min_df=2, sublinear_tf=True).fit_transform(list(docs.values()))
-    labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(matrix)
-    return {d: f"tfidf-{label}" for d, label in zip(docs, labels.tolist())}
+    tfidf = TfidfVectorizer(stop_words="english", min_df=2, sublinear_tf=True)
+    kmeans = KMeans(n_clusters=k, n_init=10, random_state=seed)
+    labels = kmeans.fit_predict(tfidf.fit_transform(list(docs.values())))
+    terms = tfidf.get_feature_names_out()
+    names = [f"g{g}: " + " ".join(terms[i] for i in centre.argsort()[::-1][:3]) for g, centre in enumerate(kmeans.cluster_centers_)]
+    return {d: names[label] for d, label in zip(docs, labels.tolist())}
 
 
 def load(folder: Path, k: int, seed: int) -> Dataset:
@@ -118,10 +122,25 @@ def measure(report: dict, held_out: set[str]) -> dict:
     ranked, order = ranked_documents(report["documents"])
     precision, doc_base = precision_at_held_out(ranked, held_out)
     in_cluster = sum(1 for s, c in chunks if c == cluster and s in held_out)
+    entry = next((c for c in report["clusters"] if c["id"] == cluster), {})
+    calibration = report.get("calibration") or {}
     return {"gaps": len(gaps), "clusters": len(report["clusters"]), "cluster": cluster,
+            "cluster_covered": entry.get("covered_share"), "gap_cut": calibration.get("gap_cut"),
+            "median_covered": calibration.get("median_covered_share"),
+            "priority_place": priority_place(report["clusters"], cluster),
             "cluster_holds": in_cluster / max(1, sum(s in held_out for s, _ in chunks)),
             "rank": gap_rank(gaps, cluster), "top_share": share, "chunk_base": base, "top_ratio": ratio(share, base),
             "top_recall": recall, "doc_order": order, "precision": precision, "doc_base": doc_base, "p_ratio": ratio(precision, doc_base)}
+
+
+def priority_place(clusters: list[dict], cluster: int | None) -> int | None:
+    """1-based place of ``cluster`` among all clusters in the gap order (priority descending, then
+    size descending): where it would stand had the gap rule listed every cluster. None without
+    priorities in the report."""
+    if cluster is None or not clusters or any(c.get("priority") is None for c in clusters):
+        return None
+    order = sorted(clusters, key=lambda c: (-round(c["priority"], 9), -c["size"], c["id"]))
+    return [c["id"] for c in order].index(cluster) + 1
 
 
 def run_dataset(ds: Dataset, db, work: Path, embedder: str, say) -> list[dict]:
@@ -153,15 +172,29 @@ def _f(value, fmt: str, none: str = "—") -> str:
     return none if value is None else format(value, fmt)
 
 
-HEADER = (f"{'data set':8} {'topic':28} {'removed':>11} {'held':>5} {'rank':>4} {'(before)':>8} "
-          f"{'top-3 share/base':>17} {'×':>5} {'recall':>6} {'P@N/base':>13} {'×':>5} {'s':>5}")
+HEADER = (f"{'data set':8} {'topic':28} {'removed':>11} {'held':>5} {'rank':>4} {'(before)':>8} {'place':>5} "
+          f"{'top-3 share/base':>17} {'×':>5} {'recall':>6} {'P@N/base':>13} {'×':>5} {'s':>5}  covered/cut")
 
 
 def format_row(r: dict) -> str:
     return (f"{r['dataset']:8} {r['topic'][:28]:28} {r['removed']:>4} {r['removed_share']:>6.1%} {r['held_out']:>5} "
-            f"{_f(r['rank'], 'd'):>4} {_f(r['rank_before'], 'd'):>8} "
+            f"{_f(r['rank'], 'd'):>4} {_f(r['rank_before'], 'd'):>8} {_f(r['priority_place'], 'd'):>5} "
             f"{_f(r['top_share'], '.2f'):>8}/{r['chunk_base']:.3f} {_f(r['top_ratio'], '.1f'):>5} {r['top_recall']:>6.2f} "
-            f"{r['precision']:>6.2f}/{r['doc_base']:.3f} {_f(r['p_ratio'], '.1f'):>5} {r['seconds']:>5.1f}")
+            f"{r['precision']:>6.2f}/{r['doc_base']:.3f} {_f(r['p_ratio'], '.1f'):>5} {r['seconds']:>5.1f}  "
+            f"{_f(r['cluster_covered'], '.2f')}/{_f(r['gap_cut'], '.2f')}")
+
+
+def markdown(rows: list[dict]) -> str:
+    """The README's table: one row per data set × topic."""
+    lines = ["| data set | topic | questions removed | held-out docs | rank (before) | top-3 gaps: held-out share / base (×) "
+             "| P@N lowest-covered docs / base (×) | s |", "|---|---|--:|--:|--:|--:|--:|--:|"]
+    for r in rows:
+        lines.append(
+            f"| {r['dataset']} | {r['topic']} | {r['removed']} ({r['removed_share']:.1%}) | {r['held_out']} of {r['documents']} "
+            f"| **{_f(r['rank'], 'd')}** ({_f(r['rank_before'], 'd')}) "
+            f"| {_f(r['top_share'], '.2f')} / {r['chunk_base']:.3f} ({_f(r['top_ratio'], '.1f')}×) "
+            f"| {r['precision']:.2f} / {r['doc_base']:.3f} (**{_f(r['p_ratio'], '.1f')}×**) | {r['seconds']:.1f} |")
+    return "\n".join(lines) + "\n"
 
 
 def goals(rows: list[dict]) -> list[str]:
@@ -183,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--embedder", default="local")
     parser.add_argument("--json", type=Path, help="write the rows and the summary here")
+    parser.add_argument("--markdown", type=Path, help="write the table as Markdown here (the README's)")
     args = parser.parse_args(argv)
     if args.prepare:
         return 0 if prepare(args.data, args.prepare) else 1
@@ -201,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(summary) + f"\ntotal {time.perf_counter() - started:.0f} s")
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=1), encoding="utf-8")
+    if args.markdown:
+        args.markdown.write_text(markdown(rows), encoding="utf-8")
     return 0
 
 

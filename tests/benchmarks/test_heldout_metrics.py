@@ -95,7 +95,9 @@ def test_measure_reads_the_analyze_report():
     report = {
         "chunk_details": [{"source": s, "cluster": c} for s, c in CHUNKS],
         "gaps": [{"cluster": 3}, {"cluster": 2}, {"cluster": 0}, {"cluster": 1}],
-        "clusters": [{}, {}, {}, {}],
+        "clusters": [{"id": k, "size": n, "priority": p, "covered_share": cs}
+                     for k, n, p, cs in [(0, 3, 0.1, 0.9), (1, 1, 0.2, 0.8), (2, 3, 0.5, 0.4), (3, 3, 0.7, 0.2)]],
+        "calibration": {"gap_cut": 0.3, "median_covered_share": 0.85},
         "documents": [{"source": "a", "coverage": 0.6}, {"source": "b", "coverage": 0.55},
                       {"source": "c", "coverage": 0.3}, {"source": "d", "coverage": 0.35}, {"source": "e", "coverage": 0.4}],
     }
@@ -105,6 +107,17 @@ def test_measure_reads_the_analyze_report():
     # first three gaps = clusters 3, 2, 0: nine chunks, four of them (c, c, d, d) held out
     assert got["top_share"] == pytest.approx(4 / 9) and got["top_ratio"] == pytest.approx((4 / 9) / 0.4)
     assert got["precision"] == 1.0 and got["doc_base"] == pytest.approx(0.4) and got["p_ratio"] == pytest.approx(2.5)
+    assert got["cluster_covered"] == 0.4 and got["gap_cut"] == 0.3 and got["priority_place"] == 2
+
+
+@pytest.mark.parametrize("clusters, cluster, place", [
+    ([{"id": 0, "size": 5, "priority": 0.2}, {"id": 1, "size": 2, "priority": 0.9}], 0, 2),
+    ([{"id": 0, "size": 5, "priority": 0.5}, {"id": 1, "size": 9, "priority": 0.5}], 0, 2),  # tie: the larger first
+    ([{"id": 0, "size": 5, "priority": 0.5}, {"id": 1, "size": 5, "priority": 0.5}], 1, 2),  # then the lower id
+    ([{"id": 0, "size": 5, "priority": None}], 0, None), ([{"id": 0, "size": 5, "priority": 0.1}], None, None),
+])
+def test_priority_place_among_all_clusters(clusters, cluster, place):
+    assert topic_bench.priority_place(clusters, cluster) == place
 
 
 @pytest.mark.parametrize("text, rows", [
