@@ -208,12 +208,15 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
         raise BadInput(f"demo data not found: expected {corpus}/ and {questions} (run from the repository root or pass --data)")
     db = _open(args, db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
-        sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions)), db, progress=progress)
+        traffic = data / "traffic.jsonl"  # the sample's query log, when there is one: the Traffic pane has data
+        sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions),
+                                                  traffic=str(traffic) if traffic.is_file() else None), db, progress=progress)
         _, eval_report = run_eval(
             EvalOptions(questions=str(questions), corpus=[str(corpus)], system="builtin:hybrid"), db, progress=progress
         )
     if args.no_tui or not (sys.stdin.isatty() and sys.stdout.isatty()):
         print_analysis(out, report, db_path)
+        print_traffic(out, report)
         print_eval(out, eval_report)
         return EXIT_OK
     from ragcov_tui.tui.app import run_tui

@@ -193,8 +193,8 @@ def analyze_traffic(
     coverage = None if covered is None else float(np.average(question_sim[covered], weights=w[covered]))  # type: ignore[index]
     return TrafficResult(log, labels, question_sim, nearest_question, chunk_sim, nearest_chunk, answerable,
                          np.asarray(chunk_xy)[nearest_chunk] if len(chunk_xy) else np.zeros((len(T), 2)),
-                         clusters, coverage, answer_threshold, answer_rule, near, "nearest query's " + near_rule, unasked,
-                         near, "coverage " + near_rule, list(question_ids), list(chunk_ids), params)
+                         clusters, coverage, answer_threshold, answer_rule, near, "similarity to the nearest query " + near_rule, unasked,
+                         near, "coverage (similarity to the nearest test question) " + near_rule, list(question_ids), list(chunk_ids), params)
 
 
 def _answer_threshold(inlier_chunk_sim: np.ndarray, chunk_sim: np.ndarray, percentile: float
@@ -217,11 +217,11 @@ def _answer_threshold(inlier_chunk_sim: np.ndarray, chunk_sim: np.ndarray, perce
 def _near_threshold(Q_in: np.ndarray, percentile: float) -> tuple[float | None, str]:
     """τ_near: a low percentile of the inlier test questions' similarity to their nearest other one."""
     if len(Q_in) < 2:
-        return None, "fewer than 2 inlier test questions: no calibration"
+        return None, "undefined: fewer than 2 inlier test questions to calibrate on"
     dist, _ = top_k(Q_in, Q_in, 1, exclude_self=True)
     value = float(np.percentile(1.0 - dist[:, 0], percentile))
-    return value, (f"similarity below {value:.3f}, the {percentile:g}th percentile of the {len(Q_in)} inlier test "
-                   "questions' similarity to their nearest other test question")
+    return value, (f"below {value:.3f}, the {percentile:g}th percentile of the {len(Q_in)} inlier test questions' "
+                   "similarity to their nearest other test question")
 
 
 def _clusters(log: TrafficLog, labels: np.ndarray, centroids: np.ndarray, question_sim: np.ndarray | None,

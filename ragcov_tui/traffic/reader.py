@@ -45,6 +45,7 @@ TIME_FIELDS = ("timestamp", "ts", "time")
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv", ".txt": "txt", ".log": "txt"}
 MAX_COUNT = 10**12
 EPOCH_MS_ABOVE = 1e11  # a Unix time above this is in milliseconds (1e11 s is the year 5138)
+YEAR_1, YEAR_10000 = -62135596800.0, 253402300800.0  # the Unix seconds datetime can show
 CSV_DELIMITERS = (",", ";", "\t", "|")
 
 
@@ -78,11 +79,7 @@ class TrafficLog:
                 "first": min(seen) if seen else None, "last": max(seen) if seen else None}
 
 
-@dataclass
-class _Row:
-    text: str
-    count: int
-    time: str | None
+_Row = tuple  # (query text, count, Unix seconds or None)
 
 
 def traffic_format(path: Path) -> str:
@@ -112,30 +109,36 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
     index: dict[str, int] = {}
     texts: list[str] = []
     counts: list[int] = []
-    first: list[str | None] = []
-    last: list[str | None] = []
+    first: list[float | None] = []
+    last: list[float | None] = []
     n_rows = 0
-    for row in rows:
+    for text, count, time in rows:
         n_rows += 1
-        key = row.text.casefold()
+        key = text.casefold()
         at = index.get(key)
         if at is None:
             index[key] = len(texts)
-            texts.append(row.text)
-            counts.append(row.count)
-            first.append(row.time)
-            last.append(row.time)
+            texts.append(text)
+            counts.append(count)
+            first.append(time)
+            last.append(time)
             continue
-        counts[at] += row.count
-        if row.time is not None:
-            first[at] = row.time if first[at] is None else min(first[at], row.time)  # type: ignore[type-var]
-            last[at] = row.time if last[at] is None else max(last[at], row.time)  # type: ignore[type-var]
+        counts[at] += count
+        if time is not None:
+            seen = first[at]
+            first[at] = time if seen is None or time < seen else seen
+            seen = last[at]
+            last[at] = time if seen is None or time > seen else seen
     if not texts:
         raise BadInput(f"--traffic {path}: no queries in the file")
     count_array = np.asarray(counts, dtype=np.int64)
     order = np.argsort(-count_array, kind="stable")
-    return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [first[i] for i in order],
-                      [last[i] for i in order], n_rows)
+    return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [_iso(first[i]) for i in order],
+                      [_iso(last[i]) for i in order], n_rows)
+
+
+def _iso(seconds: float | None) -> str | None:
+    return None if seconds is None else datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _clean_query(where: str, name: str, value: Any) -> str:
@@ -161,8 +164,8 @@ def _count(where: str, name: str, value: Any, is_text: bool) -> int:
     return int(number)
 
 
-def _time(where: str, name: str, value: Any, is_text: bool) -> str:
-    """ISO 8601 UTC text (``2026-01-31T09:15:00Z``) of an ISO time or Unix seconds / milliseconds."""
+def _time(where: str, name: str, value: Any, is_text: bool) -> float:
+    """Unix seconds of an ISO 8601 time (no zone: UTC) or of Unix seconds / milliseconds."""
     bad = BadInput(f"{where}: field {name!r} must be an ISO 8601 time or Unix seconds (got {quoted(value, 40)})")
     number: Any = value
     if is_text and isinstance(value, str):
@@ -172,16 +175,16 @@ def _time(where: str, name: str, value: Any, is_text: bool) -> str:
             number = value
     try:
         if is_finite_number(number):
-            seconds = number / 1000 if number > EPOCH_MS_ABOVE else number
-            moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
-        elif isinstance(number, str):
-            moment = datetime.fromisoformat(number.strip())
-            moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
-        else:
+            seconds = float(number / 1000 if number > EPOCH_MS_ABOVE else number)
+            if YEAR_1 <= seconds < YEAR_10000:
+                return seconds
             raise bad
+        if isinstance(number, str):
+            moment = datetime.fromisoformat(number.strip())
+            return (moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment).timestamp()
     except (ValueError, OverflowError, OSError):
-        raise bad from None
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        pass
+    raise bad
 
 
 def _first(names: Any, aliases: tuple[str, ...], present: Any = None) -> str | None:
@@ -189,42 +192,49 @@ def _first(names: Any, aliases: tuple[str, ...], present: Any = None) -> str | N
     return next((a for a in aliases if a in names and (present is None or present(a))), None)
 
 
-def _row(where: str, value: dict[str, Any], is_text: bool) -> _Row:
-    def given(name: str) -> bool:
+ROLES = (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS))
+
+
+def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str, ...], list[str | None]],
+         fields: dict[str, str]) -> _Row:
+    """(query, count, seconds) of one row: per role, the first alias present with a value. Rows of
+    one log share their keys, so ``names`` resolves each key set once (and notes ``fields``)."""
+    keys = tuple(value)
+    chosen = names.get(keys)
+    if chosen is None:
+        chosen = names[keys] = [_first(keys, aliases) for _, aliases in ROLES]
+        for (role, _), name in zip(ROLES, chosen):
+            if name is not None:
+                fields.setdefault(role, name)
+
+    def given(name: str | None) -> bool:
         cell = value[name]
         return cell is not None and not (is_text and isinstance(cell, str) and not cell.strip())
 
-    qname = _first(value, QUERY_FIELDS, given)
+    qname, cname, tname = (n if n is None or given(n) else _first(value, aliases, given)
+                           for n, (_, aliases) in zip(chosen, ROLES))
     if qname is None:
-        blank = _first(value, QUERY_FIELDS)
-        if blank is not None:
-            raise BadInput(f"{where}: field {blank!r} is empty (no query text)")
+        if chosen[0] is not None:
+            raise BadInput(f"{where}: field {chosen[0]!r} is empty (no query text)")
         raise BadInput(f"{where}: no query field (expected one of: {', '.join(QUERY_FIELDS)})")
-    cname, tname = _first(value, COUNT_FIELDS, given), _first(value, TIME_FIELDS, given)
     count = _count(where, cname, value[cname], is_text) if cname else 1
     time = _time(where, tname, value[tname], is_text) if tname else None
-    return _Row(_clean_query(where, qname, value[qname]), count, time)
-
-
-def _note_fields(fields: dict[str, str], value: dict[str, Any]) -> None:
-    for role, aliases in (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS)):
-        if role not in fields and (name := _first(value, aliases)):
-            fields[role] = name
+    return _clean_query(where, qname, value[qname]), count, time
 
 
 def _jsonl_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
+    names: dict[tuple[str, ...], list[str | None]] = {}
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         value = parse_json_line(line, where)
         if isinstance(value, str):
-            yield _Row(_clean_query(where, "(the line)", value), 1, None)
+            yield _clean_query(where, "(the line)", value), 1, None
             continue
         if not isinstance(value, dict):
             raise BadInput(f"{where}: expected a JSON object or a string (got {type(value).__name__})")
-        _note_fields(fields, value)
-        yield _row(where, value, is_text=False)
+        yield _row(where, value, False, names, fields)
 
 
 def _csv_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
@@ -237,14 +247,14 @@ def _csv_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
         if not _first(header, QUERY_FIELDS):
             raise BadInput(f"{path}:1: no query column in the header (expected one of: {', '.join(QUERY_FIELDS)}; "
                            f"got {quoted(', '.join(header), 80)})")
-        _note_fields(fields, dict.fromkeys(header))
+        names: dict[tuple[str, ...], list[str | None]] = {}
         start = reader.line_num + 1
         for record in reader:
             where = f"{path}:{start}"
             if any(cell.strip() for cell in record):
                 if len(record) != len(header):
                     raise BadInput(f"{where}: {len(record)} cells but the header has {len(header)}")
-                yield _row(where, dict(zip(header, record)), is_text=True)
+                yield _row(where, dict(zip(header, record)), True, names, fields)
             start = reader.line_num + 1
     except csv.Error as exc:
         raise BadInput(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
@@ -254,4 +264,4 @@ def _txt_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
     fields["query"] = "(one query per line)"
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
-            yield _Row(_clean_query(f"{path}:{number}", "(the line)", line), 1, None)
+            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None

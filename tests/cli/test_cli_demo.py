@@ -15,6 +15,7 @@ def test_demo_prints_the_report_without_a_terminal(tmp_path: Path, capsys: pytes
     assert run_cli("demo", "--quiet", "--db", str(tmp_path / "demo.db"), "--data", str(SAMPLE)) == 0
     out = capsys.readouterr().out
     assert "Coverage" in out and "Gaps" in out
+    assert "1,722 queries (55 distinct)" in out and "tests nobody asks:" in out  # sample_data/traffic.jsonl
     assert "Retrieval" in out and "Generation" in out
     assert "heuristic" in out  # offline generation scores say what they are
     assert "nan" not in out.lower().split()
