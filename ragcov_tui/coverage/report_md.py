@@ -168,8 +168,9 @@ def _document_lines(report: dict[str, Any]) -> list[str]:
     docs = report.get("documents", [])
     unreached = sum(1 for d in docs if d.get("unreached"))
     lines = ["", "## Least-covered documents", "",
-             f"{unreached} of {len(docs)} documents have no chunk within reach of a question. reach = similarity of "
-             "the document's closest chunk to its nearest question; the JSON report lists every document.", ""]
+             f"{unreached} of {len(docs)} documents have no chunk within reach of a question. Least covered first: "
+             "documents no question names as gold (when the test file has gold ids), then by reach = similarity "
+             "of the document's closest chunk to its nearest question; the JSON report lists every document.", ""]
     return lines + table(
         ["rank", "document", "reach", "covered", "coverage", "gold", "chunks", "flag"],
         [[d.get("rank"), d.get("source"), fmt(d.get("reach")), pct(d.get("covered_share")), fmt(d.get("coverage")),

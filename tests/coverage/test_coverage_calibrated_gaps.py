@@ -66,8 +66,11 @@ def test_covered_share_and_document_figures_match_a_loop(seed):
         assert d.gold_count == gold_counts_by_name[d.source]
     ranked = sorted(out, key=lambda d: d.rank)
     assert [d.rank for d in ranked] == list(range(1, len(out) + 1))
-    keys = [(d.reach, d.covered_share, d.coverage, d.source) for d in ranked]
-    assert keys == sorted(keys)  # least covered first: reach, then covered share, then coverage, then name
+    keys = [(d.gold_count > 0, d.reach, d.covered_share, d.coverage, d.source) for d in ranked]
+    assert keys == sorted(keys)  # unnamed by gold first, then reach, covered share, coverage, name
+    no_gold = sorted(document_coverage(sources, mindist, within=within), key=lambda d: d.rank)
+    keys = [(d.reach, d.covered_share, d.coverage, d.source) for d in no_gold]
+    assert keys == sorted(keys)  # without gold ids: by distance alone
     labels = rng.integers(0, 4, n)
     np.testing.assert_allclose(covered_shares(within, labels, 4)[np.bincount(labels, minlength=4) > 0],
                                [within[labels == k].mean() for k in range(4) if (labels == k).any()])
