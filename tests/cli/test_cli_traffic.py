@@ -91,3 +91,15 @@ def test_traffic_with_the_hash_embedder_prints_a_summary(tmp_path: Path, capsys:
     out = capsys.readouterr().out
     assert code == 0 and "Traffic " in out and "1,722 queries (55 distinct)" in out
     assert "traffic the corpus cannot answer:" in out and "tests nobody asks:" in out
+
+
+def test_ragcov_toml_may_name_the_log(tmp_path: Path) -> None:
+    config = tmp_path / "ragcov.toml"
+    config.write_text(f'[analyze]\ntraffic = "{SAMPLE / "traffic.jsonl"}"\n')
+    out = tmp_path / "r.json"
+    code = run_cli("analyze", "--quiet", "--config", str(config), "--db", str(tmp_path / "r.db"), "--embedder", "hash",
+                   "--corpus", str(SAMPLE / "corpus"), "--questions", str(SAMPLE / "questions.jsonl"), "--json", str(out))
+    assert code == 0 and json.loads(out.read_text())["traffic"]["source"]["distinct"] == 55
+    config.write_text("[analyze]\ntraffic = 3\n")
+    assert run_cli("analyze", "--quiet", "--config", str(config), "--db", str(tmp_path / "r.db"), "--corpus",
+                   str(SAMPLE / "corpus"), "--questions", str(SAMPLE / "questions.jsonl")) == 2
