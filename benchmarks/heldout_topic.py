@@ -234,11 +234,17 @@ def main(argv: list[str] | None = None) -> int:
 
     from ragcov_tui.store.db import open_db
 
+    names = args.datasets.split(",")
+    missing = [n for n in names if not (args.data / n / "corpus.jsonl").is_file()]
+    if missing:
+        print(f"{args.data}: no prepared {', '.join(missing)} (corpus.jsonl); fetch the repositories and run "
+              "--prepare first (see this script's docstring)", file=sys.stderr)
+        return 2
     db = open_db(args.data / "ragcov.db")
     rows: list[dict] = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.datasets.split(","):
+        for name in names:
             ds = load(args.data / name, args.k, args.seed)
             print(f"{name}: topics from {ds.topic_source}")
             rows += run_dataset(ds, db, Path(tmp), args.embedder, print)
