@@ -8,7 +8,7 @@ each chunk's nearest and second-nearest inlier and each question's nearest chunk
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from ragcov_tui.coverage.projection import project
 from ragcov_tui.coverage.reach import cluster_reach, mark_uneven
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.result import CoverageResult
+from ragcov_tui.coverage.suggest_offline import Embed
 from ragcov_tui.coverage.themes import gap_themes
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
@@ -33,6 +34,7 @@ from ragcov_tui.progress import Progress, report
 from ragcov_tui.testset.models import Question
 
 THEME_TEXTS_PER_CLUSTER = 200
+T = TypeVar("T")
 ROW_BLOCK = 65536
 
 
@@ -53,9 +55,10 @@ def as_unit_matrix(vecs: np.ndarray, what: str, count: int) -> np.ndarray:
     return vecs
 
 
-def central_texts(chunk_vecs: np.ndarray, texts: Sequence[str], labels: np.ndarray, unit_centroids: np.ndarray,
-                  per_cluster: int) -> list[list[str]]:
-    """Per cluster, the texts of its ``per_cluster`` chunks nearest the centroid, nearest first."""
+def central_texts(chunk_vecs: np.ndarray, texts: Sequence[T], labels: np.ndarray, unit_centroids: np.ndarray,
+                  per_cluster: int) -> list[list[T]]:
+    """Per cluster, the texts (or any per-chunk items) of its ``per_cluster`` chunks nearest the
+    centroid, nearest first."""
     sim = np.concatenate([np.einsum("ij,ij->i", chunk_vecs[s:s + ROW_BLOCK], unit_centroids[labels[s:s + ROW_BLOCK]])
                           for s in range(0, len(labels), ROW_BLOCK)])
     order = np.lexsort((-sim, labels))
@@ -63,8 +66,8 @@ def central_texts(chunk_vecs: np.ndarray, texts: Sequence[str], labels: np.ndarr
     return [[texts[i] for i in order[bounds[k]:bounds[k + 1]][:per_cluster]] for k in range(len(unit_centroids))]
 
 
-def least_covered_texts(texts: Sequence[str], labels: np.ndarray, mindist: np.ndarray | None, cluster: int,
-                        limit: int) -> list[str]:
+def least_covered_texts(texts: Sequence[T], labels: np.ndarray, mindist: np.ndarray | None, cluster: int,
+                        limit: int) -> list[T]:
     """The texts of ``cluster``'s chunks farthest from every question first (empty when undefined)."""
     if mindist is None:
         return []
@@ -81,8 +84,10 @@ def analyze(
     *,
     llm: ChatModel | None = None,
     progress: Progress | None = None,
+    embed: Embed | None = None,
 ) -> CoverageResult:
-    """Run the whole method; see the stage modules for every formula."""
+    """Run the whole method; see the stage modules for every formula. ``embed`` (the run's
+    embedder) lets the offline suggestions be checked against the test questions for paraphrases."""
     params = params.validated()
     if not chunks:
         raise BadInput("corpus: no chunk to analyse")
@@ -171,12 +176,13 @@ def analyze(
     report(progress, "documents", 1, 1)
 
     report(progress, "themes", 0, 1)
-    chunk_texts = [c.text for c in chunks]
-    texts = central_texts(C, chunk_texts, labels, centroids, THEME_TEXTS_PER_CLUSTER)
-    gap_texts = {g.cluster: least_covered_texts(chunk_texts, labels, mindist, g.cluster,
-                                                THEME_TEXTS_PER_CLUSTER) or texts[g.cluster] for g in gaps}
-    themes = gap_themes(llm, texts, gap_texts, n_themes=params.n_themes, n_questions=params.n_suggestions,
-                        progress=progress)
+    items = [(c.id, c.text) for c in chunks]
+    central = central_texts(C, items, labels, centroids, THEME_TEXTS_PER_CLUSTER)
+    gap_chunks = {g.cluster: least_covered_texts(items, labels, mindist, g.cluster,
+                                                 THEME_TEXTS_PER_CLUSTER) or central[g.cluster] for g in gaps}
+    themes = gap_themes(llm, [[t for _, t in ts] for ts in central], gap_chunks, n_themes=params.n_themes,
+                        n_questions=params.n_suggestions, progress=progress, existing=[q.text for q in questions],
+                        question_vecs=Q, embed=embed)
     report(progress, "themes", 1, 1)
 
     report(progress, "map", 0, 1)

@@ -141,7 +141,8 @@ def run_analysis(
             timings["traffic_embed"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress)
+        result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress,
+                         embed=embedder.embed)
         for note in result.adjustments:  # an option the data could not honour: say what was used
             if warn is not None:
                 warn(note)

@@ -30,7 +30,7 @@ def check_report(report):
         assert {"id", "size", "share", "coverage", "themes", "covering_questions"} <= set(c)
     for g in report["gaps"]:
         assert {"cluster", "coverage", "size", "share", "priority", "themes", "suggested_questions"} <= set(g)
-        assert all(set(s) == {"text", "origin"} for s in g["suggested_questions"])
+        assert all(set(s) in ({"text", "origin"}, {"text", "origin", "chunk_id", "form"}) for s in g["suggested_questions"])
     for q in report["question_details"]:
         assert {"id", "lof_score", "outlier", "nearest_cluster", "nearest_chunk", "redundant_with"} <= set(q)
     for d in report["chunk_details"]:

@@ -55,15 +55,14 @@ def test_heuristic_more_suggestions_go_down_the_least_covered_chunks_and_skip_ta
     _markdown_cluster(db, sid, cluster)
     testset = tmp_path / "questions.jsonl"
     with testset.open("a", encoding="utf-8") as f:  # already in the file: never suggested
-        f.write(json.dumps({"id": "mine", "question": "What are the steps for replaying delivery batch 0?"}) + "\n")
+        f.write(json.dumps({"id": "mine", "question": "How do I replay delivery batch 0?"}) + "\n")
     first = triage.suggest_more_heuristic(db, sid, cluster, n=2)
     texts = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, first))}) ORDER BY id")]
-    assert texts == ["What are the steps for replaying delivery batch 1?", "What are the steps for replaying delivery batch 2?"]
+    assert texts == ["How do I replay delivery batch 1?", "How do I replay delivery batch 2?"]
     assert {o for (o,) in db.execute("SELECT origin FROM suggestions WHERE id = ?", [first[0]])} == {"heuristic"}
     triage.reject_suggestion(db, sid, first[0])
     again, origin = triage.more_suggestions(db, sid, cluster, n=2)  # the session ran without an LLM: heuristic
     later = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, again))}) ORDER BY id")]
-    assert origin == "heuristic" and later == ["What are the steps for replaying delivery batch 3?",
-                                               "What are the steps for replaying delivery batch 4?"]
+    assert origin == "heuristic" and later == ["How do I replay delivery batch 3?", "How do I replay delivery batch 4?"]
     with pytest.raises(BadInput, match="cluster 99"):
         triage.suggest_more_heuristic(db, sid, 99)
