@@ -9,7 +9,7 @@ from pathlib import Path
 import ragcov_tui
 
 PACKAGE = Path(ragcov_tui.__file__).parent
-TERMINAL_MODULES = {"cli.py", "cli_commands.py", "cli_render.py", "__main__.py"}
+TERMINAL_MODULES = {"cli.py", "cli_commands.py", "cli_render.py", "cli_traffic.py", "__main__.py"}
 TERMINAL_LIBS = {"textual", "textual_plotext", "plotext", "rich"}
 
 
