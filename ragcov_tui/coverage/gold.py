@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.evaluation.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question
 
-PAIR_BLOCK = 16384
+ROW_BLOCK = 16384
 
 
 @dataclass
@@ -65,13 +66,24 @@ def gold_chunk_sets(questions: Sequence[Question], chunks: Sequence[Chunk]) -> l
 
 
 def gold_distances(C: np.ndarray, Q: np.ndarray, gold_sets: Sequence[np.ndarray]) -> np.ndarray:
-    """Per question, the cosine distance to its nearest gold chunk (``inf`` without one); pairs in blocks."""
-    q_idx = np.repeat(np.arange(len(gold_sets)), [len(s) for s in gold_sets])
-    c_idx = np.concatenate(list(gold_sets)) if len(gold_sets) else np.zeros(0, dtype=np.int64)
+    """Per question, the cosine distance to its nearest gold chunk (``inf`` without one).
+
+    Questions naming the same gold chunks are grouped, and each group is one matrix product
+    ``C[gold] @ Q[group].T`` (in blocks of ``ROW_BLOCK`` gold chunks): a document-level gold id names
+    every chunk of the document, so gathering one (question, chunk) pair at a time would repeat the
+    same chunks for every question that names the document."""
     out = np.full(len(gold_sets), np.inf)
-    for s in range(0, len(q_idx), PAIR_BLOCK):
-        qi, ci = q_idx[s:s + PAIR_BLOCK], c_idx[s:s + PAIR_BLOCK]
-        np.minimum.at(out, qi, 1.0 - np.einsum("ij,ij->i", C[ci], Q[qi]).astype(np.float64))
+    groups: dict[bytes, list[int]] = {}
+    for j, chosen in enumerate(gold_sets):
+        if len(chosen):
+            groups.setdefault(chosen.tobytes(), []).append(j)
+    with threadpool_limits(1):  # many small products: BLAS threads only contend (3.7 s vs 0.1 s measured)
+        for members in groups.values():
+            chosen, questions = gold_sets[members[0]], Q[members]
+            best = np.full(len(members), -np.inf)
+            for s in range(0, len(chosen), ROW_BLOCK):
+                best = np.maximum(best, (C[chosen[s:s + ROW_BLOCK]] @ questions.T).max(axis=0))
+            out[members] = 1.0 - best.astype(np.float64)
     return out
 
 
