@@ -77,7 +77,8 @@ def analysis_markdown(report: dict[str, Any]) -> str:
         f"# Test-set coverage report — session {cell(report.get('session_id', '?'))}",
         "",
         f"Embedder {code(embedder)} ({emb.get('dim')}-d); themes and suggestions by "
-        f"{code(report.get('llm', 'heuristic'))}.",
+        f"{code(report.get('llm', 'heuristic'))}"
+        f"{' (offline heuristic; use --llm for written questions)' if report.get('llm', 'heuristic') == 'heuristic' else ''}.",
         f"Corpus: {corpus.get('documents')} documents, {corpus.get('chunks')} chunks. "
         f"Questions: {q.get('total')} ({q.get('inliers')} inliers, {q.get('outliers')} outliers excluded).",
         "",

@@ -129,7 +129,9 @@ class CoverageResult:
             "heuristic": {
                 "themes": any(t.origin == HEURISTIC for t in self.themes),
                 "suggestions": any(self.themes[g.cluster].origin == HEURISTIC for g in self.gaps),
-                "note": "themes from class-based TF-IDF and questions from representative corpus sentences",
+                "note": ("offline heuristic: themes by class-based TF-IDF over words and phrases; questions shaped "
+                         "from the headings and sentences of the least-covered chunks (a passage to ask about where "
+                         "the text is not English); use --llm for written questions"),
             },
             "params": dataclasses.asdict(self.params),
         }

@@ -83,7 +83,7 @@ async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_
         assert suggestions.page.total == before + 3
         added = suggestions.page.rows[before:]
         assert {r["origin"] for r in added} == {"heuristic"}
-        assert all(r["text"].startswith("What are the steps for rotating key set") for r in added)
+        assert all(r["text"].startswith("How do I rotate key set") for r in added)
         await pilot.press("m")
         await app.workers.wait_for_complete()
         await pilot.pause()
