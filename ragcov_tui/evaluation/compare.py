@@ -30,6 +30,7 @@ from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.report import load_report
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.progress import Progress
 
@@ -136,7 +137,7 @@ def _ask(llm: ChatModel, question: str, first: str, second: str) -> tuple[str | 
     """One ordered judgement: ('1' | '2' | 'tie' | None on failure, reason, the call's record)."""
     messages = [{"role": "system", "content": PAIRWISE_PROMPT},
                 {"role": "user", "content": f"Question: {question}\n\nAnswer 1:\n{first}\n\nAnswer 2:\n{second}"}]
-    result = complete_json(llm, messages, validate=_check_verdict)
+    result = complete_json(llm, messages, validate=_check_verdict, schema=reply_schemas.pairwise())
     call = {"prompt": messages, "raw": result.raw, "error": result.error}
     if not result.ok:
         return None, "", call

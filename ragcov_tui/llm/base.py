@@ -16,10 +16,13 @@ import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ragcov_tui.errors import Cancelled
 from ragcov_tui.llm.cost import Price, cost_of
+
+if TYPE_CHECKING:
+    from ragcov_tui.llm.structured import ReplySchema
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
 
@@ -153,10 +156,12 @@ class ChatModel(ABC):
 
     @abstractmethod
     def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-             json_mode: bool = False) -> ChatReply:
-        """One chat completion (cached, retried)."""
+             json_mode: bool | ReplySchema = False) -> ChatReply:
+        """One chat completion (cached, retried). ``json_mode``: ``True`` for JSON mode, a
+        :class:`~ragcov_tui.llm.structured.ReplySchema` for structured output with that schema
+        (truthy as well, so a model without structured output treats it as JSON mode)."""
 
     def forget(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-               json_mode: bool = False) -> None:
+               json_mode: bool | ReplySchema = False) -> None:
         """Drop the cached reply to this exact request (one found unusable), so the next ``chat``
         asks the model again. Models without a cache have nothing to drop."""

@@ -2,7 +2,8 @@
 
 ``None``, ``""``, ``heuristic`` and ``none`` mean no LLM: callers use their offline heuristic and
 label its scores as heuristic. ``openai:MODEL`` is any OpenAI-compatible server
-(``OPENAI_API_KEY``, ``OPENAI_BASE_URL``). ``concurrency`` is stored on the model as
+(``OPENAI_API_KEY``, ``OPENAI_BASE_URL``); ``llamacpp:PATH.gguf`` a local GGUF model run in process
+by llama.cpp (the ``local-llm`` extra, :mod:`ragcov_tui.llm.llamacpp_chat`). ``concurrency`` is stored on the model as
 ``.concurrency`` for callers fanning out with :func:`ragcov_tui.concurrency.run_bounded`.
 """
 
@@ -18,28 +19,36 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 OFFLINE_SPECS = {"", "heuristic", "none"}
+PROVIDERS = ("openai", "llamacpp")
 
 
 def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY,
              warn: Callable[[str], None] | None = None) -> ChatModel | None:
     """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode;
     ``warn`` hears once when the server does not list the model."""
-    model = parse_spec(spec)
-    if model is None:
+    parsed = parse_spec(spec)
+    if parsed is None:
         return None
+    provider, model = parsed
+    if provider == "llamacpp":
+        from ragcov_tui.llm.llamacpp_chat import LlamaCppChat
+
+        return LlamaCppChat(model, db=db, concurrency=concurrency, warn=warn)
     from ragcov_tui.llm.openai_chat import OpenAIChat
 
     return OpenAIChat(model, db=db, concurrency=concurrency, warn=warn)
 
 
-def parse_spec(spec: str | None) -> str | None:
-    """The model of an ``openai:MODEL`` spec, ``None`` for offline; BadInput for any other spec.
-    Builds nothing, so settings can check a spec before any work."""
+def parse_spec(spec: str | None) -> tuple[str, str] | None:
+    """``(provider, model)`` of an ``openai:MODEL`` / ``llamacpp:PATH`` spec, ``None`` for offline;
+    BadInput for any other spec. Builds nothing, so settings can check a spec before any work."""
     if spec is None or spec.strip().lower() in OFFLINE_SPECS:
         return None
     provider, _, model = spec.strip().partition(":")
-    if provider.strip().lower() != "openai":
-        raise BadInput(f"unknown LLM {spec!r}; expected openai:MODEL, or heuristic for the offline judge")
+    provider = provider.strip().lower()
+    if provider not in PROVIDERS:
+        raise BadInput(f"unknown LLM {spec!r}; expected openai:MODEL, llamacpp:PATH.gguf, or heuristic for the offline judge")
     if not model.strip():
-        raise BadInput(f"LLM {spec!r}: name the model, e.g. openai:gpt-4o-mini")
-    return model.strip()
+        example = "llamacpp:/models/model.gguf" if provider == "llamacpp" else "openai:gpt-4o-mini"
+        raise BadInput(f"LLM {spec!r}: name the model, e.g. {example}")
+    return provider, model.strip()

@@ -3,8 +3,10 @@
 :func:`parse_json_reply` accepts what models actually send: JSON inside ```json fences, JSON
 preceded or followed by prose, trailing commas. It takes the first balanced JSON object or
 array that parses strictly (``NaN``, ``Infinity`` and ``1e309`` are refused: never a score).
-:func:`complete_json` asks in JSON mode, parses, runs the caller's ``validate`` (returns an error
-string or ``None``), and on failure sends one repair turn quoting the problem; if that fails too — or the provider fails after its retries — it returns
+:func:`complete_json` asks in JSON mode — structured output when the caller gives the prompt's
+:class:`~ragcov_tui.llm.structured.ReplySchema` (:mod:`ragcov_tui.llm.reply_schemas`), whose
+``max_tokens`` caps the reply unless the caller gives its own — parses, runs the caller's
+``validate`` (returns an error string or ``None``), and on failure sends one repair turn quoting the problem; if that fails too — or the provider fails after its retries — it returns
 ``JsonResult(ok=False, error=...)`` for the caller to record as an undefined score.
 """
 
@@ -17,6 +19,7 @@ from typing import Any, Callable
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.llm.base import ChatModel, JsonResult, Message
+from ragcov_tui.llm.structured import ReplySchema
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _CLOSERS = {"{": "}", "[": "]"}
@@ -115,7 +118,7 @@ def _check(text: str, validate: Callable[[Any], str | None] | None) -> tuple[Any
 
 
 def complete_json(model: ChatModel, messages: list[Message], *, validate: Callable[[Any], str | None] | None = None,
-                  max_tokens: int | None = None) -> JsonResult:
+                  max_tokens: int | None = None, schema: ReplySchema | None = None) -> JsonResult:
     """Ask for JSON, parse it robustly, repair once; ``ok=False`` with ``error`` instead of raising.
 
     When no usable reply came back, the replies that were unusable are dropped from the model's
@@ -123,16 +126,19 @@ def complete_json(model: ChatModel, messages: list[Message], *, validate: Callab
     """
     raw = ""
     asked: list[list[Message]] = []
+    json_mode: bool | ReplySchema = schema if schema is not None else True
+    if max_tokens is None and schema is not None:
+        max_tokens = schema.max_tokens
     try:
         asked.append(messages)
-        raw = model.chat(messages, max_tokens=max_tokens, json_mode=True).text
+        raw = model.chat(messages, max_tokens=max_tokens, json_mode=json_mode).text
         data, problem = _check(raw, validate)
         if problem is None:
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
         repair = [*messages, {"role": "assistant", "content": raw},
                   {"role": "user", "content": REPAIR_INSTRUCTION.format(error=problem)}]
         asked.append(repair)
-        raw = model.chat(repair, max_tokens=max_tokens, json_mode=True).text
+        raw = model.chat(repair, max_tokens=max_tokens, json_mode=json_mode).text
         data, problem = _check(raw, validate)
         if problem is None:
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
@@ -140,5 +146,5 @@ def complete_json(model: ChatModel, messages: list[Message], *, validate: Callab
     except ProviderError as exc:
         error = str(exc)
     for request in asked:
-        model.forget(request, max_tokens=max_tokens, json_mode=True)
+        model.forget(request, max_tokens=max_tokens, json_mode=json_mode)
     return JsonResult(ok=False, error=error, prompt=messages, raw=raw)

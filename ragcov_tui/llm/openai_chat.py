@@ -2,87 +2,148 @@
 
 ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` as for embeddings. Temperature 0 unless asked. Replies
 are cached (see :mod:`ragcov_tui.llm.cache`) when a database is given — never an empty reply
-(``content: null``) nor one cut off by the token limit (``finish_reason: "length"``), and callers
-:meth:`forget` a reply that failed their validation — retried through
+(``content: null``) nor, for plain text, one cut off by the token limit (``finish_reason: "length"``);
+a JSON reply cut off is kept, since its caller judges it (a grammar-bound reply may be complete
+JSON followed by padding) and forgets it (:meth:`forget`) when unusable, so that a rerun repeats the same
+exchange without a request; callers :meth:`forget` a reply that failed their validation — retried through
 :mod:`ragcov_tui.http_retry`, and counted into ``self.usage``: every request sent, retried and
 failed ones too, and an estimated cost where a price applies to this server
 (:mod:`ragcov_tui.llm.cost`; else unknown). The first request sent checks once that the server
-lists the model (:mod:`ragcov_tui.llm.model_check`). ``json_mode=True`` asks for
-``response_format={"type": "json_object"}``; a server that answers 400 to that is remembered and
-asked again without it (the prompt still says "JSON", and :mod:`ragcov_tui.llm.json_reply`
-parses leniently). Thread-safe: judges call :meth:`chat` from worker threads.
+lists the model (:mod:`ragcov_tui.llm.model_check`). ``json_mode=True`` asks for plain JSON mode,
+``json_mode=ReplySchema(...)`` for structured output with that schema; a server that refuses the
+format steps down json_schema → json_object → prompt-only, per refusal, remembered per model for
+the run (:mod:`ragcov_tui.llm.structured`). A prompt too long for the server's context is trimmed
+(passages first, never the instructions) and sent again, at most twice
+(:mod:`ragcov_tui.llm.context_window`). Thread-safe: judges call :meth:`chat` from worker threads.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, Callable
 
 import openai
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
-from ragcov_tui.errors import ProviderError
+from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
 from ragcov_tui.llm.base import ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
+from ragcov_tui.llm.context_window import ContextWindow, context_overflow, server_context_size
 from ragcov_tui.llm.cost import price_for
 from ragcov_tui.llm.model_check import ModelListCheck
-from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object
+from ragcov_tui.llm.openai_client import (Endpoint, classify_openai_error, make_openai_client, reply_object,
+                                          server_get_json, status_detail)
+from ragcov_tui.llm.structured import FormatLadder, ReplySchema, is_format_refusal
 from ragcov_tui.redact import redact_url
+from ragcov_tui.safe_text import visible
+
+MAX_TOKENS_ENV = "RAGCOV_LLM_MAX_TOKENS"  # caps every reply (slow local models, quick test runs)
+MAX_OVERFLOW_RETRIES = 2  # trimmed resends after a context overflow; the format ladder has 2 steps more
 
 if TYPE_CHECKING:
     import sqlite_utils
+
+
+def capped_max_tokens(max_tokens: int | None) -> int | None:
+    """``max_tokens``, lowered to ``$RAGCOV_LLM_MAX_TOKENS`` when that is set (and smaller)."""
+    raw = os.environ.get(MAX_TOKENS_ENV, "").strip()
+    if not raw:
+        return max_tokens
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"${MAX_TOKENS_ENV}: expected a whole number of tokens above 0, got {visible(raw)!r}")
+    return int(raw) if max_tokens is None else min(max_tokens, int(raw))
 
 
 class OpenAIChat(ChatModel):
     provider = "openai"
 
     def __init__(self, model: str, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY,
-                 policy: RetryPolicy | None = None, warn: Callable[[str], None] | None = None) -> None:
+                 policy: RetryPolicy | None = None, warn: Callable[[str], None] | None = None,
+                 endpoint: Endpoint | None = None) -> None:
         super().__init__()
         self.model = model
         self.concurrency = max(1, int(concurrency))
         self.policy = policy or RetryPolicy()
-        self.client, self.base_url = make_openai_client(f"LLM openai:{model}", self.policy)
-        self.what = f"openai chat at {redact_url(self.base_url)}"
+        self.client, self.base_url = make_openai_client(f"LLM {self.provider}:{model}", self.policy, endpoint)
+        self.identity = endpoint.identity if endpoint is not None else self.base_url  # what the cache key names
+        self.what = f"{self.provider} chat at {redact_url(self.base_url)}"
         self.cache = LLMCache(db) if db is not None else None
-        self.json_mode_supported = True  # set False after the server rejects response_format
+        self.warn = warn
+        self.ladder = FormatLadder(f"LLM {self.provider}:{model}")
+        self.window = ContextWindow(endpoint.n_ctx if endpoint is not None else None,
+                                    probe=lambda: server_context_size(lambda path: server_get_json(self.client, path)),
+                                    notice=self._trim_notice)
         self.usage.price = price_for(self.provider, model, self.base_url)
         self.check_model = ModelListCheck(warn)  # warns once if the server does not list the model
 
+    @staticmethod
+    def _params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema) -> dict[str, Any]:
+        params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": bool(json_mode)}
+        if isinstance(json_mode, ReplySchema):
+            params["schema"] = json_mode.fingerprint()
+        return params
+
     def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-             json_mode: bool = False) -> ChatReply:
-        params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": json_mode}
-        key, request = cache_key(self.provider, self.base_url, self.model, messages, params)
+             json_mode: bool | ReplySchema = False) -> ChatReply:
+        max_tokens = capped_max_tokens(max_tokens)
+        key, request = cache_key(self.provider, self.identity, self.model, messages,
+                                 self._params(temperature, max_tokens, json_mode))
         reply = self.cache.get(key) if self.cache is not None else None
         if reply is None or not reply.text.strip():  # an empty entry (older versions stored them) is no answer
             self.check_model(self.client, self.model, self.what)
             with self.usage.call():  # every request of this call counted, retried and failed ones too
                 reply = self._complete(messages, temperature, max_tokens, json_mode)
-            if self.cache is not None and reply.text.strip() and not reply.truncated:
+            if self.cache is not None and reply.text.strip() and (json_mode or not reply.truncated):
                 self.cache.put(key, self.provider, self.model, request, reply)
         self.usage.add(reply)
         return reply
 
     def forget(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-               json_mode: bool = False) -> None:
+               json_mode: bool | ReplySchema = False) -> None:
         if self.cache is not None:
-            params = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": json_mode}
-            self.cache.delete(cache_key(self.provider, self.base_url, self.model, messages, params)[0])
+            params = self._params(temperature, capped_max_tokens(max_tokens), json_mode)
+            self.cache.delete(cache_key(self.provider, self.identity, self.model, messages, params)[0])
 
     def _complete(self, messages: list[Message], temperature: float, max_tokens: int | None,
-                  json_mode: bool) -> ChatReply:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
-        if max_tokens is not None:
-            kwargs["max_tokens"] = max_tokens
-        if json_mode and self.json_mode_supported:
+                  json_mode: bool | ReplySchema) -> ChatReply:
+        """One answer: down the format ladder on a refusal of the format, trimmed again on an overflow."""
+        schema = json_mode if isinstance(json_mode, ReplySchema) else None
+        sent = self._fitted(self.window.fit(messages, max_tokens))
+        overflows = 0
+        while True:
+            kwargs: dict[str, Any] = {"model": self.model, "messages": sent, "temperature": temperature}
+            if max_tokens is not None:
+                kwargs["max_tokens"] = max_tokens
+            rung, response_format = self.ladder.response_format(schema) if json_mode else (-1, None)
+            if response_format is not None:
+                kwargs["response_format"] = response_format
             try:
-                return self._request({**kwargs, "response_format": {"type": "json_object"}})
+                return self._request(kwargs)
             except ProviderError as exc:
                 cause = exc.__cause__
-                if not (isinstance(cause, openai.APIStatusError) and cause.status_code == 400):
+                if not isinstance(cause, openai.APIStatusError):
                     raise
-                self.json_mode_supported = False
-        return self._request(kwargs)
+                detail = status_detail(cause)
+                if response_format is not None and is_format_refusal(cause.status_code, detail):
+                    self.ladder.refused(rung, detail, self.warn)
+                    continue
+                overflow = context_overflow(cause.status_code, detail, cause.body)
+                if overflow is None or overflows >= MAX_OVERFLOW_RETRIES:
+                    raise
+                overflows += 1
+                sent = self._fitted(self.window.after_overflow(overflow, sent, messages, max_tokens), exc)
+
+    def _fitted(self, fitted: list[Message] | None, cause: ProviderError | None = None) -> list[Message]:
+        if fitted is not None:
+            return fitted
+        raise ProviderError(f"{self.what}: the prompt does not fit the model's context of {self.window.n_ctx} tokens, "
+                            f"even with its passages trimmed (the instructions alone are too long)") from cause
+
+    def _trim_notice(self, n_ctx: int) -> None:
+        if self.warn is not None:
+            self.warn(f"LLM {self.provider}:{self.model}: prompts longer than its context of {n_ctx:,} tokens "
+                      f"are sent with their passages trimmed")
 
     def _request(self, kwargs: dict[str, Any]) -> ChatReply:
         completion = reply_object(call_with_retry(lambda: self.client.chat.completions.create(**kwargs),

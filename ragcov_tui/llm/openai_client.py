@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import openai
 
 from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.urls import check_url
 from ragcov_tui.http_retry import Failure, RetryPolicy, html_summary, root_cause_message, status_failure
+from ragcov_tui.llm.context_window import context_overflow
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -38,11 +41,35 @@ def openai_base_url() -> str:
     return check_url(os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL, "$OPENAI_BASE_URL").rstrip("/")
 
 
-def make_openai_client(purpose: str, policy: RetryPolicy) -> tuple[openai.OpenAI, str]:
-    """An SDK client (no SDK retries, the policy's timeout) and the base URL it talks to."""
-    key = require_env("OPENAI_API_KEY", purpose)
-    base_url = openai_base_url()
+@dataclass(frozen=True)
+class Endpoint:
+    """A server given in code rather than by ``OPENAI_BASE_URL`` (the in-process llama.cpp server):
+    its URL, the key it wants, what the LLM cache calls it (stable across runs, unlike a random
+    port) and its context size."""
+
+    base_url: str
+    api_key: str
+    identity: str
+    n_ctx: int | None = None
+
+
+def make_openai_client(purpose: str, policy: RetryPolicy, endpoint: Endpoint | None = None) -> tuple[openai.OpenAI, str]:
+    """An SDK client (no SDK retries, the policy's timeout) and the base URL it talks to:
+    ``endpoint`` when given, else ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
+    key = endpoint.api_key if endpoint is not None else require_env("OPENAI_API_KEY", purpose)
+    base_url = endpoint.base_url if endpoint is not None else openai_base_url()
     return openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=policy.timeout), base_url
+
+
+def server_get_json(client: openai.OpenAI, path: str, timeout: float = 5.0) -> Any:
+    """GET ``path`` at the root of the client's server (``/props``, ``/v1/models``): the parsed
+    JSON, or ``None`` on any failure (these probes are optional; servers without them are fine)."""
+    root = str(client.base_url).rstrip("/").removesuffix("/v1")
+    try:
+        reply = httpx.get(root + path, headers={"Authorization": f"Bearer {client.api_key}"}, timeout=timeout)
+        return reply.json() if reply.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
 
 
 def reply_object(reply: Any, what: str) -> Any:
@@ -55,7 +82,7 @@ def reply_object(reply: Any, what: str) -> Any:
     return reply
 
 
-def _status_detail(exc: openai.APIStatusError) -> str:
+def status_detail(exc: openai.APIStatusError) -> str:
     body: Any = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -72,7 +99,11 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
     if isinstance(exc, openai.APIConnectionError):
         return Failure(reason=root_cause_message(exc), retryable=True, unreachable=True)
     if isinstance(exc, openai.APIStatusError):
-        return status_failure(exc.status_code, _status_detail(exc), exc.response.headers)
+        detail = status_detail(exc)
+        failure = status_failure(exc.status_code, detail, exc.response.headers)
+        if context_overflow(exc.status_code, detail, exc.body) is not None:
+            failure.retryable = False  # the same prompt overflows again: a "too large" 500 is no outage
+        return failure
     if isinstance(exc, (json.JSONDecodeError, openai.APIResponseValidationError, UnicodeDecodeError)):
         return Failure(reason=f"invalid JSON in reply ({root_cause_message(exc)})", retryable=False)
     return None

@@ -9,7 +9,8 @@ prompts still check every reply: a server on the prompt-only rung follows no sch
 ``max_tokens`` is sized to the reply: a fixed part for the braces and a short reason, plus a part
 per list item the prompt asks for (:data:`TOKENS_PER_ITEM`, :data:`TOKENS_PER_REASON`), capped at
 :data:`MAX_REPLY_TOKENS`. Without a cap a small model in JSON mode keeps nesting until the context
-is full.
+is full. ``max_items`` is the list length the prompt asks for; it reaches the server only as a
+grammar bound for local models (:func:`ragcov_tui.llm.structured.bounded_schema`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def claim_verdicts(n_claims: int) -> ReplySchema:
                       verdict={"type": "string", "enum": ["supported", "contradicted", "not_found"]},
                       source={"type": ["string", "null"]}, reason=_STRING)
     return ReplySchema("claim_verdicts", _object(verdicts={"type": "array", "items": verdict}),
-                       _cap(BASE_TOKENS + max(1, n_claims) * (TOKENS_PER_REASON + 30)))
+                       _cap(BASE_TOKENS + max(1, n_claims) * (TOKENS_PER_REASON + 30)), max_items=max(1, n_claims))
 
 
 def relevance_score() -> ReplySchema:
@@ -66,7 +67,7 @@ def passage_usefulness(n_passages: int) -> ReplySchema:
     """USEFULNESS: one ``{passage, useful, reason}`` per passage."""
     item = _object(passage=_STRING, useful={"type": "boolean"}, reason=_STRING)
     return ReplySchema("passage_usefulness", _object(verdicts={"type": "array", "items": item}),
-                       _cap(BASE_TOKENS + max(1, n_passages) * (TOKENS_PER_REASON + 30)))
+                       _cap(BASE_TOKENS + max(1, n_passages) * (TOKENS_PER_REASON + 30)), max_items=max(1, n_passages))
 
 
 def agreement() -> ReplySchema:
@@ -77,7 +78,8 @@ def agreement() -> ReplySchema:
 
 def paraphrases(n: int) -> ReplySchema:
     """PARAPHRASE: ``{"paraphrases": [str]}`` with ``n`` items."""
-    return ReplySchema("paraphrases", _object(paraphrases=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM))
+    return ReplySchema("paraphrases", _object(paraphrases=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM),
+                       max_items=max(1, n))
 
 
 def pairwise() -> ReplySchema:
@@ -89,9 +91,11 @@ def pairwise() -> ReplySchema:
 def themes(n_themes: int, n_questions: int) -> ReplySchema:
     """A gap cluster's ``{"themes": [str], "questions": [str]}``."""
     return ReplySchema("themes", _object(themes=_STRINGS, questions=_STRINGS),
-                       _cap(BASE_TOKENS + max(1, n_themes) * 16 + max(1, n_questions) * TOKENS_PER_ITEM))
+                       _cap(BASE_TOKENS + max(1, n_themes) * 16 + max(1, n_questions) * TOKENS_PER_ITEM),
+                       max_items=max(1, n_themes, n_questions))
 
 
 def questions(n: int) -> ReplySchema:
     """More questions for a gap: ``{"questions": [str]}``."""
-    return ReplySchema("questions", _object(questions=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM))
+    return ReplySchema("questions", _object(questions=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM),
+                       max_items=max(1, n))

@@ -45,14 +45,40 @@ class ReplySchema:
     name: str
     schema: dict[str, Any]
     max_tokens: int
+    max_items: int = 20  # list length the prompt expects at most (sent only as a bound, see below)
 
-    def response_format(self) -> dict[str, Any]:
-        return {"type": "json_schema", "json_schema": {"name": self.name, "schema": self.schema, "strict": True}}
+    def response_format(self, bounded: bool = False) -> dict[str, Any]:
+        """The ``response_format``; ``bounded`` adds ``maxLength`` to free strings and ``maxItems``
+        to lists (:func:`bounded_schema`), for servers that enforce a schema by grammar."""
+        schema = bounded_schema(self.schema, self.max_items) if bounded else self.schema
+        return {"type": "json_schema", "json_schema": {"name": self.name, "schema": schema, "strict": True}}
 
     def fingerprint(self) -> str:
         """``name:sha256[:12]`` of the schema, for cache keys (another schema is another request)."""
         text = json.dumps(self.schema, sort_keys=True, separators=(",", ":"))
         return f"{self.name}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+MAX_STRING_CHARS = 300  # a reason, a claim, a question: a sentence or two
+
+
+def bounded_schema(schema: Any, max_items: int) -> Any:
+    """``schema`` with ``maxLength`` on every string without an ``enum`` and ``maxItems`` on every
+    array. A small local model under a grammar otherwise repeats itself inside one string until
+    ``max_tokens`` cuts the reply. OpenAI's strict mode refuses these keywords, so only the in-process
+    llama.cpp server gets them (its grammar enforces them)."""
+    if isinstance(schema, list):
+        return [bounded_schema(s, max_items) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: bounded_schema(v, max_items) for k, v in schema.items()}
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "string" in kinds and "enum" not in schema:
+        out["maxLength"] = MAX_STRING_CHARS
+    if "array" in kinds:
+        out["maxItems"] = max(1, max_items)
+    return out
 
 
 def is_format_refusal(status: int, message: str) -> bool:
@@ -69,6 +95,7 @@ class FormatLadder:
 
     label: str
     rung: int = 0
+    bounded: bool = False  # send length bounds with the schema (ReplySchema.response_format)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def response_format(self, schema: ReplySchema | None) -> tuple[int, dict[str, Any] | None]:
@@ -76,7 +103,7 @@ class FormatLadder:
         with self._lock:
             rung = self.rung if schema is not None else max(self.rung, 1)
         if rung == 0 and schema is not None:
-            return rung, schema.response_format()
+            return rung, schema.response_format(self.bounded)
         return rung, {"type": "json_object"} if rung == 1 else None
 
     def refused(self, rung: int, reason: str, warn: Callable[[str], None] | None) -> None:

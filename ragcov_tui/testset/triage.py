@@ -32,6 +32,7 @@ import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
@@ -301,7 +302,7 @@ def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatMod
                                    existing=json.dumps(existing, ensure_ascii=False))
     user = "\n\n".join(f"[{c['chunk_id']}] {c['text']}" for c in chunks)
     reply = complete_json(llm, [{"role": "system", "content": system}, {"role": "user", "content": user}],
-                          validate=_valid_questions)
+                          validate=_valid_questions, schema=reply_schemas.questions(n))
     if not reply.ok:
         raise BadInput(f"{llm.spec}: no usable suggestions ({reply.error})")
     return add_suggestions(db, sid, cluster, reply.data["questions"][:n], f"llm:{llm.spec}")

@@ -20,6 +20,7 @@ from ragcov_tui.evaluation.generation.models import MetricOutcome
 from ragcov_tui.evaluation.generation.quantities import extract_quantities, missing_quantities
 from ragcov_tui.evaluation.generation.support import Evidence, cosine, rescale
 from ragcov_tui.evaluation.generation.text import strip_citations, token_f1
+from ragcov_tui.llm import reply_schemas
 
 RELEVANCE_LO, RELEVANCE_HI = 0.10, 0.60
 AGREEMENT_LO, AGREEMENT_HI = 0.50, 0.90
@@ -32,7 +33,7 @@ def answer_relevance(ev: Evidence, judge: Judge | None) -> MetricOutcome:
         return MetricOutcome(value=0.0, detail={"reason": "the answer is empty"})
     if judge is not None:
         data = judge.ask("answer_relevance", prompts.RELEVANCE, prompts.relevance_user(ev.item.question, answer),
-                         check_score)
+                         check_score, reply_schemas.relevance_score())
         return MetricOutcome(value=float(data["score"]), detail={"reason": str(data.get("reason") or "")})
     sim = cosine(ev, ev.item.question, answer)
     return MetricOutcome(value=rescale(sim, RELEVANCE_LO, RELEVANCE_HI), detail={
@@ -56,7 +57,7 @@ def answer_correctness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
     answer = strip_citations(ev.item.answer or "")
     data = judge.ask("answer_correctness", prompts.CORRECTNESS,
                      prompts.correctness_user(ev.item.question, answer, reference),
-                     lambda d: check_fields(d, correct=bool))
+                     lambda d: check_fields(d, correct=bool), reply_schemas.correctness())
     return MetricOutcome(value=float(data["correct"]), detail={"rationale": str(data.get("rationale") or "")})
 
 

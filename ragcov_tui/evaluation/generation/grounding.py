@@ -17,6 +17,7 @@ from ragcov_tui.evaluation.generation import prompts
 from ragcov_tui.evaluation.generation.models import MetricOutcome
 from ragcov_tui.evaluation.generation.support import Evidence, claim_sentences, judge_claims, support_share
 from ragcov_tui.evaluation.generation.text import strip_citations
+from ragcov_tui.llm import reply_schemas
 
 
 def _claims(metric: str, text: str, ev: Evidence, judge: Judge | None) -> list[str]:
@@ -82,7 +83,8 @@ def context_precision(ev: Evidence, judge: Judge | None) -> MetricOutcome:
     else:
         data = judge.ask("context_precision", prompts.USEFULNESS,
                          prompts.usefulness_user(ev.item.question, reference, ev.passages),
-                         lambda d: check_bool_list(d, "verdicts", "useful", len(ev.passages)))
+                         lambda d: check_bool_list(d, "verdicts", "useful", len(ev.passages)),
+                         reply_schemas.passage_usefulness(len(ev.passages)))
         chunks = [{"chunk_id": pid, "useful": v["useful"], "reason": str(v.get("reason") or "")}
                   for (pid, _), v in zip(ev.passages, data["verdicts"])]
     return MetricOutcome(value=average_precision([c["useful"] for c in chunks]), detail={"chunks": chunks})

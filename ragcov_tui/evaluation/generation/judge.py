@@ -18,8 +18,10 @@ from typing import Any, Callable, Sequence
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.generation import prompts
 from ragcov_tui.input_values import is_finite_number
+from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel, JsonResult
 from ragcov_tui.llm.json_reply import complete_json
+from ragcov_tui.llm.structured import ReplySchema
 
 VERDICTS = ("supported", "contradicted", "not_found")
 Validator = Callable[[Any], "str | None"]
@@ -37,13 +39,14 @@ class Judge:
     repeat: int
     calls: list[dict[str, Any]]
 
-    def ask(self, metric: str, system: str, user: str, validate: Validator) -> Any:
-        """The validated JSON reply, or :class:`JudgeError` with the reason (also logged)."""
+    def ask(self, metric: str, system: str, user: str, validate: Validator, schema: ReplySchema | None = None) -> Any:
+        """The validated JSON reply, or :class:`JudgeError` with the reason (also logged); ``schema``
+        is the prompt's reply schema and token cap (:mod:`ragcov_tui.llm.reply_schemas`)."""
         if self.repeat > 0:
             system += prompts.REPEAT_NOTE.format(repeat=self.repeat)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         try:
-            result = complete_json(self.llm, messages, validate=validate)
+            result = complete_json(self.llm, messages, validate=validate, schema=schema)
         except RagcovError as exc:  # a provider that raised instead of returning ok=False
             result = JsonResult(ok=False, error=f"{type(exc).__name__}: {exc}", prompt=messages)
         error = None if result.ok else (result.error or "unusable reply")
@@ -55,14 +58,15 @@ class Judge:
 
     def decompose(self, metric: str, question: str, text: str) -> list[str]:
         """Atomic claims of ``text`` (possibly empty)."""
-        data = self.ask(metric, prompts.DECOMPOSE, prompts.decompose_user(question, text), _check_claims)
+        data = self.ask(metric, prompts.DECOMPOSE, prompts.decompose_user(question, text), _check_claims,
+                        reply_schemas.claims())
         return [c.strip() for c in data["claims"] if c.strip()]
 
     def verify(self, metric: str, claims: Sequence[str], passages: Sequence[tuple[str, str]]) -> list[dict]:
         """One ``{claim, verdict, chunk_id, reason}`` per claim, judged against ``passages``."""
         ids = [pid for pid, _ in passages]
         data = self.ask(metric, prompts.VERIFY, prompts.verify_user(claims, passages),
-                        lambda d: _check_verdicts(d, len(claims)))
+                        lambda d: _check_verdicts(d, len(claims)), reply_schemas.claim_verdicts(len(claims)))
         out = []
         for claim, v in zip(claims, _ordered(data["verdicts"])):
             verdict = _verdict(v)

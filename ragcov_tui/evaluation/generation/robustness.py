@@ -27,6 +27,7 @@ from ragcov_tui.evaluation.generation.models import MetricOutcome
 from ragcov_tui.evaluation.generation.quantities import conflicting_pairs, extract_quantities, missing_quantities
 from ragcov_tui.evaluation.generation.support import Evidence, rescale
 from ragcov_tui.evaluation.generation.text import strip_citations
+from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
 
 AGREEMENT_SCORES = {"same": 1.0, "partial": 0.5, "different": 0.0}
@@ -57,7 +58,7 @@ def robustness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
 def _judged_pair(ev: Evidence, judge: Judge, answers: list[dict], i: int, j: int) -> dict:
     data = judge.ask("robustness", prompts.AGREEMENT,
                      prompts.agreement_user(ev.item.question, answers[i]["answer"], answers[j]["answer"]),
-                     _check_agreement)
+                     _check_agreement, reply_schemas.agreement())
     verdict = str(data["verdict"]).strip().lower()
     return {"a": i, "b": j, "verdict": verdict, "agreement": AGREEMENT_SCORES[verdict],
             "reason": str(data.get("reason") or "")}
@@ -104,7 +105,8 @@ def generate_paraphrases(question: str, n: int, llm: ChatModel) -> list[str]:
 
     judge = Judge(llm, 0, [])
     try:
-        data = judge.ask("paraphrases", prompts.PARAPHRASE.format(n=n), prompts.paraphrase_user(question), validate)
+        data = judge.ask("paraphrases", prompts.PARAPHRASE.format(n=n), prompts.paraphrase_user(question), validate,
+                          reply_schemas.paraphrases(n))
     except JudgeError as exc:
         raise ProviderError(f"paraphrase generation failed for {question[:60]!r}: {exc}") from None
     return _distinct(data["paraphrases"], question)[:n]

@@ -115,6 +115,9 @@ class BuiltinSystem:
         return SystemOutput(answer=text, contexts=contexts, label=self.label)
 
 
+ANSWER_MAX_TOKENS = 1024  # a cited answer of a few paragraphs; a small model would otherwise ramble to the context's end
+
+
 def generate_cited_answer(llm: ChatModel, question: str, contexts: list[RetrievedChunk]) -> str:
     """Ask ``llm`` to answer from ``contexts`` only, citing passage ids in [brackets]."""
     passages = "\n\n".join(f"[{c.id}] {c.text}" for c in contexts) or "(no passages)"
@@ -122,7 +125,7 @@ def generate_cited_answer(llm: ChatModel, question: str, contexts: list[Retrieve
         {"role": "system", "content": ANSWER_PROMPT},
         {"role": "user", "content": f"Context passages:\n{passages}\n\nQuestion: {question}"},
     ]
-    return llm.chat(messages).text.strip()
+    return llm.chat(messages, max_tokens=ANSWER_MAX_TOKENS).text.strip()
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], n: int, k: int = RRF_K) -> np.ndarray:
