@@ -191,6 +191,10 @@ def format_row(r: dict) -> str:
             f"{_f(r['cluster_covered'], '.2f')}/{_f(r['gap_cut'], '.2f')}")
 
 
+def _times(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}×"
+
+
 def markdown(rows: list[dict]) -> str:
     """The README's table: one row per data set × topic."""
     lines = ["| data set | topic | questions removed | held-out docs | rank (before) | top-3 gaps: held-out share / base (×) "
@@ -199,8 +203,8 @@ def markdown(rows: list[dict]) -> str:
         lines.append(
             f"| {r['dataset']} | {r['topic']} | {r['removed']} ({r['removed_share']:.1%}) | {r['held_out']} of {r['documents']} "
             f"| **{_f(r['rank'], 'd')}** ({_f(r['rank_before'], 'd')}) "
-            f"| {_f(r['top_share'], '.2f')} / {r['chunk_base']:.3f} ({_f(r['top_ratio'], '.1f')}×) "
-            f"| {r['precision']:.2f} / {r['doc_base']:.3f} (**{_f(r['p_ratio'], '.1f')}×**) | {r['seconds']:.1f} |")
+            f"| {_f(r['top_share'], '.2f')} / {r['chunk_base']:.3f} ({_times(r['top_ratio'])}) "
+            f"| {r['precision']:.2f} / {r['doc_base']:.3f} (**{_times(r['p_ratio'])}**) | {r['seconds']:.1f} |")
     return "\n".join(lines) + "\n"
 
 

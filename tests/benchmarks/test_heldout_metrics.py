@@ -149,3 +149,11 @@ def test_ranked_documents_follow_the_report_rank_when_it_has_one():
     unranked = [{"source": "a", "coverage": 0.1}, {"source": "b", "coverage": 0.5}, {"source": "c", "coverage": 0.3}]
     assert m.ranked_documents(unranked) == (["a", "c", "b"], "coverage")
     assert m.ranked_documents([]) == ([], "coverage")
+
+
+def test_markdown_row_shows_undefined_figures_as_a_dash():
+    row = {"dataset": "d", "topic": "t", "removed": 3, "removed_share": 0.06, "held_out": 2, "documents": 40,
+           "rank": None, "rank_before": 4, "top_share": None, "chunk_base": 0.05, "top_ratio": None,
+           "precision": 0.5, "doc_base": 0.05, "p_ratio": 10.0, "seconds": 1.25}
+    table = topic_bench.markdown([row]).splitlines()
+    assert table[2] == "| d | t | 3 (6.0%) | 2 of 40 | **—** (4) | — / 0.050 (—) | 0.50 / 0.050 (**10.0×**) | 1.2 |"
