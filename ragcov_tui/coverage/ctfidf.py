@@ -33,6 +33,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ragcov_tui.coverage.lexicon import CJK_RUN
 from ragcov_tui.coverage.term_counts import TermCounts, count_terms
 
 HEADING_BOOST = 2.0
@@ -98,6 +99,8 @@ def select_themes(terms: ClassTerms, n: int) -> list[list[str]]:
         return all(users(w, c) < cap for w in term.split())
 
     for _, c, term in pairs:
+        if len(term) < 3 and not CJK_RUN.match(term):  # "sh", "uo": fragments, not topics (CJK bigrams are words)
+            continue
         if not admissible(c, term) or any(contains(t, term) for t in kept[c]):
             continue
         inside = [t for t in kept[c] if t in term.split()]

@@ -25,7 +25,7 @@ import numpy as np
 
 from ragcov_tui.coverage import lexicon
 from ragcov_tui.coverage.question_forms import GENERIC_HEADINGS, heading_question, plain, sentence_question
-from ragcov_tui.errors import RagcovError
+from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.testset.ids import text_key
 
 COSINE_DUPLICATE = 0.95
@@ -143,6 +143,8 @@ def semantic_filter(pool: list[Candidate], question_vecs: np.ndarray, embed: Emb
     """Up to ``n`` candidates whose cosine to every test question and every kept candidate is below
     COSINE_DUPLICATE (rows of both unit length)."""
     vecs = np.asarray(embed([c.text for c in pool]), dtype=np.float32)
+    if vecs.shape[1:] != question_vecs.shape[1:]:
+        raise BadInput(f"{vecs.shape[1]}-d vectors against {question_vecs.shape[1]}-d test questions")
     to_tests = (vecs @ question_vecs.T).max(axis=1) if len(question_vecs) else np.full(len(pool), -1.0)
     kept: list[int] = []
     for i in range(len(pool)):

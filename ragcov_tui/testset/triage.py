@@ -28,9 +28,11 @@ import json
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+import numpy as np
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.coverage.suggest_offline import Embed
+from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.json_reply import complete_json
@@ -245,8 +247,8 @@ def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *,
     questions shaped from headings and sentences, or passages to ask about in a text that is not
     English) runs over the gap's ``passages`` least-covered chunks — more of them than the
     analysis read. Candidates already suggested, rejected or in the test file (or close to one
-    of them in wording) are skipped, so each call goes further down the list. ``[]`` when nothing
-    new is left.
+    of them in wording, or — with the session's question vectors and embedder — in meaning) are
+    skipped, so each call goes further down the list. ``[]`` when nothing new is left.
     """
     from ragcov_tui.coverage.lexicon import words
     from ragcov_tui.coverage.suggest_offline import offline_suggestions
@@ -256,8 +258,27 @@ def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *,
         raise BadInput(f"cluster {cluster}: no chunks stored for it in session {sid}")
     taken = _taken_keys(db, sid, cluster, testset_path(db, sid))
     known = frozenset(w for _, text in chunks for w in words(text))
-    found, _ = offline_suggestions(chunks, n, existing=sorted(taken), known=known)
+    question_vecs, embed = paraphrase_check(db, sid)
+    found, _ = offline_suggestions(chunks, n, existing=sorted(taken), known=known, question_vecs=question_vecs,
+                                   embed=embed)
     return add_suggestions(db, sid, cluster, [c.text for c in found], HEURISTIC_ORIGIN)
+
+
+def paraphrase_check(db: sqlite_utils.Database, sid: str) -> tuple[np.ndarray | None, Embed | None]:
+    """The session's stored question vectors and its embedder's ``embed``, so that a suggestion
+    close in meaning to a test question is dropped; (None, None) when the session stored no
+    vectors or its embedder cannot be built here."""
+    from ragcov_tui.embeddings.factory import make_embedder
+    from ragcov_tui.store.vectors import load_vectors
+
+    _, vecs = load_vectors(db, sid, "question")
+    spec = (get_session(db, sid) or {}).get("embedder")
+    if not len(vecs) or not spec:
+        return None, None
+    try:
+        return vecs, make_embedder(spec, db=db).embed
+    except RagcovError:
+        return None, None
 
 
 def more_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3) -> tuple[list[int], str]:

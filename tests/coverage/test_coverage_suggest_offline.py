@@ -162,3 +162,10 @@ def test_hostile_text_is_kept_in_data_and_made_safe_by_the_output_layer(hostile:
     for c in found:
         shown = visible_line(c.text)
         assert not any(ch in shown for ch in "\x1b\x07\x00\x9b\u202e")
+
+
+def test_vectors_of_another_dimension_fall_back_to_wording() -> None:
+    embed = FakeEmbedder()
+    found, note = offline_suggestions([("a", "## Creating an endpoint")], 3, existing=["x"],
+                                      question_vecs=np.ones((1, 3), dtype=np.float32), embed=embed)
+    assert [c.text for c in found] == ["How do I create an endpoint?"] and "5-d vectors against 3-d" in note

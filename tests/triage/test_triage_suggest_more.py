@@ -66,3 +66,23 @@ def test_heuristic_more_suggestions_go_down_the_least_covered_chunks_and_skip_ta
     assert origin == "heuristic" and later == ["How do I replay delivery batch 3?", "How do I replay delivery batch 4?"]
     with pytest.raises(BadInput, match="cluster 99"):
         triage.suggest_more_heuristic(db, sid, 99)
+
+
+def test_heuristic_more_suggestions_check_meaning_with_the_sessions_embedder(tmp_path: Path) -> None:
+    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    for i in range(6):
+        (corpus / f"d{i}.md").write_text(f"# Topic {i}\n\n## Rotating key set {i}\n\nEvery key of set {i} rotates daily.\n")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "question": "How do I rotate key set 0?"}) + "\n")
+    db = open_db(str(tmp_path / "r.db"))
+    sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions), embedder="hash",
+                                              clusters=2), db)
+    vecs, embed = triage.paraphrase_check(db, sid)
+    assert vecs is not None and vecs.shape[0] == 1 and embed is not None
+    again = embed(["How do I rotate key set 0?"]) @ vecs.T
+    assert float(again.max()) > 0.99  # the same embedder: a repeat would be caught by meaning too
+    synthetic = open_db(":memory:")
+    assert triage.paraphrase_check(synthetic, make_analysis_session(synthetic, testset_dir=tmp_path)) == (None, None)
