@@ -28,14 +28,15 @@ def test_robust_cut_is_median_minus_two_floored_mads():
     assert robust_cut(np.array([0.1, 0.2, 0.3]), below=False).value == pytest.approx(0.2 + 2 * 1.4826 * 0.1)
 
 
-def test_answering_radius_prefers_gold_and_takes_the_upper_quartile():
+def test_answering_radius_prefers_gold_and_takes_a_high_quantile():
     nearest = np.array([0.1, 0.2, 0.3, 0.4, 0.9])
     gold = np.array([0.3, np.inf, 0.5, 0.7, 0.2])
     inliers = np.array([0, 1, 2, 3])  # question 4 is an outlier: never counts
     r = answering_radius(nearest, gold, inliers)
     assert r.source == GOLD and r.questions == 3 and r.value == pytest.approx(np.quantile([0.3, 0.5, 0.7], 0.75))
     r = answering_radius(nearest, None, inliers)
-    assert r.source == NEAREST and r.questions == 4 and r.value == pytest.approx(np.quantile(nearest[:4], 0.75))
+    assert r.source == NEAREST and r.questions == 4 and r.value == pytest.approx(np.quantile(nearest[:4], 0.9))
+    assert "9 in 10 of 4 questions are this close to their nearest chunk" in reach_line(r, 1, 2)
     r = answering_radius(nearest, np.full(5, np.inf), inliers)
     assert r.source == NEAREST  # no inlier question's gold id matched the corpus
     assert answering_radius(nearest, gold, np.array([], dtype=int)) is None
