@@ -19,8 +19,7 @@ is skipped when it is contained in a theme its cluster kept, or when one of its 
 appear in the themes of more than ``max(1, K // 3)`` clusters; a phrase replaces a kept word of
 its own when it carries at least ``PHRASE_TAKES_OVER`` of that word's weight. A cluster whose
 themes hold no phrase gets its heaviest admissible phrase in place of its last theme. Themes are
-shown title-cased ("Quick Search"), keeping a word's own capitals where the corpus writes it
-so ("SAML", "iOS").
+shown as the corpus writes them, title-cased in English ("Quick Search", "SAML"; :func:`display`).
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ragcov_tui.coverage.lexicon import CJK_RUN
+from ragcov_tui.coverage.lexicon import CJK_RUN, language
 from ragcov_tui.coverage.term_counts import TermCounts, count_terms
 
 HEADING_BOOST = 2.0
@@ -121,25 +120,33 @@ def select_themes(terms: ClassTerms, n: int) -> list[list[str]]:
     return kept
 
 
-def display(term: str, texts: Sequence[str]) -> str:
-    """``term`` title-cased (English) or with its first word capitalised (other scripts, where title
-    case is not the custom), each word in the corpus's own capitals when they go beyond a first letter."""
-    pattern = re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in term.split()) + r"(?!\w)", re.IGNORECASE)
+def display(term: str, texts: Sequence[str], *, english: bool = True) -> str:
+    """``term`` as the corpus writes it (its most frequent form in the first 50 ``texts``), then for
+    English title-cased ("Quick Search", "Terms of Service") with capitals beyond a first letter
+    kept ("SAML", "iOS"); in other languages only its first letter raised, since title case is not
+    their custom ("Browser deines Geräts", "Работа с модификаторами")."""
+    words = term.split()
+    pattern = re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE)
     surfaces = [m.group(0) for t in texts[:50] for m in pattern.finditer(t)]
-    surface = max(set(surfaces), key=lambda s: (surfaces.count(s), s)).split() if surfaces else term.split()
-    out = []
-    for i, (low, seen) in enumerate(zip(term.split(), surface + term.split()[len(surface):])):
-        if any(ch.isupper() for ch in seen[1:]) and not seen.isupper() or seen.isupper() and len(seen) <= 5:
-            out.append(seen)
-        elif 0 < i < len(term.split()) - 1 and low in MINOR_WORDS or i > 0 and not low.isascii():
-            out.append(low)
+    seen = max(set(surfaces), key=lambda s: (surfaces.count(s), s)).split() if surfaces else []
+    seen = seen if len(seen) == len(words) else words
+    if not english:
+        out = " ".join(seen)
+        return out[:1].upper() + out[1:]
+    shown = []
+    for i, (low, word) in enumerate(zip(words, seen)):
+        if any(ch.isupper() for ch in word[1:]) and not word.isupper() or word.isupper() and len(word) <= 5:
+            shown.append(word)
+        elif 0 < i < len(words) - 1 and low in MINOR_WORDS:
+            shown.append(low)
         else:
-            out.append(low[:1].upper() + low[1:])
-    return " ".join(out)
+            shown.append(low[:1].upper() + low[1:])
+    return " ".join(shown)
 
 
 def cluster_themes(texts_by_cluster: Sequence[Sequence[str]], n: int) -> tuple[list[list[str]], ClassTerms]:
     """(displayed themes per cluster, the weighted terms) for ``texts_by_cluster`` (most central first)."""
     terms = class_terms(texts_by_cluster)
     chosen = select_themes(terms, n)
-    return [[display(t, texts) for t in ts] for ts, texts in zip(chosen, texts_by_cluster)], terms
+    return [[display(t, texts, english=language(" ".join(texts[:20])) in ("en", "und")) for t in ts]
+            for ts, texts in zip(chosen, texts_by_cluster)], terms

@@ -30,6 +30,7 @@ WORD = re.compile(f"[{CJK}]+|[^\\W\\d_{CJK}]+(?:-[^\\W\\d_{CJK}]+)*")
 FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
+ADMONITION = re.compile(r"^[ \t]*(?:\?\?\?\+?|!!!|:::)[ \t]*[\w-]*", re.MULTILINE)  # mkdocs / VitePress boxes
 HTML_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>|\{\{.*?\}\}|\{#[^}\n]*\}")  # tags, template braces, heading anchors
 BREAK_CHARS = "\n.!?;:,()\\[\\]{}<>\"“”„«»‘’|/\\\\=+*#_~…·•→←–—。、，；：！？（）「」『』【】"
 TOKEN = re.compile(f"[{CJK}]+|[^\\W\\d_{CJK}]+(?:-[^\\W\\d_{CJK}]+)*|[{BREAK_CHARS}\\d]+|\\s-+\\s|'(?=\\s)|(?<=\\s)'")
@@ -73,8 +74,9 @@ SIGNATURES = {lang: frozenset(words) for lang, words in {
 
 
 def strip_code(text: str) -> str:
-    """``text`` with fenced code blocks, inline code, URLs, HTML tags, ``{{ template }}`` expressions and
-    ``{#anchor}`` marks (none of them prose) replaced by line ends."""
+    """``text`` with fenced code blocks, inline code, URLs, HTML tags, ``{{ template }}`` expressions,
+    ``{#anchor}`` marks and admonition openers (``??? question``, ``:::tip``) — none of them prose —
+    replaced by line ends."""
     if "```" in text or "~~~" in text:
         text = FENCED.sub("\n", text)
     if "`" in text:
@@ -83,6 +85,8 @@ def strip_code(text: str) -> str:
         text = URL.sub("\n", text)
     if "<" in text or "{" in text:
         text = HTML_TAG.sub("\n", text)
+    if "???" in text or "!!!" in text or ":::" in text:
+        text = ADMONITION.sub("\n", text)
     return text
 
 

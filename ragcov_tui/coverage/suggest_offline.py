@@ -51,7 +51,7 @@ class Candidate:
 def prose_sentences(text: str) -> list[str]:
     """The sentences of ``text``'s paragraphs and list items (hard-wrapped lines joined); headings,
     table rows, fenced code and URLs left out."""
-    body = lexicon.URL.sub(" ", lexicon.FENCED.sub(" ", FRONT_MATTER.sub("", text)))
+    body = lexicon.ADMONITION.sub("", lexicon.URL.sub(" ", lexicon.FENCED.sub(" ", FRONT_MATTER.sub("", text))))
     blocks: list[list[str]] = []
     for para in re.split(r"\n\s*\n", body):
         current: list[str] = []

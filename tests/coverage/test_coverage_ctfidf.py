@@ -198,3 +198,20 @@ def test_themes_are_fast_on_20k_chunks() -> None:
     themes, _ = cluster_themes(texts, 5)
     assert time.perf_counter() - start < 90  # measured 4.8 s alone, 11 s on the loaded 2-core box
     assert all(len(t) >= 3 for t in themes)
+
+
+@pytest.mark.parametrize(("term", "texts", "shown"), [
+    ("browser deines geräts", ["Öffne den Browser deines Geräts.", "Im Browser deines Geräts."], "Browser deines Geräts"),
+    ("apps und geräte", ["Verbundene Apps und Geräte"], "Apps und Geräte"),
+    ("работа с модификаторами", ["Работа с модификаторами событий."], "Работа с модификаторами"),
+    ("数据库", ["备份数据库"], "数据库"),
+    ("quick search", ["quick search"], "Quick search"),
+])
+def test_display_outside_english_keeps_the_corpus_form(term: str, texts: list[str], shown: str) -> None:
+    assert display(term, texts, english=False) == shown
+
+
+def test_admonition_openers_are_not_prose() -> None:
+    text = '??? question "Warum haben Bilder das falsche Datum?"\n    Text hier.\n\n:::tip Hinweis\nMehr.\n:::'
+    words = {w for seg in lexicon.segments(text) for w in seg}
+    assert "question" not in words and "tip" not in words and {"warum", "hinweis", "mehr"} <= words

@@ -169,3 +169,9 @@ def test_vectors_of_another_dimension_fall_back_to_wording() -> None:
     found, note = offline_suggestions([("a", "## Creating an endpoint")], 3, existing=["x"],
                                       question_vecs=np.ones((1, 3), dtype=np.float32), embed=embed)
     assert [c.text for c in found] == ["How do I create an endpoint?"] and "5-d vectors against 3-d" in note
+
+
+def test_an_admonition_opener_does_not_start_a_passage() -> None:
+    text = '??? question "Warum haben einige Bilder den 08.12.2002 als Datum, wenn sie an diesem Tag nicht entstanden?"'
+    assert [c.text for c in chunk_candidates("c", text)] == [
+        "Ask about: «Warum haben einige Bilder den 08.12.2002 als Datum, wenn sie an diesem Tag nicht…»"]
