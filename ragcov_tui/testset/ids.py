@@ -1,4 +1,5 @@
-"""Identity helpers for test-file rows: the normalised text key, and fresh ids that fit the file."""
+"""Identity helpers for test-file rows: the normalised text key, the content ids of rows without an
+id, and fresh ids that fit the file."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import hashlib
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 FALLBACK_PREFIX = "ragcov-"
@@ -31,6 +32,31 @@ def content_id(text: str) -> str:
     ``q-`` + the first 10 hex digits of sha256(:func:`text_key`). It stays the same when a row
     above is dropped or the rows are reordered, and is equal for texts equal under text_key."""
     return "q-" + hashlib.sha256(text_key(text).encode("utf-8")).hexdigest()[:10]
+
+
+def content_ids(texts: Iterable[str], taken: set[str]) -> list[str]:
+    """The ids of test-file rows that carry none, in file order (``taken``: the ids the file's
+    other rows carry; each id given is added to it).
+
+    A row gets :func:`content_id` of its text; when that is taken — the 2nd, 3rd… row with the
+    same text under :func:`text_key`, or a row whose explicit id happens to be it — the row gets
+    ``<content id>-2``, ``-3``… (the first one free, counting in file order). So an id moves only
+    among rows that share one text: dropping the first of two makes the second take the plain id.
+    Dropping, inserting or reordering any other row moves no id.
+    """
+    next_suffix: dict[str, int] = {}
+    ids = []
+    for text in texts:
+        base = content_id(text)
+        number = next_suffix.get(base, 1)
+        candidate = base if number == 1 else f"{base}-{number}"
+        while candidate in taken:
+            number += 1
+            candidate = f"{base}-{number}"
+        next_suffix[base] = number + 1
+        taken.add(candidate)
+        ids.append(candidate)
+    return ids
 
 
 def fresh_id(existing: Sequence[str | int]) -> str | int:

@@ -17,8 +17,10 @@ class Question:
     ids gives grade 1 each). ``row`` is the 0-based index of the row in the file, ``line`` the
     1-based line number where the row starts (for JSON, the line of the element's first
     character). ``raw`` is the row as read (every field, unknown ones included), so nothing the
-    user wrote is lost. ``id_in_file`` is False when the row carried no id and ``id`` is the
-    synthetic ``row-<n>`` (n = row + 1); such ids shift when a row above is dropped.
+    user wrote is lost. ``id_in_file`` is False when the row carried no id and ``id`` is its
+    content id (``q-`` + 10 hex digits of the sha256 of its normalised text, ``-2``, ``-3``… for
+    the 2nd, 3rd… row with that text: :func:`ragcov_tui.testset.ids.content_ids`); it stays put
+    when other rows are dropped, inserted or moved, and moves only among rows sharing one text.
     ``reference_contexts`` are the texts the reference answer rests on (Ragas / LlamaIndex
     ``reference_contexts``, DeepEval ``context``, Giskard ``reference_context`` as one text);
     ``seed_document_id`` is Giskard's ``metadata.seed_document_id``. Both are read, never mapped
@@ -74,5 +76,5 @@ class TestSet:
 
     @property
     def has_ids(self) -> bool:
-        """True when the file has an id field (otherwise ids are the synthetic ``row-<n>``)."""
+        """True when the file has an id field (otherwise every id is a content id)."""
         return "id" in self.field_names

@@ -6,7 +6,8 @@ breaks it; Ragas' ``Testset.from_list`` needs ``synthesizer_name`` on every row)
 carries, in the file's own field names:
 
 - the id, when the rows have ids (a fresh one, :func:`ragcov_tui.testset.ids.fresh_id`); a file
-  without ids gets none and the row reads back as ``row-<n>``;
+  without ids gets none and the row reads back with its content id
+  (:func:`ragcov_tui.testset.ids.content_ids`), which :func:`new_row` returns;
 - the question text;
 - where a place for it exists, the provenance (``{source, cluster, session[, edited]}``): a
   ``provenance`` field the rows have; else inside a free-form object the rows have (Giskard
@@ -28,7 +29,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.testset.cells import NotALiteral, python_literal
 from ragcov_tui.testset.fields import PROVENANCE_FIELD
-from ragcov_tui.testset.ids import fresh_id
+from ragcov_tui.testset.ids import content_ids, fresh_id
 from ragcov_tui.testset.layout import Layout
 from ragcov_tui.testset.models import TestSet
 
@@ -48,10 +49,11 @@ def new_row(testset: TestSet, layout: Layout, text: str, provenance: dict[str, A
         raise BadInput(f"{testset.path}: the CSV header has no question column (nothing was written)")
     samples = _samples(testset, layout)
     row: dict[str, Any] = {}
-    question_id = f"row-{len(testset.questions) + 1}"
     if "id" in names:
         new_id = fresh_id([q.raw.get(names["id"], q.id) for q in testset.questions if q.id_in_file])
         row[names["id"]], question_id = str(new_id) if csv else new_id, str(new_id)
+    else:  # the last row: the reader gives it its content id after every other row's id
+        question_id = content_ids([text], {q.id for q in testset.questions})[0]
     row[names.get("question", "question")] = text
     row.update(_provenance(samples, provenance))
     row.update({k: v for k, v in NEW_ROW_DEFAULTS.items() if isinstance(samples.get(k), type(v))})

@@ -9,7 +9,9 @@ present wins); ``TestSet.field_names`` records, per canonical field, the name th
 having it uses (for CSV: the header). Values are checked and normalised:
 
 - gold ids: a list gives grade 1.0 each, an object ``{"id": grade}`` gives grades (numbers >= 0);
-- ids may be strings or integers; a row without one gets ``row-<n>`` (n = 1-based row number);
+- ids may be strings or integers; a row without one gets its content id (``q-`` + 10 hex digits of
+  the sha256 of its normalised question; the 2nd, 3rd… row with that text gets ``-2``, ``-3``…:
+  :func:`ragcov_tui.testset.ids.content_ids`), so dropping or inserting a row moves no other id;
 - reference contexts: a list of texts, or one text (Giskard's ``reference_context``, never split);
   ``seed_document_id`` comes from a ``metadata`` object (a CSV cell: JSON or Python literal);
 - CSV cells are text: a list-valued cell is a JSON list or a Python list literal (pandas'
@@ -37,6 +39,7 @@ from ragcov_tui.input_files import read_input_file
 from ragcov_tui.input_values import is_finite_number, quoted, vector_problem
 from ragcov_tui.testset.cells import cell_value as _cell_value
 from ragcov_tui.testset.fields import FIELD_ALIASES, aliases_text, resolve_fields
+from ragcov_tui.testset.ids import content_ids
 from ragcov_tui.testset.layout import Layout, decode, split_layout
 from ragcov_tui.testset.models import Question, TestFormat, TestSet
 from ragcov_tui.testset.sniff import sniff_format
@@ -87,11 +90,10 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
             field_names.setdefault(canonical, actual)
         question = _question(where, raw.value, names, fmt)
         question.row, question.line, question.raw = raw.index, raw.line, raw.value
-        if not question.id_in_file:
-            question.id = f"row-{raw.index + 1}"
-        if question.id in seen_ids:
-            raise BadInput(f"{where}: duplicate id {quoted(question.id)} (also on line {seen_ids[question.id]})")
-        seen_ids[question.id] = raw.line
+        if question.id_in_file:
+            if question.id in seen_ids:
+                raise BadInput(f"{where}: duplicate id {quoted(question.id)} (also on line {seen_ids[question.id]})")
+            seen_ids[question.id] = raw.line
         if question.vector is not None:
             first_vector = first_vector or (len(question.vector), raw.line)
             if len(question.vector) != first_vector[0]:
@@ -100,6 +102,9 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
         questions.append(question)
     if not questions:
         raise BadInput(f"{path}: no questions in the file")
+    without_id = [q for q in questions if not q.id_in_file]  # explicit ids first: they win
+    for question, qid in zip(without_id, content_ids((q.text for q in without_id), set(seen_ids))):
+        question.id = qid
     testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container,
                       notes=[note] * (note is not None) + layout.notes)
     return testset, layout

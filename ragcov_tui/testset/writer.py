@@ -133,8 +133,8 @@ class Edit:
 class WriteResult:
     """What a write did: digests before/after, where the previous bytes were saved, which row.
 
-    ``question_id`` is the appended or dropped row's id (for a CSV file without an id column, the
-    appended row's synthetic ``row-<n>``); None for a restore or re-insert. ``note`` is a one-line
+    ``question_id`` is the appended or dropped row's id (for a file without ids, the appended row's
+    content id); None for a restore or re-insert. ``note`` is a one-line
     remark for the user (the owner could not be kept), else None.
     """
 
@@ -273,7 +273,7 @@ def append_question(path: str | Path, text: str, *, expected_sha256: str, proven
 
 
 def drop_question(path: str | Path, question_id: str, *, expected_sha256: str) -> WriteResult:
-    """Remove the row whose id is ``question_id`` (a synthetic ``row-<n>`` works too).
+    """Remove the row whose id is ``question_id`` (the content id of a row without one works too).
 
     BadInput when no row has that id, or when it is the file's only question.
     """

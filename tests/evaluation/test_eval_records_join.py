@@ -23,7 +23,7 @@ TEXTS = ["How much does the Team plan cost?", "Which identity providers work wit
 
 
 def _questions(ids: bool = True) -> list[Question]:
-    return [Question(id=f"q{i + 1:03d}" if ids else f"row-{i + 1}", text=t, id_in_file=ids) for i, t in enumerate(TEXTS)]
+    return [Question(id=f"q{i + 1:03d}" if ids else content_id(t), text=t, id_in_file=ids) for i, t in enumerate(TEXTS)]
 
 
 def _answers() -> list[tuple[str, str, list[str]]]:

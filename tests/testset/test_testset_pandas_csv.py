@@ -15,6 +15,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.beir import read_questions
 from ragcov_tui.testset.cells import NotALiteral, python_literal
+from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.reader import read_testset
 from tests.testset.peer_files import ANSWERS, ARAGOG, QUESTIONS
 
@@ -130,7 +131,7 @@ def test_aragog_parallel_lists_are_read(tmp_path):
     path.write_text(ARAGOG)
     testset = read_testset(path)
     assert [(q.id, q.text, q.ground_truth) for q in testset.questions] == [
-        (f"row-{i + 1}", q, a) for i, (q, a) in enumerate(zip(QUESTIONS, ANSWERS))]
+        (content_id(q), q, a) for q, a in zip(QUESTIONS, ANSWERS)]
     assert [q.line for q in testset.questions] == [3, 4, 5]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.testset import writer
+from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.reader import read_testset
 from tests.testset.peer_files import ANSWERS, CONTEXTS, GISKARD_ROWS, LAYOUTS, QUESTIONS, RESPONSES
 from tests.testset.peer_loaders import LOADERS, PeerLoadError, giskard_qatestset_load
@@ -159,7 +160,7 @@ def test_provenance_goes_where_the_rows_have_a_place_for_it(tmp_path, layout, ex
     path = put(tmp_path, layout)
     edit = accept(path, NEW, PROVENANCE)
     assert read_testset(path).questions[-1].raw == expected
-    assert edit.question_id == (expected.get("id") or "row-4")
+    assert edit.question_id == (expected.get("id") or content_id(NEW))
 
 
 def test_a_provenance_field_the_rows_have_gets_the_provenance(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.testset.fields import FIELD_ALIASES, resolve_fields
+from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.reader import read_testset
 
 
@@ -59,11 +60,11 @@ def test_first_alias_present_wins():
     assert all(aliases for aliases in FIELD_ALIASES.values())
 
 
-def test_rows_without_id_get_row_numbers_and_blank_lines_keep_line_numbers(tmp_path):
+def test_rows_without_id_get_content_ids_and_blank_lines_keep_line_numbers(tmp_path):
     path = write(tmp_path, "t.jsonl", '{"question": "A?"}\n\n   \n{"question": "B?"}\n')
     testset = read_testset(path)
     assert [(q.id, q.row, q.line, q.id_in_file) for q in testset.questions] == [
-        ("row-1", 0, 1, False), ("row-2", 1, 4, False)]
+        (content_id("A?"), 0, 1, False), (content_id("B?"), 1, 4, False)]
     assert not testset.has_ids
 
 
@@ -104,7 +105,7 @@ def test_csv_multiline_cell_semicolon_delimiter_and_short_rows(tmp_path):
     content = 'question;ground_truth;id\n"Line one\nline two?";"GT";a\nShort?\n'
     testset = read_testset(write(tmp_path, "t.csv", content))
     assert [q.text for q in testset.questions] == ["Line one\nline two?", "Short?"]
-    assert testset.questions[1].line == 4 and testset.questions[1].id == "row-2"
+    assert testset.questions[1].line == 4 and testset.questions[1].id == content_id("Short?")
 
 
 BAD_INPUTS = [

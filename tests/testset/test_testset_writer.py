@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writer import (
     BACKUP_DIR,
@@ -178,8 +179,8 @@ def test_duplicate_empty_and_unknown_are_refused(test_file):
 def test_the_only_question_cannot_be_dropped(tmp_path):
     path = tmp_path / "one.json"
     path.write_text('[{"question": "Only?"}]')
-    with pytest.raises(BadInput, match="'row-1' is the only question"):
-        drop_question(path, "row-1", expected_sha256=read_testset(path).sha256)
+    with pytest.raises(BadInput, match=f"'{content_id('Only?')}' is the only question"):
+        drop_question(path, content_id("Only?"), expected_sha256=read_testset(path).sha256)
 
 
 def test_json_element_copies_the_previous_elements_style(tmp_path):
@@ -215,19 +216,19 @@ def test_rows_without_ids(tmp_path):
     path.write_text('{"query": "A?"}\n{"query": "B?"}\n')
     first = append_question(path, "C?", expected_sha256=read_testset(path).sha256, provenance={})
     second = append_question(path, "D?", expected_sha256=first.sha_after, provenance={})
-    assert (first.question_id, second.question_id) == ("row-3", "row-4")  # no id field is added
+    assert (first.question_id, second.question_id) == (content_id("C?"), content_id("D?"))  # no id field is added
     lines = path.read_text().splitlines()
     assert lines == ['{"query": "A?"}', '{"query": "B?"}', '{"query": "C?"}', '{"query": "D?"}']
-    dropped = drop_question(path, "row-1", expected_sha256=second.sha_after)
-    assert [q.text for q in read_testset(path).questions] == ["B?", "C?", "D?"]
-    assert dropped.question_id == "row-1" and path.read_text().startswith('{"query": "B?"}\n')
+    dropped = drop_question(path, content_id("A?"), expected_sha256=second.sha_after)
+    assert [(q.id, q.text) for q in read_testset(path).questions] == [(content_id(t), t) for t in ("B?", "C?", "D?")]
+    assert dropped.question_id == content_id("A?") and path.read_text().startswith('{"query": "B?"}\n')
 
 
 def test_csv_fills_only_existing_columns(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("question,provenance,notes\nA?,,n\n")
     result = append_question(path, "Has, comma?", expected_sha256=read_testset(path).sha256, provenance={"cluster": 2})
-    assert result.question_id == "row-2"
+    assert result.question_id == content_id("Has, comma?")
     assert path.read_text() == 'question,provenance,notes\nA?,,n\n"Has, comma?","{""cluster"": 2}",\n'
 
 

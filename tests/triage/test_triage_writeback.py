@@ -168,7 +168,7 @@ def test_rows_without_ids_are_found_by_content_when_rows_above_shift(tmp_path: P
     path = tmp_path / "questions.jsonl"
     plain = [json.dumps({"question": json.loads(line)["question"]}) + "\n" for line in lines(path)]
     path.write_text("".join(plain))
-    with db.conn:  # the analysis read a file without ids: row-<n>
+    with db.conn:  # an older ragcov's analysis knew the rows of a file without ids as row-<n>: still found by content
         for n, line in enumerate(plain):
             db.execute("UPDATE questions SET question_id = ?, raw = ? WHERE session_id = ? AND seq = ?",
                        [f"row-{n + 1}", line.strip(), sid, n])
