@@ -5,7 +5,10 @@ both runs must be about the same questions, gold ids and ground truths: a differ
 two test sets in one session (``done 32 of 2``) and score old items against gold they no longer
 have. The session stores the digest of the test file it read (``testset_sha256``); the file given
 now must have the same one. When it differs, the refusal names what changed among the questions the
-session already stored (ids gone, texts changed), else says that the content changed.
+session already stored (ids gone, texts changed), else says that the content changed. The same bytes
+are refused too when the session knows the questions by ids the reader no longer gives them (an older
+ragcov numbered rows without ids ``row-<n>``; they are now known by content id): resuming would
+evaluate every question again beside the old items.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ def check_same_questions(db: sqlite_utils.Database, session: dict[str, Any], tes
         "SELECT question_id, question FROM eval_items WHERE session_id = ? ORDER BY seq", [session["id"]])}
     given = {q.id: q.text for q in testset.questions}
     known = session.get("testset_sha256")
+    unknown = [qid for qid in stored if qid not in given]
+    if known == testset.sha256 and unknown:
+        raise BadInput(f"--resume {ref}: session {session['id']} knows the questions of {testset.path} by ids this "
+                       f"ragcov no longer gives them: {_ids(unknown)} (rows without ids were numbered by an older "
+                       "ragcov; now they are known by their text); start a new run")
     if known == testset.sha256 or (known is None and _same_stored(stored, given)):
         return
     raise BadInput(f"--resume {ref}: {testset.path} is not the test file session {session['id']} was run on "
