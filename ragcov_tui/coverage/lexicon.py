@@ -101,14 +101,19 @@ def words(segment: str) -> list[str]:
     return out
 
 
-def segments(text: str) -> list[list[str]]:
-    """The word lists of ``text``'s segments (see the module doc); CJK bigrams one per segment.
-    One regex pass over the lower-cased text: words, and runs of break characters or digits."""
+def tokens(text: str) -> tuple[list[str], bool]:
+    """(the lower-cased tokens of ``text`` — words, and runs of break characters or digits, which
+    start with no letter — , whether it holds Han / kana): one regex pass."""
     low = strip_code(text).lower()
-    cjk = CJK_RUN.search(low) is not None
+    return TOKEN.findall(low), CJK_RUN.search(low) is not None
+
+
+def segments(text: str) -> list[list[str]]:
+    """The word lists of ``text``'s segments (see the module doc); CJK bigrams one per segment."""
+    toks, cjk = tokens(text)
     out: list[list[str]] = []
     run: list[str] = []
-    for tok in TOKEN.findall(low):
+    for tok in toks:
         if not tok[0].isalpha():
             if run:
                 out.append(run)

@@ -52,8 +52,13 @@ def word_stream(texts: Sequence[str], vocab: dict[str, int]) -> tuple[np.ndarray
     lengths = np.zeros(len(texts), dtype=np.int64)
     for t, text in enumerate(texts):
         start = len(stream)
-        for seg in lexicon.segments(text):
-            stream += [vocab.setdefault(w, len(vocab)) for w in seg]
+        toks, cjk = lexicon.tokens(text)
+        if cjk:  # bigrams, each its own segment
+            for seg in lexicon.segments(text):
+                stream += [vocab.setdefault(w, len(vocab)) for w in seg]
+                stream.append(-1)
+        else:  # the fast path: a break token is a -1 (several in a row change nothing)
+            stream += [vocab.setdefault(w, len(vocab)) if w[0].isalpha() else -1 for w in toks]
             stream.append(-1)
         lengths[t] = len(stream) - start
     return np.asarray(stream, dtype=np.int64), lengths
