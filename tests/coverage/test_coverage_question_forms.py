@@ -67,17 +67,6 @@ NO_QUESTION = ["Overview", "FAQ", "Examples", "See also", "Next steps", "Table o
                "Data import, export and retention", "12345", "→ Settings"]
 
 
-@pytest.mark.parametrize(("heading", "expected"), HEADINGS)
-def test_heading_shapes(heading: str, expected: str) -> None:
-    found = heading_question(heading)
-    assert found is not None and found[0] == expected
-
-
-@pytest.mark.parametrize("heading", NO_QUESTION)
-def test_headings_that_give_no_question(heading: str) -> None:
-    assert heading_question(heading) is None
-
-
 def test_heading_ranks_and_document_titles() -> None:
     assert heading_question("How do refunds work")[1] == 0
     assert heading_question("Configuring the proxy")[1] == 1
@@ -144,15 +133,14 @@ NO_SENTENCE_QUESTION = [
 ]
 
 
-@pytest.mark.parametrize(("sentence", "expected"), SENTENCES)
-def test_sentence_shapes(sentence: str, expected: str) -> None:
-    found = sentence_question(sentence)
-    assert found is not None and found[0] == expected
+SHAPES = [("heading", text, q) for text, q in HEADINGS] + [("sentence", text, q) for text, q in SENTENCES]
+SHAPE_NONE = [("heading", text, None) for text in NO_QUESTION] + [("sentence", text, None) for text in NO_SENTENCE_QUESTION]
 
 
-@pytest.mark.parametrize("sentence", NO_SENTENCE_QUESTION)
-def test_sentences_that_give_no_question(sentence: str) -> None:
-    assert sentence_question(sentence) is None
+@pytest.mark.parametrize(("kind", "text", "expected"), SHAPES + SHAPE_NONE)
+def test_question_shapes(kind: str, text: str, expected: str | None) -> None:
+    found = (heading_question if kind == "heading" else sentence_question)(text)
+    assert (found and found[0]) == (expected or None)
 
 
 @pytest.mark.parametrize(("gerund", "known", "base"), [
