@@ -116,7 +116,8 @@ def run_analysis(
         testset_sha256=testset.sha256,
         embedder=embedder.spec,
         llm=llm.spec if llm else "heuristic",
-        params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap},
+        params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap,
+                **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {})},  # R reruns with it
         name=opts.name,
     )
     try:

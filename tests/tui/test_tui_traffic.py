@@ -122,3 +122,18 @@ async def test_clusters_map_draws_traffic_as_its_own_marker(traffic_db) -> None:
             pane = app.query_one(ClustersPane)
             assert bool(pane.traffic) is expected
             assert ("* traffic" in screen_text(app)) is expected
+
+
+def test_rerun_of_a_traffic_session_keeps_its_log(traffic_db) -> None:
+    from ragcov_tui.store.sessions import get_session
+    from ragcov_tui.tui.screens.jobs import JobRequest, job_options, prefill
+
+    path, sid, plain = traffic_db
+    db = open_db(path)
+    session = get_session(db, sid)
+    assert session["params"]["traffic"] == str((SAMPLE / "traffic.jsonl").resolve())
+    opts = job_options(JobRequest("analysis", prefill(session), base=session["params"]))
+    assert opts.traffic == session["params"]["traffic"]
+    plain_session = get_session(db, plain)
+    assert "traffic" not in plain_session["params"]
+    assert job_options(JobRequest("analysis", prefill(plain_session), base=plain_session["params"])).traffic is None
