@@ -157,3 +157,44 @@ def test_markdown_row_shows_undefined_figures_as_a_dash():
            "precision": 0.5, "doc_base": 0.05, "p_ratio": 10.0, "seconds": 1.25}
     table = topic_bench.markdown([row]).splitlines()
     assert table[2] == "| d | t | 3 (6.0%) | 2 of 40 | **—** (4) | — / 0.050 (—) | 0.50 / 0.050 (**10.0×**) | 1.2 |"
+
+
+def _tiny_beir(root: Path) -> Path:
+    """Three labelled topics of six documents, each with its own words; two questions per document."""
+    folder = root / "tiny"
+    (folder / "qrels").mkdir(parents=True)
+    vocab = {"bees": "hive honey pollen queen drone wax", "ships": "hull sail anchor mast keel harbour",
+             "stars": "nebula orbit comet galaxy quasar pulsar"}
+    docs, queries, qrels, topics = [], [], [], []
+    for topic, words in vocab.items():
+        w = words.split()
+        for i in range(6):
+            doc = f"{topic}-{i}"
+            docs.append({"_id": doc, "text": f"The {w[i]} and the {w[(i + 1) % 6]} of {topic}: {' '.join(w)}."})
+            topics.append(f"{doc}\t{topic}\n")
+            for j in range(2):
+                queries.append({"_id": f"{doc}-q{j}", "text": f"What about the {w[(i + j) % 6]} of {topic}?"})
+                qrels.append(f"{doc}-q{j}\t{doc}\t1\n")
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(qrels))
+    (folder / "topics.tsv").write_text("".join(topics))
+    return folder
+
+
+def test_the_benchmark_runs_end_to_end_without_gold_ids(tmp_path):
+    _tiny_beir(tmp_path)
+    out = tmp_path / "out.json"
+    assert topic_bench.main([str(tmp_path), "--datasets", "tiny", "--embedder", "hash", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert sorted(r["topic"] for r in rows) == ["bees", "ships", "stars"]
+    for r in rows:
+        assert (r["removed"], r["held_out"], r["documents"]) == (12, 6, 18)
+        assert r["removed_share"] == pytest.approx(1 / 3) and r["doc_base"] == pytest.approx(1 / 3)
+        assert r["doc_order"] == "rank" and 0.0 <= r["precision"] <= 1.0 and r["seconds"] >= 0
+    # main returned 0: every report had gold None (analyze_report raises when gold ids reach analyze)
+
+
+def test_the_benchmark_says_what_is_missing(tmp_path, capsys):
+    assert topic_bench.main([str(tmp_path), "--datasets", "nothing"]) == 2
+    assert "no prepared nothing" in capsys.readouterr().err
