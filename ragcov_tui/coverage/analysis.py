@@ -170,6 +170,8 @@ def analyze(
         "radius_questions": 0 if radius is None else radius.questions,
         "chunks_within_reach": 0 if within is None else int(within.sum()),
         "gap_rule": rule.mode, "gap_cut": rule.cut, "median_covered_share": rule.median, "spread": rule.spread,
+        "coverage_cut": rule.coverage_cut and rule.coverage_cut.value,
+        "median_coverage": rule.coverage_cut and rule.coverage_cut.median,
         "uneven_text": uneven,
         "text": reach_line(radius, 0 if within is None else int(within.sum()), n), "gaps_text": rule.text,
     }

@@ -37,6 +37,7 @@ import numpy as np
 MAD_SCALE = 1.4826
 CUT_SPREADS = 2.0
 MIN_SPREAD = 0.05  # for shares in [0, 1]: five points
+MIN_COVERAGE_SPREAD = 0.02  # for the paper's coverage (1 − mean distance): as for documents
 GOLD_QUANTILE, NEAREST_QUANTILE = 0.75, 0.9
 
 GOLD, NEAREST = "gold", "nearest chunk"
@@ -60,11 +61,11 @@ class Cut:
     spread: float
 
 
-def robust_cut(values: np.ndarray, *, below: bool = True) -> Cut:
-    """median − 2·spread (``below``) or median + 2·spread of ``values`` (module doc)."""
+def robust_cut(values: np.ndarray, *, below: bool = True, floor: float = MIN_SPREAD) -> Cut:
+    """median − 2·spread (``below``) or median + 2·spread of ``values``, the spread floored at ``floor``."""
     values = np.asarray(values, dtype=np.float64)
     median = float(np.median(values))
-    spread = max(MAD_SCALE * float(np.median(np.abs(values - median))), MIN_SPREAD)
+    spread = max(MAD_SCALE * float(np.median(np.abs(values - median))), floor)
     return Cut(median - CUT_SPREADS * spread if below else median + CUT_SPREADS * spread, median, spread)
 
 

@@ -18,7 +18,7 @@ CONTRACT = {
     "corpus": {"documents", "chunks"},
     "questions": {"total", "inliers", "outliers"},
     "coverage": {"basic", "weighted", "multi_threshold", "multi_n", "threshold", "top_n", "covered_share"},
-    "calibration": {"radius", "radius_from", "chunks_within_reach", "gap_rule", "gap_cut",
+    "calibration": {"radius", "radius_from", "chunks_within_reach", "gap_rule", "gap_cut", "coverage_cut",
                     "median_covered_share", "text", "gaps_text", "uneven_text"},
     "gold": {"questions_with_gold", "documents", "documents_named", "documents_unnamed", "unnamed"},
 }

@@ -226,3 +226,14 @@ def test_covered_share_can_gate_ci():
     failed = check_coverage_gates({"coverage": {"covered_share": 0.39, "basic": 0.45}}, gates)
     assert [f.metric for f in failed] == ["covered_share"]
     assert check_coverage_gates({"coverage": {"covered_share": 0.6, "basic": 0.45}}, gates) == []
+
+
+def test_a_cluster_far_below_the_others_coverage_is_a_gap_even_when_within_reach():
+    shares = [0.7, 0.68, 0.66, 0.72, 0.69]  # every cluster reached about equally…
+    coverage = [0.58, 0.6, 0.59, 0.61, 0.45]  # …but cluster 4's chunks sit further out than the others'
+    gaps, rule = rank_gaps(coverage, [10] * 5, reach_of(shares), robust_cut(np.array(shares)), None)
+    assert [g.cluster for g in gaps] == [4]
+    assert rule.coverage_cut.median == pytest.approx(0.59) and rule.coverage_cut.value == pytest.approx(0.55)  # MAD 0.01: floor
+    assert "coverage below 0.550 (calibrated: median 0.590 − 2×MAD)" in rule.text and rule.text.endswith("— 1 of 5")
+    _, no_reach = rank_gaps([0.5, 0.3], [5, 5], reach_of([0.0, 0.0]), robust_cut(np.array([0.0, 0.0])), None)
+    assert "covered share below" not in no_reach.text  # a cut below 0 is not quoted
