@@ -2,7 +2,8 @@
 
 Specs: ``local`` (default: all-MiniLM-L6-v2 int8 on onnxruntime), ``local:/dir`` (any ONNX dir
 with ``model.onnx`` + ``tokenizer.json``), ``openai:MODEL``, ``voyage:MODEL``, ``st:MODEL``,
-``precomputed`` (vectors from the input files), ``hash`` / ``hash:DIM`` (test-only bag of words).
+``precomputed`` (vectors from the input files), ``hash`` / ``hash:DIM`` (test-only bag of words),
+``llamacpp:PATH.gguf`` (a GGUF embedding model run in process by llama.cpp, the ``local-llm`` extra).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from ragcov_tui.progress import Progress
 if TYPE_CHECKING:
     import sqlite_utils
 
-SPECS = "local, local:/dir, openai:MODEL, voyage:MODEL, st:MODEL, precomputed, hash"
-PROVIDERS = ("local", "precomputed", "hash", "openai", "voyage", "st")
+SPECS = "local, local:/dir, openai:MODEL, voyage:MODEL, st:MODEL, llamacpp:PATH.gguf, precomputed, hash"
+PROVIDERS = ("local", "precomputed", "hash", "openai", "voyage", "st", "llamacpp")
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -30,7 +31,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     provider, arg = provider.strip().lower(), arg.strip()
     if provider not in PROVIDERS or (provider == "precomputed" and arg not in ("", "given")):
         raise BadInput(f"unknown embedder {spec!r}; expected one of: {SPECS}")
-    if provider in ("openai", "voyage", "st") and not arg:
+    if provider in ("openai", "voyage", "st", "llamacpp") and not arg:
         raise BadInput(f"embedder {spec!r}: name the model, e.g. {provider}:MODEL")
     if provider == "hash":
         arg = arg.removeprefix("test-hash-")
@@ -63,6 +64,10 @@ def _build(spec: str, concurrency: int) -> Embedder:
         from ragcov_tui.embeddings.remote import VoyageEmbedder
 
         return VoyageEmbedder(arg, concurrency=concurrency)
+    if provider == "llamacpp":
+        from ragcov_tui.embeddings.llamacpp import LlamaCppEmbedder
+
+        return LlamaCppEmbedder(arg, concurrency=concurrency)
     from ragcov_tui.embeddings.st import SentenceTransformerEmbedder  # st: the one provider left
 
     return SentenceTransformerEmbedder(arg)

@@ -116,12 +116,14 @@ def local_server(spec_path: str, *, embedding: bool = False) -> LocalServer:
     with _LOCK:
         running = _SERVERS.get((identity, embedding))
         if running is None:
-            running = _start(xllamacpp, path, n_ctx, threads, identity, embedding)
+            pooled = f"{meta.get('general.architecture', '')}.pooling_type" in meta
+            running = _start(xllamacpp, path, n_ctx, threads, identity, embedding, pooled)
             _SERVERS[(identity, embedding)] = running
         return running
 
 
-def _start(xllamacpp: Any, path: Path, n_ctx: int, threads: int, identity: str, embedding: bool) -> LocalServer:
+def _start(xllamacpp: Any, path: Path, n_ctx: int, threads: int, identity: str, embedding: bool,
+           pooled: bool) -> LocalServer:
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     params.model_alias = path.name
@@ -138,6 +140,8 @@ def _start(xllamacpp: Any, path: Path, n_ctx: int, threads: int, identity: str, 
     if embedding:
         params.embedding = True
         params.n_batch = params.n_ubatch = n_ctx  # an input is embedded in one batch
+        if not pooled:  # a model without its own pooling (a chat model): mean of the token vectors
+            params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
     try:
         handle = xllamacpp.Server(params)
     except Exception as exc:  # the library raises RuntimeError / ValueError with llama.cpp's reason
