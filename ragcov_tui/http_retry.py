@@ -19,11 +19,13 @@ from __future__ import annotations
 import os
 import random
 import re
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
-from ragcov_tui.errors import ConfigError, ProviderError
+from ragcov_tui.errors import Cancelled, ConfigError, ProviderError
 from ragcov_tui.redact import redact_text
 
 T = TypeVar("T")
@@ -67,6 +69,71 @@ class Failure:
     retryable: bool
     unreachable: bool = False  # connection never established (refused, DNS, timeout to connect)
     retry_after: float | None = None
+
+
+@dataclass
+class RequestTally:
+    """The HTTP requests a provider instance sent (thread-safe), fed by ``on_attempt`` of
+    :func:`call_with_retry` and classified per call made inside :meth:`call`:
+
+    ``requests`` every request sent, from the moment it is sent (what the server's log counts);
+    ``retried`` those that failed and were followed by another attempt of the same call; ``failed``
+    the calls that ended in an error (one each: their last request); ``abandoned`` those still in
+    flight (a run stopped by Ctrl-C leaves them unanswered). After :meth:`stop` no request is sent.
+    """
+
+    requests: int = 0
+    retried: int = 0
+    failed: int = 0
+    abandoned: int = 0
+    stopped: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _local: threading.local = field(default_factory=threading.local, repr=False, compare=False)
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        """Classify the requests of one call made inside the block: when it raises, its last
+        request is ``failed`` and the earlier ones ``retried``; when it returns, its failed
+        requests were ``retried``."""
+        self._local.attempts = attempts = [0, 0]  # sent, failed
+        try:
+            yield
+        except BaseException:
+            with self._lock:
+                self.retried += max(0, attempts[0] - 1)
+                self.failed += 1 if attempts[0] else 0
+            raise
+        else:
+            with self._lock:
+                self.retried += attempts[1]
+        finally:
+            self._local.attempts = None
+
+    def attempt(self, event: str) -> None:
+        """``on_attempt`` of :func:`call_with_retry`: a request was ``"sent"``, or ended ``"ok"`` /
+        ``"error"``; Cancelled instead of sending once the run stopped."""
+        with self._lock:
+            if event == "sent" and self.stopped:
+                raise Cancelled("the run stopped: no new request is sent")
+            if event == "sent":
+                self.requests += 1
+                self.abandoned += 1
+            else:
+                self.abandoned -= 1
+        attempts = getattr(self._local, "attempts", None)
+        if attempts is not None and event != "ok":
+            attempts[0 if event == "sent" else 1] += 1
+
+    def stop(self) -> None:
+        """The run stopped (Ctrl-C, SIGTERM, a cancel): calls still running in abandoned threads
+        send no new request, so the totals read now stay what the server saw."""
+        with self._lock:
+            self.stopped = True
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return {"requests": self.requests, "retried": self.retried, "failed": self.failed,
+                    "abandoned": self.abandoned}
 
 
 def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], Failure | None],

@@ -4,7 +4,8 @@
 llama.cpp and TEI speak the same protocol). ``voyage`` uses the voyageai client with
 ``VOYAGE_API_KEY`` and, when set, ``VOYAGE_BASE_URL`` (e.g. a proxy or a local test server);
 texts are embedded with ``input_type=None`` so chunks and questions share one symmetric space.
-Both retry through :mod:`ragcov_tui.http_retry` and count tokens from the replies' ``usage``.
+Both retry through :mod:`ragcov_tui.http_retry`, count every request they send (``tally``) and
+the tokens from the replies' ``usage``.
 Messages and cache keys name the server by its redacted URL (:mod:`ragcov_tui.redact`); vectors
 are cached per model and server (``cache_model`` = ``MODEL@URL``).
 """
@@ -12,6 +13,7 @@ are cached per model and server (``cache_model`` = ``MODEL@URL``).
 from __future__ import annotations
 
 import os
+from abc import abstractmethod
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,8 +21,8 @@ import numpy as np
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import ProviderError
-from ragcov_tui.http_retry import (Failure, RetryPolicy, call_with_retry, html_summary, root_cause_message,
-                                   status_failure)
+from ragcov_tui.http_retry import (Failure, RequestTally, RetryPolicy, call_with_retry, html_summary,
+                                   root_cause_message, status_failure)
 from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object, require_env
 from ragcov_tui.urls import check_url
 from ragcov_tui.redact import redact_url
@@ -60,6 +62,20 @@ class RemoteEmbedder(Embedder):
         self.model = model
         self.concurrency = max(1, int(concurrency))
         self.policy = policy or RetryPolicy()
+        self.tally = RequestTally()  # every request sent, retried and failed ones too
+
+    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """One batch, its requests counted in ``self.tally`` (a malformed reply fails the call too)."""
+        with self.tally.call():
+            return self._request_batch(texts)
+
+    @abstractmethod
+    def _request_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Send one batch through ``call_with_retry(..., on_attempt=self.tally.attempt)``."""
+
+    def usage(self) -> dict[str, Any]:
+        """The embedder's stats and cost plus the requests sent (``requests``, ``retried``, ``failed``, ``abandoned``)."""
+        return {**super().usage(), **self.tally.counts()}
 
     @property
     def cache_model(self) -> str:
@@ -81,12 +97,12 @@ class OpenAIEmbedder(RemoteEmbedder):
         self.client, self.base_url = make_openai_client(f"embedder openai:{model}", self.policy)
         self.what = f"openai embeddings at {redact_url(self.base_url)}"
 
-    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+    def _request_batch(self, texts: Sequence[str]) -> np.ndarray:
         reply = reply_object(call_with_retry(
             # float, not the SDK's default base64: every compatible server speaks it, and the SDK's
             # base64 decoder fails with an AttributeError on a reply that is not JSON
             lambda: self.client.embeddings.create(model=self.model, input=list(texts), encoding_format="float"),
-            classify=classify_openai_error, policy=self.policy, what=self.what,
+            classify=classify_openai_error, policy=self.policy, what=self.what, on_attempt=self.tally.attempt,
         ), self.what)
         data = getattr(reply, "data", None)
         if not isinstance(data, list):
@@ -130,10 +146,10 @@ class VoyageEmbedder(RemoteEmbedder):
         self.base_url = base_url or "https://api.voyageai.com/v1"
         self.what = f"voyage embeddings at {redact_url(self.base_url)}"
 
-    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+    def _request_batch(self, texts: Sequence[str]) -> np.ndarray:
         reply = call_with_retry(
             lambda: self.client.embed(list(texts), model=self.model, input_type=None),
-            classify=classify_voyage_error, policy=self.policy, what=self.what,
+            classify=classify_voyage_error, policy=self.policy, what=self.what, on_attempt=self.tally.attempt,
         )
         matrix = as_matrix(getattr(reply, "embeddings", None), len(texts), self.what)
         self._add_tokens(getattr(reply, "total_tokens", 0) or 0)

@@ -242,11 +242,11 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
 
 
 def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
-    """The usage of a run that stopped, after its models stopped sending (the abandoned calls'
-    requests in flight are counted ``abandoned``; none starts after this)."""
-    for model in llms.values():
-        if model is not None:
-            model.usage.stop()
+    """The usage of a run that stopped, after its models and embedder stopped sending (the
+    abandoned calls' requests in flight are counted ``abandoned``; none starts after this)."""
+    for tally in [m.usage for m in llms.values() if m is not None] + [getattr(embedder, "tally", None)]:
+        if tally is not None:
+            tally.stop()
     return _usage(embedder, llms)
 
 

@@ -3,7 +3,7 @@
 From a report's ``usage`` block (:class:`ragcov_tui.llm.base.Usage.as_dict` per chat model,
 ``Embedder.usage()`` for the embedder), e.g.::
 
-    embeddings: 3 calls (12 cached), 1,204 tokens, cost unknown
+    embeddings: requests: 3 (1 retried), 12 texts cached, 1,204 tokens, cost unknown
     llm openai:gpt-4o-mini: requests: 14 (2 retried, 1 failed), 3 cached, 4,512 tokens, $0.0031
 
 ``requests`` is every HTTP request sent (what the server counted); a cost is shown only where a
@@ -35,7 +35,8 @@ def usage_line(name: str, u: dict[str, Any]) -> str:
     """One model's line (see the module docstring)."""
     tokens = u.get("prompt_tokens", 0) + u.get("completion_tokens", 0) if "prompt_tokens" in u else u.get("tokens", 0)
     if "requests" in u:
-        counted = f"{requests_text(u)}, {u.get('cached', 0):,} cached"
+        cached = f"{u.get('cached', 0):,} {'texts cached' if 'texts' in u else 'cached'}"  # embeddings: texts
+        counted = f"{requests_text(u)}, {cached}"
     else:
         counted = f"{u['calls']} calls ({u.get('cached', 0)} cached)"
     return f"{name}: {counted}, {tokens:,} tokens{money_text(u)}"

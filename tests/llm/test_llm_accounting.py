@@ -184,8 +184,11 @@ def test_a_malformed_price_is_one_line_naming_the_variable(raw: str) -> None:
     ({"llm": {"openai:a": {"calls": 1, "cached": 0, "requests": 5, "retried": 0, "failed": 0, "abandoned": 4,
                            "prompt_tokens": 1, "completion_tokens": 1, "cost_usd": None}}, "llm_calls": 1},
      ["llm openai:a: requests: 5 (4 abandoned), 0 cached, 2 tokens, cost unknown"]),
-    ({"embeddings": {"calls": 3, "cached": 12, "tokens": 1204, "cost_usd": None}},
+    ({"embeddings": {"calls": 3, "cached": 12, "tokens": 1204, "cost_usd": None}},  # an old report
      ["embeddings: 3 calls (12 cached), 1,204 tokens, cost unknown"]),
+    ({"embeddings": {"texts": 20, "calls": 3, "cached": 12, "tokens": 1204, "cost_usd": 0.5, "requests": 4,
+                     "retried": 1, "failed": 0, "abandoned": 0}},
+     ["embeddings: requests: 4 (1 retried), 12 texts cached, 1,204 tokens, $0.5000"]),
     ({"embeddings": {"calls": 3, "cached": 0, "tokens": 10}}, ["embeddings: 3 calls (0 cached), 10 tokens"]),
     ({"llm": {"calls": 2, "cached": 1, "prompt_tokens": 5, "completion_tokens": 5, "cost_usd": 0.0}},  # an old report
      ["llm: 2 calls (1 cached), 10 tokens, $0.0000"]),
@@ -237,3 +240,36 @@ def test_no_listener_no_check_and_a_cached_run_asks_nothing(server: FakeAPIServe
     make_llm("openai:gpt-4o-mini", db=db, warn=warnings.append).chat(ASK)
     assert server.count() == before and warnings == []  # all from the cache: no GET, no warning
 
+
+
+# ---------------------------------------------------------------- embeddings count their requests too
+
+
+@pytest.mark.parametrize("spec,path", [("openai:text-embedding-3-small", "/v1/embeddings"),
+                                       ("voyage:voyage-3", "/voyage/v1/embeddings")])
+@pytest.mark.parametrize("failures", [0, 2])
+def test_embedding_requests_are_counted_like_the_server(server: FakeAPIServer, spec: str, path: str,
+                                                        failures: int) -> None:
+    from ragcov_tui.embeddings.factory import make_embedder
+
+    server.fail_next(failures, status=503)
+    embedder = make_embedder(spec)
+    embedder.embed([f"text number {i}" for i in range(300)])  # three batches of at most 128
+    u = embedder.usage()
+    assert (u["requests"], u["retried"], u["failed"], u["abandoned"]) == (server.count(path), failures, 0, 0)
+    assert u["requests"] == u["calls"] + failures and u["cost_usd"] is None  # a local server: no list price
+    [line] = usage_lines({"embeddings": u})
+    assert line.startswith(f"embeddings: requests: {u['requests']}") and line.endswith(", cost unknown")
+
+
+def test_a_failed_embedding_call_is_counted(server: FakeAPIServer) -> None:
+    from ragcov_tui.embeddings.factory import make_embedder
+
+    server.fail_next(9, status=500)
+    embedder = make_embedder("openai:text-embedding-3-small")
+    with pytest.raises(ProviderError):
+        embedder.embed(["one text"])
+    u = embedder.usage()
+    assert (u["requests"], u["retried"], u["failed"]) == (3, 2, 1) == (server.count("/embeddings"), 2, 1)
+    assert usage_lines({"embeddings": u}) == ["embeddings: requests: 3 (2 retried, 1 failed), 0 texts cached, "
+                                              "0 tokens, cost unknown"]
