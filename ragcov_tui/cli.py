@@ -71,8 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--traffic", metavar="FILE",
                    help="a query log (.jsonl, .csv, .txt: one query per row, optional count / timestamp): which "
                         "topics users ask are untested, which the corpus cannot answer, which tests nobody asks")
-    a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | precomputed")
-    a.add_argument("--llm", help="openai:MODEL for themes and suggested questions (default: offline heuristic)")
+    a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
+    a.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf for themes and suggested questions (default: offline heuristic)")
     a.add_argument("--allow-fallback", action="store_true",
                    help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
     a.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
@@ -98,8 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | builtin:bm25|dense|hybrid")
     e.add_argument("--join", help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question | order (row n is question n) (default {join})")
     e.add_argument("--embedder")
-    e.add_argument("--llm", help="openai:MODEL used by builtin systems to generate answers")
-    e.add_argument("--judge-llm", help="openai:MODEL judging answers (default: --llm, else offline heuristics)")
+    e.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf used by builtin systems to generate answers")
+    e.add_argument("--judge-llm", help="openai:MODEL or llamacpp:PATH.gguf judging answers (default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
     e.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
