@@ -185,16 +185,17 @@ async def test_a_documents_detail_shows_each_chunk_in_full(tui_db: Path) -> None
                      "(SELECT MIN(seq) FROM chunks WHERE source = 'doc-000.md')", (long_text,))
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
-        body = await open_with_enter(pilot, "documents")
+        body = await open_with_enter(pilot, "documents", "slash", *"doc-000", "enter")  # not first: least covered first
         assert "first line of a long chunk" in body and "THE-VERY-END" in body and "…" not in body
 
 
 async def test_enter_on_a_document_shows_its_chunks_coverage_and_why_flagged(tui_db: Path) -> None:
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
-        body = await open_with_enter(pilot, "documents")
+        body = await open_with_enter(pilot, "documents", "slash", *"doc-000", "enter")
         assert app.screen.title_text == "Document doc-000.md"
         assert "coverage  0.683" in body and "chunks    47" in body and "flagged as misaligned" in body
+        assert "reach" in body and "covered" in body and "no gold ids in the test file" in body
         assert "Chunks in document order" in body and body.count(" c0") >= 40
 
 
