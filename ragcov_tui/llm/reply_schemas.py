@@ -22,6 +22,8 @@ from ragcov_tui.llm.structured import ReplySchema
 BASE_TOKENS = 48  # braces, keys and one short field
 TOKENS_PER_REASON = 120  # one "reason" / "rationale" sentence or two
 TOKENS_PER_ITEM = 60  # one question, claim or paraphrase
+ITEM_CHARS = 180  # the grammar bound of one list item (about 45 tokens: it fits TOKENS_PER_ITEM)
+REASON_CHARS = 300  # the grammar bound of one reason (about 75 tokens: it fits TOKENS_PER_REASON)
 MAX_REPLY_TOKENS = 4096
 
 
@@ -39,7 +41,7 @@ _STRINGS: dict[str, Any] = {"type": "array", "items": _STRING}
 
 def claims() -> ReplySchema:
     """DECOMPOSE: ``{"claims": [str]}`` (up to ~20 claims of a long answer)."""
-    return ReplySchema("claims", _object(claims=_STRINGS), _cap(BASE_TOKENS + 20 * TOKENS_PER_ITEM))
+    return ReplySchema("claims", _object(claims=_STRINGS), _cap(BASE_TOKENS + 20 * TOKENS_PER_ITEM), max_chars=ITEM_CHARS)
 
 
 def claim_verdicts(n_claims: int) -> ReplySchema:
@@ -79,7 +81,7 @@ def agreement() -> ReplySchema:
 def paraphrases(n: int) -> ReplySchema:
     """PARAPHRASE: ``{"paraphrases": [str]}`` with ``n`` items."""
     return ReplySchema("paraphrases", _object(paraphrases=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM),
-                       max_items=max(1, n))
+                       max_items=max(1, n), max_chars=ITEM_CHARS)
 
 
 def pairwise() -> ReplySchema:
@@ -90,12 +92,12 @@ def pairwise() -> ReplySchema:
 
 def themes(n_themes: int, n_questions: int) -> ReplySchema:
     """A gap cluster's ``{"themes": [str], "questions": [str]}``."""
+    n = max(1, n_themes, n_questions)  # the bound of each list: both lists at most n long
     return ReplySchema("themes", _object(themes=_STRINGS, questions=_STRINGS),
-                       _cap(BASE_TOKENS + max(1, n_themes) * 16 + max(1, n_questions) * TOKENS_PER_ITEM),
-                       max_items=max(1, n_themes, n_questions))
+                       _cap(BASE_TOKENS + 2 * n * TOKENS_PER_ITEM), max_items=n, max_chars=ITEM_CHARS)
 
 
 def questions(n: int) -> ReplySchema:
     """More questions for a gap: ``{"questions": [str]}``."""
     return ReplySchema("questions", _object(questions=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM),
-                       max_items=max(1, n))
+                       max_items=max(1, n), max_chars=ITEM_CHARS)

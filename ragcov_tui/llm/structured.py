@@ -46,11 +46,12 @@ class ReplySchema:
     schema: dict[str, Any]
     max_tokens: int
     max_items: int = 20  # list length the prompt expects at most (sent only as a bound, see below)
+    max_chars: int = 300  # length of one free string at most (a reason; list items are shorter)
 
     def response_format(self, bounded: bool = False) -> dict[str, Any]:
         """The ``response_format``; ``bounded`` adds ``maxLength`` to free strings and ``maxItems``
         to lists (:func:`bounded_schema`), for servers that enforce a schema by grammar."""
-        schema = bounded_schema(self.schema, self.max_items) if bounded else self.schema
+        schema = bounded_schema(self.schema, self.max_items, self.max_chars) if bounded else self.schema
         return {"type": "json_schema", "json_schema": {"name": self.name, "schema": schema, "strict": True}}
 
     def fingerprint(self) -> str:
@@ -59,23 +60,21 @@ class ReplySchema:
         return f"{self.name}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
-MAX_STRING_CHARS = 300  # a reason, a claim, a question: a sentence or two
-
-
-def bounded_schema(schema: Any, max_items: int) -> Any:
+def bounded_schema(schema: Any, max_items: int, max_chars: int) -> Any:
     """``schema`` with ``maxLength`` on every string without an ``enum`` and ``maxItems`` on every
     array. A small local model under a grammar otherwise repeats itself inside one string until
-    ``max_tokens`` cuts the reply. OpenAI's strict mode refuses these keywords, so only the in-process
+    ``max_tokens`` cuts the reply; with the bounds the longest reply the grammar allows fits the
+    schema's ``max_tokens`` (:mod:`ragcov_tui.llm.reply_schemas`). OpenAI's strict mode refuses these keywords, so only the in-process
     llama.cpp server gets them (its grammar enforces them)."""
     if isinstance(schema, list):
-        return [bounded_schema(s, max_items) for s in schema]
+        return [bounded_schema(s, max_items, max_chars) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: bounded_schema(v, max_items) for k, v in schema.items()}
+    out = {k: bounded_schema(v, max_items, max_chars) for k, v in schema.items()}
     kinds = schema.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
     if "string" in kinds and "enum" not in schema:
-        out["maxLength"] = MAX_STRING_CHARS
+        out["maxLength"] = max_chars
     if "array" in kinds:
         out["maxItems"] = max(1, max_items)
     return out

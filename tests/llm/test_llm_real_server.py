@@ -1,8 +1,9 @@
 """Against llama.cpp's real server with SmolLM2-135M (tests/support/llama_server.py): structured replies,
 the cache, context overflow, an unlisted model name, and ``--llm llamacpp:PATH`` in process.
 
-The server runs with a 1,024-token context and 2 threads; ``RAGCOV_LLM_MAX_TOKENS`` keeps replies
-short so the whole module stays near a minute on a loaded 2-core box. A 135M model's replies are
+The server runs with a 1,024-token context and 2 threads; through ``openai:`` (no grammar bounds)
+``RAGCOV_LLM_MAX_TOKENS`` keeps replies short, so the module stays near a minute on a loaded 2-core box;
+``llamacpp:`` runs keep the schemas' caps, which the grammar bounds fit in. A 135M model's replies are
 often poor; what is checked is that each one is parsed (llama.cpp enforces the schema by grammar)
 or becomes a recorded item error, never a crash, and that a second run asks nothing it already
 had an answer to.
@@ -46,8 +47,9 @@ def token_counters(server: LlamaServer) -> dict[str, float]:
 
 def test_analyze_with_llamacpp_in_process_then_cached(llama: LlamaServer, tmp_path: Path,  # noqa: F811
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in {**llama.env, "RAGCOV_LLM_MAX_TOKENS": REPLY_CAP}.items():
+    for name, value in llama.env.items():
         monkeypatch.setenv(name, value)  # the fixture's settings: the run reuses its server
+    monkeypatch.delenv("RAGCOV_LLM_MAX_TOKENS", raising=False)  # the schema's own cap: its bounds fit in it
     data = tmp_path / "sample_data"
     shutil.copytree(SAMPLE, data)
     db = tmp_path / "ragcov.db"
