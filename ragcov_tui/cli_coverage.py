@@ -1,5 +1,5 @@
-"""Terminal views of an analysis's calibrated figures: the gap table, uneven clusters, the
-least-covered documents and gold coverage. No logic of its own: the advice and the unreached-part
+"""Terminal views of an analysis's calibrated figures: the gap table (each gap's advice and unreached
+part on lines under it), uneven clusters, the least-covered documents and gold coverage. No logic of its own: the advice and the unreached-part
 texts come from :mod:`ragcov_tui.coverage.advice` (the Markdown report uses the same functions).
 """
 
@@ -30,16 +30,17 @@ def print_gaps(console: Console, report: dict[str, Any]) -> None:
         t = Table(title=f"Gaps ({len(gaps)}, least covered first{more})", title_justify="left",
                   caption=PRIORITY_NOTE, caption_justify="left")
         for col, j in (("#", "right"), ("cluster", "right"), ("prio", "right"), ("covered", "right"),
-                       ("coverage", "right"), ("size", "right"), ("share", "right"), ("themes", "left"), ("advice", "left")):
+                       ("coverage", "right"), ("size", "right"), ("share", "right"), ("themes", "left")):
             t.add_column(col, justify=j)
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):
             t.add_row(plain_line(i), plain_line(gap["cluster"]), fmt(gap.get("priority"), 2), pct(gap.get("covered_share")),
                       fmt(gap.get("coverage")), plain_line(gap.get("size")), pct(gap.get("share")),
-                      plain_line(themes_text(gap, report)), plain_line(gap_advice(gap)))
+                      plain_line(themes_text(gap, report)))
         console.print(t)
-        for gap in gaps[:GAPS_SHOWN]:
+        for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):  # below the table: a table column too narrow to read at 80
+            console.print(plain_line(f"#{i} cluster {gap['cluster']}: {gap_advice(gap)}"))
             if text := unreached_text(gap):
-                console.print(plain_line(f"gap cluster {gap['cluster']}: {text}"))
+                console.print(plain_line(f"   {text}"))
     for c in report.get("clusters", []):
         if c.get("uneven"):
             console.print(plain_line(f"uneven cluster {c['id']} (covered {pct(c.get('covered_share'))}): {unreached_text(c)}"))

@@ -33,7 +33,8 @@ def server(monkeypatch: pytest.MonkeyPatch):
 def test_openai_embeddings_and_llm_themes_then_a_cached_rerun(server: FakeAPIServer, tmp_path: Path) -> None:
     db, out = tmp_path / "db", tmp_path / "r.json"
     argv = ["analyze", "--quiet", "--db", str(db), "--corpus", str(CORPUS), "--questions", str(QUESTIONS),
-            "--embedder", "openai:text-embedding-3-small", "--llm", "openai:gpt-4o-mini", "--json", str(out)]
+            "--embedder", "openai:text-embedding-3-small", "--llm", "openai:gpt-4o-mini", "--json", str(out),
+            "--gap-threshold", "0.99"]  # the paper's rule: gaps to ask the LLM about on the fake embedder
     assert run_cli(*argv) == 0
     report = json.loads(out.read_text())
     assert report["embedder"] == {"provider": "openai", "model": "text-embedding-3-small", "dim": 64}
