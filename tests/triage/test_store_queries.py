@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -49,10 +50,17 @@ def test_outliers_by_lof_and_redundant_pairs_once(db) -> None:
     assert len({(p["a"], p["b"]) for p in pairs}) == len(pairs)
 
 
-def test_documents_flagged_first(db) -> None:
+def test_documents_least_covered_first(db) -> None:
     rows = q.document_page(db, "a0000001").rows
-    flags = [r["flagged"] for r in rows]
-    assert flags == sorted(flags, reverse=True)
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))  # the report's document view
+    reaches = [r["reach"] for r in rows]
+    assert reaches == sorted(reaches)
+    report = q.analysis_report(db, "a0000001")  # a report written before ranks existed: flagged first, as before
+    report["documents"] = [{k: v for k, v in d.items() if k != "rank"} for d in report["documents"]]
+    with db.conn:
+        db.conn.execute("UPDATE reports SET report = ? WHERE session_id = 'a0000001'", [json.dumps(report)])
+    flags = [r["flagged"] for r in q.document_page(db, "a0000001").rows]
+    assert flags == sorted(flags, reverse=True) and flags[0]
 
 
 def test_trend_oldest_first(db) -> None:
