@@ -23,7 +23,7 @@ from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat
 from tests.support.llama_server import LlamaServer, llama  # noqa: F401 (the session fixture)
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("llama")]  # one server, on one worker
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 REPLY_CAP = "96"
