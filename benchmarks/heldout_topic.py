@@ -134,6 +134,7 @@ def measure(report: dict, held_out: set[str]) -> dict:
     return {"gaps": len(gaps), "clusters": len(report["clusters"]), "cluster": cluster,
             "cluster_covered": entry.get("covered_share"), "gap_cut": calibration.get("gap_cut"),
             "median_covered": calibration.get("median_covered_share"),
+            "cluster_coverage": entry.get("coverage"), "coverage_cut": calibration.get("coverage_cut"),
             "priority_place": priority_place(report["clusters"], cluster),
             "cluster_holds": in_cluster / max(1, sum(s in held_out for s, _ in chunks)),
             "rank": gap_rank(gaps, cluster), "top_share": share, "chunk_base": base, "top_ratio": ratio(share, base),
@@ -180,7 +181,7 @@ def _f(value, fmt: str, none: str = "—") -> str:
 
 
 HEADER = (f"{'data set':8} {'topic':28} {'removed':>11} {'held':>5} {'rank':>4} {'(before)':>8} {'place':>5} "
-          f"{'top-3 share/base':>17} {'×':>5} {'recall':>6} {'P@N/base':>13} {'×':>5} {'s':>5}  covered/cut")
+          f"{'top-3 share/base':>17} {'×':>5} {'recall':>6} {'P@N/base':>13} {'×':>5} {'s':>5}  covered/cut coverage/cut")
 
 
 def format_row(r: dict) -> str:
@@ -188,7 +189,8 @@ def format_row(r: dict) -> str:
             f"{_f(r['rank'], 'd'):>4} {_f(r['rank_before'], 'd'):>8} {_f(r['priority_place'], 'd'):>5} "
             f"{_f(r['top_share'], '.2f'):>8}/{r['chunk_base']:.3f} {_f(r['top_ratio'], '.1f'):>5} {r['top_recall']:>6.2f} "
             f"{r['precision']:>6.2f}/{r['doc_base']:.3f} {_f(r['p_ratio'], '.1f'):>5} {r['seconds']:>5.1f}  "
-            f"{_f(r['cluster_covered'], '.2f')}/{_f(r['gap_cut'], '.2f')}")
+            f"{_f(r['cluster_covered'], '.2f')}/{_f(r['gap_cut'], '.2f')} "
+            f"{_f(r['cluster_coverage'], '.3f'):>7}/{_f(r['coverage_cut'], '.3f')}")
 
 
 def _times(value: float | None) -> str:

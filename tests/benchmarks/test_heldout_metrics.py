@@ -97,7 +97,7 @@ def test_measure_reads_the_analyze_report():
         "gaps": [{"cluster": 3}, {"cluster": 2}, {"cluster": 0}, {"cluster": 1}],
         "clusters": [{"id": k, "size": n, "priority": p, "covered_share": cs}
                      for k, n, p, cs in [(0, 3, 0.1, 0.9), (1, 1, 0.2, 0.8), (2, 3, 0.5, 0.4), (3, 3, 0.7, 0.2)]],
-        "calibration": {"gap_cut": 0.3, "median_covered_share": 0.85},
+        "calibration": {"gap_cut": 0.3, "median_covered_share": 0.85, "coverage_cut": 0.41},
         "documents": [{"source": "a", "coverage": 0.6}, {"source": "b", "coverage": 0.55},
                       {"source": "c", "coverage": 0.3}, {"source": "d", "coverage": 0.35}, {"source": "e", "coverage": 0.4}],
     }
@@ -108,6 +108,7 @@ def test_measure_reads_the_analyze_report():
     assert got["top_share"] == pytest.approx(4 / 9) and got["top_ratio"] == pytest.approx((4 / 9) / 0.4)
     assert got["precision"] == 1.0 and got["doc_base"] == pytest.approx(0.4) and got["p_ratio"] == pytest.approx(2.5)
     assert got["cluster_covered"] == 0.4 and got["gap_cut"] == 0.3 and got["priority_place"] == 2
+    assert got["coverage_cut"] == 0.41 and got["cluster_coverage"] is None  # the test report has no coverage
 
 
 @pytest.mark.parametrize("clusters, cluster, place", [
