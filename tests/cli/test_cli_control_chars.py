@@ -55,7 +55,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_analyze_prints_and_reports_no_control_character(hostile_inputs, capsys) -> None:
+def test_analyze_prints_and_reports_no_control_character(hostile_inputs, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("RAGCOV_PROGRESS_EVERY", "0.05")  # log lines as often as allowed
     h = hostile_inputs
     md = h["tmp"] / "analysis.md"
     code, out, err = run(capsys, "analyze", "--db", str(h["db"]), "--corpus", str(h["corpus"]),
@@ -64,7 +65,10 @@ def test_analyze_prints_and_reports_no_control_character(hostile_inputs, capsys)
     assert code == 0, err
     report_md = md.read_text(encoding="utf-8")
     assert leaked(out) == leaked(err) == leaked(report_md) == []
-    assert "embedding questions [link=evil.example]x[red]y ␛]0;PWNTITLE␇" in err  # the progress bar
+    # stderr is no terminal here, so progress comes as log lines (tests/cli/test_cli_progress_lines.py
+    # pins that their stage names are made visible); any that were written show the file name visible
+    assert all("embedding questions [link=evil.example]x[red]y ␛]0;PWNTITLE␇" in line
+               for line in err.splitlines() if line.startswith("embedding questions"))
     report = json.loads((h["tmp"] / "analysis.json").read_text(encoding="utf-8"))
     assert DOC_NAME in {d["source"] for d in report["documents"]}  # the JSON keeps the exact text
     assert any(q["text"] == f"What does {HOSTILE} mean?" for q in report.get("question_details", []))

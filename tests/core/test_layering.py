@@ -9,15 +9,17 @@ from pathlib import Path
 import ragcov_tui
 
 PACKAGE = Path(ragcov_tui.__file__).parent
-TERMINAL_MODULES = {"cli.py", "cli_commands.py", "cli_render.py", "cli_traffic.py", "__main__.py"}
 TERMINAL_LIBS = {"textual", "textual_plotext", "plotext", "rich"}
 
 
+def is_front_end(path: Path) -> bool:
+    """The app (``tui/``) and the command line: the package's top-level ``cli*.py`` and ``__main__.py``."""
+    parts = path.relative_to(PACKAGE).parts
+    return "tui" in parts or (len(parts) == 1 and (path.name.startswith("cli") or path.name == "__main__.py"))
+
+
 def core_modules() -> list[Path]:
-    return [
-        p for p in PACKAGE.rglob("*.py")
-        if "tui" not in p.relative_to(PACKAGE).parts and p.name not in TERMINAL_MODULES
-    ]
+    return [p for p in PACKAGE.rglob("*.py") if not is_front_end(p)]
 
 
 def imported_roots(tree: ast.AST) -> set[str]:
