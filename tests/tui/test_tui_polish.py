@@ -186,7 +186,7 @@ async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_
         plot = RecordingPlot()
         chart.painter(plot)
         titles = [args[0] for name, args, _ in plot.calls if name == "title"]
-        assert "o cluster 0" in titles[-1] and "+ question" in titles[-1]  # the key, not a legend box over the points
+        assert "o cluster 0" in titles[-1] and "+ test" in titles[-1]  # the key, not a legend box over the points
 
 
 async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filter(tui_db: Path) -> None:

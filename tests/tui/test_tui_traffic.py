@@ -137,3 +137,42 @@ def test_rerun_of_a_traffic_session_keeps_its_log(traffic_db) -> None:
     plain_session = get_session(db, plain)
     assert "traffic" not in plain_session["params"]
     assert job_options(JobRequest("analysis", prefill(plain_session), base=plain_session["params"])).traffic is None
+
+
+async def test_map_key_names_traffic_at_80x24(traffic_db) -> None:
+    """At 80x24 the map is 48 columns: the full key ('• chunk  + test  x outlier  o cluster 0  * traffic')
+    is wider than that and plotext dropped the title, so the map had no key at all; now it falls
+    back to single spaces and every marker is named."""
+    path, sid, _ = traffic_db
+    app = RagcovApp(path, sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "m")
+        await pilot.pause()
+        assert "* traffic" in screen_text(app) and "+ test" in screen_text(app)
+        chart = app.query_one("#clusters-map")
+        assert chart.size.width <= 48
+        names = ["chunk", "test", "outlier", "cluster 0", "traffic"]  # every group of the map, one point each
+        chart.draw_scatter("Map · 59 chunks", [(name, [0.1 * i], [0.1 * i], marker)
+                                                for i, (name, marker) in enumerate(zip(names, ["dot", "+", "x", "o", "*"]))])
+        await pilot.pause()
+        text = screen_text(app)
+        for entry in ("• chunk", "+ test", "x outlier", "o cluster 0", "* traffic"):
+            assert entry in text, entry
+
+
+async def test_tests_nobody_asks_leave_room_for_the_nearest_query_at_80x24(traffic_db) -> None:
+    """The nearest query was cut to about 13 characters at 80 columns ('verify webhoo'); the question
+    column now leaves it at least 24 (enter still opens both in full)."""
+    path, sid, _ = traffic_db
+    app = RagcovApp(path, sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("9", "v", "v")
+        await pilot.pause()
+        table = app.query_one("#traffic-list", PagedTable)
+        assert table.label.startswith("Tests nobody asks")
+        fixed = sum(width + 2 for _, width in table.column_spec if width is not None)
+        assert SIZE[0] - fixed - 2 >= 24  # the nearest query's room (cell padding, scrollbar)
+        row = table.current
+        if row is not None:
+            near = str(row["nearest_query"])[:20]
+            assert near in screen_text(app)

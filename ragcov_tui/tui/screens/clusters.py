@@ -103,7 +103,7 @@ class ClustersPane(Filterable, Pane):
         shown = f"{len(p.chunks):,} of {p.chunk_total:,} chunks" if len(p.chunks) < p.chunk_total else f"{p.chunk_total:,} chunks"
         self.query_one(Chart).draw_scatter(f"Map · {shown}", [
             ("chunk", [x for x, _ in others], [y for _, y in others], "dot"),
-            ("question", [x for x, _ in inliers], [y for _, y in inliers], "+"),
+            ("test", [x for x, _ in inliers], [y for _, y in inliers], "+"),  # a test question; short: the key fits 80 columns
             ("outlier", [x for x, _ in outliers], [y for _, y in outliers], "x"),
             (f"cluster {highlight}", [x for x, _ in chosen], [y for _, y in chosen], "o"),  # on top: the point of the map
             ("traffic", [x for x, _ in self.traffic], [y for _, y in self.traffic], "*"),  # absent without --traffic

@@ -27,7 +27,7 @@ from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 VIEWS = ("cluster", "unanswerable", "unasked")
 QUERY_COLUMNS = [("count", 7), ("test sim", 8), ("nearest q", 9), ("query", None)]
 GAP_COLUMNS = [("count", 7), ("chunk sim", 9), ("cluster", 7), ("query", None)]
-UNASKED_COLUMNS = [("id", 8), ("sim", 6), ("question", 44), ("nearest query", None)]
+UNASKED_COLUMNS = [("id", 8), ("sim", 6), ("question", 32), ("nearest query", None)]  # at 80 columns both read
 
 
 def pct(value: float | None) -> str:
@@ -138,7 +138,7 @@ class TrafficPane(Pane):
 
     @staticmethod
     def _unasked_row(q: dict[str, Any]) -> list[Text]:
-        return [lit(q["id"]), num(q.get("similarity"), 2), lit(q.get("text"), width=44),
+        return [lit(q["id"]), num(q.get("similarity"), 2), lit(q.get("text"), width=32),
                 lit(f"{q.get('nearest_query')} ×{q.get('nearest_query_count')}", width=200)]
 
     def action_detail(self) -> None:

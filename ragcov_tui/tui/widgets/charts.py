@@ -118,8 +118,14 @@ class Chart(PlotextPlot):
     def _keyed_title(self, plt: Any, title: str, key: Sequence[tuple[str, str]]) -> None:
         """``title · • chunks  o cluster 3``: the key goes in the title, not in plotext's legend box,
         which sits on the top-left corner of the plot and hides what is drawn there. When both do
-        not fit, the key alone (plotext drops a title wider than the plot)."""
-        text = "  ".join(f"{MARKER_GLYPHS.get(marker, marker)} {single_line(label)}" for label, marker in key)
+        not fit, the key alone; then the key with single spaces; then cut to the width with ``…``
+        (plotext drops a title wider than the chart, which left no key at all)."""
+        entries = [f"{MARKER_GLYPHS.get(marker, marker)} {single_line(label)}" for label, marker in key]
         title = single_line(title)
-        full = f"{title} · {text}" if text else title
-        plt.title(full if len(full) <= self.size.width - 4 or not text else text)
+        width = self.size.width
+        if not entries:
+            plt.title(title)
+            return
+        tight = " ".join(entries)
+        tries = [(f"{title} · {'  '.join(entries)}", width - 4), ("  ".join(entries), width), (tight, width)]
+        plt.title(next((text for text, room in tries if len(text) <= room), tight[: max(1, width - 1)] + "…"))
