@@ -2,7 +2,7 @@
 
 ``reports.report`` holds ``to_report(details=False)`` (with ``session_id``); the per-item lists
 live in ``chunk_results`` / ``question_results`` (so the TUI pages them in SQL), the suggested
-questions in ``suggestions`` (triage status), the texts in ``chunks`` / ``questions``.
+questions in ``suggestions`` (triage status, source chunk and form), the texts in ``chunks`` / ``questions``.
 ``load_report`` reassembles exactly ``to_report()``; keys the sessions row knows and the stored
 report lacks (embedder provider/model, ``llm``, ``timings``, ``usage``) are filled from it.
 Rows are written with ``executemany`` in one transaction (100k rows in well under a second).
@@ -51,9 +51,9 @@ def save_analysis(db: sqlite_utils.Database, session_id: str, result: CoverageRe
                   d["nearest_chunk"], d["nearest_chunk_dist"], json.dumps(d["redundant_with"]), d["x"], d["y"])
                  for j, d in enumerate(result.question_details())))
         db.conn.execute("DELETE FROM suggestions WHERE session_id = ?", [session_id])
-        _insert(db, "suggestions", ("session_id", "cluster", "text", "origin"),
-                ((session_id, g["cluster"], s["text"], s["origin"]) for g in report["gaps"]
-                 for s in g["suggested_questions"]))
+        _insert(db, "suggestions", ("session_id", "cluster", "text", "origin", "chunk_id", "form"),
+                ((session_id, g["cluster"], s["text"], s["origin"], s.get("chunk_id"), s.get("form"))
+                 for g in report["gaps"] for s in g["suggested_questions"]))
 
 
 def load_report(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> dict[str, Any]:

@@ -162,6 +162,17 @@ def document_chunks(db: sqlite_utils.Database, sid: str, source: str, offset: in
     return Page(list(rows), total, offset)
 
 
+def suggestion_chunk(db: sqlite_utils.Database, sid: str, chunk_id: str | None) -> dict[str, Any] | None:
+    """The chunk a suggestion was written from: ``{chunk_id, source, text}`` (``source`` and ``text``
+    None when the session holds no such chunk); None when the suggestion names none (stored by an
+    older ragcov, or an LLM reply that gave none)."""
+    if chunk_id is None:
+        return None
+    rows = list(db.query("SELECT chunk_id, source, text FROM chunks WHERE session_id = ? AND chunk_id = ?",
+                         [sid, chunk_id]))
+    return rows[0] if rows else {"chunk_id": chunk_id, "source": None, "text": None}
+
+
 def histogram(values: Sequence[float], bins: int, low: float, high: float) -> list[int]:
     """Counts of ``values`` in ``bins`` equal-width bins over [low, high]; values outside are clamped in."""
     counts = [0] * bins
@@ -238,7 +249,7 @@ def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> li
 
 def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, query: str = "") -> list[dict[str, Any]]:
     """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin,
-    edited, suggested}], ``rank`` (1 = highest priority), ``share`` and the report's ``note`` /
+    chunk_id, form, edited, suggested}] (``chunk_id`` / ``form`` None for suggestions stored without them), ``rank`` (1 = highest priority), ``share`` and the report's ``note`` /
     ``flagged_documents`` (``""`` / ``[]`` for older reports); ``query`` keeps the gaps whose
     cluster id, a theme, the note, a flagged document or a suggestion contains it.
 
@@ -249,7 +260,7 @@ def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, q
     rejected = rejected_keys(db, testset_path) if testset_path else set()
     edits = edited_suggestions(db, sid)
     by_cluster: dict[int, list[dict[str, Any]]] = {}
-    for s in db.query("SELECT id, cluster, text, status, question_id, origin FROM suggestions "
+    for s in db.query("SELECT id, cluster, text, status, question_id, origin, chunk_id, form FROM suggestions "
                       "WHERE session_id = ? AND status != 'rejected' ORDER BY id", [sid]):
         edit = edits.get(s["id"]) if s["status"] == "accepted" else None
         s.update(edited=edit is not None, suggested=s["text"] if edit else None, text=s["text"] if edit is None else edit)

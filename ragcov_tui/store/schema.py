@@ -251,3 +251,18 @@ CREATE INDEX IF NOT EXISTS traffic_queries_cluster ON traffic_queries(session_id
 def add_traffic_v4(db: sqlite_utils.Database) -> None:
     """Version 4: traffic coverage of an analysis run with ``--traffic`` (:mod:`ragcov_tui.store.traffic`)."""
     db.conn.executescript(V4_TRAFFIC)
+
+
+V5_SUGGESTION_COLUMNS = {  # suggestions: where a suggested question came from
+    "chunk_id": "TEXT",         # the chunk it was written from (NULL: an older ragcov, or an LLM reply without one)
+    "form": "TEXT",             # 'question' | 'passage' (a passage to ask about); NULL when unknown
+}
+
+
+def add_suggestion_source_v5(db: sqlite_utils.Database) -> None:
+    """Version 5: each suggestion's source chunk and form, as the report's ``suggested_questions``
+    carry them; rows from before keep NULL. Idempotent, like version 2."""
+    have = {row[1] for row in db.conn.execute("PRAGMA table_info(suggestions)").fetchall()}
+    for name, kind in V5_SUGGESTION_COLUMNS.items():
+        if name not in have:
+            db.conn.execute(f"ALTER TABLE suggestions ADD COLUMN {name} {kind}")

@@ -79,7 +79,8 @@ def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *
     """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
 
     The provenance is ``{source, cluster, session}``, plus ``edited: true`` for an edited form;
-    the decision's payload keeps it (and the ``original``), the row only where the file has a place
+    the decision's payload keeps it (and the ``original``, and the source ``chunk_id`` when the
+    suggestion has one), the row only where the file has a place
     for it (:mod:`ragcov_tui.testset.new_row`: a peer's loader must still read the file); a ``text`` that differs
     from the suggestion only in surrounding whitespace is a plain accept. Returns the decision.
     """
@@ -91,7 +92,8 @@ def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *
     provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid,
                   **({} if text is None else {"edited": True})}
     edit = writer.plan_append(loaded.snap, final, provenance)
-    payload = {"text": final, "question_id": edit.question_id, "provenance": provenance}
+    payload = {"text": final, "question_id": edit.question_id, "provenance": provenance,
+               **({"chunk_id": suggestion["chunk_id"]} if suggestion.get("chunk_id") else {})}
     if text is not None:
         payload["original"] = suggestion["text"]
     return writeback.write(db, sid, loaded.path, edit, kind="suggestion", target=str(suggestion_id),
@@ -215,18 +217,22 @@ def _taken_keys(db: sqlite_utils.Database, sid: str, cluster: int, path: str) ->
     return taken
 
 
-def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: list[str], origin: str) -> list[int]:
-    """Store new suggestions for a gap, skipping blanks and texts already taken (see ``_taken_keys``)."""
+def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: list[str], origin: str,
+                    sources: list[tuple[str, str]] | None = None) -> list[int]:
+    """Store new suggestions for a gap, skipping blanks and texts already taken (see ``_taken_keys``);
+    ``sources[i]`` is text ``i``'s (chunk id, form) when known (NULL otherwise)."""
     seen = _taken_keys(db, sid, cluster, testset_path(db, sid))
     ids = []
-    for text in texts:
+    for i, text in enumerate(texts):
         key = writer.text_key(text)
         if not key or key in seen:
             continue
         seen.add(key)
+        chunk_id, form = sources[i] if sources else (None, None)
         with db.conn:
             ids.append(int(db["suggestions"].insert(
-                {"session_id": sid, "cluster": cluster, "text": text.strip(), "origin": origin}).last_pk))
+                {"session_id": sid, "cluster": cluster, "text": text.strip(), "origin": origin,
+                 "chunk_id": chunk_id, "form": form}).last_pk))
     return ids
 
 
@@ -261,7 +267,8 @@ def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *,
     question_vecs, embed = paraphrase_check(db, sid)
     found, _ = offline_suggestions(chunks, n, existing=sorted(taken), known=known, question_vecs=question_vecs,
                                    embed=embed)
-    return add_suggestions(db, sid, cluster, [c.text for c in found], HEURISTIC_ORIGIN)
+    return add_suggestions(db, sid, cluster, [c.text for c in found], HEURISTIC_ORIGIN,
+                           [(c.chunk_id, c.form) for c in found])
 
 
 def paraphrase_check(db: sqlite_utils.Database, sid: str) -> tuple[np.ndarray | None, Embed | None]:

@@ -56,3 +56,11 @@ def test_no_suggestion_repeats_a_test_question(sample) -> None:
         assert s["text"].endswith("?") and not s["text"].startswith(("Is it true that", "What does the documentation"))
     assert len({s["text"].lower() for s in suggestions}) == len(suggestions)
     assert np.isfinite(S).all()
+
+
+def test_stored_suggestions_keep_the_chunk_and_form_the_report_gives(sample) -> None:
+    report, db = sample
+    stored = db.execute("SELECT cluster, text, chunk_id, form FROM suggestions WHERE session_id = ? ORDER BY id",
+                        [report["session_id"]]).fetchall()
+    assert stored == [(g["cluster"], s["text"], s["chunk_id"], s["form"]) for g in report["gaps"]
+                      for s in g["suggested_questions"]]

@@ -60,6 +60,9 @@ def test_heuristic_more_suggestions_go_down_the_least_covered_chunks_and_skip_ta
     texts = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, first))}) ORDER BY id")]
     assert texts == ["How do I replay delivery batch 1?", "How do I replay delivery batch 2?"]
     assert {o for (o,) in db.execute("SELECT origin FROM suggestions WHERE id = ?", [first[0]])} == {"heuristic"}
+    sources = db.execute(f"SELECT s.form, r.cluster FROM suggestions s JOIN chunk_results r ON r.session_id = s.session_id"
+                         f" AND r.chunk_id = s.chunk_id WHERE s.id IN ({','.join(map(str, first))})").fetchall()
+    assert sources == [("question", cluster)] * 2  # each names the gap's chunk it was written from
     triage.reject_suggestion(db, sid, first[0])
     again, origin = triage.more_suggestions(db, sid, cluster, n=2)  # the session ran without an LLM: heuristic
     later = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, again))}) ORDER BY id")]
