@@ -114,6 +114,7 @@ def analysis_markdown(report: dict[str, Any]) -> str:
                          gap_advice(g)] for i, g in enumerate(gaps, 1)])
         notes = [(g.get("cluster"), "; ".join(t for t in (unreached_text(g), g.get("note")) if t)) for g in gaps]
         lines += [""] + [f"- Cluster {cell(c)}: {cell(text)}" for c, text in notes if text]
+        lines += _suggestion_lines(gaps)
     else:
         lines.append("No cluster is a gap.")
     lines += _uneven_lines(report) + _document_lines(report) + _gold_lines(report)
@@ -150,6 +151,17 @@ def analysis_markdown(report: dict[str, Any]) -> str:
 
 def _count(items: list[Any] | None) -> str:
     return "n/a" if items is None else str(len(items))
+
+
+def _suggestion_lines(gaps: list[dict[str, Any]]) -> list[str]:
+    """Every gap's suggested questions with the chunk each was written from (``n/a``: none named, as
+    in an older report, whose suggestions may be bare strings)."""
+    found = [(g.get("cluster"), s if isinstance(s, dict) else {"text": s})
+             for g in gaps for s in g.get("suggested_questions") or []]
+    rows = [[c, s.get("text", ""), s.get("form") or "n/a", s.get("chunk_id") or "n/a"] for c, s in found]
+    if not rows:
+        return []
+    return ["", "### Suggested questions", ""] + table(["cluster", "suggestion", "form", "from chunk"], rows)
 
 
 def _uneven_lines(report: dict[str, Any]) -> list[str]:

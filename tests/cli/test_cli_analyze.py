@@ -67,6 +67,9 @@ def test_markdown_report_has_the_gap_table(sample_analysis: tuple[dict, Path], t
     assert "| # | cluster | priority | covered | coverage | size | share | themes | advice |" in text
     assert "## Least-covered documents" in text and "## Gold coverage" in text
     assert "nan" not in text.lower().split()
+    suggested = [s for g in report["gaps"] for s in g["suggested_questions"]]
+    assert suggested and "| cluster | suggestion | form | from chunk |" in text
+    assert all(f"| {s['form']} | {s['chunk_id']} |" in text for s in suggested)  # each with its source chunk
 
 
 def test_stored_session_reexports_the_same_report(sample_analysis: tuple[dict, Path], tmp_path: Path) -> None:

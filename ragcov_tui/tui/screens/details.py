@@ -68,8 +68,10 @@ def cluster_detail(cluster: dict[str, Any]) -> Group:
                      ("chunks", lit("tab to the chunk list, enter on a chunk for its text"))], label_width=11))
 
 
-def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None) -> Group:
-    """A gap's figures, themes, note and flagged documents, and the highlighted suggestion in full."""
+def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None, chunk: dict[str, Any] | None = None) -> Group:
+    """A gap's figures, themes, note and flagged documents, the highlighted suggestion in full and,
+    under it, the ``chunk`` it was written from (:func:`~ragcov_tui.store.queries.suggestion_chunk`;
+    nothing for a suggestion stored without one)."""
     head = labelled_grid([("advice", lit(open_gap_advice(gap), "bold")), ("priority", val(gap["priority"])),
                     ("covered share", val(gap.get("covered_share"))), ("coverage", val(gap["coverage"])),
                     ("size", val(gap["size"])), ("share", val(gap.get("share"))),
@@ -85,4 +87,10 @@ def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None) -> Group:
     elif suggestion is not None:
         out.append(f"\nSuggestion ({suggestion['origin']}, {suggestion['status']})\n", style="bold underline")
         out.append_text(block(suggestion["text"]))
+    if suggestion is not None and chunk is not None:
+        out.append("\n\nfrom chunk ", style="bold").append_text(lit(chunk["chunk_id"], "bold"))
+        out.append(" (").append_text(lit(chunk["source"] or "not in this session")).append(")")
+        if suggestion.get("form") == "passage":
+            out.append(": a passage to ask about")
+        out.append("\n").append_text(block(chunk["text"] or "", "dim"))
     return Group(head, out)

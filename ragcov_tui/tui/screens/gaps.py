@@ -159,7 +159,10 @@ class GapsPane(Filterable, Pane):
         """The highlighted gap in full, with the highlighted suggestion."""
         gap = self.gap
         if gap is not None:
-            self.app.push_screen(TextScreen(f"Gap: cluster {gap['cluster']}", gap_detail(gap, self.query_one(PagedTable).current)))
+            suggestion = self.query_one(PagedTable).current
+            chunk = queries.suggestion_chunk(self.ragcov.db, self.sid,  # type: ignore[arg-type]
+                                             suggestion.get("chunk_id") if suggestion else None)
+            self.app.push_screen(TextScreen(f"Gap: cluster {gap['cluster']}", gap_detail(gap, suggestion, chunk)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()
