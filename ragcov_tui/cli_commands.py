@@ -84,14 +84,6 @@ def _leave(line: str, code: int) -> None:
     os._exit(code)
 
 
-def _leave(line: str, code: int) -> None:
-    """Flush what was printed, say ``line`` on stderr and end the process now (no teardown)."""
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    os.write(2, (line + "\n").encode())
-    os._exit(code)
-
-
 def _setup(args: argparse.Namespace) -> tuple[Config, str]:
     """Settings file, environment, every option of the command, the database path and the output
     paths, checked — before a command imports its (slow to import) pipeline; ``args.db_where``
@@ -253,16 +245,6 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [],
                         **({} if max_drop is None else {"max_drop": max_drop}))
     return _gate_exit(gates.lines())
-
-
-def _print_stopped(db: Any, tracker: Any) -> None:
-    """The stop report of the eval session this run claimed (none when it stopped before one)."""
-    from ragcov_tui.evaluation.stop_report import stop_report
-
-    err = SafeConsole(stderr=True, soft_wrap=True)
-    for sid in tracker.sessions[-1:]:
-        for line in stop_report(db, sid, tracker.last):
-            err.print(plain_line(line))
 
 
 def _print_stopped(db: Any, tracker: Any) -> None:
