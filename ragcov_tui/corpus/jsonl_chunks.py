@@ -20,7 +20,8 @@ from ragcov_tui.corpus.extract import Warn
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.corpus.tokens import TokenCounter
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import parse_json_line, quoted, vector_problem
+from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
+from ragcov_tui.input_values import quoted, vector_problem
 
 TEXT_FIELDS = ("text", "content", "page_content", "chunk")
 ID_FIELDS = ("id", "chunk_id")
@@ -63,16 +64,7 @@ class ChunkRowReader:
 
     def read(self, text: str, display: str, default_source: str, warn: Warn) -> list[Chunk]:
         """The chunks in ``text`` (the decoded content of the file named ``display``)."""
-        chunks: list[Chunk] = []
-        blank_rows = 0
-        for lineno, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            chunk = self._row(line, f"{display}:{lineno}", default_source)
-            if chunk is None:
-                blank_rows += 1
-            else:
-                chunks.append(chunk)
+        chunks, blank_rows = read_rows(text, display, lambda line, where: self._row(line, where, default_source))
         if blank_rows:
             warn(f"{display}: skipped {blank_rows} row(s) with blank text")
         if not chunks:
@@ -80,9 +72,7 @@ class ChunkRowReader:
         return chunks
 
     def _row(self, line: str, where: str, default_source: str) -> Chunk | None:
-        row = parse_json_line(line, where)
-        if not isinstance(row, dict):
-            raise BadInput(f"{where}: expected a JSON object, got {type(row).__name__}")
+        row = json_object(line, where)
         found = _first_field(row, TEXT_FIELDS)
         if found is None:
             raise BadInput(f"{where}: no chunk text (expected one of the fields {', '.join(TEXT_FIELDS)})")

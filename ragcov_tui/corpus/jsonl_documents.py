@@ -16,7 +16,8 @@ from typing import Any
 from ragcov_tui.corpus.extract import Warn
 from ragcov_tui.corpus.models import Document
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, parse_json, parse_json_line
+from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
+from ragcov_tui.input_values import InvalidJson, parse_json
 
 DOCUMENT_MARKERS = ("_id", "title")
 ID_FIELDS = ("_id", "id")
@@ -43,24 +44,13 @@ class DocumentRowReader:
 
     def read(self, text: str, display: str, path: str, warn: Warn) -> list[Document]:
         """The documents in ``text`` (the decoded content of the file named ``display``)."""
-        documents: list[Document] = []
-        blank = 0
-        for lineno, line in enumerate(text.split("\n"), start=1):  # not splitlines: U+2028 is no line end
-            if not line.strip():
-                continue
-            document = self._row(line, f"{display}:{lineno}", path)
-            if document is None:
-                blank += 1
-            else:
-                documents.append(document)
+        documents, blank = read_rows(text, display, lambda line, where: self._row(line, where, path))
         if blank:
             warn(f"{display}: skipped {blank} document row(s) with blank text")
         return documents
 
     def _row(self, line: str, where: str, path: str) -> Document | None:
-        row = parse_json_line(line, where)  # strict: no NaN, no 1e400, no lone surrogate, <= 100 deep
-        if not isinstance(row, dict):
-            raise BadInput(f"{where}: expected a JSON object, got {type(row).__name__}")
+        row = json_object(line, where)
         doc_id = _field(row, ID_FIELDS)
         if doc_id is None or isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)) or not str(doc_id).strip():
             raise BadInput(f"{where}: a document row needs '_id' (or 'id'): a non-empty string or integer")
