@@ -11,14 +11,24 @@ Rows are written with ``executemany`` in one transaction (100k rows in well unde
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.testset.models import Question
+
+
+class StoredAnalysis(Protocol):
+    """What the store keeps of an analysis (``coverage.result.CoverageResult`` is one): the store sits below
+    the coverage package, so it names the three methods it calls instead of importing the result type."""
+
+    def to_report(self, *, details: bool = True) -> dict[str, Any]: ...
+
+    def chunk_details(self) -> list[dict[str, Any]]: ...
+
+    def question_details(self) -> list[dict[str, Any]]: ...
 
 
 def _insert(db: sqlite_utils.Database, table: str, columns: Sequence[str], rows: Any) -> None:
@@ -26,7 +36,7 @@ def _insert(db: sqlite_utils.Database, table: str, columns: Sequence[str], rows:
     db.conn.executemany(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
 
-def save_analysis(db: sqlite_utils.Database, session_id: str, result: CoverageResult, chunks: Sequence[Chunk],
+def save_analysis(db: sqlite_utils.Database, session_id: str, result: StoredAnalysis, chunks: Sequence[Chunk],
                   questions: Sequence[Question]) -> None:
     """Write the report, per-chunk and per-question results, suggestions, chunk and question texts."""
     report = result.to_report(details=False)
