@@ -22,7 +22,7 @@ from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
 from ragcov_tui.store.sessions import list_sessions
-from ragcov_tui.testset.writer import text_key
+from ragcov_tui.testset.ids import text_key
 
 
 @dataclass
