@@ -19,7 +19,7 @@ from typing import Any, Iterable, Sequence
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.metrics import canonical_metric
+from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import load_report
 
 

@@ -31,7 +31,7 @@ from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
 from ragcov_tui.evaluation.gold_contexts import gold_from_contexts
 from ragcov_tui.evaluation.gold_ids import match_gold_ids
 from ragcov_tui.evaluation.items import EvalContext, evaluate_question
-from ragcov_tui.evaluation.metrics import select_metrics
+from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.report import aggregate_items, count_items, headline, item_errors
 from ragcov_tui.evaluation.resume import check_same_questions
 from ragcov_tui.evaluation.retrieval import GoldIndex
@@ -54,7 +54,7 @@ STAGE = "evaluating"
 @dataclass
 class EvalOptions:
     """Everything one eval run needs. ``judge_llm`` / ``paraphrase_llm`` default to ``llm``;
-    ``metrics`` None means every metric (see :mod:`ragcov_tui.evaluation.metrics`)."""
+    ``metrics`` None means every metric (see :mod:`ragcov_tui.evaluation.metric_names`)."""
 
     questions: str
     system: str

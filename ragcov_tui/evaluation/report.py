@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.generation.scoring import JUDGED
+from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.retrieval import aggregate
 from ragcov_tui.input_files import path_problem, read_input_file
 from ragcov_tui.store.evals import load_eval_report
@@ -112,6 +112,6 @@ def all_failed(report: dict[str, Any]) -> bool:
         return False
     if not counts.get("done"):
         return True
-    judged = [stats for name, stats in ((report.get("aggregate") or {}).get("generation") or {}).items() if name in JUDGED]
-    judge_failed = any(e.get("metric") in JUDGED for e in report.get("errors") or [])
+    judged = [stats for name, stats in ((report.get("aggregate") or {}).get("generation") or {}).items() if name in JUDGED_METRICS]
+    judge_failed = any(e.get("metric") in JUDGED_METRICS for e in report.get("errors") or [])
     return str(report.get("judge", "")).startswith("llm:") and judge_failed and not any(s.get("n") for s in judged)

@@ -2,20 +2,10 @@
 
 Relevance comes from ``Question.gold`` (``{id: grade}``; a plain list of gold ids is grade 1 each).
 An item is *relevant* when its grade is > 0 (for integer grades that is trec_eval's threshold of
-``relevance_level = 1``); grade 0 means judged non-relevant. With ``R`` the number of relevant
-items, ``rel_i`` whether the item at rank ``i`` (1-based) is relevant and ``g_i`` its grade:
-
-- ``precision@k`` = (relevant in the top k) / k — divided by k even when fewer were retrieved
-  (trec_eval ``P_k``);
-- ``recall@k``    = (relevant in the top k) / R (``recall_k``);
-- ``hit@k``       = 1 if any relevant item is in the top k, else 0;
-- ``mrr``         = 1 / rank of the first relevant item over the *whole* ranking, 0 if none
-  (``recip_rank``);
-- ``ndcg@k``      = DCG@k / IDCG@k with linear gains and a log2 discount,
-  ``DCG@k = sum_{i<=k} g_i / log2(i + 1)``, the ideal ranking built from *every* judged relevant
-  item sorted by grade (``ndcg_cut_k``);
-- ``map``         = average precision over the *whole* ranking (not cut at k):
-  ``AP = (1/R) * sum_{i: rel_i} precision@i`` (trec_eval ``map``).
+``relevance_level = 1``); grade 0 means judged non-relevant. Every metric is one small function of
+a :class:`Ranked` (the ranking, the relevant grades and their 1-based ranks, the cut-off ``k``)
+whose docstring gives its formula and the trec_eval measure it equals; ``RETRIEVAL_METRICS`` lists
+them once, in display order (``precision@k``, ``recall@k``, ``hit@k``, ``mrr``, ``ndcg@k``, ``map``).
 
 Gold ids may name chunks or documents. The level is decided per question: if any gold id is a
 known chunk id the question is judged at chunk level; else, if any gold id is a known document
@@ -28,18 +18,13 @@ that have one, reported with their count ``n``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from ragcov_tui.corpus.models import Chunk
 
 LEVEL_CHUNK = "chunk"
 LEVEL_DOCUMENT = "document"
-
-
-def metric_names(k: int) -> list[str]:
-    """The retrieval metric keys at cut-off ``k``, in display order."""
-    return [f"precision@{k}", f"recall@{k}", f"hit@{k}", "mrr", f"ndcg@{k}", "map"]
 
 
 @dataclass
@@ -73,32 +58,105 @@ class GoldIndex:
         return list(dict.fromkeys(mapped))
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """What every retrieval metric reads: one ranked, de-duplicated list of ids, the ``grades`` of
+    its question's relevant items (grade > 0; at least one), the cut-off ``k``, and
+    ``relevant_ranks``: the 1-based ranks in ``ranking`` of the relevant items, ascending."""
+
+    ranking: Sequence[str]
+    grades: Mapping[str, float]
+    k: int
+    relevant_ranks: tuple[int, ...]
+
+    @classmethod
+    def of(cls, ranking: Sequence[str], grades: Mapping[str, float], k: int) -> Ranked:
+        return cls(ranking, grades, k, tuple(r for r, item in enumerate(ranking, start=1) if item in grades))
+
+    @property
+    def in_top_k(self) -> int:
+        """Relevant items in the top ``k``."""
+        return sum(1 for r in self.relevant_ranks if r <= self.k)
+
+
+def precision_at_k(r: Ranked) -> float:
+    """(relevant in the top k) / k — divided by k even when fewer were retrieved (trec_eval ``P_k``)."""
+    return r.in_top_k / r.k
+
+
+def recall_at_k(r: Ranked) -> float:
+    """(relevant in the top k) / R, R = the number of relevant items (``recall_k``)."""
+    return r.in_top_k / len(r.grades)
+
+
+def hit_at_k(r: Ranked) -> float:
+    """1 if any relevant item is in the top k, else 0."""
+    return 1.0 if r.in_top_k else 0.0
+
+
+def reciprocal_rank(r: Ranked) -> float:
+    """1 / rank of the first relevant item over the *whole* ranking, 0 if none (``recip_rank``)."""
+    return 1.0 / r.relevant_ranks[0] if r.relevant_ranks else 0.0
+
+
+def ndcg_at_k(r: Ranked) -> float:
+    """DCG@k / IDCG@k with linear gains and a log2 discount, ``DCG@k = sum_{i<=k} g_i / log2(i + 1)``
+    (``g_i`` the grade at rank i); the ideal ranking is built from *every* relevant item sorted by
+    grade (``ndcg_cut_k``); 0 when IDCG is 0."""
+    dcg = sum(r.grades[item] / math.log2(i + 1) for i, item in enumerate(r.ranking[: r.k], start=1)
+              if item in r.grades)
+    ideal = sorted(r.grades.values(), reverse=True)[: r.k]
+    idcg = sum(g / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def average_precision(r: Ranked) -> float:
+    """Average precision over the *whole* ranking (not cut at k):
+    ``AP = (1/R) * sum_{i: rel_i} precision@i`` (trec_eval ``map``)."""
+    return sum((n + 1) / rank for n, rank in enumerate(r.relevant_ranks)) / len(r.grades)
+
+
+@dataclass(frozen=True)
+class RetrievalMetric:
+    """One retrieval metric: ``base`` name, whether its key carries the cut-off (``precision@5``)
+    and ``compute`` (formula in its docstring)."""
+
+    base: str
+    cut: bool
+    compute: Callable[[Ranked], float]
+
+    def key(self, k: int) -> str:
+        """The metric's name at cut-off ``k`` (``ndcg@10``, ``mrr``)."""
+        return f"{self.base}@{k}" if self.cut else self.base
+
+
+RETRIEVAL_METRICS: tuple[RetrievalMetric, ...] = (
+    RetrievalMetric("precision", True, precision_at_k),
+    RetrievalMetric("recall", True, recall_at_k),
+    RetrievalMetric("hit", True, hit_at_k),
+    RetrievalMetric("mrr", False, reciprocal_rank),
+    RetrievalMetric("ndcg", True, ndcg_at_k),
+    RetrievalMetric("map", False, average_precision),
+)
+
+
+def metric_names(k: int) -> list[str]:
+    """The retrieval metric keys at cut-off ``k``, in display order."""
+    return [m.key(k) for m in RETRIEVAL_METRICS]
+
+
+def _relevant_grades(gold: Mapping[str, float]) -> dict[str, float]:
+    return {i: float(g) for i, g in gold.items() if float(g) > 0}
+
+
 def score_ranking(ranking: Sequence[str], gold: Mapping[str, float], k: int) -> dict[str, float | None]:
-    """Every metric of the module docstring for one ranked, de-duplicated list of ids."""
-    grades = {i: float(g) for i, g in gold.items() if float(g) > 0}
-    names = metric_names(k)
+    """Every metric of ``RETRIEVAL_METRICS`` for one ranked, de-duplicated list of ids; all ``None``
+    when ``gold`` has no relevant item."""
+    grades = _relevant_grades(gold)
     if not grades:
-        return dict.fromkeys(names)
-    n_rel = len(grades)
-    relevant_ranks = [r for r, item in enumerate(ranking, start=1) if item in grades]
-    in_top_k = sum(1 for r in relevant_ranks if r <= k)
-    dcg = sum(grades[item] / math.log2(r + 1) for r, item in enumerate(ranking[:k], start=1) if item in grades)
-    ideal = sorted(grades.values(), reverse=True)[:k]
-    idcg = sum(g / math.log2(r + 1) for r, g in enumerate(ideal, start=1))
-    average_precision = sum((n + 1) / r for n, r in enumerate(relevant_ranks)) / n_rel
-    return dict(
-        zip(
-            names,
-            [
-                in_top_k / k,
-                in_top_k / n_rel,
-                1.0 if in_top_k else 0.0,
-                1.0 / relevant_ranks[0] if relevant_ranks else 0.0,
-                dcg / idcg if idcg > 0 else 0.0,
-                average_precision,
-            ],
-        )
-    )
+        return dict.fromkeys(metric_names(k))
+    ranked = Ranked.of(ranking, grades, k)
+    return {m.key(k): m.compute(ranked) for m in RETRIEVAL_METRICS}
 
 
 def evaluate_retrieval(
@@ -108,8 +166,7 @@ def evaluate_retrieval(
     index = index or GoldIndex()
     level = index.level_for(gold)
     ranking = index.ranking(retrieved_ids, level)
-    relevant = {i for i, g in gold.items() if float(g) > 0}
-    ranks = [r for r, item in enumerate(ranking, start=1) if item in relevant]
+    ranks = list(Ranked.of(ranking, _relevant_grades(gold), k).relevant_ranks)
     return RetrievalResult(values=score_ranking(ranking, gold, k), level=level, ranking=ranking, relevant_ranks=ranks)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.metrics import select_metrics
+from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.retrieval import metric_names
 
 

@@ -2,47 +2,28 @@
 
 With an LLM, each judged metric runs ``repeats`` times (repeat i > 0 adds a short note to the
 system message, so it is a distinct, uncached request; at temperature 0 the spread therefore
-measures how much the verdicts move under a small prompt perturbation); the value is the mean over the repeats that succeeded and ``spread`` their population
-standard deviation. A metric whose every repeat failed is ``None`` with the error in ``errors``;
-a partial failure keeps the mean of the rest and lists the failed repeats in its detail. Metrics
-that need no model (and every metric in heuristic mode) are deterministic: computed once,
-spread 0. No value is ever NaN: a non-finite result becomes an error.
+measures how much the verdicts move under a small prompt perturbation); the value is the mean
+over the repeats that succeeded and ``spread`` their population standard deviation. A metric
+whose every repeat failed is ``None`` with the error in ``errors``; a partial failure keeps the
+mean of the rest and lists the failed repeats in its detail. Metrics that need no model (and
+every metric in heuristic mode) are deterministic: computed once, spread 0. No value is ever
+NaN: a non-finite result becomes an error.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.generation import answer, grounding, lexical, robustness
 from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
-from ragcov_tui.evaluation.generation.models import (
-    GENERATION_METRICS, GenerationInput, GenerationScores, MetricOutcome,
-)
+from ragcov_tui.evaluation.generation.models import GenerationInput, GenerationScores, MetricOutcome
+from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS, METRICS
 from ragcov_tui.evaluation.generation.support import Evidence
 from ragcov_tui.llm.base import ChatModel
-
-JudgedMetric = Callable[[Evidence, "Judge | None"], MetricOutcome]
-JUDGED: dict[str, JudgedMetric] = {
-    "faithfulness": grounding.faithfulness,
-    "answer_relevance": answer.answer_relevance,
-    "answer_correctness": answer.answer_correctness,
-    "answer_correctness_graded": answer.answer_correctness_graded,
-    "context_precision": grounding.context_precision,
-    "context_recall": grounding.context_recall,
-    "robustness": robustness.robustness,
-}
-MODEL_FREE: dict[str, Callable[[GenerationInput], MetricOutcome]] = {
-    "chunk_attribution": lexical.chunk_attribution,
-    "retrieval_stability": lexical.retrieval_stability,
-    "keyword_coverage": lexical.keyword_coverage,
-    "context_overlap": lexical.context_overlap,
-    "keyword_context_score": lexical.keyword_context_score,
-}
-assert set(JUDGED) | set(MODEL_FREE) == set(GENERATION_METRICS)
 
 
 def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: Embedder,
@@ -61,12 +42,11 @@ def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: 
     for name in GENERATION_METRICS:
         if name not in metrics:
             continue
-        if name in MODEL_FREE:
-            runs = [_safe(lambda: MODEL_FREE[name](item))]
-        elif llm is None:
-            runs = [_safe(lambda: JUDGED[name](evidence, None))]
+        spec = METRICS[name]
+        if not spec.uses_llm or llm is None:
+            runs = [_safe(lambda spec=spec: spec.run(evidence, None))]
         else:
-            runs = [_safe(lambda i=i: JUDGED[name](evidence, Judge(llm, i, scores.judge_calls)))
+            runs = [_safe(lambda spec=spec, i=i: spec.run(evidence, Judge(llm, i, scores.judge_calls)))
                     for i in range(repeats)]
         _record(scores, name, runs)
     return scores

@@ -1,20 +1,22 @@
-"""Metric names: which exist, which group they belong to, and parsing the user's ``--metrics``.
+"""Metric names: which exist, which group they belong to, and parsing the user's ``--metrics``
+and ``--fail-under`` names into canonical ones.
 
 Retrieval names carry the cut-off (``precision@5``); the user may write them with or without it
 (``ndcg`` means ``ndcg@k``), or name a whole group (``retrieval``, ``generation``). Generation
-names are those of :data:`ragcov_tui.evaluation.generation.models.GENERATION_METRICS`.
+names are those of :data:`ragcov_tui.evaluation.generation.registry.GENERATION_METRICS`; retrieval
+names those of :data:`ragcov_tui.evaluation.retrieval.RETRIEVAL_METRICS`.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.generation.models import GENERATION_METRICS
-from ragcov_tui.evaluation.retrieval import metric_names
+from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS
+from ragcov_tui.evaluation.retrieval import RETRIEVAL_METRICS, metric_names
 
-RETRIEVAL_BASES = ("precision", "recall", "hit", "mrr", "ndcg", "map")
-_CUT = ("precision", "recall", "hit", "ndcg")
+RETRIEVAL_BASES = tuple(m.base for m in RETRIEVAL_METRICS)
+_CUT = tuple(m.base for m in RETRIEVAL_METRICS if m.cut)
 
 
 def canonical_metric(name: str, k: int, where: str = "--metrics") -> tuple[str, str]:
