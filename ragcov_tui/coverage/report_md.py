@@ -5,7 +5,7 @@ calibrated figures in front — priority and covered share — and the advice of
 :func:`~ragcov_tui.coverage.advice.gap_advice` (the same words as the terminal); then uneven
 clusters, the least-covered documents, gold coverage, flagged documents, outlier and redundant
 questions, and every cluster.
-Text from documents and questions is escaped for Markdown (:func:`cell`: ``|``, line breaks, and
+Text from documents and questions is escaped for Markdown (:func:`~ragcov_tui.markdown.cell`: ``|``, line breaks, and
 ``<`` / ``&`` so it cannot open an HTML tag or entity), and the whole report passes through
 :func:`~ragcov_tui.safe_text.visible`: ``cat report.md`` cannot send a terminal escape.
 """
@@ -15,40 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
-from ragcov_tui.safe_text import single_line, visible
+from ragcov_tui.markdown import cell, code, fmt, pct, table
+from ragcov_tui.safe_text import visible
 
 DOCUMENTS_SHOWN = 20  # least-covered documents in the Markdown table (the JSON lists all)
 GOLD_NAMED = 50  # unnamed documents listed by name
 PRIORITY_NOTE = ("priority = 1 − covered share ÷ the median cluster's covered share (clipped to 0–1): 1 = no "
                  "question reaches any of its chunks; size and share only break ties.")
-
-_MARKDOWN_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "<": "\\<", "&": "\\&"})
-
-
-def fmt(value: float | None, digits: int = 3) -> str:
-    """A score for humans: fixed digits, or ``n/a`` when undefined (never ``nan``)."""
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def cell(text: Any) -> str:
-    """A value for a Markdown table cell or inline text: one line (see
-    :func:`~ragcov_tui.safe_text.single_line`), with ``\\ | < &`` backslash-escaped."""
-    return single_line(str(text)).translate(_MARKDOWN_ESCAPES)
-
-
-def code(text: Any) -> str:
-    """A value as an inline code span on one line (a backtick inside it shown as ``'``)."""
-    return "`" + single_line(str(text)).replace("`", "'") + "`"
-
-
-def table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return out
 
 
 def themes_text(gap: dict[str, Any], report: dict[str, Any]) -> str:

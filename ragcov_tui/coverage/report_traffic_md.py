@@ -3,7 +3,7 @@
 Built from the report's ``traffic`` section (:mod:`ragcov_tui.coverage.traffic`): the log, the
 traffic clusters by priority with example queries and counts, the content gap (queries the corpus
 cannot answer) and the tests nobody asks, each with the rule that set its threshold. Text goes
-through :func:`~ragcov_tui.coverage.report_md.cell` and the whole section through
+through :func:`~ragcov_tui.markdown.cell` and the whole section through
 :func:`~ragcov_tui.safe_text.visible`.
 """
 

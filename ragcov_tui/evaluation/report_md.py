@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcov_tui.coverage.report_md import cell, code, fmt, table
+from ragcov_tui.markdown import cell, code, fmt, table
 from ragcov_tui.safe_text import visible
 
 
