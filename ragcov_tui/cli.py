@@ -75,21 +75,14 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf for themes and suggested questions (default: offline heuristic)")
     a.add_argument("--allow-fallback", action="store_true",
                    help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
-    a.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
-    a.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
-    a.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
     a.add_argument("--threshold", help="cosine distance under which a question covers a cluster centroid (default {threshold})")
     a.add_argument("--top-n", help="each question covers its N closest clusters (multi-cluster N form; default {top_n})")
     a.add_argument("--gap-threshold", help="clusters with coverage below this are gaps (the paper's rule, e.g. 0.7); default: calibrated on the test set")
     a.add_argument("--lof-neighbors", help="neighbours for Local Outlier Factor (default {lof_neighbors})")
     a.add_argument("--contamination", help="'auto' or the expected share of outlier questions (0–0.5; default {contamination})")
     a.add_argument("--seed", help="random seed 0 to 2**32-1 (default {seed}): same inputs + seed → same results")
-    a.add_argument("--concurrency", help="embedding / LLM calls in flight (default {concurrency})")
-    a.add_argument("--name", help="a label for the session")
-    a.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
-    a.add_argument("--markdown", metavar="FILE", help="write a Markdown report with the gap table")
-    a.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help="exit 3 when a coverage metric is below, e.g. basic=0.6")
+    run_flags(a, "a coverage metric is below, e.g. basic=0.6", "with the gap table")
 
     e = add("eval", "Evaluate a RAG system on the test set: retrieval, generation, robustness.")
     e.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
@@ -101,21 +94,14 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf used by builtin systems to generate answers")
     e.add_argument("--judge-llm", help="openai:MODEL or llamacpp:PATH.gguf judging answers (default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
-    e.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
     e.add_argument("--k", help="retrieval cut-off (default {k})")
     e.add_argument("--paraphrases", help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
     e.add_argument("--repeats", help="judge each item N times and report mean and spread (default {repeats})")
-    e.add_argument("--concurrency", help="calls in flight (default {concurrency})")
-    e.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
-    e.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
     e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")
     e.add_argument("--baseline", metavar="SESSION|FILE", help="compare with an earlier eval; regressions fail the gate")
     e.add_argument("--max-drop", help="allowed drop per metric against the baseline, 0 to 1 (default {max_drop})")
-    e.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE")
-    e.add_argument("--name")
-    e.add_argument("--json", metavar="FILE")
-    e.add_argument("--markdown", metavar="FILE")
+    run_flags(e, "a metric's mean is below, e.g. ndcg@5=0.6", "with a table per question")
 
     c = add("compare", "Compare two eval sessions: deltas with bootstrap CIs, wins / losses / ties.")
     c.add_argument("a", metavar="A", help="session id/name or eval JSON report")
@@ -140,6 +126,19 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--data", default=None, help="the sample data directory (default: ./sample_data)")
     d.add_argument("--no-tui", action="store_true", help="print the report and exit")
     return p
+
+
+def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None:
+    """The flags analyze and eval share: chunking, caches, concurrency, the session's name, the
+    reports and the gate (``gate`` and ``markdown`` finish the two help texts that differ)."""
+    parser.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
+    parser.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
+    parser.add_argument("--concurrency", help="embedding / LLM calls in flight (default {concurrency})")
+    parser.add_argument("--name", help="a label for the session")
+    parser.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
+    parser.add_argument("--markdown", metavar="FILE", help=f"write a Markdown report {markdown}")
+    parser.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help=f"exit 3 when {gate}")
 
 
 def ir_flags(parser: argparse.ArgumentParser) -> None:
