@@ -17,9 +17,9 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from ragcov_tui.services import triage  # noqa: E402
 from ragcov_tui.store import open_db  # noqa: E402
 from ragcov_tui.store.queries import gap_rows  # noqa: E402
-from ragcov_tui.testset import triage  # noqa: E402
 from tests.support.synthetic_sessions import make_analysis_session  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """The Textual app: one tab per pane over the stored sessions; `run_tui` is the `ragcov tui` entry point.
 
-The app is thin: panes ask :mod:`ragcov_tui.store.queries` and :mod:`ragcov_tui.testset.triage`
+The app is thin: panes ask :mod:`ragcov_tui.store.queries` and :mod:`ragcov_tui.services.triage`
 and render. It keeps which analysis and which eval session are open; opening a session marks
 every pane stale and reloads only the one on screen.
 """

@@ -8,11 +8,11 @@ import sqlite3
 from pathlib import Path
 from types import SimpleNamespace
 
+from ragcov_tui.services import triage
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import SCHEMA_VERSION, schema_version
 from ragcov_tui.store.decisions import last_undoable
 from ragcov_tui.store.schema import V1, add_decision_states_v3, add_session_owner_v2
-from ragcov_tui.testset import triage
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writer import drop_question
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.services import triage
 from ragcov_tui.store import open_db
 from ragcov_tui.store.decisions import last_undoable, list_decisions, question_marks
 from ragcov_tui.store.queries import gap_rows
-from ragcov_tui.testset import triage
 from tests.support.synthetic_sessions import make_analysis_session
 
 

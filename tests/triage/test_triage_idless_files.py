@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from ragcov_tui.services import triage
 from ragcov_tui.store import open_db
 from ragcov_tui.store.queries import gap_rows
-from ragcov_tui.testset import triage
 from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.reader import read_testset
 from tests.support.synthetic_sessions import make_analysis_session

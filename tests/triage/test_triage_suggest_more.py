@@ -9,8 +9,8 @@ import pytest
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.factory import make_llm
+from ragcov_tui.services import triage
 from ragcov_tui.store import open_db
-from ragcov_tui.testset import triage
 from tests.support.fake_api import FakeAPIServer
 from tests.support.synthetic_sessions import make_analysis_session
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from ragcov_tui.services import triage
 from ragcov_tui.store import open_db
 from ragcov_tui.store.queries import gap_rows
-from ragcov_tui.testset import triage
 from tests.support.synthetic_sessions import make_analysis_session
 
 

@@ -5,7 +5,7 @@ Keys act on the highlighted suggestion (or every marked one): ``a`` accept into 
 accept (listed with the edited text and origin ``edited``; the box shows it as suggested too),
 ``u`` undo, ``m`` more suggestions (the session's LLM, or the offline heuristic when it ran
 without one), ``/`` filter the gaps.
-Writes are immediate (see :mod:`ragcov_tui.testset.triage`); the test file is re-read first and an
+Writes are immediate (see :mod:`ragcov_tui.services.triage`); the test file is re-read first and an
 outside edit is reported in one line (:mod:`.triage_actions`). The table lists the gaps least
 covered first with their priority and covered share (:mod:`ragcov_tui.coverage.gaps`); the box under
 the lists shows how the gaps were chosen, the selected gap's advice (the same words as the CLI and
@@ -26,9 +26,9 @@ from textual.worker import get_current_worker
 
 from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
 from ragcov_tui.errors import RagcovError
+from ragcov_tui.services import triage
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
-from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.details import gap_detail

@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
+from ragcov_tui.services import triage
 from ragcov_tui.store import queries
-from ragcov_tui.testset import triage
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.screens.details import fmt, pair_detail, val
 from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable

@@ -22,7 +22,7 @@ def reload_in(app: Any, sid: str | None) -> None:
 
     Quiet when the file cannot be read: the action that needs it says why.
     """
-    from ragcov_tui.testset.triage import reload
+    from ragcov_tui.services.triage import reload
 
     if sid is None:
         return
@@ -65,7 +65,7 @@ def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[
 
 def undo_in(app: Any, sid: str, then: Callable[[], None] | None = None) -> bool:
     """Undo the session's newest standing decision; notify what was undone. True when something was."""
-    from ragcov_tui.testset.triage import undo_last
+    from ragcov_tui.services.triage import undo_last
 
     def undo(force: bool) -> Any:
         d = undo_last(app.db, sid, force=force)

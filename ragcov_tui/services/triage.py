@@ -23,18 +23,20 @@ withdrawn. Rejected texts are remembered per test file and never suggested again
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import sqlite_utils
 
 from ragcov_tui.coverage.suggest_offline import Embed
 from ragcov_tui.errors import BadInput, RagcovError
-from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm import reply_schemas
+from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
@@ -210,10 +212,8 @@ def _taken_keys(db: sqlite_utils.Database, sid: str, cluster: int, path: str) ->
     taken |= {writer.text_key(t) for (t,) in db.execute(
         "SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?", [sid, cluster])}
     taken |= {writer.text_key(t) for (t,) in db.execute("SELECT text FROM questions WHERE session_id = ?", [sid])}
-    try:
+    with contextlib.suppress(BadInput):  # moved or unreadable: the stored questions stand in for it
         taken |= {writer.text_key(q.text) for q in read_testset(path).questions}
-    except BadInput:  # moved or unreadable: the stored questions stand in for it
-        pass
     return taken
 
 
