@@ -8,8 +8,9 @@ every pane stale and reloads only the one on screen.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -325,7 +326,7 @@ class RagcovApp(App):
         self.query_one(JobsPane).action_cancel()
 
     def action_help(self) -> None:
-        self.push_screen(TextScreen("Keys", help_text(self.notice_log)))
+        self.push_screen(TextScreen("Keys", help_text(self.notice_log, self.active_pane().title)))
 
     def on_resize(self, event: events.Resize | None = None) -> None:
         """Set the layout classes for the new size (the event's: this handler runs before Textual's
@@ -357,9 +358,11 @@ class RagcovApp(App):
         self.call_after_refresh(pane.run_action, action)
 
 
-def help_text(notices: Iterable[tuple[str, str, str]] = ()) -> Text:
+def help_text(notices: Iterable[tuple[str, str, str]] = (), pane: str | None = None) -> Text:
     """The recent notifications in full (``(severity, title, message)``, newest first), then every
-    binding of the app, the panes and the tables, grouped (built from the BINDINGS themselves)."""
+    binding of the app, the panes and the tables, grouped (built from the BINDINGS themselves); the
+    keys of the pane titled ``pane`` come first, so ``?`` opens on them (at 80x24 the Traffic keys
+    were four pages down)."""
     out = Text()
     for i, (severity, title, message) in enumerate(notices):
         if not i:
@@ -370,13 +373,15 @@ def help_text(notices: Iterable[tuple[str, str, str]] = ()) -> Text:
         out.append("\n")
     out.append("Accept / drop write the test file at once (atomic, with a backup); u undoes the session's newest "
                "decision and restores the file byte for byte.\n\n", style="italic")
-    groups = [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
+    panes = [(cls.title, cls.BINDINGS) for cls in PANES if cls.BINDINGS is not Pane.BINDINGS]
+    groups = [(f"{title} (this pane)", bindings) for title, bindings in panes if title == pane]
+    groups += [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
               ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open the row's detail"),
                                                 Binding("pgup/pgdn", "", "Page"), *Pane.BINDINGS])]
     groups += [("Pop-ups (help, details)", [Binding("j/k", "", "A line down / up"), Binding("space/b", "", "A page down / up"),
                                              Binding("g/G", "", "Top / bottom"), Binding("esc/q", "", "Close"),
                                              Binding("c", "", "Result detail: show / fold the retrieved chunks' text")])]
-    groups += [(cls.title, cls.BINDINGS) for cls in PANES if cls.BINDINGS is not Pane.BINDINGS]
+    groups += [(title, bindings) for title, bindings in panes if title != pane]
     for title, bindings in groups:
         if not bindings:
             continue

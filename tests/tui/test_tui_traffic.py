@@ -153,7 +153,7 @@ async def test_map_key_names_traffic_at_80x24(traffic_db) -> None:
         assert chart.size.width <= 48
         names = ["chunk", "test", "outlier", "cluster 0", "traffic"]  # every group of the map, one point each
         chart.draw_scatter("Map · 59 chunks", [(name, [0.1 * i], [0.1 * i], marker)
-                                                for i, (name, marker) in enumerate(zip(names, ["dot", "+", "x", "o", "*"]))])
+                                                for i, (name, marker) in enumerate(zip(names, ["dot", "+", "x", "o", "*"], strict=False))])
         await pilot.pause()
         text = screen_text(app)
         for entry in ("• chunk", "+ test", "x outlier", "o cluster 0", "* traffic"):
@@ -176,3 +176,23 @@ async def test_tests_nobody_asks_leave_room_for_the_nearest_query_at_80x24(traff
         if row is not None:
             near = str(row["nearest_query"])[:20]
             assert near in screen_text(app)
+
+
+@pytest.mark.parametrize(("key", "title", "first"), [("9", "Traffic", "List: cluster / unanswerable / unasked"),
+                                                     ("5", "Gaps", "Accept"), ("6", "Documents", "Detail"),
+                                                     ("3", "Clusters", "Map")])
+async def test_help_opens_on_the_keys_of_the_pane_it_is_asked_from(traffic_db, key: str, title: str, first: str) -> None:
+    """At 80x24 the help listed every pane in tab order, so Traffic's keys were four pages down;
+    now ``?`` shows the asking pane's keys first (and does not list them twice)."""
+    path, sid, _ = traffic_db
+    app = RagcovApp(path, sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, TextScreen)
+        top = screen_text(app).splitlines()[:12]  # what the help shows before any scrolling
+        assert any(f"{title} (this pane)" in line for line in top) and any(first in line for line in top), top
+        body = static_text(app.screen.query_one("#text-body"))
+        assert body.count(f"\n{title}\n") == 0 and body.count(f"{title} (this pane)") == 1
