@@ -2,7 +2,7 @@
 
 Mode: **immediate write**. Every decision is recorded in ``decisions`` the moment it is made
 (time, ``$USER``) and, when it changes the test file (accept, edit, drop), the file is written in
-the same step through :mod:`ragcov_tui.testset.writeback` (write-ahead record, atomic, backed up,
+the same step through :mod:`ragcov_tui.services.writeback` (write-ahead record, atomic, backed up,
 every other row byte-for-byte, owner and mode kept). There is no pending batch that a crash
 could lose.
 
@@ -38,12 +38,13 @@ from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
+from ragcov_tui.services import writeback
+from ragcov_tui.services.writeback import set_suggestion, testset_path
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import get_session
-from ragcov_tui.testset import writeback, writer
+from ragcov_tui.testset import writer
 from ragcov_tui.testset.reader import read_testset
-from ragcov_tui.testset.writeback import set_suggestion, testset_path
 from ragcov_tui.testset.writer import ConflictError, Edit, FileChangedError, Snapshot
 
 HEURISTIC_ORIGIN = "heuristic"

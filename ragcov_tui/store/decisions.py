@@ -7,7 +7,7 @@ suggestion texts are remembered per test file in ``rejected_suggestions`` (keyed
 
 A decision that writes the file is recorded first as ``pending`` (write-ahead: digests, backup and
 the row in its payload) and becomes ``applied`` once the file is replaced; a crash in between
-leaves it ``pending`` until :func:`ragcov_tui.testset.writeback.reconcile` looks at the file and
+leaves it ``pending`` until :func:`ragcov_tui.services.writeback.reconcile` looks at the file and
 settles it ``applied`` or ``abandoned``. Only ``applied`` decisions count (undo, marks).
 """
 

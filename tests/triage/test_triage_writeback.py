@@ -12,10 +12,10 @@ import pytest
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import open_db
-from ragcov_tui.services import triage
+from ragcov_tui.services import triage, writeback
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.queries import gap_rows
-from ragcov_tui.testset import writeback, writer
+from ragcov_tui.testset import writer
 from ragcov_tui.testset.writer import ConflictError, DuplicateQuestionError
 from tests.support.synthetic_sessions import make_analysis_session
 

@@ -2,7 +2,7 @@
 
 - :func:`load`: settle any write a crash left half-recorded (:func:`reconcile`), re-read the file,
   and when its bytes differ from what the session last saw, say in one line what changed (rows
-  added / removed / edited, :mod:`.changes`, and any keep / drop mark the file now contradicts)
+  added / removed / edited, :mod:`ragcov_tui.testset.changes`, and any keep / drop mark the file now contradicts)
   and remember the new version as seen. An outside edit never blocks a write: every splice is
   planned on the bytes just read.
 - :func:`write`: the decision is recorded ``pending`` — digests, backup, the row in its payload
