@@ -35,3 +35,14 @@ def test_core_contract_forbids_every_front_end_and_terminal_library() -> None:
     front_ends = {m for m in top_level_modules() if m.split(".")[1].startswith("cli")}
     assert front_ends | {"ragcov_tui.tui", "ragcov_tui.__main__"} <= forbidden
     assert {"textual", "rich", "plotext", "textual_plotext"} <= forbidden
+
+
+def test_every_package_has_a_layer() -> None:
+    """Each subpackage sits in the infrastructure layers, the domain, the services or the app."""
+    by_id = contracts()
+    infrastructure = {m.strip() for layer in by_id["infrastructure-layers"]["layers"] for m in layer.split("|")}
+    assert infrastructure == set(by_id["infrastructure-below-domain"]["source_modules"])
+    domain = set(by_id["domain-below-services"]["source_modules"])
+    packages = {f"ragcov_tui.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
+    assert packages == infrastructure | domain | {"ragcov_tui.services", "ragcov_tui.tui"}
+    assert {"ragcov_tui.services", "ragcov_tui.tui"} <= set(by_id["domain-below-services"]["forbidden_modules"])
