@@ -17,7 +17,9 @@ carries, in the file's own field names:
 - the value a new single-turn question has for a field its loader needs on every row
   (:data:`NEW_ROW_DEFAULTS`: Giskard's ``conversation_history`` is ``[]``);
 - CSV: pandas' index column gets the next index (largest integer + 1), other unnamed columns stay empty;
-  an object cell is written as JSON, or as a Python literal when the file's cells are written so.
+  a column of lists gets ``[]`` (what pandas writes for an empty list: an empty cell reads back as
+  NaN, which ``ast.literal_eval`` — how Ragas users parse ``retrieved_contexts`` — refuses); an
+  object cell is written as JSON, or as a Python literal when the file's cells are written so.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def new_row(testset: TestSet, layout: Layout, text: str, provenance: dict[str, A
         return row, question_id
     if layout.index_column is not None:
         row[layout.index_column] = _next_index(q.raw.get(layout.index_column, "") for q in testset.questions)
+    row.update({k: [] for k, v in samples.items() if isinstance(v, list) and k not in row})
     return {k: _cell(v, _literal_style(testset, k)) for k, v in row.items()}, question_id
 
 
