@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.corpus.tokens import TokenCounter, get_token_counter
@@ -89,7 +90,7 @@ class _Splitter:
         bounds = [start, *cuts, end]
         chunks: list[_Piece] = []
         fitting: list[_Piece] = []
-        for seg_start, seg_end in zip(bounds, bounds[1:]):
+        for seg_start, seg_end in pairwise(bounds):
             tokens = self.counter.count(text[seg_start:seg_end])
             if tokens <= self.size:
                 fitting.append(_Piece(seg_start, seg_end, tokens, level))

@@ -10,8 +10,8 @@ import io
 import logging
 import re
 import warnings
+from collections.abc import Callable
 from html.parser import HTMLParser
-from typing import Callable
 
 Warn = Callable[[str], None]
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from ragcov_tui.corpus.chunking import chunk_id
 from ragcov_tui.corpus.extract import Warn
+from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.corpus.tokens import TokenCounter
 from ragcov_tui.errors import BadInput
-from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.input_values import quoted, vector_problem
 
 TEXT_FIELDS = ("text", "content", "page_content", "chunk")

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ragcov_tui.corpus.extract import Warn
+from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.corpus.models import Document
 from ragcov_tui.errors import BadInput
-from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.input_values import InvalidJson, parse_json
 
 DOCUMENT_MARKERS = ("_id", "title")

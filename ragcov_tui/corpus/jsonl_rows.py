@@ -8,7 +8,8 @@ None for a row whose text is blank; those are counted, not kept.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import parse_json_line

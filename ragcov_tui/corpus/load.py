@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ragcov_tui.corpus.extract import decode_bytes, html_to_text, pdf_to_text, pypdf_available
 from ragcov_tui.corpus.jsonl_chunks import ChunkRowReader

@@ -27,9 +27,10 @@ import re
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 from ragcov_tui.errors import BadInput
 

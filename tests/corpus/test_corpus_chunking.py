@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import time
+from itertools import pairwise
 
 import pytest
 
@@ -50,7 +51,7 @@ def test_each_chunk_starts_with_the_tail_of_the_previous_one():
     chunks = chunk_documents([Document("facts.txt", " ".join(sentences))], chunk_size=30, chunk_overlap=10)
     counter = get_token_counter()
     assert len(chunks) > 5
-    for prev, nxt in zip(chunks, chunks[1:]):
+    for prev, nxt in pairwise(chunks):
         shared = max(
             (nxt.text[:k] for k in range(1, len(nxt.text)) if prev.text.endswith(nxt.text[:k])),
             key=len,
@@ -85,7 +86,7 @@ def test_ids_stable_across_runs_and_change_with_text():
     assert first == second
     edited = text.replace("coverage", "COVERAGE", 1)
     third = [c.id for c in chunk_documents([Document("d.md", edited)], chunk_size=50, chunk_overlap=10)]
-    changed = [a for a, b in zip(first, third) if a != b]
+    changed = [a for a, b in zip(first, third, strict=False) if a != b]
     assert changed and len(third) == len(first)
     assert chunk_id("s", 0, "abc") == chunk_id("s", 0, "abc") != chunk_id("s", 0, "abd")
 

@@ -112,7 +112,8 @@ def test_corrupt_tiktoken_cache_is_not_used(no_network):
     with open(path, "wb") as handle:
         handle.write(b"truncated")
     assert get_token_counter().backend == "bpe-openai"
-    assert open(path, "rb").read() == b"truncated"  # untouched: tiktoken never saw it
+    with open(path, "rb") as handle:
+        assert handle.read() == b"truncated"  # untouched: tiktoken never saw it
 
 
 def test_disabled_tiktoken_cache(monkeypatch):
