@@ -8,14 +8,15 @@ each chunk's nearest and second-nearest inlier and each question's nearest chunk
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage import metrics
-from ragcov_tui.coverage.clustering import cluster_chunks
 from ragcov_tui.coverage.calibration import answering_radius, reach_line
+from ragcov_tui.coverage.clustering import cluster_chunks
 from ragcov_tui.coverage.documents import document_coverage, source_codes
 from ragcov_tui.coverage.gaps import flagged_content, rank_gaps
 from ragcov_tui.coverage.gold import gold_chunk_sets, gold_coverage, gold_distances

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -134,7 +134,7 @@ def display(term: str, texts: Sequence[str], *, english: bool = True) -> str:
         out = " ".join(seen)
         return out[:1].upper() + out[1:]
     shown = []
-    for i, (low, word) in enumerate(zip(words, seen)):
+    for i, (low, word) in enumerate(zip(words, seen, strict=True)):
         if any(ch.isupper() for ch in word[1:]) and not word.isupper() or word.isupper() and len(word) <= 5:
             shown.append(word)
         elif 0 < i < len(words) - 1 and low in MINOR_WORDS:
@@ -149,4 +149,4 @@ def cluster_themes(texts_by_cluster: Sequence[Sequence[str]], n: int) -> tuple[l
     terms = class_terms(texts_by_cluster)
     chosen = select_themes(terms, n)
     return [[display(t, texts, english=language(" ".join(texts[:20])) in ("en", "und")) for t in ts]
-            for ts, texts in zip(chosen, texts_by_cluster)], terms
+            for ts, texts in zip(chosen, texts_by_cluster, strict=True)], terms

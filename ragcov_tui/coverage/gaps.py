@@ -81,10 +81,10 @@ def rank_gaps(coverage: list[float | None], sizes: list[int], reach: list[Cluste
     """The gaps among the clusters, in the order of the module doc, and the rule that chose them."""
     n = sum(sizes)
     mode = THRESHOLD if gap_threshold is not None else CALIBRATED if cut is not None else UNDEFINED
-    defined = np.array([c for c, size in zip(coverage, sizes) if size and c is not None])
+    defined = np.array([c for c, size in zip(coverage, sizes, strict=True) if size and c is not None])
     coverage_cut = robust_cut(defined, floor=MIN_COVERAGE_SPREAD) if len(defined) else None
     gaps = []
-    for cluster, (cov, size, r) in enumerate(zip(coverage, sizes, reach)):
+    for cluster, (cov, size, r) in enumerate(zip(coverage, sizes, reach, strict=True)):
         if not size:
             continue
         if mode == THRESHOLD:

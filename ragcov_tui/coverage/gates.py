@@ -7,7 +7,8 @@ metric (e.g. every question an outlier) fails its gate, since it cannot be shown
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.gates import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec

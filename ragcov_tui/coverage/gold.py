@@ -10,8 +10,9 @@ radius is calibrated on (:mod:`.calibration`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits

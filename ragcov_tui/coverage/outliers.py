@@ -29,8 +29,8 @@ An outlier is a question with LOF > T.
 Calibration (MiniLM, sample corpus: 59 chunks, 30 on-topic and 3 off-topic questions): with the
 offset and k = 5, on-topic LOF ≤ 1.24 (median 1.04), off-topic ≥ 1.52 — the widest margin of
 k ∈ {3, 5, 8, 10, 15, 20, 30} (k ≥ 15 no longer separates; without the offset on-topic questions
-reach 1.65). Hence ``lof_neighbors = 5`` and the floor 1.35 in the middle of the margin. Fewer than 3 distinct chunks: LOF is undefined (None) and
-nothing is flagged.
+reach 1.65). Hence ``lof_neighbors = 5`` and the floor 1.35 in the middle of the margin. Fewer than
+3 distinct chunks: LOF is undefined (None) and nothing is flagged.
 """
 
 from __future__ import annotations
@@ -80,10 +80,8 @@ def lof_scores(reference: np.ndarray, queries: np.ndarray, k: int, offset: float
     lrd_ref = 1.0 / np.maximum(np.maximum(kdist[ref_idx], ref_dist).mean(axis=1), 1e-10)
     q_dist, q_idx = top_k(queries, reference, k, memory_budget_mb=memory_budget_mb)
     q_dist = np.maximum(q_dist, 0.0)
-    if offset == "auto":
-        delta = float(np.clip(np.median(q_dist[:, 0]) - np.median(ref_dist[:, 0]), 0.0, OFFSET_CAP))
-    else:
-        delta = float(offset)
+    auto = float(np.clip(np.median(q_dist[:, 0]) - np.median(ref_dist[:, 0]), 0.0, OFFSET_CAP))
+    delta = auto if offset == "auto" else float(offset)
     reach = np.maximum(kdist[q_idx], np.maximum(q_dist - delta, 0.0))
     lrd_q = 1.0 / np.maximum(reach.mean(axis=1), 1e-10)
     return lrd_ref[q_idx].mean(axis=1) / lrd_q, delta

@@ -55,7 +55,7 @@ class CoverageParams:
     memory_budget_mb: int = 256
     seed: int = 0
 
-    def validated(self) -> "CoverageParams":
+    def validated(self) -> CoverageParams:
         """A copy with ``clusters`` normalised; BadInput naming the first invalid option."""
         clusters = self.clusters
         if isinstance(clusters, str):

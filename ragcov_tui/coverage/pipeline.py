@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
+from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.themes import check_llm_fallback
@@ -33,6 +35,7 @@ from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.store.traffic import save_traffic
 from ragcov_tui.store.vectors import save_documents, save_vectors
 from ragcov_tui.testset.beir import corpus_paths, read_questions
+from ragcov_tui.testset.models import TestSet
 from ragcov_tui.traffic.reader import read_traffic
 
 # AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
@@ -85,17 +88,7 @@ def run_analysis(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     params = opts.coverage_params()
-    testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
-    if not testset.questions:
-        raise BadInput(f"{opts.questions}: the test file has no questions")
-    opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
-    if not opts.corpus:
-        raise BadInput("--corpus: required (files or directories) unless --questions is a BEIR folder with corpus.jsonl")
-    documents, chunks = build_chunks(
-        opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn, progress=progress
-    )
-    if not chunks:
-        raise BadInput("corpus: no text to analyse after loading and chunking")
+    opts, testset, documents, chunks = _load_inputs(opts, progress, warn)
     timings["load"] = time.perf_counter() - t0
     t = time.perf_counter()
     log = read_traffic(opts.traffic) if opts.traffic else None
@@ -184,6 +177,25 @@ def run_analysis(
     except BaseException as exc:
         finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
         raise
+
+
+def _load_inputs(
+    opts: AnalyzeOptions, progress: Progress | None, warn: Callable[[str], None] | None
+) -> tuple[AnalyzeOptions, TestSet, list[Document], list[Chunk]]:
+    """The test set and the chunked corpus (``opts.corpus`` filled in from a BEIR folder); BadInput
+    when either is empty or no corpus is given."""
+    testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
+    if not testset.questions:
+        raise BadInput(f"{opts.questions}: the test file has no questions")
+    opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
+    if not opts.corpus:
+        raise BadInput("--corpus: required (files or directories) unless --questions is a BEIR folder with corpus.jsonl")
+    documents, chunks = build_chunks(
+        opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn, progress=progress
+    )
+    if not chunks:
+        raise BadInput("corpus: no text to analyse after loading and chunking")
+    return opts, testset, documents, chunks
 
 
 def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:

@@ -102,7 +102,7 @@ def _place(vecs: np.ndarray, groups: np.ndarray, sample: np.ndarray, sample_xy: 
     rest_rows = rest_rows[np.argsort(groups[rest_rows], kind="stable")]  # grouped, one sort instead of a mask per group
     present, firsts = np.unique(groups[rest_rows], return_index=True)
     sample_groups = groups[sample]
-    for g, lo, hi in zip(present, firsts, [*firsts[1:], len(rest_rows)]):
+    for g, lo, hi in zip(present, firsts, [*firsts[1:], len(rest_rows)], strict=False):
         rows = rest_rows[lo:hi]
         anchors = np.flatnonzero(sample_groups == g)
         which = nearest_index(vecs[rows], vecs[sample[anchors]], memory_budget_mb=memory_budget_mb)

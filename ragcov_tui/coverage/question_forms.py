@@ -33,6 +33,7 @@ a preposition or verb that takes a person; your → my; "I are" → "I am").
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from ragcov_tui.coverage.lexicon import HTML_TAG
 
@@ -164,7 +165,7 @@ def finite_verb(text: str) -> bool:
     to sends the page"): then it is a statement, not an imperative step."""
     words = text.lower().split()[1:]
     return bool(set(words) & {"is", "are", "was", "were", "has", "have", "does", "do"}) or any(
-        a == "to" and b.endswith("s") and b[:-1] in IMPERATIVES for a, b in zip(words, words[1:]))
+        a == "to" and b.endswith("s") and b[:-1] in IMPERATIVES for a, b in pairwise(words))
 
 
 def base_form(gerund: str, known: frozenset[str] = frozenset()) -> str | None:

@@ -27,7 +27,6 @@ import numpy as np
 
 from ragcov_tui.coverage.calibration import Cut, covered_shares, robust_cut
 
-
 UNEVEN_SHARE = 0.2
 
 
@@ -51,7 +50,7 @@ def cluster_reach(labels: np.ndarray, k: int, doc_codes: np.ndarray, doc_names: 
     ungolded = None
     if gold_counts is not None:
         ungolded = [[] for _ in range(k)]
-        for c, d in zip(pair_cluster[gold_counts[pair_doc] == 0].tolist(), pair_doc[gold_counts[pair_doc] == 0].tolist()):
+        for c, d in zip(pair_cluster[gold_counts[pair_doc] == 0].tolist(), pair_doc[gold_counts[pair_doc] == 0].tolist(), strict=True):
             ungolded[c].append(doc_names[d])
     if within is None or mindist is None:
         return [ClusterReach(None, 1.0, documents_without_gold=None if ungolded is None else ungolded[c])

@@ -49,7 +49,7 @@ def near_duplicate_pairs(question_vecs: np.ndarray, threshold: float,
         rows, cols = rows[rows < cols], cols[rows < cols]
         dist = exact_dist(vecs[rows], vecs[cols])
         close = dist < threshold
-        pairs.extend(zip(rows[close].tolist(), cols[close].tolist(), dist[close].tolist()))
+        pairs.extend(zip(rows[close].tolist(), cols[close].tolist(), dist[close].tolist(), strict=True))
     return pairs
 
 

@@ -17,9 +17,9 @@ Every suggestion carries the ``chunk_id`` it came from and its ``form`` (``quest
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import Callable, Sequence
 
 import numpy as np
 

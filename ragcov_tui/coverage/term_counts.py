@@ -19,8 +19,8 @@ and the corpus's own — words in at least ``CORPUS_STOP_SHARE`` of the texts, f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -97,7 +97,7 @@ def count_terms(texts_by_cluster: Sequence[Sequence[str]], *, heading_weight: fl
     df_words = text_frequency(doc[valid & ~in_heading], tok[valid & ~in_heading], v)
     stop_words = lexicon.ALL_STOP_WORDS
     if n >= lexicon.CORPUS_STOP_MIN_TEXTS:
-        stop_words = stop_words | {w for w, d in zip(words, df_words) if d >= lexicon.CORPUS_STOP_SHARE * n}
+        stop_words = stop_words | {w for w, d in zip(words, df_words, strict=True) if d >= lexicon.CORPUS_STOP_SHARE * n}
     stop = np.array([len(w) < 2 or w in stop_words for w in words] + [True], dtype=bool)  # index -1: the separator
     ok = valid & ~stop[tok]
     link = np.array([w in lexicon.CONNECTORS for w in words] + [False], dtype=bool)[tok]
@@ -107,7 +107,7 @@ def count_terms(texts_by_cluster: Sequence[Sequence[str]], *, heading_weight: fl
     pair = np.unique(tok[starts[2]] * v + tok[starts[2] + 1], return_inverse=True)[1].ravel()
     keys.append(pair * v + tok[starts[2] + 2])
     term_ids, term_words, offset = [], [], 0
-    for order, (pos, key) in enumerate(zip(starts, keys), start=1):
+    for order, (pos, key) in enumerate(zip(starts, keys, strict=True), start=1):
         uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         term_ids.append(inverse.ravel() + offset)
         spans = np.full((len(uniq), 3), -1, dtype=np.int64)

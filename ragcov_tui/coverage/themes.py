@@ -20,8 +20,9 @@ and :func:`llm_fallback` sums the gaps up for the report, the warning line and t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -125,7 +126,7 @@ def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_chu
         return base
     outcomes = run_bounded(lambda k: llm_themes(llm, [t for _, t in gap_chunks[k]], n_themes, n_questions), gap_clusters,
                            concurrency=4, progress=progress, stage="themes")
-    for k, outcome in zip(gap_clusters, outcomes):
+    for k, outcome in zip(gap_clusters, outcomes, strict=True):
         value = outcome.value if outcome.ok else f"{type(outcome.error).__name__}: {outcome.error}"
         if isinstance(value, ClusterThemes):
             base[k] = value

@@ -37,8 +37,9 @@ fixed seed; undefined figures are None, never NaN.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -194,7 +195,8 @@ def analyze_traffic(
     return TrafficResult(log, labels, question_sim, nearest_question, chunk_sim, nearest_chunk, answerable,
                          np.asarray(chunk_xy)[nearest_chunk] if len(chunk_xy) else np.zeros((len(T), 2)),
                          clusters, coverage, answer_threshold, answer_rule, near, "similarity to the nearest query " + near_rule, unasked,
-                         near, "coverage (similarity to the nearest test question) " + near_rule, list(question_ids), list(chunk_ids), params)
+                         near, "coverage (similarity to the nearest test question) " + near_rule,
+                         list(question_ids), list(chunk_ids), params)
 
 
 def _answer_threshold(inlier_chunk_sim: np.ndarray, chunk_sim: np.ndarray, percentile: float
@@ -245,7 +247,7 @@ def _clusters(log: TrafficLog, labels: np.ndarray, centroids: np.ndarray, questi
             untested=cov is not None and cut is not None and cov < cut,
             examples=[{"text": log.texts[i], "count": int(w[i])} for i in rows[: params.examples]],
             nearest_questions=[{"id": question_ids[inliers[j]], "similarity": float(1.0 - d)}
-                               for d, j in zip(near_dist[c], near_idx[c])],
+                               for d, j in zip(near_dist[c], near_idx[c], strict=True)],
         ))
     out.sort(key=lambda c: (-c.priority, -c.share, c.id))
     return out

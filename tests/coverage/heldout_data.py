@@ -66,4 +66,4 @@ def topic_of(result: CoverageResult, sources: set[str]) -> set[int]:
     labels = result.clustering.labels
     picked = [labels[i] for i, s in enumerate(result.chunk_sources) if s in sources]
     values, counts = np.unique(picked, return_counts=True)
-    return {int(v) for v, c in zip(values, counts) if c >= 0.25 * len(picked)}
+    return {int(v) for v, c in zip(values, counts, strict=True) if c >= 0.25 * len(picked)}

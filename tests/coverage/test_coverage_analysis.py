@@ -22,7 +22,7 @@ def run(C, Q, chunks, questions, **params):
 
 
 def check_report(report):
-    assert CONTRACT <= set(report)
+    assert set(report) >= CONTRACT
     assert find_nan(report) is None, find_nan(report)
     json.dumps(report, allow_nan=False)
     assert set(report["coverage"]) >= {"basic", "weighted", "multi_threshold", "multi_n", "threshold", "top_n"}

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
@@ -85,7 +87,7 @@ def test_documents_without_inliers_have_no_reach_and_still_a_rank():
 
 def reach_of(shares: list[float], priorities: list[float] | None = None) -> list[ClusterReach]:
     priorities = priorities or [0.0] * len(shares)
-    return [ClusterReach(s, p) for s, p in zip(shares, priorities)]
+    return [ClusterReach(s, p) for s, p in zip(shares, priorities, strict=True)]
 
 
 def test_calibrated_gaps_are_the_clusters_far_below_the_median_or_unreached():
@@ -128,7 +130,7 @@ def test_an_unreached_small_cluster_always_outranks_a_reached_large_one(seed):
     shares = np.where(rng.random(k) < 0.3, 0.0, rng.uniform(0, 1, k))
     coverage = rng.uniform(0.2, 0.8, k).tolist()
     labels = np.repeat(np.arange(k), sizes)
-    within = np.concatenate([rng.random(s) < sh for s, sh in zip(sizes, shares)])
+    within = np.concatenate([rng.random(s) < sh for s, sh in zip(sizes, shares, strict=True)])
     names = [f"d{i}" for i in range(k)]
     reach, cut = cluster_reach(labels, k, labels, names, np.where(within, 0.1, 0.9), within, None)
     gaps, _ = rank_gaps(coverage, sizes, reach, cut, 1.0)  # every cluster a gap: the order alone is tested
@@ -140,7 +142,7 @@ def test_an_unreached_small_cluster_always_outranks_a_reached_large_one(seed):
             assert not seen_reached, "a cluster no question reaches came after a reached one"
         else:
             seen_reached = True
-    for a, b in zip(gaps, gaps[1:]):  # equal priority: the larger cluster first
+    for a, b in pairwise(gaps):  # equal priority: the larger cluster first
         if a.priority == b.priority:
             assert a.size >= b.size
 

@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
+from ragcov_tui.coverage.analysis import least_covered_texts
 from ragcov_tui.coverage.clustering import cluster_chunks, count_distinct, default_k
 from ragcov_tui.coverage.documents import document_coverage
 from ragcov_tui.coverage.projection import project
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
-from ragcov_tui.coverage.analysis import least_covered_texts
 from ragcov_tui.coverage.themes import HEURISTIC, gap_themes, heuristic_themes
 from ragcov_tui.llm.base import ChatModel, ChatReply
 from tests.coverage.coverage_data import text_for, topic_data, unit

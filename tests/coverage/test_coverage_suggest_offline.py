@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from ragcov_tui.coverage.suggest_offline import (
-    chunk_candidates, lexical_duplicate, content_words, offline_suggestions, passage, prose_sentences, shorten,
+    chunk_candidates,
+    content_words,
+    lexical_duplicate,
+    offline_suggestions,
+    passage,
+    prose_sentences,
+    shorten,
 )
 from ragcov_tui.coverage.themes import PASSAGE_NOTE, heuristic_themes
 from ragcov_tui.errors import BadInput
