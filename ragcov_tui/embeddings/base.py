@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class Embedder(ABC):
     model: str = ""
     batch_size: int = 64
     concurrency: int = 1  # batches in flight at once (remote providers raise it)
-    db: "sqlite_utils.Database | None" = None  # the embedding cache; set by make_embedder(db=...)
+    db: sqlite_utils.Database | None = None  # the embedding cache; set by make_embedder(db=...)
     # CPU-bound models (ONNX, sentence-transformers) already use every core per call: callers on
     # several threads take turns (single flight), so no text is embedded twice at the same moment
     # and the calls do not fight over the cores. Remote providers keep their concurrency.

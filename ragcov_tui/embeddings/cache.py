@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Sequence
 from contextlib import nullcontext
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -52,7 +53,7 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def lookup(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str]) -> dict[str, np.ndarray]:
+def lookup(db: sqlite_utils.Database, provider: str, model: str, keys: list[str]) -> dict[str, np.ndarray]:
     """Cached vectors for the given text hashes (missing or truncated ones are absent from the result)."""
     found: dict[str, np.ndarray] = {}
     for start in range(0, len(keys), LOOKUP_GROUP):
@@ -89,11 +90,11 @@ def vector_problem(vectors: np.ndarray) -> str | None:
     return f"vector {i + 1} of {len(vectors)} {why}"
 
 
-def store(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str], vectors: np.ndarray) -> None:
+def store(db: sqlite_utils.Database, provider: str, model: str, keys: list[str], vectors: np.ndarray) -> None:
     """Insert (or replace) vectors for text hashes in one transaction."""
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     rows = [(provider, model, key, int(vec.shape[0]), vec.astype("<f4").tobytes(), now)
-            for key, vec in zip(keys, vectors)]
+            for key, vec in zip(keys, vectors, strict=True)]
     with connection_lock(db), db.conn:
         db.conn.executemany(
             "INSERT OR REPLACE INTO embedding_cache (provider, model, text_sha256, dim, vector, created_at) "
@@ -102,7 +103,7 @@ def store(db: "sqlite_utils.Database", provider: str, model: str, keys: list[str
         )
 
 
-def discarded_note(embedder: "Embedder") -> str | None:
+def discarded_note(embedder: Embedder) -> str | None:
     """A warning line when cached vectors were unusable and embedded again (the cache healed
     itself), else None."""
     n = embedder.stats.discarded
@@ -112,14 +113,14 @@ def discarded_note(embedder: "Embedder") -> str | None:
             "and were embedded again; the cache now holds the new ones")
 
 
-def purge(db: "sqlite_utils.Database", provider: str, model: str, *, keep_dim: int) -> None:
+def purge(db: sqlite_utils.Database, provider: str, model: str, *, keep_dim: int) -> None:
     """Delete the cached vectors of ``(provider, model)`` whose dimension is not ``keep_dim``."""
     with connection_lock(db), db.conn:
         db.conn.execute("DELETE FROM embedding_cache WHERE provider = ? AND model = ? AND dim != ?",
                         [provider, model, keep_dim])
 
 
-def embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progress | None = None,
+def embed_with_cache(embedder: Embedder, texts: Sequence[str], progress: Progress | None = None,
                      stage: str = "embedding") -> np.ndarray:
     """Embed ``texts`` through the cache of ``embedder.db`` (if any); rows L2-normalised float32.
 
@@ -130,7 +131,7 @@ def embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progr
         return _embed_with_cache(embedder, texts, progress, stage)
 
 
-def _usable_cached(embedder: "Embedder", keys: list[str]) -> dict[str, np.ndarray]:
+def _usable_cached(embedder: Embedder, keys: list[str]) -> dict[str, np.ndarray]:
     """The cached vectors that pass :func:`bad_rows` and match ``embedder.run_dim`` when set."""
     if embedder.db is None:
         return {}
@@ -147,7 +148,7 @@ def _usable_cached(embedder: "Embedder", keys: list[str]) -> dict[str, np.ndarra
     return usable
 
 
-def _settle_dim(embedder: "Embedder", vectors: dict[str, np.ndarray]) -> list[str]:
+def _settle_dim(embedder: Embedder, vectors: dict[str, np.ndarray]) -> list[str]:
     """Fix ``embedder.run_dim`` (from the cache when nothing was embedded) and return the keys of
     cached vectors of another dimension, to embed again."""
     if embedder.run_dim is None and vectors:
@@ -160,13 +161,13 @@ def _settle_dim(embedder: "Embedder", vectors: dict[str, np.ndarray]) -> list[st
     return stale
 
 
-def _embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Progress | None,
+def _embed_with_cache(embedder: Embedder, texts: Sequence[str], progress: Progress | None,
                       stage: str) -> np.ndarray:
     texts = list(texts)
     stats = embedder.stats
     stats.texts += len(texts)
     keys = [text_sha256(t) for t in texts]
-    distinct: dict[str, str] = dict(zip(keys, texts))
+    distinct: dict[str, str] = dict(zip(keys, texts, strict=True))
     vectors = _usable_cached(embedder, list(distinct))
     stats.cached += sum(1 for k in keys if k in vectors)
     _embed_misses(embedder, distinct, [k for k in distinct if k not in vectors], vectors, progress, stage)
@@ -180,7 +181,7 @@ def _embed_with_cache(embedder: "Embedder", texts: Sequence[str], progress: Prog
     return np.stack([vectors[k] for k in keys]).astype(np.float32)
 
 
-def _embed_misses(embedder: "Embedder", distinct: dict[str, str], misses: list[str],
+def _embed_misses(embedder: Embedder, distinct: dict[str, str], misses: list[str],
                   vectors: dict[str, np.ndarray], progress: Progress | None, stage: str) -> None:
     """Embed ``misses`` (text hashes) into ``vectors``, storing each usable batch as it comes."""
     from ragcov_tui.embeddings.base import l2_normalise
@@ -206,21 +207,19 @@ def _embed_misses(embedder: "Embedder", distinct: dict[str, str], misses: list[s
                                     "fix the server, then run again)")
             return out
 
-        wave_start = done
-
-        def batch_progress(_stage: str, batches_done: int, _total: int) -> None:
+        def batch_progress(_stage: str, batches_done: int, _total: int, wave_start: int = done) -> None:
             report(progress, stage, min(total, wave_start + batches_done * size), total)
 
         outcomes = run_bounded(embed_batch, group, concurrency=embedder.concurrency,
                                progress=batch_progress if progress else None, stage=stage)
         first_error: BaseException | None = None
-        for batch, outcome in zip(group, outcomes):
+        for batch, outcome in zip(group, outcomes, strict=True):
             error = outcome.error if not outcome.ok else _dim_error(embedder, outcome.value, where)
             if error is None:
                 assert outcome.value is not None
                 if db is not None:
                     store(db, embedder.provider, embedder.cache_model, batch, outcome.value)
-                vectors.update(zip(batch, outcome.value))
+                vectors.update(zip(batch, outcome.value, strict=True))
                 stats.embedded += len(batch)
                 stats.calls += 1
             elif first_error is None:
@@ -231,7 +230,7 @@ def _embed_misses(embedder: "Embedder", distinct: dict[str, str], misses: list[s
         report(progress, stage, done, total)
 
 
-def _dim_error(embedder: "Embedder", out: np.ndarray | None, where: str) -> ProviderError | None:
+def _dim_error(embedder: Embedder, out: np.ndarray | None, where: str) -> ProviderError | None:
     """None when ``out`` has the embedder's dimension (the first batch sets it), else the error.
 
     When that dimension came from the cache, the server is right and the cache is stale: its

@@ -8,7 +8,8 @@ with ``model.onnx`` + ``tokenizer.json``), ``openai:MODEL``, ``voyage:MODEL``, `
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -73,7 +74,7 @@ def _build(spec: str, concurrency: int) -> Embedder:
     return SentenceTransformerEmbedder(arg)
 
 
-def make_embedder(spec: str = "local", *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY) -> Embedder:
+def make_embedder(spec: str = "local", *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Embedder:
     """The embedder for ``spec``, caching into ``db``'s ``embedding_cache`` when a db is given."""
     embedder = _build(spec or "local", concurrency)
     embedder.db = db

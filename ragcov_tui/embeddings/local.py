@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -130,11 +130,11 @@ class OnnxEmbedder(Embedder):
         self._dim: int | None = None
 
     @classmethod
-    def minilm(cls) -> "OnnxEmbedder":
+    def minilm(cls) -> OnnxEmbedder:
         return cls(minilm_model_path(), MINILM_TOKENIZER, model=MINILM_NAME)
 
     @classmethod
-    def from_dir(cls, directory: str) -> "OnnxEmbedder":
+    def from_dir(cls, directory: str) -> OnnxEmbedder:
         """``local:DIR``: ``DIR/model.onnx`` + ``DIR/tokenizer.json`` (BadInput naming what is missing)."""
         model_dir = Path(directory).expanduser()
         if not model_dir.is_dir():

@@ -7,7 +7,7 @@ live in the same space) and L2-normalises them.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class PrecomputedEmbedder(Embedder):
         """Given vectors as a normalised float32 matrix; BadInput naming the first bad row."""
         names = list(labels) if labels is not None else [f"row {i + 1}" for i in range(len(vectors))]
         rows: list[np.ndarray] = []
-        for name, vec in zip(names, vectors):
+        for name, vec in zip(names, vectors, strict=True):
             if vec is None:
                 raise BadInput(f"{what}: {name} has no 'vector' field (needed by --embedder precomputed)")
             try:

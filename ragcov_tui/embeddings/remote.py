@@ -14,18 +14,26 @@ from __future__ import annotations
 
 import os
 from abc import abstractmethod
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import ProviderError
-from ragcov_tui.http_retry import (Failure, RequestTally, RetryPolicy, call_with_retry, html_summary,
-                                   root_cause_message, status_failure)
+from ragcov_tui.http_retry import (
+    Failure,
+    RequestTally,
+    RetryPolicy,
+    call_with_retry,
+    html_summary,
+    root_cause_message,
+    status_failure,
+)
 from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object, require_env
-from ragcov_tui.urls import check_url
 from ragcov_tui.redact import redact_url
+from ragcov_tui.urls import check_url
 
 KNOWN_DIMS = {
     "text-embedding-3-small": 1536,

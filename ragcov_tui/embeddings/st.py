@@ -7,7 +7,7 @@ hub: the user chose this spec knowingly); vectors are normalised by the library.
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -12,7 +12,6 @@ reply robustly and returns a :class:`JsonResult` that is either ``ok`` with ``da
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -106,7 +105,9 @@ class ChatModel(ABC):
         :class:`~ragcov_tui.llm.structured.ReplySchema` for structured output with that schema
         (truthy as well, so a model without structured output treats it as JSON mode)."""
 
-    def forget(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-               json_mode: bool | ReplySchema = False) -> None:
+    def forget(  # noqa: B027 (a no-op by design for models without a cache, not abstract)
+        self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+    ) -> None:
         """Drop the cached reply to this exact request (one found unusable), so the next ``chat``
         asks the model again. Models without a cache have nothing to drop."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ragcov_tui.llm.base import ChatReply, Message
@@ -32,7 +32,7 @@ def cache_key(provider: str, base_url: str, model: str, messages: list[Message],
 class LLMCache:
     """Thread-safe get / put of chat replies in one database."""
 
-    def __init__(self, db: "sqlite_utils.Database") -> None:
+    def __init__(self, db: sqlite_utils.Database) -> None:
         self.db = db
         self._lock = connection_lock(db)  # shared with every other user of the connection
 
@@ -46,7 +46,7 @@ class LLMCache:
         return ChatReply(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0, cached=True)
 
     def put(self, key: str, provider: str, model: str, request: str, reply: ChatReply) -> None:
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
         with self._lock, self.db.conn:
             self.db.conn.execute(
                 "INSERT OR REPLACE INTO llm_cache (key, provider, model, request, reply, prompt_tokens, "

@@ -13,9 +13,10 @@ itself: llama.cpp's ``/props`` (``default_generation_settings.n_ctx``), else ``/
 cl100k token count (:mod:`ragcov_tui.corpus.tokens`) × ``ratio`` (the server's tokenizer may cut
 finer: ``ratio`` starts at :data:`DEFAULT_RATIO` and grows to what an overflow reply showed).
 System messages (instructions, the schema) are never touched. Passages — paragraphs that start
-with ``[id]`` or ``Passage N:``, optionally under a ``Passages:`` line — are trimmed first, longest first, to a common length (water-filling); only when
-that is not enough are the other paragraphs of the user turns trimmed the same way. A trimmed
-paragraph keeps its head and ends in :data:`TRIM_MARK`.
+with ``[id]`` or ``Passage N:``, optionally under a ``Passages:`` line — are trimmed first,
+longest first, to a common length (water-filling); only when that is not enough are the other
+paragraphs of the user turns trimmed the same way. A trimmed paragraph keeps its head and ends in
+:data:`TRIM_MARK`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ragcov_tui.corpus.tokens import get_token_counter
 from ragcov_tui.llm.base import Message

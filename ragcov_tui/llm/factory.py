@@ -9,7 +9,8 @@ by llama.cpp (the ``local-llm`` extra, :mod:`ragcov_tui.llm.llamacpp_chat`). ``c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import BadInput
@@ -22,7 +23,7 @@ OFFLINE_SPECS = {"", "heuristic", "none"}
 PROVIDERS = ("openai", "llamacpp")
 
 
-def make_llm(spec: str | None, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY,
+def make_llm(spec: str | None, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
              warn: Callable[[str], None] | None = None) -> ChatModel | None:
     """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode;
     ``warn`` hears once when the server does not list the model."""

@@ -6,7 +6,8 @@ array that parses strictly (``NaN``, ``Infinity`` and ``1e309`` are refused: nev
 :func:`complete_json` asks in JSON mode — structured output when the caller gives the prompt's
 :class:`~ragcov_tui.llm.structured.ReplySchema` (:mod:`ragcov_tui.llm.reply_schemas`), whose
 ``max_tokens`` caps the reply unless the caller gives its own — parses, runs the caller's
-``validate`` (returns an error string or ``None``), and on failure sends one repair turn quoting the problem; if that fails too — or the provider fails after its retries — it returns
+``validate`` (returns an error string or ``None``), and on failure sends one repair turn quoting
+the problem; if that fails too — or the provider fails after its retries — it returns
 ``JsonResult(ok=False, error=...)`` for the caller to record as an undefined score.
 """
 
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.input_values import InvalidJson, parse_json

@@ -4,7 +4,8 @@ The model runs in llama.cpp's own server (:mod:`ragcov_tui.llm.llamacpp_server`)
 through :class:`~ragcov_tui.llm.openai_chat.OpenAIChat` at the server's ``127.0.0.1`` URL: the
 cache, retries, structured output (enforced by llama.cpp's grammar) and context fitting are that
 one code path; schemas go with length bounds (:func:`~ragcov_tui.llm.structured.bounded_schema`),
-which llama.cpp's grammar enforces, so a small model cannot loop inside one string. The cache names the model file (path, size, mtime, context), not the port; the
+which llama.cpp's grammar enforces, so a small model cannot loop inside one string. The cache
+names the model file (path, size, mtime, context), not the port; the
 context size is known from the start, so long prompts are trimmed before they are sent. A reply
 on a CPU takes long: the request timeout is :data:`LOCAL_TIMEOUT` unless ``$RAGCOV_HTTP_TIMEOUT``
 says otherwise.
@@ -13,7 +14,8 @@ says otherwise.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.http_retry import RetryPolicy
@@ -30,7 +32,7 @@ LOCAL_TIMEOUT = 600.0  # seconds per request
 class LlamaCppChat(OpenAIChat):
     provider = "llamacpp"
 
-    def __init__(self, path: str, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY,
+    def __init__(self, path: str, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                  warn: Callable[[str], None] | None = None) -> None:
         self.server = local_server(path)
         policy = RetryPolicy()

@@ -11,7 +11,8 @@ to answer it, gets no warning: the check never fails or slows a run by more than
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ragcov_tui.input_values import quoted
 

@@ -20,7 +20,8 @@ the run (:mod:`ragcov_tui.llm.structured`). A prompt too long for the server's c
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import openai
 
@@ -32,8 +33,14 @@ from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.context_window import ContextWindow, context_overflow, server_context_size
 from ragcov_tui.llm.cost import price_for
 from ragcov_tui.llm.model_check import ModelListCheck
-from ragcov_tui.llm.openai_client import (Endpoint, classify_openai_error, make_openai_client, reply_object,
-                                          server_get_json, status_detail)
+from ragcov_tui.llm.openai_client import (
+    Endpoint,
+    classify_openai_error,
+    make_openai_client,
+    reply_object,
+    server_get_json,
+    status_detail,
+)
 from ragcov_tui.llm.structured import FormatLadder, ReplySchema, is_format_refusal
 from ragcov_tui.redact import redact_url
 from ragcov_tui.safe_text import visible
@@ -58,7 +65,7 @@ def capped_max_tokens(max_tokens: int | None) -> int | None:
 class OpenAIChat(ChatModel):
     provider = "openai"
 
-    def __init__(self, model: str, *, db: "sqlite_utils.Database | None" = None, concurrency: int = DEFAULT_CONCURRENCY,
+    def __init__(self, model: str, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                  policy: RetryPolicy | None = None, warn: Callable[[str], None] | None = None,
                  endpoint: Endpoint | None = None) -> None:
         super().__init__()

@@ -17,9 +17,9 @@ import httpx
 import openai
 
 from ragcov_tui.errors import ConfigError, ProviderError
-from ragcov_tui.urls import check_url
 from ragcov_tui.http_retry import Failure, RetryPolicy, html_summary, root_cause_message, status_failure
 from ragcov_tui.llm.context_window import context_overflow
+from ragcov_tui.urls import check_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -21,8 +21,9 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ragcov_tui.llm.context_window import context_overflow
 

@@ -13,8 +13,8 @@ import json
 import pytest
 
 from ragcov_tui.errors import ProviderError
-from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.base import ChatReply
+from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
