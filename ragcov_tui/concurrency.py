@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Sequence, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ragcov_tui.progress import Progress, report
 

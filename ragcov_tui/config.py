@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ragcov_tui.errors import BadInput, ConfigError
 from ragcov_tui.input_files import read_input_file

@@ -21,9 +21,10 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 from ragcov_tui.errors import Cancelled, ConfigError, ProviderError
 from ragcov_tui.redact import redact_text

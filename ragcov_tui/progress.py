@@ -9,7 +9,7 @@ many did with :func:`report_failed` (the CLI's progress lines show it).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 Progress = Callable[[str, int, int], None]
 

@@ -18,8 +18,9 @@ NaN and infinities are refused everywhere; numbers are checked against the range
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ragcov_tui.errors import BadInput, ConfigError
 

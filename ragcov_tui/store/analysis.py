@@ -11,7 +11,8 @@ Rows are written with ``executemany`` in one transaction (100k rows in well unde
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import sqlite_utils
 

@@ -11,8 +11,8 @@ import os
 import sqlite3
 import threading
 import weakref
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import sqlite_utils
 
@@ -29,7 +29,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1, s
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-_CONNECTION_LOCKS: "weakref.WeakKeyDictionary[sqlite_utils.Database, threading.RLock]" = weakref.WeakKeyDictionary()
+_CONNECTION_LOCKS: weakref.WeakKeyDictionary[sqlite_utils.Database, threading.RLock] = weakref.WeakKeyDictionary()
 _CONNECTION_LOCKS_GUARD = threading.Lock()
 
 

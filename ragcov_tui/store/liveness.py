@@ -23,11 +23,12 @@ import socket
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ragcov_tui.progress import Progress
 
@@ -61,7 +62,7 @@ def heartbeat_age(row: dict[str, Any], now: datetime | None = None) -> float | N
         at = datetime.fromisoformat(beat)
     except (TypeError, ValueError):
         return None
-    return ((now or datetime.now(timezone.utc)) - at).total_seconds()
+    return ((now or datetime.now(UTC)) - at).total_seconds()
 
 
 def is_live(row: dict[str, Any]) -> bool:
@@ -204,7 +205,7 @@ class Heartbeats:
                 conn.close()
 
     def _beat(self, owned: dict[str, _Owned], conns: dict[str, sqlite3.Connection]) -> None:
-        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
         pid = os.getpid()
         for path in {o.path for o in owned.values()}:
             rows = [(now, json.dumps(o.tracker.last) if o.tracker and o.tracker.last else None, sid, pid)

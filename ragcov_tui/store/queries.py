@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import sqlite_utils
 
@@ -249,7 +250,8 @@ def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> li
 
 def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, query: str = "") -> list[dict[str, Any]]:
     """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin,
-    chunk_id, form, edited, suggested}] (``chunk_id`` / ``form`` None for suggestions stored without them), ``rank`` (1 = highest priority), ``share`` and the report's ``note`` /
+    chunk_id, form, edited, suggested}] (``chunk_id`` / ``form`` None for suggestions stored without
+    them), ``rank`` (1 = highest priority), ``share`` and the report's ``note`` /
     ``flagged_documents`` (``""`` / ``[]`` for older reports); ``query`` keeps the gaps whose
     cluster id, a theme, the note, a flagged document or a suggestion contains it.
 

@@ -17,9 +17,10 @@ import json
 import os
 import secrets
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from typing import Any, Iterator
+from datetime import UTC, datetime
+from typing import Any
 
 import sqlite_utils
 
@@ -33,7 +34,7 @@ JSON_COLUMNS = ("corpus", "params", "summary", "timings", "usage", "progress")
 
 def now_iso() -> str:
     """The current UTC time, ISO 8601 with seconds."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def current_user() -> str:

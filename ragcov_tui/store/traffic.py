@@ -41,7 +41,7 @@ def load_traffic(db: sqlite_utils.Database, session_id: str, *, details: bool = 
     if details:
         cur = db.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM traffic_queries WHERE session_id = ? ORDER BY seq",
                               [session_id])
-        section["details"] = [dict(zip(COLUMNS, r)) | {"answerable": bool(r[3])} for r in cur]
+        section["details"] = [dict(zip(COLUMNS, r, strict=True)) | {"answerable": bool(r[3])} for r in cur]
     return section
 
 

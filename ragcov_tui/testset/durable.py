@@ -18,7 +18,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ragcov_tui.error_text import os_reason
@@ -40,7 +40,7 @@ class FileChangedError(BadInput):
 def write_backup(file: Path, data: bytes, sha: str) -> Path:
     """Save ``data`` (the file's bytes, digest ``sha``) as a whole backup file; returns its path."""
     folder = file.parent / BACKUP_DIR
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%f")
     temp: Path | None = None
     try:
         folder.mkdir(exist_ok=True)

@@ -263,7 +263,7 @@ def _split_csv(path: Path, text: str) -> Layout:
                 continue
             if len(record) > len(header):
                 raise BadInput(f"{path}:{line}: {len(record)} cells but the header has {len(header)} columns")
-            rows.append(RawRow(dict(zip(header, record)), start, end, line, len(rows)))
+            rows.append(RawRow(dict(zip(header, record, strict=False)), start, end, line, len(rows)))
     except csv.Error as exc:
         raise BadInput(f"{path}:{first_line + 1}: malformed CSV ({exc})") from None
     index_column = header[0] if header and header[0] in ignored else None

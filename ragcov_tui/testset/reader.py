@@ -103,7 +103,7 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     if not questions:
         raise BadInput(f"{path}: no questions in the file")
     without_id = [q for q in questions if not q.id_in_file]  # explicit ids first: they win
-    for question, qid in zip(without_id, content_ids((q.text for q in without_id), set(seen_ids))):
+    for question, qid in zip(without_id, content_ids((q.text for q in without_id), set(seen_ids)), strict=True):
         question.id = qid
     testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container,
                       notes=[note] * (note is not None) + layout.notes)

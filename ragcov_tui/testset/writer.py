@@ -30,9 +30,10 @@ import contextlib
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.testset.durable import BACKUP_DIR, FileChangedError, replace_atomically, write_backup

@@ -26,10 +26,11 @@ import csv
 import hashlib
 import io
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -138,7 +139,7 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
 
 
 def _iso(seconds: float | None) -> str | None:
-    return None if seconds is None else datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if seconds is None else datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _clean_query(where: str, name: str, value: Any) -> str:
@@ -181,7 +182,7 @@ def _time(where: str, name: str, value: Any, is_text: bool) -> float:
             raise bad
         if isinstance(number, str):
             moment = datetime.fromisoformat(number.strip())
-            return (moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment).timestamp()
+            return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).timestamp()
     except (ValueError, OverflowError, OSError):
         pass
     raise bad
@@ -203,7 +204,7 @@ def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str
     chosen = names.get(keys)
     if chosen is None:
         chosen = names[keys] = [_first(keys, aliases) for _, aliases in ROLES]
-        for (role, _), name in zip(ROLES, chosen):
+        for (role, _), name in zip(ROLES, chosen, strict=True):
             if name is not None:
                 fields.setdefault(role, name)
 
@@ -212,7 +213,7 @@ def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str
         return cell is not None and not (is_text and isinstance(cell, str) and not cell.strip())
 
     qname, cname, tname = (n if n is None or given(n) else _first(value, aliases, given)
-                           for n, (_, aliases) in zip(chosen, ROLES))
+                           for n, (_, aliases) in zip(chosen, ROLES, strict=True))
     if qname is None:
         if chosen[0] is not None:
             raise BadInput(f"{where}: field {chosen[0]!r} is empty (no query text)")
@@ -254,7 +255,7 @@ def _csv_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
             if any(cell.strip() for cell in record):
                 if len(record) != len(header):
                     raise BadInput(f"{where}: {len(record)} cells but the header has {len(header)}")
-                yield _row(where, dict(zip(header, record)), True, names, fields)
+                yield _row(where, dict(zip(header, record, strict=True)), True, names, fields)
             start = reader.line_num + 1
     except csv.Error as exc:
         raise BadInput(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None

@@ -28,9 +28,8 @@ from ragcov_tui.corpus.load import load_corpus
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.testset.fields import CONTAINER_KEYS, FIELD_ALIASES
-from ragcov_tui.testset.reader import read_testset
-
 from ragcov_tui.testset.qrels import read_qrels
+from ragcov_tui.testset.reader import read_testset
 
 PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 # Rows of generated JSON cost more to draw than to read: fewer, still covering every kind of value.

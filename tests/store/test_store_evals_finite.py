@@ -13,7 +13,12 @@ from ragcov_tui.cli import main
 from ragcov_tui.evaluation.pipeline import _store_item
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.evals import (
-    NonFiniteValue, load_eval_items, load_eval_report, non_finite_path, save_eval_header, save_eval_item,
+    NonFiniteValue,
+    load_eval_items,
+    load_eval_report,
+    non_finite_path,
+    save_eval_header,
+    save_eval_item,
 )
 from ragcov_tui.store.sessions import create_session, finish_session, get_session, list_sessions
 

@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,8 +19,14 @@ from ragcov_tui.store import liveness, open_db
 from ragcov_tui.store.db import SCHEMA_VERSION, schema_version
 from ragcov_tui.store.liveness import HEARTBEATS, is_live, tracking
 from ragcov_tui.store.schema import V1
-from ragcov_tui.store.sessions import (create_session, delete_session, finish_session, get_session, list_sessions,
-                                       resume_session)
+from ragcov_tui.store.sessions import (
+    create_session,
+    delete_session,
+    finish_session,
+    get_session,
+    list_sessions,
+    resume_session,
+)
 
 HERE = liveness.this_host()
 
@@ -35,7 +41,7 @@ def dead_pid() -> int:
 def ago(seconds: float | None) -> str | None:
     if seconds is None:
         return None
-    return (datetime.now(timezone.utc) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
 
 
 PIDS = {"own-claimed": lambda: os.getpid(), "own-unclaimed": lambda: os.getpid(), "alive": os.getppid,

@@ -10,8 +10,15 @@ import pytest
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import SCHEMA_VERSION, schema_version
-from ragcov_tui.store.sessions import (create_session, delete_session, finish_session, get_session, list_sessions,
-                                       rename_session, resolve_session)
+from ragcov_tui.store.sessions import (
+    create_session,
+    delete_session,
+    finish_session,
+    get_session,
+    list_sessions,
+    rename_session,
+    resolve_session,
+)
 
 
 def test_new_database_is_wal_and_current(tmp_path: Path) -> None:

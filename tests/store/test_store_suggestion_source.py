@@ -15,8 +15,13 @@ from ragcov_tui.store import open_db
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.db import SCHEMA_VERSION, schema_version
 from ragcov_tui.store.queries import gap_rows, suggestion_chunk
-from ragcov_tui.store.schema import (V1, add_decision_states_v3, add_session_owner_v2, add_suggestion_source_v5,
-                                     add_traffic_v4)
+from ragcov_tui.store.schema import (
+    V1,
+    add_decision_states_v3,
+    add_session_owner_v2,
+    add_suggestion_source_v5,
+    add_traffic_v4,
+)
 from ragcov_tui.store.sessions import create_session
 from tests.coverage.coverage_data import topic_data
 

@@ -57,9 +57,10 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from ragcov_tui.embeddings.hashing import hashed_vector
 
@@ -102,7 +103,7 @@ class FakeAPIServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
-    def __enter__(self) -> "FakeAPIServer":
+    def __enter__(self) -> FakeAPIServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -14,8 +14,8 @@ never writes: ``NaN``, ``Infinity``, ``1e309``), served with status 200 as JSON 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
-from typing import Callable
 
 from tests.support.fake_api import FakeAPIServer, _send
 

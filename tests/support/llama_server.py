@@ -19,10 +19,11 @@ import os
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ class LlamaServer:
         self._lock = threading.Lock()
         self._proxy: ThreadingHTTPServer | None = None
 
-    def __enter__(self) -> "LlamaServer":
+    def __enter__(self) -> LlamaServer:
         saved = {name: os.environ.get(name) for name in self.env}
         os.environ.update(self.env)
         try:

@@ -80,7 +80,7 @@ def make_analysis_session(
     questions_path, sha = None, None
     if testset_dir is not None:
         path = Path(testset_dir) / "questions.jsonl"
-        sha = write_testset(path, list(zip(qids, qtexts)))
+        sha = write_testset(path, list(zip(qids, qtexts, strict=True)))
         questions_path = str(path.resolve())
 
     shares = np.bincount(chunk_cluster, minlength=n_clusters) / max(n_chunks, 1)

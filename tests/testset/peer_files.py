@@ -46,7 +46,7 @@ def jsonl(rows: list[dict]) -> str:
 
 def _ragas_eval_rows() -> list[list[object]]:
     return [[q, c, r, a, 1.0, None if i == 1 else 0.5] for i, (q, c, r, a) in
-            enumerate(zip(QUESTIONS, CONTEXTS, RESPONSES, ANSWERS))]
+            enumerate(zip(QUESTIONS, CONTEXTS, RESPONSES, ANSWERS, strict=True))]
 
 
 RAGAS_EVAL_HEADER = ["user_input", "retrieved_contexts", "response", "reference", "faithfulness", "context_recall"]
@@ -55,21 +55,21 @@ GISKARD_ROWS = [
      "reference_context": "\n\n".join(f"Document {k}: {t}" for k, t in enumerate(c)),
      "conversation_history": [], "metadata": {"question_type": "simple", "seed_document_id": f"doc-{n}",
                                                "topic": "Billing"}}
-    for n, (q, a, c) in enumerate(zip(QUESTIONS, ANSWERS, CONTEXTS))
+    for n, (q, a, c) in enumerate(zip(QUESTIONS, ANSWERS, CONTEXTS, strict=True))
 ]
 RAGAS_TESTSET_ROWS = [
     {"user_input": q, "reference_contexts": c, "reference": a, "synthesizer_name": "single_hop_specifc_query_synthesizer"}
-    for q, a, c in zip(QUESTIONS, ANSWERS, CONTEXTS)
+    for q, a, c in zip(QUESTIONS, ANSWERS, CONTEXTS, strict=True)
 ]
 DEEPEVAL_ROWS = [
     {"input": q, "actual_output": r, "expected_output": a, "context": c, "retrieval_context": c[:1],
      "additional_metadata": {"owner": "docs"}, "comments": None}
-    for q, a, c, r in zip(QUESTIONS, ANSWERS, CONTEXTS, RESPONSES)
+    for q, a, c, r in zip(QUESTIONS, ANSWERS, CONTEXTS, RESPONSES, strict=True)
 ]
 LLAMA_ROWS = [
     {"query": q, "query_by": {"model_name": "gpt-4o", "type": "ai"}, "reference_contexts": c, "reference_answer": a,
      "reference_answer_by": {"model_name": "gpt-4o", "type": "ai"}}
-    for q, a, c in zip(QUESTIONS, ANSWERS, CONTEXTS)
+    for q, a, c in zip(QUESTIONS, ANSWERS, CONTEXTS, strict=True)
 ]
 
 
@@ -98,7 +98,7 @@ LAYOUTS: dict[str, tuple[str, str, str | None]] = {
                                   pandas_csv(RAGAS_EVAL_HEADER, _ragas_eval_rows(), None).splitlines()), None),
     "ragas-eval-jsonl": ("ragas_eval.jsonl", jsonl([
         {"user_input": q, "retrieved_contexts": c, "response": r, "reference": a}
-        for q, a, c, r in zip(QUESTIONS, ANSWERS, CONTEXTS, RESPONSES)]), "ragas-eval"),
+        for q, a, c, r in zip(QUESTIONS, ANSWERS, CONTEXTS, RESPONSES, strict=True)]), "ragas-eval"),
     "ragas-testset-jsonl": ("testset.jsonl", jsonl(RAGAS_TESTSET_ROWS), "ragas-testset"),
     "ragas-testset-csv": ("testset.csv", pandas_csv(
         list(RAGAS_TESTSET_ROWS[0]), [list(r.values()) for r in RAGAS_TESTSET_ROWS]), None),
@@ -110,7 +110,7 @@ LAYOUTS: dict[str, tuple[str, str, str | None]] = {
                                                   None), None),  # to_pandas() is indexed by "id": its first column
     "llamaindex-labelled-rag-json": ("rag_dataset.json", json.dumps({"examples": LLAMA_ROWS}, indent=4), "llamaindex"),
     "json-list-named-jsonl": ("expected.jsonl", json.dumps(
-        [{"question": q, "expected_answer": a} for q, a in zip(QUESTIONS, ANSWERS)], indent=2), None),
+        [{"question": q, "expected_answer": a} for q, a in zip(QUESTIONS, ANSWERS, strict=True)], indent=2), None),
 }
 # Read-only layouts: ragcov reads them but refuses to add or remove a row.
 ARAGOG = json.dumps({"questions": QUESTIONS, "ground_truths": ANSWERS}, indent=2)

@@ -63,7 +63,7 @@ def test_rows_without_ids_get_their_content_ids(tmp_path: Path, name: str) -> No
 @pytest.mark.parametrize("name", FORMATS)
 @pytest.mark.parametrize("dropped", range(len(TEXTS)))
 def test_dropping_a_row_keeps_every_other_id(tmp_path: Path, name: str, dropped: int) -> None:
-    before = dict(zip(TEXTS, ids_of(tmp_path, name, TEXTS)))
+    before = dict(zip(TEXTS, ids_of(tmp_path, name, TEXTS), strict=True))
     left = TEXTS[:dropped] + TEXTS[dropped + 1:]
     assert ids_of(tmp_path, name, left) == [before[t] for t in left]
 
@@ -71,7 +71,7 @@ def test_dropping_a_row_keeps_every_other_id(tmp_path: Path, name: str, dropped:
 @pytest.mark.parametrize("name", FORMATS)
 @pytest.mark.parametrize("edit", ["insert at the top", "insert in the middle", "reverse", "rotate"])
 def test_inserting_or_moving_rows_keeps_every_id(tmp_path: Path, name: str, edit: str) -> None:
-    before = dict(zip(TEXTS, ids_of(tmp_path, name, TEXTS)))
+    before = dict(zip(TEXTS, ids_of(tmp_path, name, TEXTS), strict=True))
     new = "A question a teammate added?"
     after = {"insert at the top": [new, *TEXTS], "insert in the middle": [*TEXTS[:3], new, *TEXTS[3:]],
              "reverse": TEXTS[::-1], "rotate": TEXTS[2:] + TEXTS[:2]}[edit]

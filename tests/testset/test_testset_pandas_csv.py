@@ -131,7 +131,7 @@ def test_aragog_parallel_lists_are_read(tmp_path):
     path.write_text(ARAGOG)
     testset = read_testset(path)
     assert [(q.id, q.text, q.ground_truth) for q in testset.questions] == [
-        (content_id(q), q, a) for q, a in zip(QUESTIONS, ANSWERS)]
+        (content_id(q), q, a) for q, a in zip(QUESTIONS, ANSWERS, strict=True)]
     assert [q.line for q in testset.questions] == [3, 4, 5]
 
 

@@ -79,7 +79,7 @@ def render_csv(rng: random.Random, rows: list[dict]) -> str:
 def one_contiguous_edit(old: bytes, new: bytes) -> bool:
     """True when ``new`` is ``old`` with one contiguous piece inserted or removed."""
     short, long = sorted((old, new), key=len)
-    prefix = next((i for i, (x, y) in enumerate(zip(short, long)) if x != y), len(short))
+    prefix = next((i for i, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
     return long[:prefix] == short[:prefix] and long[prefix + len(long) - len(short):] == short[prefix:]
 
 

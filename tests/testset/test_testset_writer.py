@@ -66,8 +66,8 @@ def insertions(before: bytes, after: bytes) -> list[bytes]:
     repeated piece is ambiguous); fails when there is none, i.e. some original byte changed."""
     size = len(after) - len(before)
     assert size > 0
-    prefix = next((i for i, (x, y) in enumerate(zip(before, after)) if x != y), len(before))
-    suffix = next((i for i, (x, y) in enumerate(zip(reversed(before), reversed(after))) if x != y), len(before))
+    prefix = next((i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), len(before))
+    suffix = next((i for i, (x, y) in enumerate(zip(reversed(before), reversed(after), strict=False)) if x != y), len(before))
     positions = range(max(0, len(before) - suffix), min(prefix, len(before)) + 1)
     assert positions, "original bytes were changed"
     return [after[p:p + size] for p in positions]

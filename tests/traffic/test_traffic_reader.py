@@ -99,10 +99,8 @@ CONTROL_QUERIES = ["\x1b]0;pwned\x07title", "a\x1b[2Jb", "c\x9bd", "e\u202ef", "
 @pytest.mark.parametrize("text", CONTROL_QUERIES)
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 def test_control_characters_are_made_visible_where_the_log_is_read(tmp_path: Path, text: str, fmt: str) -> None:
-    if fmt == "jsonl":
-        path = jsonl(tmp_path, [{"query": text}])
-    else:
-        path = write(tmp_path, "log.csv", "query\n" + json.dumps(text) + "\n")
+    path = (jsonl(tmp_path, [{"query": text}]) if fmt == "jsonl"
+            else write(tmp_path, "log.csv", "query\n" + json.dumps(text) + "\n"))
     log = read_traffic(path)
     assert len(log.texts) == 1 and is_safe(log.texts[0], multiline=False), ascii(log.texts[0])
     assert log.texts[0]

@@ -32,9 +32,10 @@ def test_suggest_more_stores_new_questions_and_skips_rejected(tmp_path: Path, mo
         server.chat_handler = lambda messages, body: '{"nope": 1}'
         with pytest.raises(BadInput, match="no usable suggestions"):
             triage.suggest_more(db, sid, cluster, make_llm("openai:gpt-other", db=db))
-    texts = [t for (t,) in db.execute("SELECT text FROM suggestions WHERE id IN (%s)" % ",".join(map(str, added)))]
+    in_added = ",".join(map(str, added))
+    texts = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({in_added})")]
     assert texts == ["How are [bold]webhooks[/bold] retried?", "What is the backup policy?"]
-    origins = {o for (o,) in db.execute("SELECT origin FROM suggestions WHERE id IN (%s)" % ",".join(map(str, added)))}
+    origins = {o for (o,) in db.execute(f"SELECT origin FROM suggestions WHERE id IN ({in_added})")}
     assert origins == {"llm:openai:gpt-test"}
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.store import open_db
 from ragcov_tui.services import triage, writeback
 from ragcov_tui.store import decisions as log
+from ragcov_tui.store import open_db
 from ragcov_tui.store.queries import gap_rows
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.writer import ConflictError, DuplicateQuestionError
