@@ -21,7 +21,8 @@ cache; an unparseable reply is counted as an error for that question, never as a
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -29,8 +30,8 @@ import sqlite_utils
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.report import load_report
-from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm import reply_schemas
+from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.progress import Progress
 
@@ -165,7 +166,7 @@ def pairwise_judge(a: dict[str, Any], b: dict[str, Any], llm: ChatModel, *, conc
     outcomes = run_bounded(lambda p: judge_pair(llm, p[1]["question"] or "", p[0]["answer"], p[1]["answer"]),
                            pairs, concurrency=concurrency, progress=progress, stage="pairwise judging")
     items = []
-    for (qa, _), outcome in zip(pairs, outcomes):
+    for (qa, _), outcome in zip(pairs, outcomes, strict=True):
         verdict = outcome.value if outcome.ok else {"winner": None, "error": str(outcome.error), "calls": []}
         items.append({"id": qa["id"], **verdict})
     winners = [i["winner"] for i in items]

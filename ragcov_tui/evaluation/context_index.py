@@ -28,8 +28,8 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -82,7 +82,7 @@ class ContextIndex:
             members.sort(key=lambda c: c.position)
             self._lay_out(parts, normalise(texts.get(source, "")), members)
         self.text = "".join(parts)
-        self._longest = max((e - s for s, e in zip(self._starts, self._ends)), default=1)
+        self._longest = max((e - s for s, e in zip(self._starts, self._ends, strict=True)), default=1)
         self._build_shingles()
 
     def _lay_out(self, parts: list[str], document: str, chunks: list[Chunk]) -> None:

@@ -15,7 +15,7 @@ and the generation scores:
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 FAITHFULNESS_MIN = 0.5
 CORRECTNESS_MIN = 0.5

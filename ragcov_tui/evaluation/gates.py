@@ -13,8 +13,9 @@ Reports are the ``eval --json`` contract; an aggregate may be ``{"mean", …}`` 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import sqlite_utils
 

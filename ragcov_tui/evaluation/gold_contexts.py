@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +167,7 @@ def _embedding_tier(pending: list[tuple[Question, str]], chunks: Sequence[Chunk]
     result.embedded += len(chunks) + len(pending)
     sims = context_vectors @ chunk_vectors.T
     best = np.argmax(sims, axis=1)
-    for (q, _), row, j in zip(pending, sims, best):
+    for (q, _), row, j in zip(pending, sims, best, strict=True):
         if row[j] >= EMBEDDING_MIN:
             q.gold[chunks[int(j)].id] = 1.0
             result.contexts["embedding"] += 1

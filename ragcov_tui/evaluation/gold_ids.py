@@ -26,9 +26,10 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput

@@ -16,9 +16,10 @@ from __future__ import annotations
 import dataclasses
 import queue
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import sqlite_utils
 
@@ -42,7 +43,12 @@ from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.store.evals import (
-    NonFiniteValue, done_ids, load_eval_items, load_eval_report, save_eval_header, save_eval_item,
+    NonFiniteValue,
+    done_ids,
+    load_eval_items,
+    load_eval_report,
+    save_eval_header,
+    save_eval_item,
 )
 from ragcov_tui.store.sessions import create_session, finish_session, resolve_session, resume_session
 from ragcov_tui.testset.beir import corpus_paths, read_questions

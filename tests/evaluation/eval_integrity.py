@@ -51,7 +51,7 @@ def assert_stored_finite(db: sqlite_utils.Database) -> None:
     """Every JSON column of every session, item and report parses with NaN / Infinity refused."""
     for table, columns in JSON_TABLES.items():
         for row in db.query(f"SELECT {', '.join(columns)} FROM {table}"):
-            for column, text in row.items():
+            for text in row.values():
                 if text is not None:
                     json.loads(text, parse_constant=_refuse)
 

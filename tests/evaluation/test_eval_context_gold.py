@@ -60,7 +60,7 @@ def _layouts(tmp: Path) -> dict[str, Path]:
 def test_each_tools_reference_contexts_become_gold_chunk_ids(layout: str, tmp_path: Path) -> None:
     questions = read_testset(_layouts(tmp_path)[layout]).questions
     result = gold_from_contexts(questions, DOCS, CHUNKS)
-    for question, (_, _, expected) in zip(questions, _rows()):
+    for question, (_, _, expected) in zip(questions, _rows(), strict=True):
         assert expected <= set(question.gold) and set(question.gold.values()) == {1.0}
     assert result is not None and result.matched_questions == result.questions == 4
     assert result.contexts["exact"] == (4 if layout == "giskard.jsonl" else 8)  # Giskard: one text per question

@@ -15,7 +15,11 @@ from ragcov_tui.evaluation.generation.support import ContextIndex, claim_sentenc
 from ragcov_tui.evaluation.generation.text import split_sentences, text_units
 from ragcov_tui.evaluation.systems.base import RetrievedChunk
 from ragcov_tui.evaluation.systems.extractive import (
-    ABSTAIN_ANSWER, candidates, extract_answer, lexical_scores, select_mmr,
+    ABSTAIN_ANSWER,
+    candidates,
+    extract_answer,
+    lexical_scores,
+    select_mmr,
 )
 
 BILLING = """# Billing and plans

@@ -25,7 +25,11 @@ from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, che
 from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.store.sessions import get_session
 from tests.evaluation.eval_integrity import (
-    assert_stored_finite, database, options, report_via_cli, write_questions,
+    assert_stored_finite,
+    database,
+    options,
+    report_via_cli,
+    write_questions,
 )
 from tests.support.fake_system import FakeSystemServer
 

@@ -21,7 +21,12 @@ from ragcov_tui.llm.json_reply import parse_json_reply
 from ragcov_tui.store.evals import load_eval_items
 from ragcov_tui.store.sessions import get_session
 from tests.evaluation.eval_integrity import (
-    QUESTIONS, assert_stored_finite, database, options, report_via_cli, write_questions,
+    QUESTIONS,
+    assert_stored_finite,
+    database,
+    options,
+    report_via_cli,
+    write_questions,
 )
 from tests.evaluation.generation.gen_fake_judge import RuleJudge, kind_of
 

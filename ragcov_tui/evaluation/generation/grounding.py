@@ -12,8 +12,8 @@ prompt; offline, claims are sentences and verdicts come from ``support.judge_cla
 
 from __future__ import annotations
 
-from ragcov_tui.evaluation.generation.judge import Judge, check_bool_list
 from ragcov_tui.evaluation.generation import prompts
+from ragcov_tui.evaluation.generation.judge import Judge, check_bool_list
 from ragcov_tui.evaluation.generation.models import MetricOutcome
 from ragcov_tui.evaluation.generation.support import Evidence, claim_sentences, judge_claims, support_share
 from ragcov_tui.evaluation.generation.text import strip_citations
@@ -86,7 +86,7 @@ def context_precision(ev: Evidence, judge: Judge | None) -> MetricOutcome:
                          lambda d: check_bool_list(d, "verdicts", "useful", len(ev.passages)),
                          reply_schemas.passage_usefulness(len(ev.passages)))
         chunks = [{"chunk_id": pid, "useful": v["useful"], "reason": str(v.get("reason") or "")}
-                  for (pid, _), v in zip(ev.passages, data["verdicts"])]
+                  for (pid, _), v in zip(ev.passages, data["verdicts"], strict=True)]
     return MetricOutcome(value=average_precision([c["useful"] for c in chunks]), detail={"chunks": chunks})
 
 

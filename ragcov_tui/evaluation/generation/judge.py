@@ -12,8 +12,9 @@ and graded correctness; identical decomposition prompts are served by the LLM ca
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.generation import prompts
@@ -68,7 +69,7 @@ class Judge:
         data = self.ask(metric, prompts.VERIFY, prompts.verify_user(claims, passages),
                         lambda d: _check_verdicts(d, len(claims)), reply_schemas.claim_verdicts(len(claims)))
         out = []
-        for claim, v in zip(claims, _ordered(data["verdicts"])):
+        for claim, v in zip(claims, _ordered(data["verdicts"]), strict=True):
             verdict = _verdict(v)
             out.append({"claim": claim, "verdict": verdict, "reason": str(v.get("reason") or ""),
                         "chunk_id": _source(v, ids) if verdict == "supported" else None})

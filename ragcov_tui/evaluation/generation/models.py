@@ -66,9 +66,9 @@ class MetricOutcome:
     reason: str | None = None
 
     @classmethod
-    def undefined(cls, reason: str) -> "MetricOutcome":
+    def undefined(cls, reason: str) -> MetricOutcome:
         return cls(reason=reason)
 
     @classmethod
-    def failed(cls, error: str, detail: dict[str, Any] | None = None) -> "MetricOutcome":
+    def failed(cls, error: str, detail: dict[str, Any] | None = None) -> MetricOutcome:
         return cls(error=error, detail=detail or {})

@@ -6,7 +6,7 @@ Passages are shown with their chunk ids in brackets so a verdict can name its su
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 DECOMPOSE = """You split a text into atomic factual claims.
 Rules:
@@ -23,7 +23,7 @@ VERIFY = """You are a strict fact checker. Judge each numbered claim using ONLY 
 - "not_found": the passages neither support nor contradict it.
 For a supported claim give the id of the passage that supports it as "source" (else null).
 Reply with JSON only, one verdict per claim, in order:
-{"verdicts": [{"claim": 1, "verdict": "supported" | "contradicted" | "not_found", "source": "<passage id>" | null, "reason": "<short reason>"}]}"""
+{"verdicts": [{"claim": 1, "verdict": "supported" | "contradicted" | "not_found", "source": "<passage id>" | null, "reason": "<short reason>"}]}"""  # noqa: E501 (the model reads this line verbatim)
 
 RELEVANCE = """Rate how well an answer addresses a question. Judge relevance only, not truth.
 1.0 = addresses exactly what was asked, directly and completely; 0.5 = partly addresses it or

@@ -96,7 +96,7 @@ class Quantity:
     text: str = ""
     noun: str | None = None
 
-    def same_figure(self, other: "Quantity") -> bool:
+    def same_figure(self, other: Quantity) -> bool:
         """True when both denote the same figure: same kind, equal value, compatible unit.
 
         Dates match at the coarser granularity (``2024-03`` matches ``2024-03-01``).
@@ -113,7 +113,7 @@ class Quantity:
         a, b = float(self.value), float(other.value)
         return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
-    def conflicts_with(self, other: "Quantity") -> bool:
+    def conflicts_with(self, other: Quantity) -> bool:
         """True when both measure the same unit (both set and equal, or both unitless) but differ."""
         if self.kind != other.kind or self.same_figure(other):
             return False
@@ -157,7 +157,7 @@ def _dates(text: str, taken: list[tuple[int, int]]) -> list[Quantity]:
         for m in pattern.finditer(text):
             if _overlaps(m.span(), taken):
                 continue
-            parts = dict(zip(order, m.groups()))
+            parts = dict(zip(order, m.groups(), strict=True))
             month = parts["m"]
             month_no = int(month) if month.isdigit() else MONTHS[month.lower().rstrip(".")]
             value = f"{int(parts['y']):04d}-{month_no:02d}"

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from itertools import combinations
 
-import numpy as np
-
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.generation import prompts
 from ragcov_tui.evaluation.generation.answer import AGREEMENT_HI, AGREEMENT_LO

@@ -24,16 +24,21 @@ have other similarity scales, so treat the heuristic as a smoke alarm, not a jud
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol, Sequence
+from itertools import pairwise
+from typing import Protocol
 
 import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder, l2_normalise
 from ragcov_tui.evaluation.generation.models import GenerationInput
 from ragcov_tui.evaluation.generation.quantities import (
-    Quantity, conflicting_pairs, extract_quantities, missing_quantities,
+    Quantity,
+    conflicting_pairs,
+    extract_quantities,
+    missing_quantities,
 )
 from ragcov_tui.evaluation.generation.text import split_sentences, strip_citations
 
@@ -74,7 +79,7 @@ class ContextIndex:
     chunk_quantities: dict[str, list[Quantity]]
 
     @classmethod
-    def build(cls, passages: Sequence[tuple[str, str]], embedder: "TextEmbedder") -> "ContextIndex":
+    def build(cls, passages: Sequence[tuple[str, str]], embedder: TextEmbedder) -> ContextIndex:
         per_chunk = [(chunk_id, split_sentences(text)) for chunk_id, text in passages]
         flat = [s for _, sentences in per_chunk for s in sentences]
         sentence_vecs = np.asarray(embedder.embed(flat)) if flat else np.zeros((0, 1), dtype=np.float32)
@@ -86,7 +91,7 @@ class ContextIndex:
         for chunk_id, sentences in per_chunk:
             vecs = sentence_vecs[start:start + len(sentences)]
             start += len(sentences)
-            pairs = list(zip(sentences, sentences[1:]))
+            pairs = list(pairwise(sentences))
             units.extend(sentences + [f"{a} {b}" for a, b in pairs])
             chunks.extend([chunk_id] * (len(sentences) + len(pairs)))
             negated.extend([is_negated(s) for s in sentences] + [_pair_polarity(a, b) for a, b in pairs])
@@ -98,7 +103,7 @@ class ContextIndex:
             by_chunk.setdefault(chunk_id, []).extend(extract_quantities(text))
         return cls(units, chunks, negated, quantities, vectors, by_chunk)
 
-    def restrict(self, chunk_id: str) -> "ContextIndex":
+    def restrict(self, chunk_id: str) -> ContextIndex:
         """The units of one chunk only (no re-embedding)."""
         keep = [i for i, c in enumerate(self.unit_chunks) if c == chunk_id]
         return ContextIndex([self.units[i] for i in keep], [chunk_id] * len(keep),
@@ -113,7 +118,7 @@ def _pair_polarity(first: str, second: str) -> bool | None:
     return a if a == b else None
 
 
-def judge_claims(claims: Sequence[str], index: ContextIndex, embedder: "TextEmbedder",
+def judge_claims(claims: Sequence[str], index: ContextIndex, embedder: TextEmbedder,
                  claim_vectors: np.ndarray | None = None) -> list[dict]:
     """One ``{claim, verdict, chunk_id, similarity, evidence, reason}`` per claim (see the module
     docstring); ``claim_vectors`` may be given when the claims were embedded already."""
@@ -121,7 +126,7 @@ def judge_claims(claims: Sequence[str], index: ContextIndex, embedder: "TextEmbe
         return []
     claim_vecs = np.asarray(embedder.embed(list(claims)) if claim_vectors is None else claim_vectors)
     sims = claim_vecs @ index.vectors.T if len(index.units) else np.zeros((len(claims), 0))
-    return [_judge_one(claim, row, index) for claim, row in zip(claims, sims)]
+    return [_judge_one(claim, row, index) for claim, row in zip(claims, sims, strict=True)]
 
 
 def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
@@ -172,7 +177,7 @@ def rescale(x: float, lo: float, hi: float) -> float:
     return float(min(1.0, max(0.0, (x - lo) / (hi - lo))))
 
 
-def cosine(embedder: "TextEmbedder", a: str, b: str) -> float:
+def cosine(embedder: TextEmbedder, a: str, b: str) -> float:
     """Cosine similarity of two texts (rows are L2-normalised, so a dot product)."""
     va, vb = np.asarray(embedder.embed([a, b]))
     return float(va @ vb)
@@ -199,7 +204,7 @@ class Evidence:
         """Rows for ``texts`` (L2-normalised); only texts not seen before by this item reach the embedder."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if missing:
-            self._vectors.update(zip(missing, np.asarray(self.embedder.embed(missing))))
+            self._vectors.update(zip(missing, np.asarray(self.embedder.embed(missing)), strict=True))
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.stack([self._vectors[t] for t in texts])

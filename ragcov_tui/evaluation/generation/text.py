@@ -156,12 +156,7 @@ def text_units(text: str) -> list[TextUnit]:
                 units.append(TextUnit(raw.strip(), "code", section))
         elif _TABLE_ROW_RE.match(line := _QUOTE_RE.sub("", raw)):
             flush()
-            if _TABLE_RULE_RE.match(line):
-                continue
-            if i + 1 < len(lines) and _TABLE_RULE_RE.match(lines[i + 1]):
-                header = _cells(line)
-            else:
-                units.append(TextUnit(render_table_row(header, _cells(line)), "row", section))
+            header = _table_line(line, lines[i + 1] if i + 1 < len(lines) else None, header, section, units)
         elif not line.strip():
             flush()
             header = None
@@ -184,6 +179,18 @@ def text_units(text: str) -> list[TextUnit]:
             block.append(line.strip())
     flush()
     return [u for u in units if u.text]
+
+
+def _table_line(line: str, next_line: str | None, header: list[str] | None, section: str,
+                units: list[TextUnit]) -> list[str] | None:
+    """One Markdown table line: a rule adds nothing; a row above a rule is the header; any other row
+    is appended to ``units`` rendered against ``header``. Returns the header in force after it."""
+    if _TABLE_RULE_RE.match(line):
+        return header
+    if next_line is not None and _TABLE_RULE_RE.match(next_line):
+        return _cells(line)
+    units.append(TextUnit(render_table_row(header, _cells(line)), "row", section))
+    return header
 
 
 def split_sentences(text: str) -> list[str]:

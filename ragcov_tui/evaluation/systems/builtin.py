@@ -19,7 +19,7 @@ lexical relevance, non-redundant), each followed by the id of its chunk in [brac
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 import bm25s
 import numpy as np
@@ -108,10 +108,7 @@ class BuiltinSystem:
     # -- generation --------------------------------------------------------------------------
     def answer(self, question: str) -> SystemOutput:
         contexts = self.retrieve(question)
-        if self.llm:
-            text = generate_cited_answer(self.llm, question, contexts)
-        else:
-            text = extract_answer(question, contexts, self.embedder)
+        text = generate_cited_answer(self.llm, question, contexts) if self.llm else extract_answer(question, contexts, self.embedder)
         return SystemOutput(answer=text, contexts=contexts, label=self.label)
 
 

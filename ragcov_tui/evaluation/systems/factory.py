@@ -6,7 +6,7 @@ Schemes: ``records:FILE``, ``python:package.module:function``, ``http:URL``,
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.base import Embedder

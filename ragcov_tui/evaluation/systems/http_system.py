@@ -16,9 +16,9 @@ import httpx
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value
 from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
-from ragcov_tui.urls import check_reachable
 from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.redact import redact_url
+from ragcov_tui.urls import check_reachable
 
 
 class HttpSystem:

@@ -20,7 +20,8 @@ import importlib
 import inspect
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value

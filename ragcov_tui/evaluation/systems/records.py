@@ -26,9 +26,11 @@ line(s).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
@@ -93,13 +95,7 @@ def load_records(path: str | Path) -> RecordsFile:
         for canonical, alias in RECORD_ONLY_ALIASES.items():
             if canonical not in names and alias in present:
                 names[canonical] = alias
-
-        def value(canonical: str) -> Any:
-            if canonical not in names:
-                return None
-            cell = raw.value[names[canonical]]
-            return _cell_value(where, names[canonical], canonical, cell) if fmt == "csv" else cell
-
+        value = partial(_field_value, where, names, raw.value, fmt)
         if not {"answer", "retrieved_ids", "retrieved_contexts"} & names.keys():
             raise BadInput(f"{where}: no answer or retrieved field (expected one of: {aliases_text('answer')}, "
                            f"{aliases_text('retrieved_ids')}, {aliases_text('retrieved_contexts')})")
@@ -116,6 +112,14 @@ def load_records(path: str | Path) -> RecordsFile:
     if not records.rows:
         raise BadInput(f"{p}: no records")
     return records
+
+
+def _field_value(where: str, names: dict[str, str], row: dict[str, Any], fmt: str, canonical: str) -> Any:
+    """The row's value for ``canonical`` (None when the row has no such field); a CSV cell is parsed."""
+    if canonical not in names:
+        return None
+    cell = row[names[canonical]]
+    return _cell_value(where, names[canonical], canonical, cell) if fmt == "csv" else cell
 
 
 def _row_id(where: str, names: dict[str, str], value: Any) -> str:
@@ -148,11 +152,11 @@ def _contexts(where: str, names: dict[str, str], value: Any) -> list[Context]:
         return [(i, None, None) for i in ids]
     if len(ids) != len(contexts):
         raise BadInput(f"{where}: {len(ids)} retrieved ids but {len(contexts)} retrieved contexts")
-    for rank, (i, (own, _, _)) in enumerate(zip(ids, contexts), start=1):
+    for rank, (i, (own, _, _)) in enumerate(zip(ids, contexts, strict=True), start=1):
         if own is not None and own != i:
             raise BadInput(f"{where}: context {rank}: id {quoted(own)} differs from {names['retrieved_ids']!r} "
                            f"entry {quoted(i)}")
-    return [(i, text, score) for i, (_, text, score) in zip(ids, contexts)]
+    return [(i, text, score) for i, (_, text, score) in zip(ids, contexts, strict=True)]
 
 
 def _context(where: str, names: dict[str, str], item: Any, rank: int) -> Context:

@@ -17,8 +17,9 @@ of which no row joins any question is refused in one line that lists the keys tr
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import Record, RecordsFile
@@ -90,7 +91,7 @@ def join_records(records: RecordsFile, questions: Sequence[Question], mode: str 
         if len(records.rows) != len(questions):
             raise BadInput(f"{records.path}: --join order: {len(records.rows)} rows but the test file has "
                            f"{len(questions)} questions (row n answers question n)")
-        join.by_question = {q.id: row for q, row in zip(questions, records.rows)}
+        join.by_question = {q.id: row for q, row in zip(questions, records.rows, strict=True)}
         join.how["order"] = len(questions)
         return join
     used: set[int] = set()

@@ -67,9 +67,9 @@ def test_faithfulness_heuristic_through_score_generation() -> None:
 def accuracy(split: str) -> tuple[float, float, list[str]]:
     cases = LABELLED[split]
     got = verdicts([c["claim"] for c in cases], list(LABELLED["contexts"].items()), spec="local")
-    three = [g["verdict"] == c["label"] for g, c in zip(got, cases)]
-    two = [(g["verdict"] == "supported") == (c["label"] == "supported") for g, c in zip(got, cases)]
-    wrong = [f"{c['claim']!r}: {c['label']} → {g['verdict']}" for g, c, ok in zip(got, cases, three) if not ok]
+    three = [g["verdict"] == c["label"] for g, c in zip(got, cases, strict=True)]
+    two = [(g["verdict"] == "supported") == (c["label"] == "supported") for g, c in zip(got, cases, strict=True)]
+    wrong = [f"{c['claim']!r}: {c['label']} → {g['verdict']}" for g, c, ok in zip(got, cases, three, strict=True) if not ok]
     return sum(three) / len(cases), sum(two) / len(cases), wrong
 
 

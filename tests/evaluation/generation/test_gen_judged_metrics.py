@@ -10,12 +10,15 @@ import json
 import math
 
 import pytest
-
 from gen_fake_judge import RuleJudge
+
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.generation import (
-    GENERATION_METRICS, GenerationInput, generate_paraphrases, score_generation,
+    GENERATION_METRICS,
+    GenerationInput,
+    generate_paraphrases,
+    score_generation,
 )
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
 from ragcov_tui.llm.factory import make_llm
@@ -139,7 +142,8 @@ def test_repeats_report_mean_and_spread_and_are_not_collapsed_by_the_cache(serve
     assert s.spread["keyword_coverage"] == 0.0
     assert server.count("/chat/completions") == 2
     again = score({"answer_relevance"}, repeats=2, llm=llm)
-    assert again.values["answer_relevance"] == s.values["answer_relevance"] and server.count("/chat/completions") == 2  # warm cache: 0 calls
+    assert again.values["answer_relevance"] == s.values["answer_relevance"]
+    assert server.count("/chat/completions") == 2  # warm cache: 0 calls
 
 
 def test_robustness_with_the_agreement_judge(server: FakeAPIServer) -> None:

@@ -6,7 +6,12 @@ import pytest
 
 from ragcov_tui.evaluation.generation import GenerationInput
 from ragcov_tui.evaluation.generation.lexical import (
-    chunk_attribution, context_overlap, jaccard, keyword_context_score, keyword_coverage, retrieval_stability,
+    chunk_attribution,
+    context_overlap,
+    jaccard,
+    keyword_context_score,
+    keyword_coverage,
+    retrieval_stability,
 )
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
 
