@@ -16,8 +16,9 @@ import os
 import sqlite3
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.text import Text
@@ -65,38 +66,47 @@ def _parser() -> argparse.ArgumentParser:
                               epilog=f"Example:\n  {EXAMPLES[name]}", formatter_class=DefaultsHelpFormatter)
 
     a = add("analyze", "Measure how well a test set covers a corpus (semantic-coverage method).")
-    a.add_argument("--corpus", nargs="+", metavar="PATH", help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents); default: a BEIR folder's corpus.jsonl")
-    a.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file (.jsonl, .json, .csv) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    a.add_argument("--corpus", nargs="+", metavar="PATH",
+                   help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents); default: a BEIR folder's corpus.jsonl")
+    a.add_argument("--questions", required=True, metavar="FILE|DIR",
+                   help="test file (.jsonl, .json, .csv) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     ir_flags(a)
     a.add_argument("--traffic", metavar="FILE",
                    help="a query log (.jsonl, .csv, .txt: one query per row, optional count / timestamp): which "
                         "topics users ask are untested, which the corpus cannot answer, which tests nobody asks")
-    a.add_argument("--embedder", help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
+    a.add_argument("--embedder",
+                   help="local (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
     a.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf for themes and suggested questions (default: offline heuristic)")
     a.add_argument("--allow-fallback", action="store_true",
                    help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
     a.add_argument("--threshold", help="cosine distance under which a question covers a cluster centroid (default {threshold})")
     a.add_argument("--top-n", help="each question covers its N closest clusters (multi-cluster N form; default {top_n})")
-    a.add_argument("--gap-threshold", help="clusters with coverage below this are gaps (the paper's rule, e.g. 0.7); default: calibrated on the test set")
+    a.add_argument("--gap-threshold",
+                   help="clusters with coverage below this are gaps (the paper's rule, e.g. 0.7); default: calibrated on the test set")
     a.add_argument("--lof-neighbors", help="neighbours for Local Outlier Factor (default {lof_neighbors})")
     a.add_argument("--contamination", help="'auto' or the expected share of outlier questions (0–0.5; default {contamination})")
     a.add_argument("--seed", help="random seed 0 to 2**32-1 (default {seed}): same inputs + seed → same results")
     run_flags(a, "a coverage metric is below, e.g. basic=0.6", "with the gap table")
 
     e = add("eval", "Evaluate a RAG system on the test set: retrieval, generation, robustness.")
-    e.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
-    e.add_argument("--corpus", nargs="+", default=[], metavar="PATH", help="corpus (needed by builtin systems and document-level gold ids); default: a BEIR folder's corpus.jsonl")
+    e.add_argument("--questions", required=True, metavar="FILE|DIR",
+                   help="test file or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    e.add_argument("--corpus", nargs="+", default=[], metavar="PATH",
+                   help="corpus (needed by builtin systems and document-level gold ids); default: a BEIR folder's corpus.jsonl")
     ir_flags(e)
     e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | builtin:bm25|dense|hybrid")
-    e.add_argument("--join", help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question | order (row n is question n) (default {join})")
+    e.add_argument("--join",
+                   help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question"
+                        " | order (row n is question n) (default {join})")
     e.add_argument("--embedder")
     e.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf used by builtin systems to generate answers")
     e.add_argument("--judge-llm", help="openai:MODEL or llamacpp:PATH.gguf judging answers (default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
     e.add_argument("--k", help="retrieval cut-off (default {k})")
-    e.add_argument("--paraphrases", help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
+    e.add_argument("--paraphrases",
+                   help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
     e.add_argument("--repeats", help="judge each item N times and report mean and spread (default {repeats})")
     e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")
     e.add_argument("--baseline", metavar="SESSION|FILE", help="compare with an earlier eval; regressions fail the gate")

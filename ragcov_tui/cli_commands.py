@@ -8,25 +8,33 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui.cli import dump_json, write_output
-from ragcov_tui.cli_render import (ProgressBar, SafeConsole, plain_line, print_analysis, print_compare, print_eval,
-                                   print_sessions, warn_printer)
+from ragcov_tui.cli_render import (
+    ProgressBar,
+    SafeConsole,
+    plain_line,
+    print_analysis,
+    print_compare,
+    print_eval,
+    print_sessions,
+    warn_printer,
+)
 from ragcov_tui.cli_settings import check_outputs, command_options, session_inputs, setting, setup
-from ragcov_tui.config import Config
 from ragcov_tui.cli_traffic import print_traffic
+from ragcov_tui.config import Config
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError
 from ragcov_tui.store import open_db
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import resolve_session
-
 
 Command = Callable[[argparse.Namespace, Console], int]
 STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")

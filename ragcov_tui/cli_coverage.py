@@ -1,6 +1,6 @@
 """Terminal views of an analysis's calibrated figures: the gap table (each gap's advice and unreached
-part on lines under it), uneven clusters, the least-covered documents and gold coverage. No logic of its own: the advice and the unreached-part
-texts come from :mod:`ragcov_tui.coverage.advice` (the Markdown report uses the same functions).
+part on lines under it), uneven clusters, the least-covered documents and gold coverage. No logic of
+its own: the advice and the unreached-part texts come from :mod:`ragcov_tui.coverage.advice` (the Markdown report uses the same functions).
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ragcov_tui.errors import ConfigError
 from ragcov_tui.safe_text import visible_line
@@ -96,7 +96,7 @@ class ProgressLines:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> "ProgressLines":
+    def __enter__(self) -> ProgressLines:
         self._thread = threading.Thread(target=self._tick, name="ragcov-progress-lines", daemon=True)
         self._thread.start()
         return self

@@ -9,13 +9,22 @@ Every console is a :class:`SafeConsole`, which makes visible whatever a print fo
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.segment import Segment
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
 from rich.table import Table
 from rich.text import Text
 
@@ -82,7 +91,7 @@ class ProgressBar:
         self._lines: ProgressLines | None = None
         self._tasks: dict[str, Any] = {}
 
-    def __enter__(self) -> "ProgressBar":
+    def __enter__(self) -> ProgressBar:
         if not self.quiet and not self.console.is_terminal:
             self._lines = ProgressLines(self._write_line).__enter__()
         elif not self.quiet:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ragcov_tui.config import Config, load_config
 from ragcov_tui.errors import BadInput

@@ -110,7 +110,8 @@ def test_same_seed_same_results(sample_analysis: tuple[dict, Path], tmp_path: Pa
         (["--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", "openai:text-embedding-3-small"], "OPENAI_API_KEY"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(argv: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_input_is_one_line_and_exit_2(argv: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "db.sqlite"), *argv)
     err = capsys.readouterr().err.strip()
@@ -135,7 +136,8 @@ def test_unknown_session_is_one_line_and_exit_2_before_any_app_starts(command: s
     assert code == 2 and "session 'zzz': no such session" in err and len(err.splitlines()) == 1
 
 
-def test_printed_summary_names_the_flagged_document_once_and_the_outliers(sample_analysis: tuple[dict, Path], capsys: pytest.CaptureFixture) -> None:
+def test_printed_summary_names_the_flagged_document_once_and_the_outliers(sample_analysis: tuple[dict, Path],
+                                                                           capsys: pytest.CaptureFixture) -> None:
     _, db = sample_analysis
     assert run_cli("report", "--db", str(db), "latest-analysis") == 0
     out = " ".join(capsys.readouterr().out.split())

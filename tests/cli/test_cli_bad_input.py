@@ -360,7 +360,8 @@ def closed_port() -> int:
 @pytest.mark.parametrize("url, needle", [
     ("http://", "no host"), ("http:http://", "no host"), ("http://exa mple.com/x", "spaces"),
     ("http://127.0.0.1:99999/x", "port"), ("http://127.0.0.1:abc/x", "port"), ("http://127.0.0.1:0/x", "port must be"),
-    ("http://[::1/x", "IPv6"), ("http://a..b/x", "not a valid host name"), ("http:ftp://host/x", "http:// or https://"), ("http://host\x1b[2J/x", "control"),
+    ("http://[::1/x", "IPv6"), ("http://a..b/x", "not a valid host name"), ("http:ftp://host/x", "http:// or https://"),
+    ("http://host\x1b[2J/x", "control"),
 ])
 def test_malformed_system_urls(url: str, needle: str, tmp_path: Path, capsys) -> None:
     db = tmp_path / "r.db"

@@ -109,4 +109,5 @@ def test_failed_questions_are_reported_and_all_failed_exits_1(tmp_path: Path, mo
     assert "1 of 31 questions failed (first: q030: system: ConnectionError: backend down)" in out
     assert run_cli(*base, "--system", "python:flaky_rag_mod:none") == 1
     err = capsys.readouterr().err.strip()
-    assert "nothing to score: 31 of 31 questions failed" in err and "backend down" in err and "--resume" in err and len(err.splitlines()) == 1
+    assert "nothing to score: 31 of 31 questions failed" in err and "backend down" in err and "--resume" in err
+    assert len(err.splitlines()) == 1

@@ -39,7 +39,8 @@ def test_a_nan_score_is_one_failed_question_and_the_report_reads_back(tmp_path: 
                                                                       capsys: pytest.CaptureFixture) -> None:
     assert _eval(tmp_path, "--system", nan_system, "--metrics", "retrieval") == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "1 of 3 questions failed (first: q1: system: BadInput: python:odd_rag_cli:answer: context 1: 'score' must be a finite number, got nan)" in out
+    assert ("1 of 3 questions failed (first: q1: system: BadInput: python:odd_rag_cli:answer: context 1: "
+            "'score' must be a finite number, got nan)") in out
     db = open_db(tmp_path / "ragcov.db")
     assert_stored_finite(db)
     code, report = report_via_cli(tmp_path / "ragcov.db", "latest-eval", tmp_path)
