@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from ragcov_tui.tui.widgets.charts import even_ticks, whole_ticks
@@ -12,7 +14,7 @@ from ragcov_tui.tui.widgets.charts import even_ticks, whole_ticks
 def test_whole_ticks_are_even_whole_numbers_covering_the_top(top: float, slots: int) -> None:
     ticks = whole_ticks(top, slots)
     assert all(isinstance(t, int) for t in ticks) and ticks[0] == 0
-    steps = {b - a for a, b in zip(ticks, ticks[1:])}
+    steps = {b - a for a, b in pairwise(ticks)}
     assert len(steps) == 1
     step = steps.pop()
     assert str(step).rstrip("0") in ("1", "2", "5")

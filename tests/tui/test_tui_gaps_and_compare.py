@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, Static

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -187,7 +187,7 @@ async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_question
 
 
 def _running_row(db, sid: str, pid: int, done: int = 7, total: int = 10) -> None:
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     with db.conn:
         db["sessions"].insert({"id": sid, "kind": "eval", "status": "running", "created_at": now, "pid": pid,
                                "host": liveness.this_host(), "heartbeat_at": now, "system": "python:x:y",
@@ -195,7 +195,7 @@ def _running_row(db, sid: str, pid: int, done: int = 7, total: int = 10) -> None
 
 
 def _beat(db, sid: str, done: int, total: int = 10) -> None:
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     with db.conn:
         db.execute("UPDATE sessions SET heartbeat_at = ?, progress = ? WHERE id = ?",
                    [now, json.dumps({"stage": "evaluating", "done": done, "total": total}), sid])

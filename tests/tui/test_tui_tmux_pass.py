@@ -214,7 +214,7 @@ async def test_the_focused_jobs_field_stands_out(tui_db: Path) -> None:
         app.query_one("#job-kind", Select).focus()
         await pilot.pause()
         focused = _background_of(app, "kind", "analysis")
-        assert sum(abs(a - b) for a, b in zip(focused, blurred)) >= 60, (focused, blurred)
+        assert sum(abs(a - b) for a, b in zip(focused, blurred, strict=False)) >= 60, (focused, blurred)
 
 
 async def test_the_result_detail_key_line_fits_one_line_at_80x24(tui_db: Path) -> None:

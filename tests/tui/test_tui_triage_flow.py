@@ -5,10 +5,9 @@ jobs that do not pull the user away, a Jobs form that keeps what was typed, ``R`
 
 from __future__ import annotations
 
-import sqlite3
-
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from textual.widgets._toast import Toast
 
 from ragcov_tui.store import open_db
 from ragcov_tui.store.sessions import get_session
-
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.screens.filtering import FilterBar
 from ragcov_tui.tui.screens.modals import TextScreen

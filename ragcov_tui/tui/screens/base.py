@@ -41,7 +41,7 @@ class Pane(Vertical):
         lists[(at + step) % len(lists)].focus()
 
     @property
-    def ragcov(self) -> "RagcovApp":
+    def ragcov(self) -> RagcovApp:
         return self.app  # type: ignore[return-value]
 
     @property

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -43,15 +44,15 @@ class Doc:
         self.parts: list[RenderableType] = []
         self.text = Text()
 
-    def append(self, value: str, style: str = "") -> "Doc":
+    def append(self, value: str, style: str = "") -> Doc:
         self.text.append(value, style=style)
         return self
 
-    def append_text(self, value: Text) -> "Doc":
+    def append_text(self, value: Text) -> Doc:
         self.text.append_text(value)
         return self
 
-    def add(self, block_: RenderableType) -> "Doc":
+    def add(self, block_: RenderableType) -> Doc:
         """A block on lines of its own (the text so far ends before it)."""
         if self.text.plain:
             if self.text.plain.endswith("\n"):
@@ -138,7 +139,8 @@ def eval_item_text(item: dict[str, Any], *, testset: str | None = None, chunks: 
 
     out.append("Question  ", style="bold").append_text(block(item.get("question"))).append("\n")
     out.append("Status    ", style="bold").append_text(lit(
-        f"{item.get('status')}  ·  diagnosis: {item.get('diagnosis') or UNDEFINED}  ·  judge: {details.get('judge') or UNDEFINED}")).append("\n")
+        f"{item.get('status')}  ·  diagnosis: {item.get('diagnosis') or UNDEFINED}"
+        f"  ·  judge: {details.get('judge') or UNDEFINED}")).append("\n")
     if item.get("error"):
         out.append("\nError     ", style="bold red").append_text(block(item["error"])).append("\n")
     truth, keywords, why = reference(testset, item.get("question_id"))

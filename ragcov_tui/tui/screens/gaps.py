@@ -15,7 +15,8 @@ highlighted suggestion in full.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -30,8 +31,8 @@ from ragcov_tui.services import triage
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.details import gap_detail
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.screens.modals import TextPrompt, TextScreen
 from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num

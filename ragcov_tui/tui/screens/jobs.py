@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -156,7 +157,8 @@ class JobsPane(Pane):
         with VerticalScroll(id="jobs-form"):
             with Horizontal(classes="form-row"):
                 yield Label("kind", classes="form-label")
-                yield Select([("analysis", "analysis"), ("evaluation", "eval")], value="analysis", allow_blank=False, compact=True, id="job-kind")
+                yield Select([("analysis", "analysis"), ("evaluation", "eval")], value="analysis", allow_blank=False,
+                             compact=True, id="job-kind")
             for key, (label, _, hint) in FIELDS.items():
                 with Horizontal(classes="form-row", id=f"row-{key}"):
                     yield Label(label, classes="form-label")

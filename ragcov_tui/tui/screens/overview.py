@@ -19,8 +19,8 @@ from ragcov_tui.store.liveness import state_line
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.screens.base import Pane
 from ragcov_tui.tui.widgets.charts import Chart
-from ragcov_tui.tui.widgets.paged_table import Table
 from ragcov_tui.tui.widgets.literal import labelled, lit, num
+from ragcov_tui.tui.widgets.paged_table import Table
 
 
 class OverviewPane(Pane):
@@ -121,6 +121,7 @@ class OverviewPane(Pane):
             values = queries.metric_values(db, sid, metric)
             chart = self.query_one(chart_id, Chart)
             if values:
-                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)], queries.histogram(values, 10, 0.0, 1.0))
+                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)],
+                                queries.histogram(values, 10, 0.0, 1.0))
             else:
                 chart.draw_message(metric, "not measured in this session")

@@ -16,8 +16,8 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, FilterBar, Filterable
 from ragcov_tui.tui.screens.eval_detail import EvalItemScreen
+from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -85,7 +85,8 @@ class ResultsPane(Filterable, Pane):
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
-        yield FilterBar("text to find, or a test like faith<0.5 (a column title or full name) · enter apply · esc clear", id="results-filter")
+        yield FilterBar("text to find, or a test like faith<0.5 (a column title or full name) · enter apply · esc clear",
+                        id="results-filter")
         yield PagedTable("Results", [], key="question_id", id="results-table")
         with Horizontal(id="results-charts"):
             for metric in HISTOGRAMS:
@@ -116,7 +117,8 @@ class ResultsPane(Filterable, Pane):
             values = queries.metric_values(self.ragcov.db, self.sid, metric)  # type: ignore[arg-type]
             chart = self.query_one(f"#results-{metric}", Chart)
             if values:
-                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)], queries.histogram(values, 10, 0.0, 1.0))
+                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)],
+                                queries.histogram(values, 10, 0.0, 1.0))
             else:
                 chart.draw_message(metric, "not measured")
 

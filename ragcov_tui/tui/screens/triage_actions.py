@@ -8,7 +8,8 @@ yes / no modal) and on yes runs the action again with ``force``.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.app import App
 

@@ -9,7 +9,8 @@ Titles, labels and messages (a test file's name, cluster themes) are made visibl
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot

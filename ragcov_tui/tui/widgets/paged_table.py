@@ -7,7 +7,8 @@ border shows ``label  first–last of total``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
