@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -105,7 +104,8 @@ def ragcov_stage(folder: Path, system: str, db: Path) -> dict:
 
 
 def bench(folder: Path, systems: list[str], work: Path) -> None:
-    n_docs = sum(1 for line in open(folder / "corpus.jsonl", encoding="utf-8") if line.strip())
+    with open(folder / "corpus.jsonl", encoding="utf-8") as f:
+        n_docs = sum(1 for line in f if line.strip())
     print(f"\n{folder}  ({n_docs:,} documents)")
     wall, rss, out, _ = timed([sys.executable, "-c", BARE, str(folder)])
     bare = json.loads(out.strip().splitlines()[-1])["seconds"]

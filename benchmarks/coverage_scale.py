@@ -91,7 +91,7 @@ class StageTimer:
 
     def stages(self, end: float) -> dict[str, float]:
         out: dict[str, float] = {}
-        for (stage, t), nxt in zip(self.marks, [m[1] for m in self.marks[1:]] + [end]):
+        for (stage, t), nxt in zip(self.marks, [m[1] for m in self.marks[1:]] + [end], strict=True):
             out[stage] = out.get(stage, 0.0) + nxt - t
         return out
 

@@ -29,8 +29,8 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -48,7 +48,8 @@ def text_sets(n: int, beir: str | None) -> dict[str, list[str]]:
         _, chunks = build_chunks([str(ROOT / "sample_data" / "corpus")], chunk_size=size, chunk_overlap=0)
         sets[name] = [c.text for c in chunks][:n]
     if beir:
-        rows = [json.loads(line) for line in open(Path(beir) / "corpus.jsonl", encoding="utf-8") if line.strip()][:n]
+        with open(Path(beir) / "corpus.jsonl", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()][:n]
         sets["beir"] = [f"{r.get('title') or ''}\n\n{r['text']}".strip() for r in rows]
     return sets
 

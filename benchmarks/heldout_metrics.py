@@ -61,7 +61,7 @@ def top_gaps_share(chunks: Sequence[tuple[str, int]], gap_clusters: Sequence[int
     """(share of held-out chunks in the first ``top`` gaps — None without gaps —, base rate, recall)."""
     first = set(gap_clusters[:top])
     held = [s in held_out for s, _ in chunks]
-    in_gaps = [h for (_, c), h in zip(chunks, held) if c in first]
+    in_gaps = [h for (_, c), h in zip(chunks, held, strict=True) if c in first]
     base = sum(held) / len(chunks) if chunks else 0.0
     recall = sum(in_gaps) / sum(held) if sum(held) else 0.0
     return (sum(in_gaps) / len(in_gaps) if in_gaps else None), base, recall

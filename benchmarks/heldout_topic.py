@@ -50,8 +50,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from heldout_data import prepare  # noqa: E402
 from heldout_metrics import (  # noqa: E402
-    concentration_cluster, gap_rank, held_out_documents, precision_at_held_out, ranked_documents, ratio,
-    top_gaps_share, topics_from_groups,
+    concentration_cluster,
+    gap_rank,
+    held_out_documents,
+    precision_at_held_out,
+    ranked_documents,
+    ratio,
+    top_gaps_share,
+    topics_from_groups,
 )
 
 GOAL_SHARE, GOAL_RATIO, TOP = 0.05, 3.0, 3
@@ -83,7 +89,7 @@ def tfidf_groups(docs: dict[str, str], k: int, seed: int) -> dict[str, str]:
     labels = kmeans.fit_predict(tfidf.fit_transform(list(docs.values())))
     terms = tfidf.get_feature_names_out()
     names = [f"g{g}: " + " ".join(terms[i] for i in centre.argsort()[::-1][:3]) for g, centre in enumerate(kmeans.cluster_centers_)]
-    return {d: names[label] for d, label in zip(docs, labels.tolist())}
+    return {d: names[label] for d, label in zip(docs, labels.tolist(), strict=True)}
 
 
 def load(folder: Path, k: int, seed: int) -> Dataset:
