@@ -26,7 +26,8 @@ def source_line(traffic: dict[str, Any]) -> str:
     """``sample_data/traffic.jsonl: 1,722 queries (55 distinct) in 80 rows, 2026-01-01 to 2026-01-31``."""
     src = traffic.get("source", {})
     span = f", {str(src['first'])[:10]} to {str(src['last'])[:10]}" if src.get("first") else ""
-    return f"{src.get('path')}: {src.get('queries', 0):,} queries ({src.get('distinct', 0):,} distinct) in {src.get('rows', 0):,} rows{span}"
+    return (f"{src.get('path')}: {src.get('queries', 0):,} queries ({src.get('distinct', 0):,} distinct)"
+            f" in {src.get('rows', 0):,} rows{span}")
 
 
 def traffic_markdown(report: dict[str, Any]) -> str:
