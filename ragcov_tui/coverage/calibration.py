@@ -61,11 +61,17 @@ class Cut:
     spread: float
 
 
-def robust_cut(values: np.ndarray, *, below: bool = True, floor: float = MIN_SPREAD) -> Cut:
-    """median − 2·spread (``below``) or median + 2·spread of ``values``, the spread floored at ``floor``."""
+def robust_spread(values: np.ndarray, floor: float = 0.0) -> tuple[float, float]:
+    """``(median, spread)`` of ``values``: spread = max(1.4826 · median(|values − median|), ``floor``),
+    the standard deviation a normal distribution with that MAD would have."""
     values = np.asarray(values, dtype=np.float64)
     median = float(np.median(values))
-    spread = max(MAD_SCALE * float(np.median(np.abs(values - median))), floor)
+    return median, max(MAD_SCALE * float(np.median(np.abs(values - median))), floor)
+
+
+def robust_cut(values: np.ndarray, *, below: bool = True, floor: float = MIN_SPREAD) -> Cut:
+    """median − 2·spread (``below``) or median + 2·spread of ``values``, the spread floored at ``floor``."""
+    median, spread = robust_spread(values, floor)
     return Cut(median - CUT_SPREADS * spread if below else median + CUT_SPREADS * spread, median, spread)
 
 

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragcov_tui.coverage.calibration import covered_shares
+from ragcov_tui.coverage.calibration import covered_shares, robust_spread
 
-MAD_SCALE = 1.4826
 MIN_SPREAD = 0.02
 
 
@@ -77,8 +76,7 @@ def document_coverage(sources: list[str], mindist: np.ndarray | None, *, within:
     np.minimum.at(nearest, codes, mindist)
     reach = 1.0 - nearest
     shares = covered_shares(within, codes, len(order)) if within is not None else None
-    median = float(np.median(values))
-    spread = max(MAD_SCALE * float(np.median(np.abs(values - median))), MIN_SPREAD)
+    median, spread = robust_spread(values, MIN_SPREAD)
     out = []
     for i, source in enumerate(order):
         value = float(values[i])

@@ -40,11 +40,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragcov_tui.coverage.calibration import robust_spread
 from ragcov_tui.coverage.nearest import top_k
 
 OFFSET_CAP = 0.25
 AUTO_FLOOR, AUTO_CEILING, AUTO_Z = 1.35, 2.0, 3.0
-MAD_SCALE = 1.4826
 
 
 @dataclass
@@ -98,9 +98,8 @@ def flag(scores: np.ndarray, contamination: float | str, lof_threshold: float | 
         mask[order] = True
         threshold = float(scores[order].min()) if count else float("inf")
         return mask, threshold, f"the {count} highest LOF scores (contamination {float(contamination):g})"
-    median = float(np.median(scores))
-    mad = float(np.median(np.abs(scores - median)))
-    threshold = float(np.clip(median + AUTO_Z * MAD_SCALE * mad, AUTO_FLOOR, AUTO_CEILING))
+    median, spread = robust_spread(scores)
+    threshold = float(np.clip(median + AUTO_Z * spread, AUTO_FLOOR, AUTO_CEILING))
     return scores > threshold, threshold, (
         f"LOF > clip(median + {AUTO_Z:g}·1.4826·MAD, {AUTO_FLOOR:g}, {AUTO_CEILING:g}) = {threshold:.3f}")
 

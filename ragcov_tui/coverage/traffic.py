@@ -44,13 +44,12 @@ from typing import Any
 import numpy as np
 
 from ragcov_tui.coverage.analysis import as_unit_matrix
+from ragcov_tui.coverage.calibration import robust_spread
 from ragcov_tui.coverage.clustering import cluster_chunks
 from ragcov_tui.coverage.nearest import nearest, top_k
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.progress import Progress, report
 from ragcov_tui.traffic.reader import TrafficLog
-
-MAD_SCALE = 1.4826  # median absolute deviation → standard deviation of a normal distribution
 
 
 @dataclass(frozen=True)
@@ -202,8 +201,7 @@ def analyze_traffic(
 def _answer_threshold(inlier_chunk_sim: np.ndarray, chunk_sim: np.ndarray, percentile: float
                       ) -> tuple[float | None, str]:
     """τ_answer = min(the inliers' percentile, the traffic's median − 2 robust spreads) and how it was set."""
-    median = float(np.median(chunk_sim))
-    spread = MAD_SCALE * float(np.median(np.abs(chunk_sim - median)))
+    median, spread = robust_spread(chunk_sim)
     own = median - 2.0 * spread
     if len(inlier_chunk_sim) == 0:
         return own, (f"similarity to the nearest chunk below {own:.3f}, the queries' median {median:.3f} − 2 robust "
