@@ -14,10 +14,6 @@ from collections.abc import Callable
 Progress = Callable[[str, int, int], None]
 
 
-def null_progress(stage: str, done: int, total: int) -> None:
-    """A progress callback that ignores everything."""
-
-
 def report(progress: Progress | None, stage: str, done: int, total: int) -> None:
     """Call ``progress`` if one was given."""
     if progress is not None:
