@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.gates import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
+from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
 
 COVERAGE_METRICS = ("basic", "weighted", "multi_threshold", "multi_n", "covered_share")
 

@@ -1,7 +1,7 @@
 """Gold coverage: which documents no question names as gold — exact, cheap, what a person checks first.
 
 Each relevant gold id (grade > 0) is matched to a corpus chunk or document id the way
-:mod:`ragcov_tui.evaluation.gold_ids` matches them (exact first, then its normalisations; the
+:mod:`ragcov_tui.testset.gold_ids` matches them (exact first, then its normalisations; the
 questions are not rewritten). A document id names all its chunks, a chunk id names that chunk and,
 for the counts, its document. ``gold_count(d)`` = how many questions name d (or a chunk of it);
 the documents with 0 are *unnamed*. The same gold chunks give the gold distance the answering
@@ -18,7 +18,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.evaluation.gold_ids import CorpusIds
+from ragcov_tui.testset.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question
 
 ROW_BLOCK = 16384

@@ -22,6 +22,7 @@ import sqlite_utils
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import load_report
+from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
 
 
 @dataclass(frozen=True)
@@ -36,23 +37,6 @@ class Regression:
 
     def __str__(self) -> str:
         return f"{self.metric}: {self.baseline:.4f} → {self.current:.4f} (drop {self.drop:.4f})"
-
-
-@dataclass(frozen=True)
-class Threshold:
-    metric: str
-    minimum: float
-
-
-@dataclass(frozen=True)
-class BelowThreshold:
-    metric: str
-    minimum: float
-    current: float | None
-
-    def __str__(self) -> str:
-        got = "not measured" if self.current is None else f"{self.current:.4f}"
-        return f"{self.metric}: {got} < required {self.minimum:g}"
 
 
 @dataclass
@@ -95,20 +79,6 @@ def find_regressions(baseline: dict[str, Any], current: dict[str, Any], max_drop
     return [r for r in found if r.drop > max_drop + 1e-12]
 
 
-def parse_threshold_spec(spec: str, example: str) -> tuple[str, float]:
-    """``"name=0.6"`` → ``("name", 0.6)``; BadInput naming the spec (``example`` shows the form)."""
-    name, sep, value = spec.partition("=")
-    if not sep or not name.strip() or not value.strip():
-        raise BadInput(f"--fail-under {spec!r}: expected METRIC=VALUE, e.g. {example}")
-    try:
-        minimum = float(value)
-    except ValueError:
-        raise BadInput(f"--fail-under {spec!r}: {value.strip()!r} is not a number") from None
-    if not math.isfinite(minimum):
-        raise BadInput(f"--fail-under {spec!r}: the minimum must be a finite number")
-    return name.strip(), minimum
-
-
 def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
     """``["ndcg@5=0.6", "faithfulness=0.8"]`` → thresholds; BadInput on a bad spec or metric."""
     out = []
@@ -116,16 +86,6 @@ def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
         name, minimum = parse_threshold_spec(spec, f"ndcg@{k}=0.6")
         out.append(Threshold(canonical_metric(name, k, where=f"--fail-under {spec!r}")[1], minimum))
     return out
-
-
-def below_thresholds(means: dict[str, float | None], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
-    """The thresholds whose metric is below its minimum or undefined (it cannot be shown to pass)."""
-    below = []
-    for t in thresholds:
-        current = means.get(t.metric)
-        if current is None or current < t.minimum:
-            below.append(BelowThreshold(t.metric, t.minimum, current))
-    return below
 
 
 def check_fail_under(report: dict[str, Any], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:

@@ -8,7 +8,7 @@ Ragas / LlamaIndex ``reference_contexts``, DeepEval ``context`` and Giskard ``re
 2. ``near-exact``  — at least 75 % of its 4-word shingles found in one place;
 3. ``seed``        — a question none of whose contexts matched by text gets Giskard's
    ``metadata.seed_document_id`` when that names a corpus id (by the rules of
-   :mod:`ragcov_tui.evaluation.gold_ids`);
+   :mod:`ragcov_tui.testset.gold_ids`);
 4. ``embedding``   — a context still unmatched takes the chunk whose vector (the run's embedder)
    has cosine ≥ :data:`EMBEDDING_MIN` with its own, the best one.
 
@@ -33,8 +33,8 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.context_index import ContextIndex
-from ragcov_tui.evaluation.gold_ids import CorpusIds
 from ragcov_tui.progress import Progress
+from ragcov_tui.testset.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question
 
 EMBEDDING_MIN = 0.9

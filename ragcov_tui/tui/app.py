@@ -27,17 +27,17 @@ from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.store import open_db
 from ragcov_tui.store.sessions import get_session, list_sessions, resolve_session
 from ragcov_tui.store.traffic import has_traffic
-from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.clusters import ClustersPane
-from ragcov_tui.tui.screens.documents import DocumentsPane
-from ragcov_tui.tui.screens.gaps import GapsPane
-from ragcov_tui.tui.screens.jobs import JobRunner, JobsPane, run_job
-from ragcov_tui.tui.screens.modals import TextScreen
-from ragcov_tui.tui.screens.outliers import OutliersPane
-from ragcov_tui.tui.screens.overview import OverviewPane
-from ragcov_tui.tui.screens.results import DIAGNOSIS_LABELS, ResultsPane
-from ragcov_tui.tui.screens.sessions import SessionsPane
-from ragcov_tui.tui.screens.traffic import TrafficPane
+from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.panes.base import Pane
+from ragcov_tui.tui.panes.clusters import ClustersPane
+from ragcov_tui.tui.panes.documents import DocumentsPane
+from ragcov_tui.tui.panes.gaps import GapsPane
+from ragcov_tui.tui.panes.jobs import JobRunner, JobsPane, run_job
+from ragcov_tui.tui.panes.outliers import OutliersPane
+from ragcov_tui.tui.panes.overview import OverviewPane
+from ragcov_tui.tui.panes.results import DIAGNOSIS_LABELS, ResultsPane
+from ragcov_tui.tui.panes.sessions import SessionsPane
+from ragcov_tui.tui.panes.traffic import TrafficPane
 from ragcov_tui.tui.session_watch import POLL_EVERY, SessionWatch
 from ragcov_tui.tui.widgets.footer import AdaptiveFooter
 from ragcov_tui.tui.widgets.literal import lit

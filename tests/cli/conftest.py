@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
+from ragcov_tui.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_data"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.settings import SPECS
+from ragcov_tui.services.settings import SPECS
 from ragcov_tui.store.db import open_db
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 
@@ -391,7 +391,7 @@ def test_a_malformed_openai_base_url_names_the_variable(url: str, tmp_path: Path
 
 
 def test_an_interrupt_says_interrupted_and_exits_130(tmp_path: Path, capsys, monkeypatch) -> None:
-    from ragcov_tui import cli_commands
+    from ragcov_tui.cli import commands as cli_commands
 
     def stop(args, out):
         raise KeyboardInterrupt
@@ -477,7 +477,7 @@ def test_a_database_failing_mid_run_is_one_line_naming_it(tmp_path: Path, capsys
 
 
 def test_an_interrupt_while_starting_is_one_line(tmp_path: Path, capsys, monkeypatch) -> None:
-    import ragcov_tui.cli as cli
+    import ragcov_tui.cli.main as cli
 
     def stop():
         raise KeyboardInterrupt

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
+from ragcov_tui.cli.main import main
 from tests.cli.conftest import CORPUS, QUESTIONS
 from tests.support.hostile import HOSTILE, HOSTILE_NO_NUL, leaked
 

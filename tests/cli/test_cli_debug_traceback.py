@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui import cli, cli_commands
+from ragcov_tui.cli import commands as cli_commands
+from ragcov_tui.cli import main as cli
 
 HOSTILE = "boom \x1b]0;pwned\x07 \x1b[2J \x9b31m \u202e http://user:secret@example.com/v1?key=sk-123"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
+from ragcov_tui.cli.main import main
 from ragcov_tui.llm.cost import PRICE_ENV
 from tests.evaluation.conftest import judge_server  # noqa: F401 (the fake OpenAI judge fixture)
 

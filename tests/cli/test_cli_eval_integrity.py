@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
+from ragcov_tui.cli.main import main
 from ragcov_tui.store.db import open_db
 from tests.evaluation.conftest import judge_server  # noqa: F401 (the fake OpenAI judge fixture)
 from tests.evaluation.eval_integrity import assert_stored_finite, report_via_cli, write_questions

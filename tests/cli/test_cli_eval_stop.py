@@ -108,7 +108,7 @@ def test_sigterm_marks_the_session_interrupted_with_a_report_and_resume_asks_onl
 
 SLOW_CLEANUP = textwrap.dedent("""
     import sys, time
-    from ragcov_tui.cli_commands import interruptible
+    from ragcov_tui.cli.commands import interruptible
 
     @interruptible
     def cmd(args, out):

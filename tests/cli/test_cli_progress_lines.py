@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ragcov_tui.cli_progress import ProgressLines, duration, progress_line
+from ragcov_tui.cli.progress_lines import ProgressLines, duration, progress_line
 
 
 class Clock:

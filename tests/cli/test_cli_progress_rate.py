@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.progress import Progress
 
-from ragcov_tui.cli_render import RateColumn
+from ragcov_tui.cli.render import RateColumn
 
 
 def test_rate_column_shows_items_per_second_once_known() -> None:

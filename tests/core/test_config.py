@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.config import load_config
-from ragcov_tui.coverage.pipeline import AnalyzeOptions
 from ragcov_tui.errors import ConfigError
-from ragcov_tui.evaluation.pipeline import EvalOptions
-from ragcov_tui.settings import SEED_MAX, SPECS, build_options, flag_source, option_defaults, resolve
+from ragcov_tui.services.analysis_job import AnalyzeOptions
+from ragcov_tui.services.config import load_config
+from ragcov_tui.services.eval_job import EvalOptions
+from ragcov_tui.services.settings import SEED_MAX, SPECS, build_options, flag_source, option_defaults, resolve
 
 
 def write(tmp_path: Path, text: str) -> Path:

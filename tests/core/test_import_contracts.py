@@ -24,25 +24,23 @@ def top_level_modules() -> set[str]:
     return {f"ragcov_tui.{name}" for name in modules | packages}
 
 
-def test_core_contract_names_every_top_level_module_as_core_or_front_end() -> None:
+def layer_modules() -> set[str]:
+    return {m.strip() for layer in contracts()["layers"]["layers"] for m in layer.replace(":", "|").split("|")}
+
+
+def test_every_top_level_module_is_in_a_layer_or_shared() -> None:
+    """A package or module sits in the layers, or among the shared modules that import none of them."""
+    shared = set(contracts()["shared-imports-nothing-above"]["source_modules"])
+    assert top_level_modules() - layer_modules() == shared
+    assert shared & layer_modules() == set()
+
+
+def test_shared_modules_may_not_import_any_layer() -> None:
+    assert set(contracts()["shared-imports-nothing-above"]["forbidden_modules"]) == layer_modules()
+
+
+def test_core_contract_names_everything_but_the_front_ends() -> None:
     core = contracts()["core-no-terminal"]
-    named = set(core["source_modules"]) | set(core["forbidden_modules"])
-    assert top_level_modules() - named == set()
-
-
-def test_core_contract_forbids_every_front_end_and_terminal_library() -> None:
-    forbidden = set(contracts()["core-no-terminal"]["forbidden_modules"])
-    front_ends = {m for m in top_level_modules() if m.split(".")[1].startswith("cli")}
-    assert front_ends | {"ragcov_tui.tui", "ragcov_tui.__main__"} <= forbidden
-    assert {"textual", "rich", "plotext", "textual_plotext"} <= forbidden
-
-
-def test_every_package_has_a_layer() -> None:
-    """Each subpackage sits in the infrastructure layers, the domain, the services or the app."""
-    by_id = contracts()
-    infrastructure = {m.strip() for layer in by_id["infrastructure-layers"]["layers"] for m in layer.split("|")}
-    assert infrastructure == set(by_id["infrastructure-below-domain"]["source_modules"])
-    domain = set(by_id["domain-below-services"]["source_modules"])
-    packages = {f"ragcov_tui.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
-    assert packages == infrastructure | domain | {"ragcov_tui.services", "ragcov_tui.tui"}
-    assert {"ragcov_tui.services", "ragcov_tui.tui"} <= set(by_id["domain-below-services"]["forbidden_modules"])
+    front_ends = {"ragcov_tui.cli", "ragcov_tui.tui", "ragcov_tui.__main__"}
+    assert set(core["source_modules"]) == top_level_modules() - front_ends
+    assert front_ends | {"textual", "rich", "plotext", "textual_plotext"} == set(core["forbidden_modules"])

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
 from ragcov_tui.coverage.suggest_offline import COSINE_DUPLICATE
 from ragcov_tui.embeddings.factory import make_embedder
+from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 from ragcov_tui.store.db import open_db
 from ragcov_tui.testset.reader import read_testset
 

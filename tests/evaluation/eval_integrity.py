@@ -9,8 +9,8 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.cli import main
-from ragcov_tui.evaluation.pipeline import EvalOptions
+from ragcov_tui.cli.main import main
+from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.store.db import open_db
 
 QUESTIONS = [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+from ragcov_tui.services.eval_job import EvalOptions, run_eval
 from ragcov_tui.store.db import open_db
 
 TOPICS = ["invoice payment billing", "password login security", "install agent server", "export csv data",

@@ -7,7 +7,7 @@ import pytest
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.gold_ids import match_gold_ids
+from ragcov_tui.testset.gold_ids import match_gold_ids
 from ragcov_tui.testset.models import Question
 
 DOCS = ["billing-and-plans.md", "guides/setup.md", "guides/export.md", "v2/api/auth.md", "notes.txt", "faq.md"]

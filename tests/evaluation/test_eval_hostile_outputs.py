@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.pipeline import run_eval
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, check_score, output_from_value
 from ragcov_tui.evaluation.systems.records import load_records
+from ragcov_tui.services.eval_job import run_eval
 from ragcov_tui.store.sessions import get_session
 from tests.evaluation.eval_integrity import (
     assert_stored_finite,

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.evaluation.generation.judge import check_score
-from ragcov_tui.evaluation.pipeline import run_eval
 from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.llm.json_reply import parse_json_reply
+from ragcov_tui.services.eval_job import run_eval
 from ragcov_tui.store.evals import load_eval_items
 from ragcov_tui.store.sessions import get_session
 from tests.evaluation.eval_integrity import (

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput, Cancelled
-from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
 from ragcov_tui.evaluation.systems.base import SystemOutput
+from ragcov_tui.services.eval_job import EvalOptions, run_eval
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report
 from ragcov_tui.store.sessions import get_session
@@ -83,7 +83,7 @@ class CountingSystem:
 
 
 def test_resume_after_interruption_skips_done_items(workspace: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ragcov_tui.evaluation.pipeline.make_system", lambda *a, **k: CountingSystem())
+    monkeypatch.setattr("ragcov_tui.services.eval_job.make_system", lambda *a, **k: CountingSystem())
     CountingSystem.calls = []
     seen: list[int] = []
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
+from ragcov_tui.cli.main import main
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.compare import compare
-from ragcov_tui.evaluation.pipeline import run_eval
+from ragcov_tui.services.eval_job import run_eval
 from ragcov_tui.store.sessions import create_session, finish_session, get_session, resolve_session
 from tests.evaluation.eval_integrity import QUESTIONS, database, options, write_questions
 
@@ -46,7 +46,7 @@ def interrupted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         def answer(self, question: str):
             return output_from_value(super().answer(question), self.name)
 
-    monkeypatch.setattr("ragcov_tui.evaluation.pipeline.make_system", lambda *a, **k: System())
+    monkeypatch.setattr("ragcov_tui.services.eval_job.make_system", lambda *a, **k: System())
     db, path = database(tmp_path)
 
     def stop(stage: str, done: int, total: int) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
+from ragcov_tui.cli.main import main
 from ragcov_tui.evaluation.systems.builtin import ANSWER_MAX_TOKENS, ANSWER_PROMPT
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.structured import ReplySchema

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
+from ragcov_tui.cli.main import main
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat

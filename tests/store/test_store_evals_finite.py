@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.cli import main
-from ragcov_tui.evaluation.pipeline import _store_item
+from ragcov_tui.cli.main import main
+from ragcov_tui.services.eval_job import _store_item
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.evals import (
     NonFiniteValue,

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from ragcov_tui.cli_traffic import print_traffic
+from ragcov_tui.cli.traffic_views import print_traffic
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
 from ragcov_tui.safe_text import is_safe
 

@@ -73,7 +73,7 @@ def test_heuristic_more_suggestions_go_down_the_least_covered_chunks_and_skip_ta
 
 
 def test_heuristic_more_suggestions_check_meaning_with_the_sessions_embedder(tmp_path: Path) -> None:
-    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+    from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 
     corpus = tmp_path / "docs"
     corpus.mkdir()

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import PANES, RagcovApp, pane_id
-from ragcov_tui.tui.screens.jobs import JobRequest
+from ragcov_tui.tui.panes.jobs import JobRequest
 from ragcov_tui.tui.widgets.screen_guard import ControlCharFilter
 from tests.support.hostile import HOSTILE, leaked, poison_database
 from tests.support.screen_text import screen_text

@@ -18,7 +18,7 @@ from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
-pipeline = pytest.importorskip("ragcov_tui.coverage.pipeline", reason="run_analysis (coverage pipeline) not available yet")
+pipeline = pytest.importorskip("ragcov_tui.services.analysis_job", reason="run_analysis (coverage pipeline) not available yet")
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"

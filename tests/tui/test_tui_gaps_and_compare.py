@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable, Input, Static
 
-from ragcov_tui.cli_render import SafeConsole, print_compare
+from ragcov_tui.cli.render import SafeConsole, print_compare
 from ragcov_tui.evaluation.compare import compare_reports
 from ragcov_tui.store import open_db
 from ragcov_tui.store.decisions import list_decisions
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import eval_metric_keys, gap_rows
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.modals import CompareScreen, TextPrompt, TextScreen
+from ragcov_tui.tui.modals import CompareScreen, TextPrompt, TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
 from tests.support.synthetic_sessions import make_eval_session

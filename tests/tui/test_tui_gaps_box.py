@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.tui.app import RagcovApp
 from tests.support.screen_text import screen_text, static_text

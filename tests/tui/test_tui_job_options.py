@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.tui.screens.jobs import JobRequest, job_options
+from ragcov_tui.tui.panes.jobs import JobRequest, job_options
 
 
 def test_analysis_rerun_keeps_engine_parameters_and_chunking() -> None:

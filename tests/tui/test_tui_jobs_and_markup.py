@@ -12,7 +12,7 @@ from textual.widgets import Static
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.jobs import JobRequest, eta_text, prefill
+from ragcov_tui.tui.panes.jobs import JobRequest, eta_text, prefill
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
 

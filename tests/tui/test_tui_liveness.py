@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
-import ragcov_tui.coverage.pipeline  # noqa: F401  (imported before the clock starts: it loads scikit-learn)
+import ragcov_tui.services.analysis_job  # noqa: F401  (imported before the clock starts: it loads scikit-learn)
 from ragcov_tui.embeddings.hashing import HashEmbedder
 from ragcov_tui.store import liveness, open_db
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.modals import ConfirmScreen
+from ragcov_tui.tui.modals import ConfirmScreen
 from tests.support.ragcov_procs import CORPUS, N_QUESTIONS, QUESTIONS, ragcov, start_eval, write_slow_rag
 from tests.support.screen_text import static_text
 from tests.tui.test_tui_jobs_and_markup import slow_job

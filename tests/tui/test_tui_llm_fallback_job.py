@@ -10,7 +10,7 @@ import pytest
 
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.jobs import JobRequest
+from ragcov_tui.tui.panes.jobs import JobRequest
 
 pytestmark = pytest.mark.anyio
 FALLBACK = {"gaps": 2, "asked": 5, "cause": "openai chat at http://127.0.0.1:9/v1: unreachable after 4 attempts"}

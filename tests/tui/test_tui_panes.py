@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Static
 
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp, help_text
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
 

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Input, Static
 
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.eval_detail import EvalItemScreen
+from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
 
@@ -132,7 +132,7 @@ async def test_filter_and_next_match_in_every_list_pane(tui_db: Path) -> None:
 async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: Path) -> None:
     from ragcov_tui.embeddings.factory import make_embedder
     from ragcov_tui.store.sessions import get_session
-    from ragcov_tui.tui.screens.jobs import job_options
+    from ragcov_tui.tui.panes.jobs import job_options
 
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
@@ -190,7 +190,7 @@ async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_
 
 async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filter(tui_db: Path) -> None:
     from ragcov_tui.tui.app import help_text
-    from ragcov_tui.tui.screens.results import DIAGNOSIS_LABELS
+    from ragcov_tui.tui.panes.results import DIAGNOSIS_LABELS
 
     failures = open_db(tui_db).execute("SELECT count(*) FROM eval_items WHERE diagnosis = 'generation_failure'").fetchone()[0]
     app = RagcovApp(tui_db, "e0000001")

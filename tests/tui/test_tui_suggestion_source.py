@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from ragcov_tui.store.db import SCHEMA_VERSION
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
 from tests.support.screen_text import static_text
 
 SIZE = (80, 24)

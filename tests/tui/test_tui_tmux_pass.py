@@ -15,8 +15,8 @@ from textual.widgets._toast import Toast
 
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import PANES, RagcovApp, pane_id
-from ragcov_tui.tui.screens.jobs import JobsPane
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.panes.jobs import JobsPane
 from tests.support.screen_text import screen_text, static_text
 from tests.support.synthetic_sessions import make_eval_session
 

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, TabbedContent
 
-from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 from ragcov_tui.store import open_db
 from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.clusters import ClustersPane
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.panes.clusters import ClustersPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
 
@@ -126,7 +126,7 @@ async def test_clusters_map_draws_traffic_as_its_own_marker(traffic_db) -> None:
 
 def test_rerun_of_a_traffic_session_keeps_its_log(traffic_db) -> None:
     from ragcov_tui.store.sessions import get_session
-    from ragcov_tui.tui.screens.jobs import JobRequest, job_options, prefill
+    from ragcov_tui.tui.panes.jobs import JobRequest, job_options, prefill
 
     path, sid, plain = traffic_db
     db = open_db(path)

@@ -18,8 +18,8 @@ from textual.widgets._toast import Toast
 from ragcov_tui.store import open_db
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.filtering import FilterBar
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.panes.filtering import FilterBar
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
 from tests.support.synthetic_sessions import make_eval_session

@@ -17,7 +17,7 @@ import pytest
 from textual.widgets import Static
 
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.screens.modals import ConfirmScreen
+from ragcov_tui.tui.modals import ConfirmScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
 

@@ -30,7 +30,6 @@ from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
 from ragcov_tui.evaluation.gold_contexts import gold_from_contexts
-from ragcov_tui.evaluation.gold_ids import match_gold_ids
 from ragcov_tui.evaluation.items import EvalContext, evaluate_question
 from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.report import aggregate_items, count_items, headline, item_errors
@@ -52,6 +51,7 @@ from ragcov_tui.store.evals import (
 )
 from ragcov_tui.store.sessions import create_session, finish_session, resolve_session, resume_session
 from ragcov_tui.testset.beir import corpus_paths, read_questions
+from ragcov_tui.testset.gold_ids import match_gold_ids
 from ragcov_tui.testset.models import TestSet
 
 STAGE = "evaluating"

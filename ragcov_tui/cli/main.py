@@ -162,7 +162,7 @@ class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
     options dataclasses (imported only when help is shown), so no default is written twice."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        from ragcov_tui.settings import option_defaults
+        from ragcov_tui.services.settings import option_defaults
 
         text = action.help
         return text.format_map(option_defaults(self._prog.split()[-1])) if text and "{" in text else text
@@ -181,8 +181,8 @@ def _run(argv: list[str] | None) -> int:
     if not args.command:
         _parser().print_help()
         return EXIT_OK
-    from ragcov_tui import cli_commands
-    from ragcov_tui.cli_render import SafeConsole
+    from ragcov_tui.cli import commands as cli_commands
+    from ragcov_tui.cli.render import SafeConsole
 
     handler: Callable[[argparse.Namespace, Console], int] = getattr(cli_commands, f"cmd_{args.command}")
     out = SafeConsole()

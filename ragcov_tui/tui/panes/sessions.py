@@ -19,9 +19,9 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import percent_done, state_line
 from ragcov_tui.store.sessions import delete_session, get_session, rename_session
-from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, Filterable, FilterBar
-from ragcov_tui.tui.screens.modals import CompareScreen, ConfirmScreen, TextPrompt
+from ragcov_tui.tui.modals import CompareScreen, ConfirmScreen, TextPrompt
+from ragcov_tui.tui.panes.base import Pane
+from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable

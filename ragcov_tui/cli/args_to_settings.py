@@ -1,6 +1,6 @@
 """From parsed ``ragcov`` arguments to checked settings, before any work starts.
 
-Thin glue over :mod:`ragcov_tui.settings`: the flags, the environment and ``ragcov.toml`` become
+Thin glue over :mod:`ragcov_tui.services.settings`: the flags, the environment and ``ragcov.toml`` become
 typed options (one line naming the flag, variable or key when a value is wrong), the session
 database path and where it came from, and the output paths (``--json`` / ``--markdown``) are
 checked up front — a folder, an input file (test file, corpus file, qrels, the database) or a
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.config import Config, load_config
 from ragcov_tui.errors import BadInput
-from ragcov_tui.settings import build_options, resolve
+from ragcov_tui.services.config import Config, load_config
+from ragcov_tui.services.settings import build_options, resolve
 from ragcov_tui.store.db import DEFAULT_DB, busy_timeout
 
 OUTPUT_FLAGS = ("json", "markdown")
@@ -37,7 +37,7 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
     """Read ``ragcov.toml``, warn once per unknown key, check every option of the command and the
     ``RAGCOV_*`` tuning variables, and resolve the database path (``--db`` > ``$RAGCOV_DB`` >
     ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
-    from ragcov_tui.cli_progress import progress_every
+    from ragcov_tui.cli.progress_lines import progress_every
     from ragcov_tui.http_retry import RetryPolicy
     from ragcov_tui.llm.cost import user_prices
 

@@ -15,7 +15,7 @@ from textual.app import App
 
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.testset.writer import ConflictError
-from ragcov_tui.tui.screens.modals import ConfirmScreen
+from ragcov_tui.tui.modals import ConfirmScreen
 
 
 def reload_in(app: Any, sid: str | None) -> None:

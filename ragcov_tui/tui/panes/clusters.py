@@ -12,10 +12,10 @@ from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
 from ragcov_tui.store.traffic import traffic_points
-from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.details import cluster_detail, fmt
-from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, Filterable, FilterBar
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.panes.base import Pane
+from ragcov_tui.tui.panes.details import cluster_detail, fmt
+from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import block, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table

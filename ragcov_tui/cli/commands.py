@@ -15,8 +15,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ragcov_tui.cli import dump_json, write_output
-from ragcov_tui.cli_render import (
+from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
+from ragcov_tui.cli.main import dump_json, write_output
+from ragcov_tui.cli.render import (
     ProgressBar,
     SafeConsole,
     plain_line,
@@ -26,12 +27,11 @@ from ragcov_tui.cli_render import (
     print_sessions,
     warn_printer,
 )
-from ragcov_tui.cli_settings import check_outputs, command_options, session_inputs, setting, setup
-from ragcov_tui.cli_traffic import print_traffic
-from ragcov_tui.config import Config
+from ragcov_tui.cli.traffic_views import print_traffic
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError
+from ragcov_tui.services.config import Config
 from ragcov_tui.store import open_db
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import resolve_session
@@ -112,7 +112,7 @@ def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> 
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
     from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
-    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+    from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 
     gates = parse_coverage_gates(args.fail_under or [])
     opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
@@ -198,8 +198,8 @@ def cmd_tui(args: argparse.Namespace, out: Console) -> int:
 @interruptible
 def cmd_demo(args: argparse.Namespace, out: Console) -> int:
     """Analyse + evaluate sample_data/ with the offline defaults, then open the app (or print)."""
-    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
-    from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
+    from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
+    from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
     _, db_path = _setup(args)
     data = Path(args.data) if args.data else Path("sample_data")
@@ -228,9 +228,9 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
     from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
-    from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval
     from ragcov_tui.evaluation.report import all_failed, failure_note
     from ragcov_tui.evaluation.report_md import eval_markdown
+    from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
     opts: EvalOptions = command_options(args, cfg)
     max_drop = setting(args, cfg, "max_drop")

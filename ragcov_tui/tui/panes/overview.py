@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import state_line
 from ragcov_tui.store.sessions import get_session
-from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import labelled, lit, num
 from ragcov_tui.tui.widgets.paged_table import Table

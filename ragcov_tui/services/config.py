@@ -15,7 +15,7 @@ holds top-level keys and per-command tables, e.g.::
     k = 10
 
 Environment variables: ``RAGCOV_DB``, ``RAGCOV_EMBEDDER``, ``RAGCOV_LLM``, ``RAGCOV_JUDGE_LLM``,
-``RAGCOV_CONCURRENCY``. Values are typed and checked by :mod:`ragcov_tui.settings`; a key no command
+``RAGCOV_CONCURRENCY``. Values are typed and checked by :mod:`ragcov_tui.services.settings`; a key no command
 reads gets one warning line. API keys are read by the providers from their own variables
 (``OPENAI_API_KEY``, ``VOYAGE_API_KEY``) and never stored.
 """
@@ -31,7 +31,7 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput, ConfigError
 from ragcov_tui.input_files import read_input_file
-from ragcov_tui.settings import Source, env_source, flag_source, toml_sources, unknown_keys
+from ragcov_tui.services.settings import Source, env_source, flag_source, toml_sources, unknown_keys
 
 CONFIG_FILE = "ragcov.toml"
 
@@ -47,7 +47,7 @@ class Config:
     def sources(self, command: str, flags: dict[str, Any] | None = None,
                 environ: Mapping[str, str] | None = None) -> list[Source]:
         """The settings layers for ``command``, highest precedence first: flags, environment,
-        ``[command]`` table, top level (see :mod:`ragcov_tui.settings`)."""
+        ``[command]`` table, top level (see :mod:`ragcov_tui.services.settings`)."""
         layers = [flag_source(flags or {}), env_source(os.environ if environ is None else environ)]
         return layers + toml_sources(self.sections, self.values, str(self.path or CONFIG_FILE), command)
 

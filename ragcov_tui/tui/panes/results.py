@@ -15,9 +15,9 @@ from textual.widgets import DataTable
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.sessions import get_session
-from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.eval_detail import EvalItemScreen
-from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, Filterable, FilterBar
+from ragcov_tui.tui.panes.base import Pane
+from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
+from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable

@@ -30,12 +30,12 @@ from ragcov_tui.coverage.report_md import fallback_line
 from ragcov_tui.errors import BadInput, Cancelled, RagcovError
 from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
-from ragcov_tui.settings import SPECS
+from ragcov_tui.services.settings import SPECS
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import list_sessions
-from ragcov_tui.tui.screens.base import Pane
+from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
 
 FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty field means)
@@ -74,14 +74,14 @@ FORM_ONLY = {"questions", "system", "corpus", "embedder", "llm", "k", "name", "r
 
 def job_options(request: JobRequest) -> Any:
     """The form's text → the core's ``AnalyzeOptions`` / ``EvalOptions`` through the same merge
-    as the CLI (:func:`ragcov_tui.settings.build_options`): a filled field, else the stored value
+    as the CLI (:func:`ragcov_tui.services.settings.build_options`): a filled field, else the stored value
     of the session being rerun, else ``$RAGCOV_*``, else ``ragcov.toml``, else the default.
     BadInput names the field (or the variable, or the file's key) holding a bad value."""
     import dataclasses
 
-    from ragcov_tui.config import load_config
     from ragcov_tui.coverage.params import CoverageParams
-    from ragcov_tui.settings import Source, build_options, flag_source
+    from ragcov_tui.services.config import load_config
+    from ragcov_tui.services.settings import Source, build_options, flag_source
 
     f = {k: v.strip() for k, v in request.fields.items()}
     if not f.get("questions"):
@@ -107,10 +107,10 @@ def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict
     """The default runner: :func:`job_options` → ``run_analysis`` / ``run_eval``."""
     opts = job_options(request)
     if request.kind == "analysis":
-        from ragcov_tui.coverage.pipeline import run_analysis
+        from ragcov_tui.services.analysis_job import run_analysis
 
         return run_analysis(opts, db, progress=progress)
-    from ragcov_tui.evaluation.pipeline import run_eval
+    from ragcov_tui.services.eval_job import run_eval
 
     return run_eval(opts, db, progress=progress)
 

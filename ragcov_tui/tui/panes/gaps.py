@@ -30,11 +30,11 @@ from ragcov_tui.errors import RagcovError
 from ragcov_tui.services import triage
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
-from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.details import gap_detail
-from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, Filterable, FilterBar
-from ragcov_tui.tui.screens.modals import TextPrompt, TextScreen
-from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
+from ragcov_tui.tui.modals import TextPrompt, TextScreen
+from ragcov_tui.tui.panes.base import Pane
+from ragcov_tui.tui.panes.details import gap_detail
+from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
+from ragcov_tui.tui.panes.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 

@@ -18,9 +18,9 @@ from textual.widgets import DataTable, Static
 
 from ragcov_tui.store.queries import Page
 from ragcov_tui.store.traffic import load_traffic, traffic_queries
-from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.details import fmt
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.panes.base import Pane
+from ragcov_tui.tui.panes.details import fmt
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 

@@ -16,11 +16,11 @@ from textual.widgets import DataTable, Static
 
 from ragcov_tui.services import triage
 from ragcov_tui.store import queries
-from ragcov_tui.tui.screens.base import Pane
-from ragcov_tui.tui.screens.details import fmt, pair_detail, val
-from ragcov_tui.tui.screens.filtering import FILTER_BINDINGS, Filterable, FilterBar
-from ragcov_tui.tui.screens.modals import TextScreen
-from ragcov_tui.tui.screens.triage_actions import reload_in, run_triage, undo_in
+from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.panes.base import Pane
+from ragcov_tui.tui.panes.details import fmt, pair_detail, val
+from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
+from ragcov_tui.tui.panes.triage_actions import reload_in, run_triage, undo_in
 from ragcov_tui.tui.widgets.literal import block, labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 

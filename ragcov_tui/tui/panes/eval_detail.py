@@ -25,7 +25,7 @@ from textual.binding import Binding
 from ragcov_tui.errors import BadInput
 from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.testset.reader import read_testset
-from ragcov_tui.tui.screens.modals import TextScreen
+from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, lit
 
 GUTTER = "   │ "  # before each stored line; a line that wraps on screen continues under the text, not the gutter

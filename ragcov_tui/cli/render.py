@@ -28,7 +28,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from ragcov_tui.cli_progress import ProgressLines
+from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
 from ragcov_tui.evaluation.report import failure_note
 from ragcov_tui.evaluation.run_notes import run_notes
@@ -82,7 +82,7 @@ class RateColumn(ProgressColumn):
 class ProgressBar:
     """A ``Progress`` callback drawing one rich bar per stage on stderr (nothing when ``quiet``):
     done / total, items per second, elapsed time and the estimated time remaining. When stderr is
-    no terminal (a CI log, a pipe) it prints plain lines instead (:mod:`ragcov_tui.cli_progress`)."""
+    no terminal (a CI log, a pipe) it prints plain lines instead (:mod:`ragcov_tui.cli.progress_lines`)."""
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -156,7 +156,7 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
     console.print(t)
     if report.get("message"):
         console.print(plain(report["message"], style="yellow"))
-    from ragcov_tui.cli_coverage import print_documents, print_gaps  # it imports this module
+    from ragcov_tui.cli.coverage_views import print_documents, print_gaps  # it imports this module
 
     print_gaps(console, report)
     if fallback_line(report):

@@ -1,0 +1,55 @@
+"""Minimum-value gates shared by ``ragcov analyze --fail-under`` and ``ragcov eval --fail-under``.
+
+A threshold is ``METRIC=VALUE``; a metric fails its gate when its value is below the minimum or
+undefined (``None``: it cannot be shown to pass). Which metric names are valid is the caller's
+business (:mod:`ragcov_tui.coverage.gates`, :mod:`ragcov_tui.evaluation.gates`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragcov_tui.errors import BadInput
+
+
+@dataclass(frozen=True)
+class Threshold:
+    metric: str
+    minimum: float
+
+
+@dataclass(frozen=True)
+class BelowThreshold:
+    metric: str
+    minimum: float
+    current: float | None
+
+    def __str__(self) -> str:
+        got = "not measured" if self.current is None else f"{self.current:.4f}"
+        return f"{self.metric}: {got} < required {self.minimum:g}"
+
+
+def parse_threshold_spec(spec: str, example: str) -> tuple[str, float]:
+    """``"name=0.6"`` → ``("name", 0.6)``; BadInput naming the spec (``example`` shows the form)."""
+    name, sep, value = spec.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise BadInput(f"--fail-under {spec!r}: expected METRIC=VALUE, e.g. {example}")
+    try:
+        minimum = float(value)
+    except ValueError:
+        raise BadInput(f"--fail-under {spec!r}: {value.strip()!r} is not a number") from None
+    if not math.isfinite(minimum):
+        raise BadInput(f"--fail-under {spec!r}: the minimum must be a finite number")
+    return name.strip(), minimum
+
+
+def below_thresholds(means: dict[str, float | None], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
+    """The thresholds whose metric is below its minimum or undefined (it cannot be shown to pass)."""
+    below = []
+    for t in thresholds:
+        current = means.get(t.metric)
+        if current is None or current < t.minimum:
+            below.append(BelowThreshold(t.metric, t.minimum, current))
+    return below

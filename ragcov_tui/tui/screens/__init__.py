@@ -1,1 +1,0 @@
-"""ragcov_tui.tui.screens."""
