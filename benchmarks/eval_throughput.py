@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragcov_tui.evaluation.pipeline import EvalOptions, run_eval  # noqa: E402
+from ragcov_tui.services.eval_job import EvalOptions, run_eval  # noqa: E402
 from ragcov_tui.store.db import open_db  # noqa: E402
 from tests.evaluation.generation.gen_fake_judge import RuleJudge  # noqa: E402
 from tests.support.fake_api import FakeAPIServer  # noqa: E402

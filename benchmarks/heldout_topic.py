@@ -110,7 +110,7 @@ def load(folder: Path, k: int, seed: int) -> Dataset:
 
 def analyze_report(ds: Dataset, keep: list[str], db, work: Path, embedder: str) -> tuple[dict, float]:
     """The ``analyze --json`` report for the questions ``keep``, passed without gold ids."""
-    from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis
+    from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
     from ragcov_tui.store.sessions import delete_session
 
     questions = work / f"{ds.name}-questions.jsonl"

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.beir_data import write_beir  # noqa: E402
-from ragcov_tui.coverage.pipeline import AnalyzeOptions, run_analysis  # noqa: E402
+from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis  # noqa: E402
 from ragcov_tui.store import open_db  # noqa: E402
 from ragcov_tui.traffic.reader import read_traffic  # noqa: E402
 
