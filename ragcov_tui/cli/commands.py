@@ -175,9 +175,9 @@ def _load_report(db: Any, session: dict[str, Any]) -> dict[str, Any]:
     if session["status"] != "done":
         raise BadInput(f"session {session['id']} is {session['status']}: {session.get('error') or 'no report'}")
     if session["kind"] == "analysis":
-        from ragcov_tui.store.analysis import load_report
+        from ragcov_tui.store.analysis import load_analysis_report
 
-        return load_report(db, session["id"])
+        return load_analysis_report(db, session["id"])
     from ragcov_tui.store.evals import load_eval_report
 
     return load_eval_report(db, session["id"])

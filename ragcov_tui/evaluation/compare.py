@@ -29,7 +29,7 @@ import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.report import load_report
+from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
@@ -177,7 +177,7 @@ def pairwise_judge(a: dict[str, Any], b: dict[str, Any], llm: ChatModel, *, conc
 def compare(db: sqlite_utils.Database, ref_a: str, ref_b: str, **options: Any) -> dict[str, Any]:
     """:func:`compare_reports` of two sessions (id, prefix, name, ``latest-eval``) or report files;
     BadInput when both name the same session (every delta would be a meaningless 0)."""
-    a, b = load_report(db, ref_a), load_report(db, ref_b)
+    a, b = read_eval_report(db, ref_a), read_eval_report(db, ref_b)
     if a.get("session_id") and a.get("session_id") == b.get("session_id"):
         raise BadInput(f"compare: {ref_a!r} and {ref_b!r} are the same session {a['session_id']}; name two different eval sessions")
     return compare_reports(a, b, **options)

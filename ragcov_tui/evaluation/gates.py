@@ -21,7 +21,7 @@ import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.metric_names import canonical_metric
-from ragcov_tui.evaluation.report import load_report
+from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
 
 
@@ -104,4 +104,4 @@ def check_gates(report: dict[str, Any], *, baseline: dict[str, Any] | None = Non
 
 def load_baseline(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
     """The report named by ``--baseline`` (or a ``compare`` side): a session ref or an ``eval --json`` file."""
-    return load_report(db, ref)
+    return read_eval_report(db, ref)

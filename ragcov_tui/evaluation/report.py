@@ -1,5 +1,5 @@
 """The session-level part of an eval report: aggregates, counts, errors, headline summary; and
-:func:`load_report`, which reads a report back from a session or an ``eval --json`` file.
+:func:`read_eval_report`, which reads a report back from a session or an ``eval --json`` file.
 
 Aggregates are computed over the items whose status is ``done``; each metric reports
 ``{"mean", "std", "n"}`` where ``n`` counts the items on which the metric is defined (a retrieval
@@ -66,7 +66,7 @@ def item_errors(items: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     return out
 
 
-def headline(report: dict[str, Any]) -> dict[str, Any]:
+def eval_headline(report: dict[str, Any]) -> dict[str, Any]:
     """The figures stored in ``sessions.summary``: metric means and ``n``, counts, the judge."""
     flat = {f"{group}.{m}": s["mean"] for group, metrics in report["aggregate"].items() for m, s in metrics.items()}
     n = {f"{group}.{m}": s["n"] for group, metrics in report["aggregate"].items() for m, s in metrics.items()}
@@ -74,7 +74,7 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
             "counts": report["counts"]}
 
 
-def load_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
+def read_eval_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
     """An eval report from a JSON file (``eval --json`` output) if ``ref`` is one, else a session."""
     path = Path(ref)
     problem = path_problem(path)  # never raises (a name too long, a loop of links) nor opens a FIFO

@@ -169,7 +169,7 @@ def run_analysis(
             report["traffic"] = traffic
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
-        finish_session(db, sid, "done", summary=headline(report), timings=timings, usage=usage)
+        finish_session(db, sid, "done", summary=analysis_headline(report), timings=timings, usage=usage)
         return sid, report
     except Cancelled:
         finish_session(db, sid, "cancelled", error="cancelled by the user")
@@ -206,7 +206,7 @@ def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:
         )
 
 
-def headline(report: dict[str, Any]) -> dict[str, Any]:
+def analysis_headline(report: dict[str, Any]) -> dict[str, Any]:
     """The figures shown in session lists and trend charts (a flat dict of numbers / None)."""
     cov = report.get("coverage", {})
     q = report.get("questions", {})

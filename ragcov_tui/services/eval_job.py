@@ -32,7 +32,7 @@ from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
 from ragcov_tui.evaluation.gold_contexts import gold_from_contexts
 from ragcov_tui.evaluation.items import EvalContext, evaluate_question
 from ragcov_tui.evaluation.metric_names import select_metrics
-from ragcov_tui.evaluation.report import aggregate_items, count_items, headline, item_errors
+from ragcov_tui.evaluation.report import aggregate_items, count_items, eval_headline, item_errors
 from ragcov_tui.evaluation.resume import check_same_questions
 from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.systems.factory import make_system
@@ -160,7 +160,7 @@ def run_eval(
         save_eval_header(db, sid, header)
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
-        finish_session(db, sid, "done", summary=headline(header), timings=header["timings"], usage=header["usage"])
+        finish_session(db, sid, "done", summary=eval_headline(header), timings=header["timings"], usage=header["usage"])
         return sid, load_eval_report(db, sid)
     except Cancelled:  # what was spent so far is kept with the session
         finish_session(db, sid, "cancelled", error="cancelled by the user", usage=_stopped_usage(embedder, llms))

@@ -322,10 +322,10 @@ def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatMod
     Returns the ids of the suggestions added (rejected and duplicate texts are skipped).
     BadInput when the model's reply cannot be used.
     """
-    from ragcov_tui.store.queries import analysis_report, cluster_chunks
+    from ragcov_tui.store.queries import analysis_report, cluster_chunk_page
 
     gap = next((g for g in analysis_report(db, sid).get("gaps", []) if g["cluster"] == cluster), {})
-    chunks = cluster_chunks(db, sid, cluster, limit=passages).rows
+    chunks = cluster_chunk_page(db, sid, cluster, limit=passages).rows
     existing = [t for (t,) in db.execute("SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?", [sid, cluster])]
     system = SUGGEST_PROMPT.format(themes=", ".join(gap.get("themes", [])) or "unknown", n=n,
                                    existing=json.dumps(existing, ensure_ascii=False))

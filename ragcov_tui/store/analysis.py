@@ -3,7 +3,7 @@
 ``reports.report`` holds ``to_report(details=False)`` (with ``session_id``); the per-item lists
 live in ``chunk_results`` / ``question_results`` (so the TUI pages them in SQL), the suggested
 questions in ``suggestions`` (triage status, source chunk and form), the texts in ``chunks`` / ``questions``.
-``load_report`` reassembles exactly ``to_report()``; keys the sessions row knows and the stored
+``load_analysis_report`` reassembles exactly ``to_report()``; keys the sessions row knows and the stored
 report lacks (embedder provider/model, ``llm``, ``timings``, ``usage``) are filled from it.
 Rows are written with ``executemany`` in one transaction (100k rows in well under a second).
 """
@@ -67,7 +67,7 @@ def save_analysis(db: sqlite_utils.Database, session_id: str, result: StoredAnal
                  for g in report["gaps"] for s in g["suggested_questions"]))
 
 
-def load_report(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> dict[str, Any]:
+def load_analysis_report(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> dict[str, Any]:
     """The ``analyze --json`` report of a stored session (KeyError if it has none)."""
     row = db.conn.execute("SELECT report FROM reports WHERE session_id = ?", [session_id]).fetchone()
     if row is None:

@@ -141,7 +141,7 @@ def cluster_rows(db: sqlite_utils.Database, sid: str, *, query: str = "") -> lis
             if matches(query, str(c["id"]), c.get("themes"))]
 
 
-def cluster_chunks(db: sqlite_utils.Database, sid: str, cluster: int, offset: int = 0, limit: int = 100) -> Page:
+def cluster_chunk_page(db: sqlite_utils.Database, sid: str, cluster: int, offset: int = 0, limit: int = 100) -> Page:
     """Chunks of one cluster, least covered (largest distance) first, with their text and nearest question."""
     total = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND cluster = ?", [sid, cluster]).fetchone()[0]
     rows = db.query(

@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.gates import check_gates, find_regressions, load_baseline, parse_fail_under
-from ragcov_tui.evaluation.report import load_report
+from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.store.db import open_db
 
 
@@ -62,8 +62,8 @@ def test_load_report_from_file_or_session(tmp_path: Path) -> None:
     assert load_baseline(db, str(path))["aggregate"]["retrieval"]["mrr"]["mean"] == 0.5
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(BadInput, match="not an eval report"):
-        load_report(db, str(tmp_path / "bad.json"))
+        read_eval_report(db, str(tmp_path / "bad.json"))
     with pytest.raises(BadInput, match="no such report file"):
-        load_report(db, str(tmp_path / "missing.json"))
+        read_eval_report(db, str(tmp_path / "missing.json"))
     with pytest.raises(BadInput, match="no such session"):
-        load_report(db, "deadbeef")
+        read_eval_report(db, "deadbeef")

@@ -26,7 +26,7 @@ def test_cluster_chunks_are_paged_least_covered_first(db) -> None:
     clusters = q.cluster_rows(db, "a0000001")
     assert sum(c["size"] for c in clusters) == 3000
     assert sum(c["covering"] for c in clusters) == q.analysis_report(db, "a0000001")["questions"]["inliers"]
-    page = q.cluster_chunks(db, "a0000001", 0, offset=10, limit=20)
+    page = q.cluster_chunk_page(db, "a0000001", 0, offset=10, limit=20)
     assert page.total == clusters[0]["size"] and len(page.rows) == 20
     dists = [r["mindist"] for r in page.rows]
     assert dists == sorted(dists, reverse=True)

@@ -84,7 +84,7 @@ class ClustersPane(Filterable, Pane):
             return
         cid = cluster["id"]
         chunks.label = f"Chunks of cluster {cid}, least covered first"
-        chunks.show(lambda o, n: queries.cluster_chunks(self.ragcov.db, self.sid, cid, o, n), self._chunk_row)  # type: ignore[arg-type]
+        chunks.show(lambda o, n: queries.cluster_chunk_page(self.ragcov.db, self.sid, cid, o, n), self._chunk_row)  # type: ignore[arg-type]
         self._draw_map(cid)
 
     @staticmethod
