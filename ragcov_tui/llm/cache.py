@@ -4,19 +4,19 @@ The key is the sha256 of the canonical JSON (sorted keys, no spaces) of
 ``{provider, base_url, model, messages, params}``: the same prompt sent to another server or with
 another temperature is another entry. The base URL goes in redacted (:mod:`ragcov_tui.redact`), so
 no password or key in ``OPENAI_BASE_URL`` reaches the stored ``request``. Judges call ``chat`` from
-worker threads, and the connection is shared (``check_same_thread=False``), so every access holds one lock.
+worker threads, and the connection is shared (``check_same_thread=False``), so every access holds one lock
+(:func:`ragcov_tui.store.db.connection_lock`, taken by :mod:`ragcov_tui.store.caches`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.redact import redact_url
-from ragcov_tui.store.db import connection_lock
+from ragcov_tui.store.caches import delete_llm_reply, llm_reply, put_llm_reply
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -30,31 +30,21 @@ def cache_key(provider: str, base_url: str, model: str, messages: list[Message],
 
 
 class LLMCache:
-    """Thread-safe get / put of chat replies in one database."""
+    """Thread-safe get / put of chat replies in one database (the SQL: :mod:`ragcov_tui.store.caches`)."""
 
     def __init__(self, db: sqlite_utils.Database) -> None:
         self.db = db
-        self._lock = connection_lock(db)  # shared with every other user of the connection
 
     def get(self, key: str) -> ChatReply | None:
-        with self._lock:
-            row = self.db.execute(
-                "SELECT reply, prompt_tokens, completion_tokens FROM llm_cache WHERE key = ?", [key]
-            ).fetchone()
+        row = llm_reply(self.db, key)
         if row is None:
             return None
         return ChatReply(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0, cached=True)
 
     def put(self, key: str, provider: str, model: str, request: str, reply: ChatReply) -> None:
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        with self._lock, self.db.conn:
-            self.db.conn.execute(
-                "INSERT OR REPLACE INTO llm_cache (key, provider, model, request, reply, prompt_tokens, "
-                "completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [key, provider, model, request, reply.text, reply.prompt_tokens, reply.completion_tokens, now],
-            )
+        put_llm_reply(self.db, key, provider=provider, model=model, request=request, reply=reply.text,
+                      prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
 
     def delete(self, key: str) -> None:
         """Drop one entry (a reply found unusable; absent keys are fine)."""
-        with self._lock, self.db.conn:
-            self.db.conn.execute("DELETE FROM llm_cache WHERE key = ?", [key])
+        delete_llm_reply(self.db, key)

@@ -25,7 +25,7 @@ from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.coverage.traffic import traffic_of
-from ragcov_tui.embeddings.cache import discarded_note
+from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm

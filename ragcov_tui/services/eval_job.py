@@ -25,7 +25,7 @@ import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
-from ragcov_tui.embeddings.cache import discarded_note
+from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot

@@ -8,8 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ragcov_tui.embeddings.base import Embedder
-from ragcov_tui.embeddings.cache import embed_with_cache
+from ragcov_tui.embeddings.base import Embedder, embed_with_cache
 from ragcov_tui.store import open_db
 
 
