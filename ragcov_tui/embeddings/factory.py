@@ -21,6 +21,7 @@ from ragcov_tui.progress import Progress
 if TYPE_CHECKING:
     import sqlite_utils
 
+DEFAULT_EMBEDDER = "local"  # the offline MiniLM int8 model shipped with the package
 SPECS = "local, local:/dir, openai:MODEL, voyage:MODEL, st:MODEL, llamacpp:PATH.gguf, precomputed, hash"
 PROVIDERS = ("local", "precomputed", "hash", "openai", "voyage", "st", "llamacpp")
 
@@ -74,9 +75,10 @@ def _build(spec: str, concurrency: int) -> Embedder:
     return SentenceTransformerEmbedder(arg)
 
 
-def make_embedder(spec: str = "local", *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY) -> Embedder:
+def make_embedder(spec: str = DEFAULT_EMBEDDER, *, db: sqlite_utils.Database | None = None,
+                  concurrency: int = DEFAULT_CONCURRENCY) -> Embedder:
     """The embedder for ``spec``, caching into ``db``'s ``embedding_cache`` when a db is given."""
-    embedder = _build(spec or "local", concurrency)
+    embedder = _build(spec or DEFAULT_EMBEDDER, concurrency)
     embedder.db = db
     return embedder
 

@@ -26,15 +26,16 @@ from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.coverage.traffic import traffic_of
 from ragcov_tui.embeddings.base import discarded_note
-from ragcov_tui.embeddings.factory import embed_items, make_embedder
+from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.analysis import save_analysis
+from ragcov_tui.store.analysis_contract import AnalysisHeadline, AnalysisReport, AnalysisUsage
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.store.traffic import save_traffic
 from ragcov_tui.store.vectors import save_documents, save_vectors
-from ragcov_tui.testset.beir import corpus_paths, read_questions
+from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet
 from ragcov_tui.traffic.reader import read_traffic
 
@@ -48,7 +49,7 @@ class AnalyzeOptions:
 
     corpus: list[str]
     questions: str
-    embedder: str = "local"
+    embedder: str = DEFAULT_EMBEDDER
     llm: str | None = None
     clusters: int | str | None = None
     chunk_size: int = DEFAULT_CHUNK_SIZE
@@ -61,7 +62,7 @@ class AnalyzeOptions:
     seed: int | None = None
     name: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
-    split: str = "test"  # the qrels split of a BEIR folder given as questions
+    split: str = DEFAULT_SPLIT  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     allow_fallback: bool = False  # --llm answered no theme call: accept heuristic themes (exit 0) instead of failing
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
@@ -83,7 +84,7 @@ def run_analysis(
     db: sqlite_utils.Database,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, AnalysisReport]:
     """Run one analysis and store it; returns ``(session_id, report)`` (the ``--json`` contract)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -163,7 +164,7 @@ def run_analysis(
         report["embedder"] = {"provider": embedder.provider, "model": embedder.model, "dim": int(chunk_vecs.shape[1])}
         report["llm"] = llm.spec if llm else "heuristic"
         report["timings"] = {k: round(v, 3) for k, v in timings.items()}
-        usage = {"embeddings": embedder.usage(), "llm": llm.usage.as_dict() if llm else None}
+        usage: AnalysisUsage = {"embeddings": embedder.usage(), "llm": llm.usage.as_dict() if llm else None}
         report["usage"] = usage
         if log is not None:
             report["traffic"] = traffic
@@ -206,7 +207,7 @@ def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:
         )
 
 
-def analysis_headline(report: dict[str, Any]) -> dict[str, Any]:
+def analysis_headline(report: AnalysisReport) -> AnalysisHeadline:
     """The figures shown in session lists and trend charts (a flat dict of numbers / None)."""
     cov = report.get("coverage", {})
     q = report.get("questions", {})

@@ -26,7 +26,7 @@ import sqlite_utils
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
 from ragcov_tui.embeddings.base import discarded_note
-from ragcov_tui.embeddings.factory import make_embedder
+from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
 from ragcov_tui.evaluation.gold_contexts import gold_from_contexts
@@ -35,6 +35,7 @@ from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.report import aggregate_items, count_items, eval_headline, item_errors
 from ragcov_tui.evaluation.resume import check_same_questions
 from ragcov_tui.evaluation.retrieval import GoldIndex
+from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.records_join import join_line
 from ragcov_tui.llm.base import ChatModel
@@ -50,7 +51,7 @@ from ragcov_tui.store.evals import (
     save_eval_item,
 )
 from ragcov_tui.store.sessions import create_session, finish_session, resolve_session, resume_session
-from ragcov_tui.testset.beir import corpus_paths, read_questions
+from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.gold_ids import match_gold_ids
 from ragcov_tui.testset.models import TestSet
 
@@ -65,12 +66,12 @@ class EvalOptions:
     questions: str
     system: str
     corpus: list[str] = field(default_factory=list)
-    embedder: str = "local"
+    embedder: str = DEFAULT_EMBEDDER
     llm: str | None = None
     judge_llm: str | None = None
     paraphrase_llm: str | None = None
     metrics: list[str] | str | None = None
-    k: int = 5
+    k: int = DEFAULT_K
     paraphrases: int = 0
     repeats: int = 1
     concurrency: int = DEFAULT_CONCURRENCY
@@ -78,7 +79,7 @@ class EvalOptions:
     chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
     name: str | None = None
     resume: str | None = None
-    split: str = "test"  # the qrels split of a BEIR folder given as questions
+    split: str = DEFAULT_SPLIT  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)

@@ -17,6 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import quoted
 
+DEFAULT_K = 5  # the retrieval cut-off: chunks a builtin system retrieves, the k of ndcg@k and the other @k metrics
+
 
 @dataclass
 class RetrievedChunk:

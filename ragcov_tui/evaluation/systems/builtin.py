@@ -27,7 +27,7 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.evaluation.systems.base import DEFAULT_K, RetrievedChunk, SystemOutput
 from ragcov_tui.evaluation.systems.extractive import extract_answer
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress
@@ -46,7 +46,7 @@ class BuiltinSystem:
     """The reference pipeline: retrieve with ``retriever``, answer with ``llm`` or extractively."""
 
     def __init__(
-        self, retriever: str, *, chunks: Sequence[Chunk], embedder: Embedder, llm: ChatModel | None, k: int = 5
+        self, retriever: str, *, chunks: Sequence[Chunk], embedder: Embedder, llm: ChatModel | None, k: int = DEFAULT_K
     ) -> None:
         if retriever not in RETRIEVERS:
             raise BadInput(f"--system builtin:{retriever}: unknown retriever; choose one of {', '.join(RETRIEVERS)}")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.systems.base import System
+from ragcov_tui.evaluation.systems.base import DEFAULT_K, System
 from ragcov_tui.evaluation.systems.builtin import BuiltinSystem
 from ragcov_tui.evaluation.systems.http_system import HttpSystem
 from ragcov_tui.evaluation.systems.python_callable import PythonCallableSystem
@@ -28,7 +28,7 @@ def make_system(
     chunks: Sequence[Chunk] = (),
     embedder: Embedder,
     llm: ChatModel | None = None,
-    k: int = 5,
+    k: int = DEFAULT_K,
     questions: Sequence[Question] = (),
     join: str = "auto",
 ) -> System:
