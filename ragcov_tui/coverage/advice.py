@@ -1,23 +1,25 @@
 """The words every output uses for a gap: one function per text, so the terminal, the Markdown
 report, the JSON and the app never disagree (e.g. "review the flagged document" in one and a
-suggested question in another). They read the report's dicts, so a stored session says the same.
+suggested question in another). They read the report's dicts (any mapping: a ``GapEntry``, a
+stored gap row), so a stored session says the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 NAMED = 3  # documents named in one line; the rest are counted
 
 
-def first_suggestion(gap: dict[str, Any]) -> str:
+def first_suggestion(gap: Mapping[str, Any]) -> str:
     """The text of the gap's first suggested question ('' when it has none)."""
     suggestions = gap.get("suggested_questions") or []
     first = suggestions[0] if suggestions else ""
     return str(first.get("text", "")) if isinstance(first, dict) else str(first)
 
 
-def gap_advice(gap: dict[str, Any]) -> str:
+def gap_advice(gap: Mapping[str, Any]) -> str:
     """What to do about a gap: review its flagged documents (mostly misplaced content), else ask its
     first suggested question, else ask about its themes."""
     if gap.get("flagged_documents"):
@@ -34,7 +36,7 @@ def named(documents: list[str], limit: int = NAMED) -> str:
     return ", ".join(documents[:limit]) + more
 
 
-def unreached_text(cluster: dict[str, Any]) -> str:
+def unreached_text(cluster: Mapping[str, Any]) -> str:
     """Which part of a cluster no question reaches ('' when every document of it has a chunk within reach)."""
     docs = cluster.get("unreached_documents") or []
     if not docs:
@@ -44,7 +46,7 @@ def unreached_text(cluster: dict[str, Any]) -> str:
     return f"unreached: {len(docs)} {noun} ({share:.0%} of its chunks) with no chunk within reach: {named(docs)}"
 
 
-def open_gap_advice(gap: dict[str, Any]) -> str:
+def open_gap_advice(gap: Mapping[str, Any]) -> str:
     """:func:`gap_advice` over the suggestions nobody has accepted or rejected yet (the app's gap rows
     carry them as ``suggestions`` with a ``status``), so the advice never repeats a decided one."""
     pending = [s for s in gap.get("suggestions") or [] if s.get("status") == "open"]

@@ -32,6 +32,7 @@ from ragcov_tui.coverage.themes import gap_themes
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress, report
+from ragcov_tui.store.analysis_contract import Calibration, CoverageFigures
 from ragcov_tui.testset.models import Question
 
 THEME_TEXTS_PER_CLUSTER = 200
@@ -129,12 +130,14 @@ def analyze(
     Q_in = Q[inliers]
     cover_t = metrics.cover_by_threshold(Q_in, centroids, params.threshold)
     cover_n = metrics.cover_by_top_n(Q_in, centroids, params.top_n)
-    multi = {}
+    multi: dict[str, float | None] = {}
     for name, cover in (("multi_threshold", cover_t), ("multi_n", cover_n)):
         md = metrics.multi_mindist(C, Q_in, labels, cover, found.row_index, found.row_dist, budget) if has_inliers else None
         multi[name] = metrics.multi_coverage(md, labels, cover)
-    coverage = {"basic": metrics.basic_coverage(mindist), "weighted": metrics.weighted_coverage(mindist, labels, k),
-                **multi, "threshold": params.threshold, "top_n": params.top_n}
+    coverage: CoverageFigures = {
+        "basic": metrics.basic_coverage(mindist), "weighted": metrics.weighted_coverage(mindist, labels, k),
+        "multi_threshold": multi["multi_threshold"], "multi_n": multi["multi_n"], "threshold": params.threshold,
+        "top_n": params.top_n, "covered_share": None}  # covered_share: below, once the radius is known
     covering = [[question_ids[inliers[j]] for j in np.flatnonzero(cover_t[c])] for c in range(k)]
     report(progress, "metrics", 1, 1)
 
@@ -166,13 +169,14 @@ def analyze(
     gaps, rule = rank_gaps(per_cluster, clustering.sizes.tolist(), reach, cut, params.gap_threshold)
     uneven = mark_uneven(reach, {g.cluster for g in gaps}, None if cut is None else cut.median)
     flagged_content(gaps, labels, sources, {d.source for d in documents if d.flagged})
-    calibration = {
+    coverage_cut = rule.coverage_cut
+    calibration: Calibration = {
         "radius": None if radius is None else radius.value, "radius_from": None if radius is None else radius.source,
         "radius_questions": 0 if radius is None else radius.questions,
         "chunks_within_reach": 0 if within is None else int(within.sum()),
         "gap_rule": rule.mode, "gap_cut": rule.cut, "median_covered_share": rule.median, "spread": rule.spread,
-        "coverage_cut": rule.coverage_cut and rule.coverage_cut.value,
-        "median_coverage": rule.coverage_cut and rule.coverage_cut.median,
+        "coverage_cut": None if coverage_cut is None else coverage_cut.value,
+        "median_coverage": None if coverage_cut is None else coverage_cut.median,
         "uneven_text": uneven,
         "text": reach_line(radius, 0 if within is None else int(within.sum()), n), "gaps_text": rule.text,
     }

@@ -65,7 +65,7 @@ def count_distinct(vectors: np.ndarray, seed: int = 0) -> int:
     """Number of distinct rows, via a random projection hash (exact duplicates collide, others not)."""
     if len(vectors) == 0:
         return 0
-    probe = np.random.default_rng(seed).standard_normal(vectors.shape[1]).astype(np.float32)
+    probe = np.random.default_rng(seed).standard_normal((vectors.shape[1],)).astype(np.float32)
     return int(np.unique(vectors @ probe).size)
 
 

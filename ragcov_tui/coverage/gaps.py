@@ -99,9 +99,10 @@ def rank_gaps(coverage: list[float | None], sizes: list[int], reach: list[Cluste
                             unreached_documents=tuple(r.unreached_documents), unreached_share=r.unreached_share))
     gaps.sort(key=lambda g: (-round(g.priority, 9), -g.size, 0.0 if g.coverage is None else g.coverage, g.cluster))
     text = rule_text(mode, cut, coverage_cut, gap_threshold, len(gaps), sum(1 for s in sizes if s))
+    median, spread = (None, None) if cut is None else (cut.median, cut.spread)
     if mode == THRESHOLD:
-        return gaps, GapRule(mode, gap_threshold, cut and cut.median, cut and cut.spread, text)
-    return gaps, GapRule(mode, cut and cut.value, cut and cut.median, cut and cut.spread, text,
+        return gaps, GapRule(mode, gap_threshold, median, spread, text)
+    return gaps, GapRule(mode, None if cut is None else cut.value, median, spread, text,
                          coverage_cut if mode == CALIBRATED else None)
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.store.analysis_contract import GoldSummary
 from ragcov_tui.testset.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question
 
@@ -34,7 +34,7 @@ class GoldCoverage:
     counts: np.ndarray
     unnamed: list[str]
 
-    def as_report(self) -> dict[str, Any]:
+    def as_report(self) -> GoldSummary:
         return {"questions_with_gold": self.questions_with_gold, "questions_matched": self.questions_matched,
                 "documents": self.documents, "documents_named": self.documents - len(self.unnamed),
                 "documents_unnamed": len(self.unnamed), "unnamed": self.unnamed}

@@ -66,7 +66,7 @@ def reference_set(chunk_vecs: np.ndarray, sample: int, seed: int) -> np.ndarray:
     rows = chunk_vecs
     if len(rows) > sample:
         rows = rows[np.sort(rng.choice(len(rows), sample, replace=False))]
-    probe = rng.standard_normal(rows.shape[1]).astype(np.float32)
+    probe = rng.standard_normal((rows.shape[1],)).astype(np.float32)
     _, first = np.unique(rows @ probe, return_index=True)
     return rows[np.sort(first)]
 

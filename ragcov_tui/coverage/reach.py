@@ -47,7 +47,7 @@ def cluster_reach(labels: np.ndarray, k: int, doc_codes: np.ndarray, doc_names: 
     pairs, first, inverse = np.unique(labels.astype(np.int64) * len(doc_names) + doc_codes, return_index=True,
                                       return_inverse=True)
     pair_cluster, pair_doc = pairs // len(doc_names), pairs % len(doc_names)
-    ungolded = None
+    ungolded: list[list[str]] | None = None
     if gold_counts is not None:
         ungolded = [[] for _ in range(k)]
         for c, d in zip(pair_cluster[gold_counts[pair_doc] == 0].tolist(), pair_doc[gold_counts[pair_doc] == 0].tolist(), strict=True):

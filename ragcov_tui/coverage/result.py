@@ -1,4 +1,4 @@
-"""The result of one analysis and its ``analyze --json`` report (the contract in docs/architecture.md).
+"""The result of one analysis and its ``analyze --json`` report (typed in :mod:`ragcov_tui.store.analysis_contract`).
 
 ``CoverageResult.to_report()`` returns every contract key. ``session_id`` and ``embedder``
 {provider, model} are not known to the engine: the caller sets ``result.session_id`` /
@@ -24,6 +24,18 @@ from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.projection import Projection
 from ragcov_tui.coverage.reach import ClusterReach
 from ragcov_tui.coverage.themes import HEURISTIC, ClusterThemes, llm_fallback
+from ragcov_tui.store.analysis_contract import (
+    AnalysisReport,
+    Calibration,
+    ChunkDetail,
+    ClusterEntry,
+    ClusterReachEntry,
+    CoverageFigures,
+    DocumentEntry,
+    EmbedderInfo,
+    GapEntry,
+    QuestionDetail,
+)
 
 
 def gap_note(gap: Gap, themes_note: str) -> str:
@@ -69,7 +81,7 @@ class CoverageResult:
     nearest_chunk: np.ndarray
     nearest_chunk_dist: np.ndarray
     nearest_cluster: np.ndarray
-    coverage: dict[str, Any]
+    coverage: CoverageFigures
     cluster_coverage: list[float | None]
     covering_questions: list[list[str]]
     gaps: list[Gap]
@@ -79,22 +91,23 @@ class CoverageResult:
     redundant_with: list[list[str]]
     removal_impact: dict[str, float]
     projection: Projection
-    calibration: dict[str, Any] = field(default_factory=dict)
+    calibration: Calibration
     cluster_reach: list[ClusterReach] = field(default_factory=list)
     gold: GoldCoverage | None = None
     message: str | None = None
     adjustments: list[str] = field(default_factory=list)  # options lowered to what the data allows
     session_id: str | None = None
-    embedder: dict[str, Any] = field(default_factory=dict)
+    embedder: dict[str, str | None] = field(default_factory=dict)  # provider, model (set by the caller)
 
-    def to_report(self, *, details: bool = True) -> dict[str, Any]:
+    def to_report(self, *, details: bool = True) -> AnalysisReport:
         """The ``analyze --json`` report; ``details=False`` leaves out the per-item lists."""
         n = len(self.chunk_ids)
         outlier = self.outliers.outlier
-        report: dict[str, Any] = {
+        embedder: EmbedderInfo = {"provider": self.embedder.get("provider"), "model": self.embedder.get("model"),
+                                  "dim": self.dim}
+        report: AnalysisReport = {
             "session_id": self.session_id,
-            "embedder": {"provider": self.embedder.get("provider"), "model": self.embedder.get("model"),
-                         "dim": self.dim},
+            "embedder": embedder,
             "corpus": {"documents": len(self.documents), "chunks": n},
             "questions": {"total": len(self.question_ids), "inliers": int((~outlier).sum()),
                           "outliers": int(outlier.sum())},
@@ -104,8 +117,7 @@ class CoverageResult:
             "calibration": self.calibration,
             "clusters": [self.cluster_entry(k) for k in range(self.clustering.k)],
             "gaps": [self.gap_entry(g) for g in self.gaps],
-            "documents": [dataclasses.asdict(d) | {"coverage": _opt(d.coverage), "reach": _opt(d.reach)}
-                          for d in sorted(self.documents, key=lambda d: d.rank)],
+            "documents": [self.document_entry(d) for d in sorted(self.documents, key=lambda d: d.rank)],
             "gold": None if self.gold is None else self.gold.as_report(),
             "outlier_detection": {
                 "method": "LOF novelty (fitted on chunk embeddings, scoring questions)",
@@ -140,28 +152,35 @@ class CoverageResult:
             report["chunk_details"] = self.chunk_details()
         return report
 
-    def reach_entry(self, k: int) -> dict[str, Any]:
+    def reach_entry(self, k: int) -> ClusterReachEntry:
         """Cluster k's calibrated figures (:mod:`.reach`)."""
         r = self.cluster_reach[k]
         return {"covered_share": _opt(r.covered_share), "priority": r.priority, "uneven": r.uneven,
                 "unreached_documents": r.unreached_documents, "unreached_share": r.unreached_share,
                 "documents_without_gold": r.documents_without_gold}
 
-    def cluster_entry(self, k: int) -> dict[str, Any]:
+    def cluster_entry(self, k: int) -> ClusterEntry:
         size = int(self.clustering.sizes[k])
         return {"id": k, "size": size, "share": size / len(self.chunk_ids), "coverage": _opt(self.cluster_coverage[k]),
                 **self.reach_entry(k), "gap": any(g.cluster == k for g in self.gaps),
                 "themes": self.themes[k].themes, "covering_questions": self.covering_questions[k]}
 
-    def gap_entry(self, g: Gap) -> dict[str, Any]:
+    def gap_entry(self, g: Gap) -> GapEntry:
         themes = self.themes[g.cluster]
-        entry = {"cluster": g.cluster, "coverage": _opt(g.coverage), "size": g.size, "share": g.share,
-                 **self.reach_entry(g.cluster), "themes": themes.themes, "themes_origin": themes.origin,
-                 "suggested_questions": themes.questions, "flagged_documents": list(g.flagged_documents),
-                 "note": gap_note(g, themes.note)}
-        return entry | {"advice": gap_advice(entry)}
+        entry: GapEntry = {"cluster": g.cluster, "coverage": _opt(g.coverage), "size": g.size, "share": g.share,
+                           **self.reach_entry(g.cluster), "themes": themes.themes, "themes_origin": themes.origin,
+                           "suggested_questions": themes.questions, "flagged_documents": list(g.flagged_documents),
+                           "note": gap_note(g, themes.note), "advice": ""}
+        entry["advice"] = gap_advice(entry)  # from the entry's other keys
+        return entry
 
-    def question_details(self) -> list[dict[str, Any]]:
+    @staticmethod
+    def document_entry(d: DocumentCoverage) -> DocumentEntry:
+        return {"source": d.source, "chunks": d.chunks, "coverage": _opt(d.coverage), "flagged": d.flagged,
+                "reason": d.reason, "reach": _opt(d.reach), "covered_share": d.covered_share,
+                "unreached": d.unreached, "gold_count": d.gold_count, "rank": d.rank}
+
+    def question_details(self) -> list[QuestionDetail]:
         scores = self.outliers.scores
         qxy = self.projection.question_xy
         return [
@@ -172,7 +191,7 @@ class CoverageResult:
             for j, qid in enumerate(self.question_ids)
         ]
 
-    def chunk_details(self) -> list[dict[str, Any]]:
+    def chunk_details(self) -> list[ChunkDetail]:
         labels = self.clustering.labels.tolist()
         mindist = [None] * len(labels) if self.mindist is None else self.mindist.tolist()
         nearest = [self.question_ids[j] if j >= 0 else None for j in self.nearest_question.tolist()]

@@ -26,6 +26,7 @@ import numpy as np
 from ragcov_tui.coverage import lexicon
 from ragcov_tui.coverage.question_forms import GENERIC_HEADINGS, heading_question, plain, sentence_question
 from ragcov_tui.errors import BadInput, RagcovError
+from ragcov_tui.store.analysis_contract import SuggestedQuestion
 from ragcov_tui.testset.ids import text_key
 
 COSINE_DUPLICATE = 0.95
@@ -44,7 +45,7 @@ class Candidate:
     chunk_id: str
     form: str  # "question" | "passage"
 
-    def as_dict(self, origin: str) -> dict[str, str]:
+    def as_dict(self, origin: str) -> SuggestedQuestion:
         return {"text": self.text, "origin": origin, "chunk_id": self.chunk_id, "form": self.form}
 
 
@@ -104,10 +105,10 @@ def chunk_candidates(chunk_id: str, text: str, known: frozenset[str] = frozenset
             shaped.append((q[1], i, q[0]))
     seen: set[str] = set()
     out = []
-    for _, _, q in sorted(shaped):
-        if text_key(q) not in seen:
-            seen.add(text_key(q))
-            out.append(Candidate(q, chunk_id, "question"))
+    for _, _, question in sorted(shaped):
+        if text_key(question) not in seen:
+            seen.add(text_key(question))
+            out.append(Candidate(question, chunk_id, "question"))
     return out
 
 

@@ -32,6 +32,7 @@ from ragcov_tui.coverage.suggest_offline import Embed, offline_suggestions
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress
+from ragcov_tui.store.analysis_contract import LlmFallback, SuggestedQuestion
 
 HEURISTIC = "heuristic"
 PASSAGE_NOTE = ("offline heuristic: this text is not English, so the suggestions name passages to ask about; "
@@ -43,7 +44,7 @@ SUGGESTION_CHUNKS = 24  # least-covered chunks an offline suggestion may come fr
 @dataclass
 class ClusterThemes:
     themes: list[str]
-    questions: list[dict[str, str]] = field(default_factory=list)  # [{"text", "origin"[, "chunk_id", "form"]}]
+    questions: list[SuggestedQuestion] = field(default_factory=list)
     origin: str = HEURISTIC
     note: str = ""
     fallback: str = ""  # why the LLM asked for this gap gave nothing usable (then the heuristic's are used)
@@ -109,7 +110,8 @@ def llm_themes(llm: ChatModel, central_texts: list[str], n_themes: int, n_questi
         return result.error or "unusable reply"
     origin = f"llm:{llm.spec}"
     themes = [s.strip() for s in result.data["themes"]][:n_themes]
-    questions = [{"text": s.strip(), "origin": origin} for s in result.data["questions"][:n_questions]]
+    questions: list[SuggestedQuestion] = [{"text": s.strip(), "origin": origin}
+                                          for s in result.data["questions"][:n_questions]]
     return ClusterThemes(themes, questions, origin)
 
 
@@ -130,13 +132,13 @@ def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_chu
         value = outcome.value if outcome.ok else f"{type(outcome.error).__name__}: {outcome.error}"
         if isinstance(value, ClusterThemes):
             base[k] = value
-        else:
-            base[k].fallback = value
+        else:  # the reason llm_themes gave, or the exception
+            base[k].fallback = str(value)
             base[k].note = f"heuristic themes and questions: the LLM failed ({value})"
     return base
 
 
-def llm_fallback(themes: list[ClusterThemes]) -> dict[str, Any] | None:
+def llm_fallback(themes: list[ClusterThemes]) -> LlmFallback | None:
     """``{"gaps": failed, "asked": asked, "cause": first failure}`` when the LLM was asked for gap
     themes and failed for at least one gap (those gaps carry heuristic themes), else None."""
     failed = [t.fallback for t in themes if t.fallback]

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -49,6 +48,14 @@ from ragcov_tui.coverage.clustering import cluster_chunks
 from ragcov_tui.coverage.nearest import nearest, top_k
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.progress import Progress, report
+from ragcov_tui.store.traffic_contract import (
+    NearQuestion,
+    QueryCount,
+    TrafficClusterEntry,
+    TrafficQuery,
+    TrafficSection,
+    UnaskedQuestion,
+)
 from ragcov_tui.traffic.reader import TrafficLog
 
 
@@ -74,8 +81,13 @@ class TrafficCluster:
     coverage: float | None
     priority: float
     untested: bool
-    examples: list[dict[str, Any]]            # [{text, count}] most asked first
-    nearest_questions: list[dict[str, Any]]   # [{id, similarity}] to the cluster's centroid
+    examples: list[QueryCount]                # most asked first
+    nearest_questions: list[NearQuestion]     # to the cluster's centroid
+
+    def as_report(self) -> TrafficClusterEntry:
+        return {"id": self.id, "queries": self.queries, "count": self.count, "share": self.share,
+                "answerable_share": self.answerable_share, "coverage": self.coverage, "priority": self.priority,
+                "untested": self.untested, "examples": self.examples, "nearest_questions": self.nearest_questions}
 
 
 @dataclass
@@ -98,26 +110,26 @@ class TrafficResult:
     answer_rule: str
     asked_threshold: float | None
     asked_rule: str
-    unasked: list[dict[str, Any]]
+    unasked: list[UnaskedQuestion]
     untested_cut: float | None
     untested_rule: str
     question_ids: list[str]
     chunk_ids: list[str]
     params: TrafficParams
 
-    def to_report(self, *, details: bool = True) -> dict[str, Any]:
+    def to_report(self, *, details: bool = True) -> TrafficSection:
         """The ``traffic`` section of the ``analyze --json`` report."""
         counts = self.log.counts
         total = float(counts.sum())
         gap = ~self.answerable
         gap_rows = np.flatnonzero(gap)[: self.params.listed]  # the log is most asked first
-        out: dict[str, Any] = {
+        out: TrafficSection = {
             "source": self.log.summary(),
             "coverage": self.coverage,
             "answerable_share": float(counts[self.answerable].sum() / total),
             "untested_share": float(sum(c.answerable_share for c in self.clusters if c.untested)),
             "untested": {"threshold": self.untested_cut, "rule": self.untested_rule},
-            "clusters": [vars(c) for c in self.clusters],
+            "clusters": [c.as_report() for c in self.clusters],
             "content_gap": {
                 "threshold": self.answer_threshold, "rule": self.answer_rule,
                 "queries": int(gap.sum()), "count": int(counts[gap].sum()), "share": float(counts[gap].sum() / total),
@@ -131,7 +143,7 @@ class TrafficResult:
             out["details"] = self.details()
         return out
 
-    def details(self) -> list[dict[str, Any]]:
+    def details(self) -> list[TrafficQuery]:
         """One row per distinct query (the store's ``traffic_queries``)."""
         qsim = None if self.question_sim is None else self.question_sim.tolist()
         return [
@@ -252,7 +264,7 @@ def _clusters(log: TrafficLog, labels: np.ndarray, centroids: np.ndarray, questi
 
 
 def _unasked(log: TrafficLog, T: np.ndarray, Q_in: np.ndarray, inliers: np.ndarray, question_ids: Sequence[str],
-             question_texts: Sequence[str], threshold: float | None, budget: int) -> list[dict[str, Any]]:
+             question_texts: Sequence[str], threshold: float | None, budget: int) -> list[UnaskedQuestion]:
     """Inlier test questions farther than τ_asked from every query, least asked first."""
     if threshold is None or not len(inliers):
         return []

@@ -41,6 +41,7 @@ from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.services import writeback
 from ragcov_tui.services.writeback import set_suggestion, testset_path
 from ragcov_tui.store import decisions as log
+from ragcov_tui.store.db import insert_row
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.testset import writer
@@ -231,9 +232,8 @@ def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: li
         seen.add(key)
         chunk_id, form = sources[i] if sources else (None, None)
         with db.conn:
-            ids.append(int(db["suggestions"].insert(
-                {"session_id": sid, "cluster": cluster, "text": text.strip(), "origin": origin,
-                 "chunk_id": chunk_id, "form": form}).last_pk))
+            ids.append(insert_row(db, "suggestions", {"session_id": sid, "cluster": cluster, "text": text.strip(),
+                                                      "origin": origin, "chunk_id": chunk_id, "form": form}))
     return ids
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.store.analysis_contract import AnalysisReport, ChunkDetail, QuestionDetail
 from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.testset.models import Question
 
@@ -25,11 +26,11 @@ class StoredAnalysis(Protocol):
     """What the store keeps of an analysis (``coverage.result.CoverageResult`` is one): the store sits below
     the coverage package, so it names the three methods it calls instead of importing the result type."""
 
-    def to_report(self, *, details: bool = True) -> dict[str, Any]: ...
+    def to_report(self, *, details: bool = True) -> AnalysisReport: ...
 
-    def chunk_details(self) -> list[dict[str, Any]]: ...
+    def chunk_details(self) -> list[ChunkDetail]: ...
 
-    def question_details(self) -> list[dict[str, Any]]: ...
+    def question_details(self) -> list[QuestionDetail]: ...
 
 
 def _insert(db: sqlite_utils.Database, table: str, columns: Sequence[str], rows: Any) -> None:
@@ -67,22 +68,25 @@ def save_analysis(db: sqlite_utils.Database, session_id: str, result: StoredAnal
                  for g in report["gaps"] for s in g["suggested_questions"]))
 
 
-def load_analysis_report(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> dict[str, Any]:
+def load_analysis_report(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> AnalysisReport:
     """The ``analyze --json`` report of a stored session (KeyError if it has none)."""
     row = db.conn.execute("SELECT report FROM reports WHERE session_id = ?", [session_id]).fetchone()
     if row is None:
         raise KeyError(f"session {session_id}: no analysis report stored")
-    report = json.loads(row[0])
+    report: AnalysisReport = json.loads(row[0])
     session = db.conn.execute("SELECT embedder, llm, timings, usage FROM sessions WHERE id = ?", [session_id]).fetchone()
     if session is not None:
         spec, llm, timings, usage = session
-        embedder = report.setdefault("embedder", {})
+        embedder = report["embedder"]  # to_report always writes it
         if spec and embedder.get("provider") is None:
             provider, _, model = spec.partition(":")
             embedder["provider"], embedder["model"] = provider, model or None
-        for key, value in (("llm", llm), ("timings", timings and json.loads(timings)), ("usage", usage and json.loads(usage))):
-            if value is not None:
-                report.setdefault(key, value)
+        if llm is not None:
+            report.setdefault("llm", llm)
+        if (stage_seconds := timings and json.loads(timings)) is not None:
+            report.setdefault("timings", stage_seconds)
+        if (spent := usage and json.loads(usage)) is not None:
+            report.setdefault("usage", spent)
     traffic = load_traffic(db, session_id, details=details)
     if traffic is not None:
         report["traffic"] = traffic

@@ -13,6 +13,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
@@ -168,3 +169,11 @@ def migrate(db: sqlite_utils.Database, where: str = "database") -> None:
         with db.conn:
             MIGRATIONS[target](db)
             db.execute(f"PRAGMA user_version = {target + 1}")
+
+
+def insert_row(db: sqlite_utils.Database, table: str, row: dict[str, Any]) -> int:
+    """Insert ``row`` into ``table`` and return its integer primary key."""
+    key = db.table(table).insert(row).last_pk
+    if not isinstance(key, int):
+        raise TypeError(f"{table}: the inserted row has no integer key ({key!r})")
+    return key

@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlite_utils
 
+from ragcov_tui.store.db import insert_row
 from ragcov_tui.store.sessions import current_user, now_iso
 
 ACTIONS = ("keep", "drop", "accept", "reject", "edit", "undo")
@@ -85,8 +86,8 @@ def record_decision(
         "user": current_user(), "at": now_iso(),
     }
     with db.conn:
-        row_id = db["decisions"].insert(row).last_pk
-    return get_decision(db, int(row_id))
+        row_id = insert_row(db, "decisions", row)
+    return get_decision(db, row_id)
 
 
 def get_decision(db: sqlite_utils.Database, decision_id: int) -> Decision:

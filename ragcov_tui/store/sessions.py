@@ -17,7 +17,7 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -101,7 +101,7 @@ def create_session(
     """Insert a ``running`` session owned by this process (heartbeat started) and return its id."""
     sid = secrets.token_hex(4)
     with db.conn:
-        db["sessions"].insert(
+        db.table("sessions").insert(
             {
                 **_owner(),
                 "id": sid,
@@ -132,7 +132,7 @@ def resume_session(db: sqlite_utils.Database, sid: str) -> None:
         if row["live"]:
             raise BadInput(f"session {sid} is still running ({owner_text(row)}): let it finish or stop it "
                            "(Ctrl-C, or cancel in the app) before resuming it")
-        db["sessions"].update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
+        db.table("sessions").update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
     _claim(db, sid)
 
 
@@ -141,9 +141,9 @@ def finish_session(
     sid: str,
     status: str,
     *,
-    summary: dict[str, Any] | None = None,
-    timings: dict[str, float] | None = None,
-    usage: dict[str, Any] | None = None,
+    summary: Mapping[str, Any] | None = None,  # an AnalysisHeadline / EvalHeadline
+    timings: Mapping[str, float] | None = None,
+    usage: Mapping[str, Any] | None = None,  # an AnalysisUsage / EvalUsage
     error: str | None = None,
 ) -> None:
     """Mark a session ``done`` / ``failed`` / ``cancelled`` with its headline figures; its heartbeat stops.
@@ -164,7 +164,7 @@ def finish_session(
     if usage is not None:
         updates["usage"] = json.dumps(usage, sort_keys=True)
     with db.conn:
-        db["sessions"].update(sid, updates)
+        db.table("sessions").update(sid, updates)
 
 
 def _interrupted_note(sid: str, stopping: KeyboardInterrupt) -> str:
@@ -228,7 +228,7 @@ def _find_session(db: sqlite_utils.Database, ref: str, kind: str | None) -> dict
 
 def rename_session(db: sqlite_utils.Database, sid: str, name: str) -> None:
     with db.conn:
-        db["sessions"].update(sid, {"name": name.strip() or None})
+        db.table("sessions").update(sid, {"name": name.strip() or None})
 
 
 def delete_session(db: sqlite_utils.Database, sid: str) -> None:

@@ -23,7 +23,7 @@ class View:
 
 def get_view(db: sqlite_utils.Database, session_id: str) -> View | None:
     row = db.execute("SELECT sha256, rows FROM testset_views WHERE session_id = ?", [session_id]).fetchone()
-    return View(row[0], [tuple(r) for r in json.loads(row[1])]) if row else None  # type: ignore[misc]
+    return View(row[0], [tuple(r) for r in json.loads(row[1])]) if row else None
 
 
 def save_view(db: sqlite_utils.Database, session_id: str, testset_path: str, sha256: str,

@@ -15,7 +15,7 @@ def save_documents(db: sqlite_utils.Database, sid: str, documents: Sequence[Docu
     """One ``documents`` row per source, with its chunk count and size."""
     per_source = Counter(c.source for c in chunks)
     with db.conn:
-        db["documents"].insert_all(
+        db.table("documents").insert_all(
             (
                 {"session_id": sid, "source": d.source, "path": d.path, "n_chunks": per_source.get(d.source, 0),
                  "n_chars": len(d.text)}
@@ -30,7 +30,7 @@ def save_vectors(db: sqlite_utils.Database, sid: str, kind: str, ids: Sequence[s
     """Store each row of ``matrix`` as a little-endian float32 blob keyed by item id."""
     m = np.ascontiguousarray(matrix, dtype="<f4")
     with db.conn:
-        db["vectors"].insert_all(
+        db.table("vectors").insert_all(
             ({"session_id": sid, "kind": kind, "item_id": i, "vector": m[n].tobytes()} for n, i in enumerate(ids)),
             batch_size=2000,
             replace=True,
