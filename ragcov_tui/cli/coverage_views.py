@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ragcov_tui.cli.render import plain_line
+from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
 from ragcov_tui.coverage.report_md import PRIORITY_NOTE, fmt, pct, themes_text
 

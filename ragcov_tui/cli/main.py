@@ -11,22 +11,22 @@ characters a terminal would obey as ``\\uXXXX``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sqlite3
 import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui import __version__
-from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, BadInput, RagcovError
+from ragcov_tui.cli.safe_console import SafeConsole
+from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, RagcovError
 from ragcov_tui.redact import redact_text
-from ragcov_tui.safe_text import escape_json_text, visible, visible_line
+from ragcov_tui.safe_text import visible, visible_line
 
 EXAMPLES = {
     "analyze": "ragcov analyze --corpus sample_data/corpus --questions sample_data/questions.jsonl --json report.json",
@@ -181,8 +181,7 @@ def _run(argv: list[str] | None) -> int:
     if not args.command:
         _parser().print_help()
         return EXIT_OK
-    from ragcov_tui.cli import commands as cli_commands
-    from ragcov_tui.cli.render import SafeConsole
+    from ragcov_tui.cli import commands as cli_commands  # its pipelines' imports: not for --help or a usage error
 
     handler: Callable[[argparse.Namespace, Console], int] = getattr(cli_commands, f"cmd_{args.command}")
     out = SafeConsole()
@@ -210,25 +209,4 @@ def _run(argv: list[str] | None) -> int:
         return EXIT_FAILURE
 
 
-def write_output(path: str | None, text: str, out: Console) -> None:
-    """Write ``text`` to ``path`` ('-' = stdout); BadInput when the file cannot be written."""
-    if not path:
-        return
-    if path == "-":
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from exc
-
-
-def dump_json(data: Any) -> str:
-    """Indented JSON, non-ASCII text kept readable; control, bidi and other characters a terminal
-    or editor would obey written as ``\\uXXXX`` (the same text once parsed), so printing or ``cat``-ing
-    a report is safe."""
-    return escape_json_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
-
-
-__all__ = ["main", "write_output", "dump_json", "EXIT_GATE_FAILED", "EXIT_BAD_INPUT"]
+__all__ = ["main", "EXIT_GATE_FAILED", "EXIT_BAD_INPUT"]

@@ -1,19 +1,16 @@
 """Terminal rendering for the CLI: rich tables and the progress bar (stderr). No logic of its own.
 
-Untrusted text (questions, document names, model output, file names, error messages) is passed
-to rich through :func:`plain` / :func:`plain_line`: a ``Text`` (markup shown literally) whose
-control characters are made visible before the layout measures it (:mod:`ragcov_tui.safe_text`).
-Every console is a :class:`SafeConsole`, which makes visible whatever a print forgot.
+Untrusted text goes to rich only through :mod:`ragcov_tui.cli.safe_console` (``plain`` /
+``plain_line``, and every console is a ``SafeConsole``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -24,50 +21,18 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from ragcov_tui.cli.coverage_views import print_documents, print_gaps
 from ragcov_tui.cli.progress_lines import ProgressLines
+from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
 from ragcov_tui.evaluation.report import failure_note
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.redact import redact_text
-from ragcov_tui.safe_text import UNSAFE, single_line, visible, visible_line
-
-
-class SafeConsole(Console):
-    """A ``Console`` that never writes an unsafe character it was given as text.
-
-    Strings are never parsed for markup or emoji codes, and every rendered segment (except rich's
-    own control segments: cursor moves of the progress bar) is passed through
-    :func:`~ragcov_tui.safe_text.visible`, so a print that forgot :func:`plain` still shows
-    ``␛`` instead of sending ESC.
-    """
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("markup", False)
-        kwargs.setdefault("emoji", False)
-        kwargs.setdefault("highlight", False)
-        super().__init__(**kwargs)
-
-    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
-        for segment in super().render(renderable, options):
-            if segment.control or not UNSAFE.search(segment.text):
-                yield segment
-            else:
-                yield Segment(visible(segment.text), segment.style)
-
-
-def plain(value: Any, style: str = "") -> Text:
-    """Untrusted text, line breaks kept: literal, control characters visible."""
-    return Text(visible("" if value is None else str(value)), style=style)
-
-
-def plain_line(value: Any, style: str = "") -> Text:
-    """Untrusted text for one line or a table cell (see :func:`~ragcov_tui.safe_text.single_line`)."""
-    return Text(single_line("" if value is None else str(value)), style=style)
+from ragcov_tui.safe_text import visible_line
 
 
 class RateColumn(ProgressColumn):
@@ -156,8 +121,6 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
     console.print(t)
     if report.get("message"):
         console.print(plain(report["message"], style="yellow"))
-    from ragcov_tui.cli.coverage_views import print_documents, print_gaps  # it imports this module
-
     print_gaps(console, report)
     if fallback_line(report):
         console.print(plain_line(fallback_line(report), style="yellow"))

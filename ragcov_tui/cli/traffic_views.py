@@ -2,7 +2,7 @@
 
 A table of the traffic clusters by priority (share, coverage, an example query and its count),
 then one line each for the content gap and the tests nobody asks. Every value goes through
-:func:`~ragcov_tui.cli.render.plain_line` (control characters visible, markup literal).
+:func:`~ragcov_tui.cli.safe_console.plain_line` (control characters visible, markup literal).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ragcov_tui.cli.render import plain_line
+from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.report_md import fmt, pct
 from ragcov_tui.coverage.report_traffic_md import examples_text, source_line
 

@@ -1,0 +1,34 @@
+"""Where a command's reports go: a file, or stdout for ``-``; JSON safe to print."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ragcov_tui.errors import BadInput
+from ragcov_tui.safe_text import escape_json_text
+
+
+def write_output(path: str | None, text: str, out: Console) -> None:
+    """Write ``text`` to ``path`` ('-' = stdout); BadInput when the file cannot be written."""
+    if not path:
+        return
+    if path == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def dump_json(data: Any) -> str:
+    """Indented JSON, non-ASCII text kept readable; control, bidi and other characters a terminal
+    or editor would obey written as ``\\uXXXX`` (the same text once parsed), so printing or ``cat``-ing
+    a report is safe."""
+    return escape_json_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
