@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragcov_tui.cli.progress_lines import progress_every
 from ragcov_tui.errors import BadInput
+from ragcov_tui.http_retry import RetryPolicy
+from ragcov_tui.llm.cost import user_prices
 from ragcov_tui.services.config import Config, load_config
 from ragcov_tui.services.settings import build_options, resolve
 from ragcov_tui.store.db import DEFAULT_DB, busy_timeout
+from ragcov_tui.store.sessions import resolve_session
 
 OUTPUT_FLAGS = ("json", "markdown")
 
@@ -37,10 +41,6 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
     """Read ``ragcov.toml``, warn once per unknown key, check every option of the command and the
     ``RAGCOV_*`` tuning variables, and resolve the database path (``--db`` > ``$RAGCOV_DB`` >
     ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
-    from ragcov_tui.cli.progress_lines import progress_every
-    from ragcov_tui.http_retry import RetryPolicy
-    from ragcov_tui.llm.cost import user_prices
-
     cfg = load_config(args.config)
     for line in cfg.warnings():
         if warn is not None:
@@ -67,7 +67,7 @@ def check_urls(opts: Any) -> None:
     """Before any work: an ``http:`` system's URL is well formed and accepts a connection
     (``--system``), and the base URL of each remote provider the options name is well formed
     (``$OPENAI_BASE_URL``, ``$VOYAGE_BASE_URL``)."""
-    from ragcov_tui.urls import check_reachable, check_url
+    from ragcov_tui.urls import check_reachable, check_url  # urllib.request (17 ms): paid only by runs that check a URL
 
     system = getattr(opts, "system", None) or ""
     if system.startswith("http:") or system.startswith("https://"):
@@ -133,8 +133,6 @@ def setting(args: argparse.Namespace, cfg: Config, key: str) -> Any:
 def session_inputs(db: Any, refs: Iterable[str]) -> list[str]:
     """The test file and corpus paths of the stored sessions named by ``refs`` (refs that are no
     session, e.g. report files, give none): what ``report`` / ``compare`` outputs must not overwrite."""
-    from ragcov_tui.store.sessions import resolve_session
-
     paths: list[str] = []
     for ref in refs:
         try:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
+from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
 from ragcov_tui.errors import BadInput
 from ragcov_tui.progress import Progress
 
@@ -51,8 +52,6 @@ def _build(spec: str, concurrency: int) -> Embedder:
 
         return OnnxEmbedder.from_dir(arg) if arg and arg != MINILM_NAME else OnnxEmbedder.minilm()
     if provider == "precomputed":
-        from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
-
         return PrecomputedEmbedder()
     if provider == "hash":
         from ragcov_tui.embeddings.hashing import HashEmbedder
@@ -91,8 +90,6 @@ def embed_items(embedder: Embedder, texts: list[str], vectors: list[list[float] 
     ``what`` names the items in messages (``chunks``, ``questions.jsonl``); ``labels`` (e.g. the
     item ids) names each row, else rows are numbered from 1.
     """
-    from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
-
     if isinstance(embedder, PrecomputedEmbedder):
         return embedder.take(vectors, what=what, labels=labels)
     return embedder.embed(texts, progress=progress, stage=f"embedding {what}")
