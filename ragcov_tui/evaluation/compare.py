@@ -29,11 +29,21 @@ import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.compare_contract import (
+    Comparison,
+    MetricComparison,
+    MetricDelta,
+    PairItem,
+    PairVerdict,
+    Pairwise,
+    RunDescription,
+)
 from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.progress import Progress
+from ragcov_tui.store.eval_contract import EvalReport, ReportQuestion
 
 RESAMPLES = 10_000
 BLOCK_CELLS = 2_000_000  # resamples x questions drawn per numpy block (bounds memory)
@@ -62,13 +72,24 @@ def bootstrap_ci(diffs: np.ndarray, *, resamples: int = RESAMPLES, confidence: f
     return float(low), float(high)
 
 
-def _per_question(report: dict[str, Any], metric: str, group: str) -> dict[str, float]:
+def _per_question(report: EvalReport, metric: str, group: str) -> dict[str, float]:
     return {q["id"]: float(v) for q in report.get("questions", [])
-            if q.get("status", "done") == "done" and (v := (q.get(group) or {}).get(metric)) is not None}
+            if q.get("status", "done") == "done" and (v := (_scores(q, group) or {}).get(metric)) is not None}
+
+
+def _scores(question: ReportQuestion, group: str) -> dict[str, float | None] | None:
+    """A question's ``retrieval`` or ``generation`` values (None when the report has none)."""
+    return question.get("retrieval") if group == "retrieval" else question.get("generation")
+
+
+def _group_stats(report: EvalReport, group: str) -> dict[str, Any]:
+    """The report's aggregate of one group (``{}`` when it has none)."""
+    aggregate = report.get("aggregate", {})
+    return (aggregate.get("retrieval") if group == "retrieval" else aggregate.get("generation")) or {}
 
 
 def compare_metric(a: dict[str, float], b: dict[str, float], *, resamples: int = RESAMPLES, confidence: float = 0.95,
-                   seed: int = 0, tie: float = 1e-9) -> dict[str, Any]:
+                   seed: int = 0, tie: float = 1e-9) -> MetricDelta:
     """The paired statistics of one metric given ``{question id: value}`` for A and for B."""
     shared = [q for q in a if q in b]
     if not shared:
@@ -84,21 +105,21 @@ def compare_metric(a: dict[str, float], b: dict[str, float], *, resamples: int =
             "ties": int((np.abs(diffs) <= tie).sum())}
 
 
-def compare_reports(a: dict[str, Any], b: dict[str, Any], *, resamples: int = RESAMPLES, confidence: float = 0.95,
+def compare_reports(a: EvalReport, b: EvalReport, *, resamples: int = RESAMPLES, confidence: float = 0.95,
                     seed: int = 0, pairwise: bool = True, llm: ChatModel | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                    progress: Progress | None = None) -> dict[str, Any]:
+                    progress: Progress | None = None) -> Comparison:
     """Compare report B against report A (deltas are B - A); see the module docstring. The pairwise
     LLM judge runs when an ``llm`` is given (and ``pairwise`` is not turned off)."""
-    metrics = []
+    metrics: list[MetricComparison] = []
     for group in ("retrieval", "generation"):
-        names = [m for m in (a.get("aggregate", {}).get(group) or {}) if m in (b.get("aggregate", {}).get(group) or {})]
+        names = [m for m in _group_stats(a, group) if m in _group_stats(b, group)]
         for name in names:
             stats = compare_metric(_per_question(a, name, group), _per_question(b, name, group),
                                    resamples=resamples, confidence=confidence, seed=seed)
             metrics.append({"metric": name, "group": group, **stats})
     ids_a = {q["id"] for q in a.get("questions", [])}
     scored_a, scored_b = _scored(a), _scored(b)
-    out: dict[str, Any] = {
+    out: Comparison = {
         "a": _describe(a), "b": _describe(b), "confidence": confidence, "resamples": resamples, "seed": seed,
         "shared_questions": sum(1 for q in b.get("questions", []) if q["id"] in ids_a),
         "scored": {"a": len(scored_a), "b": len(scored_b), "both": len(scored_a & scored_b)},
@@ -109,12 +130,12 @@ def compare_reports(a: dict[str, Any], b: dict[str, Any], *, resamples: int = RE
     return out
 
 
-def _scored(report: dict[str, Any]) -> set[str]:
+def _scored(report: EvalReport) -> set[str]:
     """Ids of the questions the run scored (finished without error)."""
     return {q["id"] for q in report.get("questions", []) if q.get("status", "done") == "done"}
 
 
-def question_set_note(result: dict[str, Any]) -> str | None:
+def question_set_note(result: Comparison) -> str | None:
     """``the runs scored different questions: A 31, B 32, 31 both; deltas are over those 31`` when
     the sets differ (a :func:`compare_reports` result); None when both scored the same questions."""
     scored = result.get("scored")
@@ -124,8 +145,9 @@ def question_set_note(result: dict[str, Any]) -> str | None:
             f"every delta and interval is over those {scored['both']:,}")
 
 
-def _describe(report: dict[str, Any]) -> dict[str, Any]:
-    return {k: report.get(k) for k in ("session_id", "name", "system", "judge", "k")}
+def _describe(report: EvalReport) -> RunDescription:
+    return {"session_id": report.get("session_id"), "name": report.get("name"), "system": report.get("system"),
+            "judge": report.get("judge"), "k": report.get("k")}
 
 
 def _check_verdict(data: Any) -> str | None:
@@ -145,7 +167,7 @@ def _ask(llm: ChatModel, question: str, first: str, second: str) -> tuple[str | 
     return str(result.data["better"]).strip().lower(), str(result.data.get("reason", "")), call
 
 
-def judge_pair(llm: ChatModel, question: str, answer_a: str, answer_b: str) -> dict[str, Any]:
+def judge_pair(llm: ChatModel, question: str, answer_a: str, answer_b: str) -> PairVerdict:
     """Ask with A first, then B first; the winner is ``a`` / ``b`` only when both orders agree."""
     first, reason_1, call_1 = _ask(llm, question, answer_a, answer_b)
     second, reason_2, call_2 = _ask(llm, question, answer_b, answer_a)
@@ -157,24 +179,25 @@ def judge_pair(llm: ChatModel, question: str, answer_a: str, answer_b: str) -> d
     return {"winner": winner, "votes": list(votes), "reasons": [reason_1, reason_2], "calls": calls}
 
 
-def pairwise_judge(a: dict[str, Any], b: dict[str, Any], llm: ChatModel, *, concurrency: int = DEFAULT_CONCURRENCY,
-                   progress: Progress | None = None) -> dict[str, Any]:
+def pairwise_judge(a: EvalReport, b: EvalReport, llm: ChatModel, *, concurrency: int = DEFAULT_CONCURRENCY,
+                   progress: Progress | None = None) -> Pairwise:
     """LLM pairwise verdicts over the questions both reports answered."""
-    answers_a = {q["id"]: q for q in a.get("questions", []) if q.get("answer")}
-    pairs: Sequence[tuple[dict, dict]] = [(answers_a[q["id"]], q) for q in b.get("questions", [])
-                                          if q.get("answer") and q["id"] in answers_a]
-    outcomes = run_bounded(lambda p: judge_pair(llm, p[1]["question"] or "", p[0]["answer"], p[1]["answer"]),
+    answers_a = {q["id"]: answer for q in a.get("questions", []) if (answer := q.get("answer"))}
+    pairs: Sequence[tuple[str, str, str, str]] = [  # (id, question, A's answer, B's answer)
+        (q["id"], q["question"] or "", answers_a[q["id"]], answer) for q in b.get("questions", [])
+        if (answer := q.get("answer")) and q["id"] in answers_a]
+    outcomes = run_bounded(lambda p: judge_pair(llm, p[1], p[2], p[3]),
                            pairs, concurrency=concurrency, progress=progress, stage="pairwise judging")
-    items = []
-    for (qa, _), outcome in zip(pairs, outcomes, strict=True):
-        verdict = outcome.value if outcome.ok else {"winner": None, "error": str(outcome.error), "calls": []}
-        items.append({"id": qa["id"], **verdict})
+    items: list[PairItem] = []
+    for (qid, *_), outcome in zip(pairs, outcomes, strict=True):
+        verdict: PairVerdict = outcome.value or {"winner": None, "error": str(outcome.error), "calls": []}
+        items.append({"id": qid, **verdict})
     winners = [i["winner"] for i in items]
     return {"judge": f"llm:{llm.spec}", "a_wins": winners.count("a"), "b_wins": winners.count("b"),
             "ties": winners.count("tie"), "errors": winners.count(None), "items": items}
 
 
-def compare(db: sqlite_utils.Database, ref_a: str, ref_b: str, **options: Any) -> dict[str, Any]:
+def compare(db: sqlite_utils.Database, ref_a: str, ref_b: str, **options: Any) -> Comparison:
     """:func:`compare_reports` of two sessions (id, prefix, name, ``latest-eval``) or report files;
     BadInput when both name the same session (every delta would be a meaningless 0)."""
     a, b = read_eval_report(db, ref_a), read_eval_report(db, ref_b)

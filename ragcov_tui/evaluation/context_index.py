@@ -168,7 +168,7 @@ class ContextIndex:
             return None
         return [Place(self.chunks_in(at, at + len(norm)), "exact") for at in starts]
 
-    def _near(self, words: list[str], hashes: np.ndarray) -> list[Place] | None:
+    def _near(self, words: list[str], hashes: np.ndarray) -> list[Place]:
         left, right = self._postings(hashes)
         counts = right - left
         keep = np.nonzero((counts > 0) & (counts <= COMMON))[0]

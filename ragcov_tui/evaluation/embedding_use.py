@@ -11,9 +11,9 @@ ran the model.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from ragcov_tui.embeddings.base import EmbedStats
+from ragcov_tui.store.eval_contract import EmbeddingUse, TextCounts
 
 FIELDS = ("texts", "cached", "embedded")
 
@@ -23,12 +23,14 @@ def snapshot(stats: EmbedStats) -> dict[str, int]:
     return {k: v for k, v in dataclasses.asdict(stats).items() if k in FIELDS}
 
 
-def delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
-    return {k: after[k] - before[k] for k in FIELDS}
+def delta(before: dict[str, int], after: dict[str, int]) -> TextCounts:
+    """The counters of :data:`FIELDS` gone up between two snapshots."""
+    return {"texts": after["texts"] - before["texts"], "cached": after["cached"] - before["cached"],
+            "embedded": after["embedded"] - before["embedded"]}
 
 
 def embedding_use(start: dict[str, int], prepared: dict[str, int], end: dict[str, int], *, system: str,
-                  generation_metrics: list[str]) -> dict[str, Any]:
+                  generation_metrics: list[str]) -> EmbeddingUse:
     """``{"corpus": counts, "per_question": counts, "why": one line}``."""
     corpus, per_question = delta(start, prepared), delta(prepared, end)
     parts = []

@@ -22,6 +22,7 @@ import sqlite_utils
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import read_eval_report
+from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
 
 
@@ -59,23 +60,24 @@ class GateResult:
                 "below": [{"metric": b.metric, "minimum": b.minimum, "current": b.current} for b in self.below]}
 
 
-def metric_means(report: dict[str, Any]) -> dict[str, float | None]:
+def metric_means(report: EvalReport) -> dict[str, float | None]:
     """``{metric: mean}`` over both groups of ``report["aggregate"]``."""
     out: dict[str, float | None] = {}
-    for group in ("retrieval", "generation"):
-        for name, stats in (report.get("aggregate", {}).get(group) or {}).items():
+    aggregate = report.get("aggregate", {})
+    for group in (aggregate.get("retrieval"), aggregate.get("generation")):
+        for name, stats in (group or {}).items():
             mean = stats.get("mean") if isinstance(stats, dict) else stats
             out[name] = float(mean) if isinstance(mean, (int, float)) and math.isfinite(mean) else None
     return out
 
 
-def find_regressions(baseline: dict[str, Any], current: dict[str, Any], max_drop: float = 0.05) -> list[Regression]:
+def find_regressions(baseline: EvalReport, current: EvalReport, max_drop: float = 0.05) -> list[Regression]:
     """Metrics whose mean fell by more than ``max_drop`` from ``baseline`` to ``current``."""
     if max_drop < 0:
         raise BadInput(f"--max-drop: must be >= 0, got {max_drop}")
     before, after = metric_means(baseline), metric_means(current)
-    found = [Regression(m, before[m], after[m]) for m in after
-             if before.get(m) is not None and after[m] is not None]
+    found = [Regression(m, was, now) for m, now in after.items()
+             if (was := before.get(m)) is not None and now is not None]
     return [r for r in found if r.drop > max_drop + 1e-12]
 
 
@@ -88,12 +90,12 @@ def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
     return out
 
 
-def check_fail_under(report: dict[str, Any], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
+def check_fail_under(report: EvalReport, thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
     """The thresholds the report's means do not reach (or cannot show, being undefined)."""
     return below_thresholds(metric_means(report), thresholds)
 
 
-def check_gates(report: dict[str, Any], *, baseline: dict[str, Any] | None = None, max_drop: float = 0.05,
+def check_gates(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
                 fail_under: Sequence[str] = ()) -> GateResult:
     """Every gate the user asked for, on the finished ``report``."""
     thresholds = parse_fail_under(fail_under, int(report.get("k", 5)))
@@ -102,6 +104,6 @@ def check_gates(report: dict[str, Any], *, baseline: dict[str, Any] | None = Non
 
 
 
-def load_baseline(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
+def load_baseline(db: sqlite_utils.Database, ref: str) -> EvalReport:
     """The report named by ``--baseline`` (or a ``compare`` side): a session ref or an ``eval --json`` file."""
     return read_eval_report(db, ref)

@@ -12,7 +12,6 @@ the robustness metrics.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.diagnosis import diagnose
@@ -20,6 +19,7 @@ from ragcov_tui.evaluation.generation import GenerationInput, generate_paraphras
 from ragcov_tui.evaluation.retrieval import GoldIndex, evaluate_retrieval
 from ragcov_tui.evaluation.systems.base import System, SystemOutput, output_from_value
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.store.eval_contract import EvalItem, ParaphraseAsked
 from ragcov_tui.testset.models import Question
 from ragcov_tui.testset.writer import text_key
 
@@ -55,10 +55,10 @@ def paraphrases_for(ctx: EvalContext, question: Question) -> tuple[list[str], st
     return given + generated, f"test file + {origin}" if given else origin
 
 
-def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> dict[str, Any]:
+def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> EvalItem:
     """The finished item for ``question`` (status ``done`` or ``error``); never raises for a
     failure of the system or the judge."""
-    item: dict[str, Any] = {"id": question.id, "seq": seq, "status": "done", "question": question.text,
+    item: EvalItem = {"id": question.id, "seq": seq, "status": "done", "question": question.text,
                             "retrieval": {}, "generation": {}, "errors": {}}
     # A run scoring retrieval only asks a system that can retrieve without answering to do just that.
     ask = getattr(ctx.system, "retrieve_only", None) if not ctx.generation_metrics else None
@@ -70,36 +70,37 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> dict[st
     except Exception as exc:  # the user's system failed on this item; the run goes on
         return {**item, "status": "error", "error": f"system: {_message(exc)}", "diagnosis": "undetermined"}
     cited = set(parse_citations(output.answer))
-    item.update(answer=output.answer, answer_label=output.label,
-                retrieved=[{"id": c.id, "text": c.text, "score": c.score, "cited": c.id in cited}
-                           for c in output.contexts])
+    item.update({"answer": output.answer, "answer_label": output.label,
+                 "retrieved": [{"id": c.id, "text": c.text, "score": c.score, "cited": c.id in cited}
+                               for c in output.contexts]})
 
     relevant_ranks = _score_retrieval(ctx, question, output, item)
     try:
         _score_generation(ctx, question, output, item)
     except Exception as exc:  # the scorer itself failed (not one judge reply): redo on resume
-        item.update(status="error", error=f"generation: {_message(exc)}")
+        item.update({"status": "error", "error": f"generation: {_message(exc)}"})
     if item["status"] == "done" and item["errors"]:  # a judgement failed: not done, so --resume redoes it
-        item.update(status="error", error=judgement_error(item["errors"]))
+        item.update({"status": "error", "error": judgement_error(item["errors"])})
     item["diagnosis"] = diagnose(relevant_ranks, ctx.k, item["generation"])
     return item
 
 
-def _score_retrieval(ctx: EvalContext, question: Question, output: SystemOutput, item: dict[str, Any]) -> list[int] | None:
+def _score_retrieval(ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem) -> list[int] | None:
     if not any(g > 0 for g in question.gold.values()):
-        item.update(retrieval=dict.fromkeys(ctx.retrieval_metrics), level=None, relevant_ranks=None)
+        item.update({"retrieval": dict.fromkeys(ctx.retrieval_metrics), "level": None, "relevant_ranks": None})
         return None
     result = evaluate_retrieval([c.id for c in output.contexts], question.gold, ctx.k, ctx.index)
-    item.update(retrieval={m: result.values[m] for m in ctx.retrieval_metrics}, level=result.level,
-                relevant_ranks=result.relevant_ranks)
+    item.update({"retrieval": {m: result.values[m] for m in ctx.retrieval_metrics}, "level": result.level,
+                 "relevant_ranks": result.relevant_ranks})
     return result.relevant_ranks
 
 
-def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput, item: dict[str, Any]) -> None:
+def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem) -> None:
     if not ctx.generation_metrics:
         return
     texts, source = paraphrases_for(ctx, question)
-    asked, outputs = [], []
+    asked: list[ParaphraseAsked] = []
+    outputs = []
     for text in texts:
         try:
             out = ctx.system.answer(text)
@@ -116,9 +117,9 @@ def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput
                         paraphrases=[a["question"] for a in asked if "error" not in a]),
         llm=ctx.judge_llm, embedder=ctx.embedder, metrics=set(ctx.generation_metrics), repeats=ctx.repeats,
     )
-    item.update(generation={m: scores.values.get(m) for m in ctx.generation_metrics}, spread=scores.spread,
-                details=scores.details, judge_calls=scores.judge_calls, judge=scores.judge,
-                errors=dict(scores.errors), undefined=dict(scores.undefined))
+    item.update({"generation": {m: scores.values.get(m) for m in ctx.generation_metrics}, "spread": scores.spread,
+                 "details": scores.details, "judge_calls": scores.judge_calls, "judge": scores.judge,
+                 "errors": dict(scores.errors), "undefined": dict(scores.undefined)})
 
 
 def judgement_error(errors: dict[str, str]) -> str:

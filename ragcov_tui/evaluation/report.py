@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,58 +23,70 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.retrieval import aggregate
 from ragcov_tui.input_files import path_problem, read_input_file
+from ragcov_tui.store.eval_contract import (
+    Aggregate,
+    EvalHeadline,
+    EvalReport,
+    ItemCounts,
+    ItemError,
+    MetricStats,
+    StoredItem,
+)
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.sessions import resolve_session
 
 
-def aggregate_items(items: Sequence[dict[str, Any]], retrieval_metrics: Sequence[str],
-                    generation_metrics: Sequence[str], repeats: int = 1) -> dict[str, dict[str, Any]]:
+def aggregate_items(items: Sequence[StoredItem], retrieval_metrics: Sequence[str],
+                    generation_metrics: Sequence[str], repeats: int = 1) -> Aggregate:
     """``{"retrieval": {metric: stats}, "generation": {metric: stats}}`` over the done items."""
     done = [i for i in items if i["status"] == "done"]
     retrieval = aggregate(i.get("retrieval") or {} for i in done)
     generation = aggregate(i.get("generation") or {} for i in done)
-    empty = {"mean": None, "n": 0, "std": None}
-    out = {"retrieval": {m: retrieval.get(m, empty) for m in retrieval_metrics},
-           "generation": {m: dict(generation.get(m, empty)) for m in generation_metrics}}
+    empty: MetricStats = {"mean": None, "n": 0, "std": None}
+    out: Aggregate = {"retrieval": {m: retrieval.get(m, empty) for m in retrieval_metrics},
+                      "generation": {m: MetricStats(**generation.get(m, empty)) for m in generation_metrics}}
     if repeats > 1:
         for metric, stats in out["generation"].items():
-            spreads = [i["spread"][metric] for i in done
-                       if (i.get("generation") or {}).get(metric) is not None and metric in (i.get("spread") or {})]
+            spreads = [spread[metric] for i in done
+                       if (i.get("generation") or {}).get(metric) is not None and metric in (spread := i.get("spread") or {})]
             stats["judge_spread"] = sum(spreads) / len(spreads) if spreads else None
     return out
 
 
-def count_items(items: Sequence[dict[str, Any]], total: int) -> dict[str, Any]:
+def count_items(items: Sequence[StoredItem], total: int) -> ItemCounts:
     """How many questions were asked, finished, failed, had gold ids; levels and diagnoses."""
     return {
         "questions": total,
         "done": sum(1 for i in items if i["status"] == "done"),
         "errors": sum(1 for i in items if i["status"] == "error"),
         "with_gold": sum(1 for i in items if i.get("relevant_ranks") is not None),
-        "levels": dict(Counter(i["level"] for i in items if i.get("level"))),
+        "levels": dict(Counter(level for i in items if (level := i.get("level")))),
         "diagnosis": dict(Counter(i.get("diagnosis") or "undetermined" for i in items)),
     }
 
 
-def item_errors(items: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+def item_errors(items: Sequence[StoredItem]) -> list[ItemError]:
     """Every failure in test-file order, one entry each: each metric whose judgement failed on an
     item (``{id, metric, error}``), else the item's own failure (``{id, error}``)."""
-    out: list[dict[str, str]] = []
+    out: list[ItemError] = []
     for i in items:
-        metric_errors = [{"id": i["id"], "metric": m, "error": e} for m, e in sorted((i.get("errors") or {}).items())]
-        out += metric_errors or ([{"id": i["id"], "error": i["error"]}] if i.get("error") else [])
+        metric_errors: list[ItemError] = [{"id": i["id"], "metric": m, "error": e}
+                                          for m, e in sorted((i.get("errors") or {}).items())]
+        error = i.get("error")
+        out += metric_errors or ([{"id": i["id"], "error": error}] if error else [])
     return out
 
 
-def eval_headline(report: dict[str, Any]) -> dict[str, Any]:
+def eval_headline(report: EvalReport) -> EvalHeadline:
     """The figures stored in ``sessions.summary``: metric means and ``n``, counts, the judge."""
-    flat = {f"{group}.{m}": s["mean"] for group, metrics in report["aggregate"].items() for m, s in metrics.items()}
-    n = {f"{group}.{m}": s["n"] for group, metrics in report["aggregate"].items() for m, s in metrics.items()}
+    groups = (("retrieval", report["aggregate"]["retrieval"]), ("generation", report["aggregate"]["generation"]))
+    flat = {f"{group}.{m}": s["mean"] for group, metrics in groups for m, s in metrics.items()}
+    n = {f"{group}.{m}": s["n"] for group, metrics in groups for m, s in metrics.items()}
     return {"k": report["k"], "system": report["system"], "judge": report["judge"], "means": flat, "n": n,
             "counts": report["counts"]}
 
 
-def read_eval_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
+def read_eval_report(db: sqlite_utils.Database, ref: str) -> EvalReport:
     """An eval report from a JSON file (``eval --json`` output) if ``ref`` is one, else a session."""
     path = Path(ref)
     problem = path_problem(path)  # never raises (a name too long, a loop of links) nor opens a FIFO
@@ -82,7 +94,7 @@ def read_eval_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
         if problem is not None:
             raise BadInput(f"{ref}: {'no such report file' if problem == 'no such file' else problem}")
         try:
-            data = json.loads(read_input_file(path, ref).decode("utf-8"))
+            data: EvalReport = json.loads(read_input_file(path, ref).decode("utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise BadInput(f"{ref}: not a JSON report ({exc})") from None
         if not isinstance(data, dict) or "aggregate" not in data:
@@ -91,7 +103,7 @@ def read_eval_report(db: sqlite_utils.Database, ref: str) -> dict[str, Any]:
     return load_eval_report(db, resolve_session(db, ref, kind="eval")["id"])
 
 
-def failure_note(report: dict[str, Any]) -> str | None:
+def failure_note(report: Mapping[str, Any]) -> str | None:
     """``3 of 31 questions failed (first: q001: system: ConnectionError: …)``; None when none failed.
     Counts questions, however many of their metrics failed."""
     errors = report.get("errors") or []
@@ -104,7 +116,7 @@ def failure_note(report: dict[str, Any]) -> str | None:
     return f"{failed} of {total} question{'s' if total != 1 else ''} failed (first: {where}: {first.get('error')})"
 
 
-def all_failed(report: dict[str, Any]) -> bool:
+def all_failed(report: Mapping[str, Any]) -> bool:
     """True when nothing was scored: every question failed (an unreachable system, a bad key…), or
     an LLM judge was asked and none of its judgements succeeded (every judged metric has n = 0
     while judgements failed)."""

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.store.eval_contract import MetricStats
 
 LEVEL_CHUNK = "chunk"
 LEVEL_DOCUMENT = "document"
@@ -170,7 +171,7 @@ def evaluate_retrieval(
     return RetrievalResult(values=score_ranking(ranking, gold, k), level=level, ranking=ranking, relevant_ranks=ranks)
 
 
-def aggregate(per_question: Iterable[Mapping[str, float | None]]) -> dict[str, dict[str, float | int | None]]:
+def aggregate(per_question: Iterable[Mapping[str, float | None]]) -> dict[str, MetricStats]:
     """``{metric: {"mean", "n", "std"}}`` over the questions where the metric is defined (not None).
 
     ``std`` is the population standard deviation across those questions (0 for one question);
@@ -182,7 +183,7 @@ def aggregate(per_question: Iterable[Mapping[str, float | None]]) -> dict[str, d
             bucket = values.setdefault(name, [])
             if value is not None:
                 bucket.append(float(value))
-    out: dict[str, dict[str, float | int | None]] = {}
+    out: dict[str, MetricStats] = {}
     for name, vals in values.items():
         if not vals:
             out[name] = {"mean": None, "n": 0, "std": None}

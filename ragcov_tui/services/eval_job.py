@@ -25,6 +25,7 @@ import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
+from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
@@ -42,6 +43,7 @@ from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
+from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage
 from ragcov_tui.store.evals import (
     NonFiniteValue,
     done_ids,
@@ -101,7 +103,7 @@ def run_eval(
     db: sqlite_utils.Database,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, EvalReport]:
     """Run (or resume) one evaluation and store it; returns ``(session_id, report)``."""
     t0 = time.perf_counter()
     opts.check()
@@ -110,7 +112,8 @@ def run_eval(
     retrieval_metrics, generation_metrics = select_metrics(
         opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
-    documents, chunks = [], []
+    documents: list[Document] = []
+    chunks: list[Chunk] = []
     if opts.corpus:
         documents, chunks = build_chunks(opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                  warn=warn, progress=progress)
@@ -143,9 +146,9 @@ def run_eval(
                           paraphrases=opts.paraphrases, repeats=opts.repeats)
         _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
         items = load_eval_items(db, sid)
-        header = {
+        header: EvalReport = {
             "session_id": sid, "name": opts.name, "kind": "eval", "questions_path": str(Path(opts.questions).resolve()),
-            "system": system.name, "answer_label": next((i.get("answer_label") for i in items if i.get("answer_label")), ""),
+            "system": system.name, "answer_label": next((label for i in items if (label := i.get("answer_label"))), ""),
             "judge": f"llm:{llms['judge'].spec}" if llms["judge"] else "heuristic",
             "embedder": embedder.spec, "k": opts.k, "metrics": {"retrieval": retrieval_metrics,
                                                                "generation": generation_metrics},
@@ -178,7 +181,7 @@ def run_eval(
 def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: list, skipped: int, total: int,
                   concurrency: int, progress: Progress | None) -> None:
     """Fan the questions out; store each finished item from this thread before reporting it."""
-    finished: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+    finished: queue.SimpleQueue[EvalItem] = queue.SimpleQueue()
     failed = 0
 
     def work(pair: tuple[int, Any]) -> None:
@@ -193,12 +196,12 @@ def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: l
 
     outcomes = run_bounded(work, todo, concurrency=concurrency, progress=store_then_report, stage=STAGE)
     store_then_report(STAGE, len(todo), len(todo))
-    failed = next((o.error for o in outcomes if not o.ok), None)
-    if failed is not None:  # evaluate_question never raises for a user-side failure: this is a bug
-        raise failed
+    bug = next((o.error for o in outcomes if o.error is not None), None)
+    if bug is not None:  # evaluate_question never raises for a user-side failure: this is a bug
+        raise bug
 
 
-def _store_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> bool:
+def _store_item(db: sqlite_utils.Database, sid: str, item: EvalItem) -> bool:
     """Save one item; one the store refuses (a NaN that got past the checks) is saved as failed.
     True when it was stored ``done``."""
     try:
@@ -227,7 +230,7 @@ def _llms(opts: EvalOptions, db: sqlite_utils.Database,
             "paraphrase": get(opts.paraphrase_llm) if opts.paraphrase_llm else llm}
 
 
-def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
+def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsage:
     """Token, request and cost totals of this run (models shared between roles counted once):
     ``llm_requests`` every HTTP request sent, retried and failed ones included; ``cost_usd`` is
     None when a model's price is unknown."""
@@ -248,7 +251,7 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
     }
 
 
-def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> dict[str, Any]:
+def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsage:
     """The usage of a run that stopped, after its models and embedder stopped sending (the
     abandoned calls' requests in flight are counted ``abandoned``; none starts after this)."""
     for tally in [m.usage for m in llms.values() if m is not None] + [getattr(embedder, "tally", None)]:

@@ -324,10 +324,11 @@ def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatMod
     """
     from ragcov_tui.store.queries import analysis_report, cluster_chunk_page
 
-    gap = next((g for g in analysis_report(db, sid).get("gaps", []) if g["cluster"] == cluster), {})
+    themes: list[str] = next((g.get("themes", []) for g in analysis_report(db, sid).get("gaps", [])
+                              if g["cluster"] == cluster), [])
     chunks = cluster_chunk_page(db, sid, cluster, limit=passages).rows
     existing = [t for (t,) in db.execute("SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?", [sid, cluster])]
-    system = SUGGEST_PROMPT.format(themes=", ".join(gap.get("themes", [])) or "unknown", n=n,
+    system = SUGGEST_PROMPT.format(themes=", ".join(themes) or "unknown", n=n,
                                    existing=json.dumps(existing, ensure_ascii=False))
     user = "\n\n".join(f"[{c['chunk_id']}] {c['text']}" for c in chunks)
     reply = complete_json(llm, [{"role": "system", "content": system}, {"role": "user", "content": user}],

@@ -9,9 +9,9 @@ back; the engine above fills them in. They are TypedDicts: the report stays a pl
 ``NotRequired`` keys may be absent; ``X | None`` values may be null (an undefined number is None,
 never NaN). ``tests/core/test_json_contracts.py`` checks a real report against these types, key for
 key, so this module is the written-down contract.
+No ``from __future__ import annotations`` here: TypedDict reads ``NotRequired`` from evaluated
+annotations.
 """
-
-from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 

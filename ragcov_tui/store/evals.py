@@ -9,11 +9,9 @@ report the run printed.
 No NaN or ±inf is ever written (:class:`NonFiniteValue`: the inputs are checked where they enter,
 this is the last guard), and one stored by an older version reads back as None.
 
-An item, as saved and as loaded, is a dict::
-
-    {id, seq, status, question, answer, answer_label, retrieved: [{id, text, score, cited}],
-     retrieval: {metric: value|None}, level, relevant_ranks, generation: {metric: value|None},
-     spread, errors, undefined, judge, details, paraphrases, judge_calls, diagnosis, error}
+An item is saved as ``evaluate_question`` built it (:class:`~ragcov_tui.store.eval_contract.EvalItem`)
+and loaded with every key (:class:`~ragcov_tui.store.eval_contract.StoredItem`); the report lists it
+as a :class:`~ragcov_tui.store.eval_contract.ReportQuestion`.
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.store.db import connection_lock
+from ragcov_tui.store.eval_contract import EvalItem, EvalReport, ReportQuestion, StoredItem
 from ragcov_tui.store.sessions import now_iso
 
 # Item keys kept inside the ``details`` JSON column (the other keys have columns of their own).
@@ -61,7 +60,7 @@ def loads_stored(text: str | None, empty: str) -> Any:
     return json.loads(text or empty, parse_constant=lambda _: None)
 
 
-def item_row(sid: str, item: dict[str, Any]) -> dict[str, Any]:
+def item_row(sid: str, item: EvalItem) -> dict[str, Any]:
     """The ``eval_items`` row of one item; :class:`NonFiniteValue` if it holds NaN / ±inf anywhere."""
     _refuse_non_finite(item, f"question {item.get('id')!r}")
     details = {key: item.get(key) for key in DETAIL_KEYS}
@@ -84,10 +83,10 @@ def item_row(sid: str, item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def row_item(row: dict[str, Any]) -> dict[str, Any]:
-    """The item dict of one ``eval_items`` row (inverse of :func:`item_row`)."""
+def row_item(row: dict[str, Any]) -> StoredItem:
+    """The item of one ``eval_items`` row (inverse of :func:`item_row`), every key present."""
     details = loads_stored(row["details"], "{}")
-    item = {
+    return {
         "id": row["question_id"],
         "seq": row["seq"],
         "status": row["status"],
@@ -100,18 +99,25 @@ def row_item(row: dict[str, Any]) -> dict[str, Any]:
         "error": row["error"],
         "judge_calls": loads_stored(row["judge_calls"], "[]"),
         "details": details.pop("generation_details", {}),
+        # DETAIL_KEYS, from the details column
+        "answer_label": details.get("answer_label"),
+        "level": details.get("level"),
+        "relevant_ranks": details.get("relevant_ranks"),
+        "spread": details.get("spread"),
+        "errors": details.get("errors"),
+        "undefined": details.get("undefined"),
+        "judge": details.get("judge"),
+        "paraphrases": details.get("paraphrases"),
     }
-    item.update({key: details.get(key) for key in DETAIL_KEYS})
-    return item
 
 
-def save_eval_item(db: sqlite_utils.Database, sid: str, item: dict[str, Any]) -> None:
+def save_eval_item(db: sqlite_utils.Database, sid: str, item: EvalItem) -> None:
     """Insert or replace one finished item (call from the thread that owns ``db``)."""
     with connection_lock(db):
-        db["eval_items"].insert(item_row(sid, item), replace=True)
+        db.table("eval_items").insert(item_row(sid, item), replace=True)
 
 
-def load_eval_items(db: sqlite_utils.Database, sid: str, *, status: str | None = None) -> list[dict[str, Any]]:
+def load_eval_items(db: sqlite_utils.Database, sid: str, *, status: str | None = None) -> list[StoredItem]:
     """Every item of the session in test-file order, optionally only those with ``status``."""
     sql = "SELECT * FROM eval_items WHERE session_id = ?"
     args: list[Any] = [sid]
@@ -127,25 +133,35 @@ def done_ids(db: sqlite_utils.Database, sid: str) -> set[str]:
         "SELECT question_id FROM eval_items WHERE session_id = ? AND status = 'done'", [sid])}
 
 
-def save_eval_header(db: sqlite_utils.Database, sid: str, header: dict[str, Any]) -> None:
+def save_eval_header(db: sqlite_utils.Database, sid: str, header: EvalReport) -> None:
     """Store the report without its ``questions`` list; :class:`NonFiniteValue` if it holds NaN / ±inf."""
     body = {k: v for k, v in header.items() if k != "questions"}
     _refuse_non_finite(body, f"session {sid} report")
     with db.conn:
-        db["reports"].insert({"session_id": sid, "report": json.dumps(body)}, replace=True)
+        db.table("reports").insert({"session_id": sid, "report": json.dumps(body)}, replace=True)
 
 
-def report_question(item: dict[str, Any]) -> dict[str, Any]:
-    """An item as listed in the report: everything but the judge transcripts and long details."""
-    question = {k: v for k, v in item.items() if k not in HEAVY_KEYS}
-    question["retrieved"] = [{k: c.get(k) for k in ("id", "score", "cited")} for c in item.get("retrieved") or []]
-    return question
+def report_question(item: StoredItem) -> ReportQuestion:
+    """An item as listed in the report: everything but the judge transcripts and long details
+    (:data:`HEAVY_KEYS`) and the retrieved contexts' texts."""
+    return {
+        "id": item["id"], "seq": item["seq"], "status": item["status"], "question": item["question"],
+        "answer": item["answer"],
+        "retrieved": [{"id": c.get("id"), "score": c.get("score"), "cited": c.get("cited")}
+                      for c in item.get("retrieved") or []],
+        "retrieval": item["retrieval"], "generation": item["generation"], "diagnosis": item["diagnosis"],
+        "error": item["error"], "answer_label": item["answer_label"], "level": item["level"],
+        "relevant_ranks": item["relevant_ranks"], "spread": item["spread"], "errors": item["errors"],
+        "undefined": item["undefined"], "judge": item["judge"], "paraphrases": item["paraphrases"],
+    }
 
 
-def load_eval_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
-    """The stored ``eval --json`` report of session ``sid`` (header + one entry per item)."""
+def load_eval_report(db: sqlite_utils.Database, sid: str) -> EvalReport:
+    """The stored ``eval --json`` report of session ``sid`` (header + one entry per item); a session
+    stopped before its end has no header: ``session_id`` and ``questions`` only."""
     rows = list(db.query("SELECT report FROM reports WHERE session_id = ?", [sid]))
-    report = loads_stored(rows[0]["report"], "{}") if rows else {"session_id": sid}
+    report: EvalReport = loads_stored(rows[0]["report"] if rows else None, "{}")
+    report.setdefault("session_id", sid)  # the stored header has it; a session without one gets it here
     report["questions"] = [report_question(i) for i in load_eval_items(db, sid)]
     return report
 

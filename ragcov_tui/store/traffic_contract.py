@@ -3,9 +3,9 @@
 Built by ``coverage.traffic.TrafficResult.to_report()``; :func:`ragcov_tui.store.traffic.load_traffic`
 reassembles it (``details`` from ``traffic_queries``). Checked key for key against a real report by
 ``tests/core/test_json_contracts.py``.
+No ``from __future__ import annotations`` here: TypedDict reads ``NotRequired`` from evaluated
+annotations.
 """
-
-from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 

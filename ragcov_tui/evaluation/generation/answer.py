@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ragcov_tui.evaluation.generation import prompts
 from ragcov_tui.evaluation.generation.judge import Judge, check_fields, check_score
 from ragcov_tui.evaluation.generation.models import MetricOutcome
@@ -49,11 +51,11 @@ def answer_correctness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
     if reference is None:
         return MetricOutcome.undefined("the question has no ground truth")
     if judge is None:
-        graded = _graded_offline(ev, reference)
-        verdict = graded.value >= BINARY_CUTOFF
+        graded, detail = _graded_parts(ev, reference)
+        verdict = graded >= BINARY_CUTOFF
         return MetricOutcome(value=float(verdict), detail={
-            "rationale": f"heuristic: graded score {graded.value:.2f} {'>=' if verdict else '<'} {BINARY_CUTOFF}",
-            **graded.detail})
+            "rationale": f"heuristic: graded score {graded:.2f} {'>=' if verdict else '<'} {BINARY_CUTOFF}",
+            **detail})
     answer = strip_citations(ev.item.answer or "")
     data = judge.ask("answer_correctness", prompts.CORRECTNESS,
                      prompts.correctness_user(ev.item.question, answer, reference),
@@ -66,7 +68,8 @@ def answer_correctness_graded(ev: Evidence, judge: Judge | None) -> MetricOutcom
     if reference is None:
         return MetricOutcome.undefined("the question has no ground truth")
     if judge is None:
-        return _graded_offline(ev, reference)
+        value, detail = _graded_parts(ev, reference)
+        return MetricOutcome(value=value, detail=detail)
     metric, question = "answer_correctness_graded", ev.item.question
     answer = strip_citations(ev.item.answer or "")
     answer_claims = judge.decompose(metric, question, answer) if answer else []
@@ -84,10 +87,11 @@ def answer_correctness_graded(ev: Evidence, judge: Judge | None) -> MetricOutcom
         "reference_claims": recall or [{"claim": c, "verdict": "not_found"} for c in reference_claims]})
 
 
-def _graded_offline(ev: Evidence, reference: str) -> MetricOutcome:
+def _graded_parts(ev: Evidence, reference: str) -> tuple[float, dict[str, Any]]:
+    """The offline graded score and its detail."""
     answer = strip_citations(ev.item.answer or "")
     if not answer:
-        return MetricOutcome(value=0.0, detail={"reason": "the answer is empty"})
+        return 0.0, {"reason": "the answer is empty"}
     f1 = token_f1(answer, reference)
     sim = cosine(ev, answer, reference)
     parts = {"token_f1": f1, "similarity": rescale(sim, AGREEMENT_LO, AGREEMENT_HI)}
@@ -95,5 +99,4 @@ def _graded_offline(ev: Evidence, reference: str) -> MetricOutcome:
     if figures:
         parts["figures"] = 1 - len(missing_quantities(figures, extract_quantities(answer))) / len(figures)
     value = sum(parts.values()) / len(parts)
-    return MetricOutcome(value=value, detail={
-        "components": {k: round(v, 4) for k, v in parts.items()}, "cosine": round(sim, 4)})
+    return value, {"components": {k: round(v, 4) for k, v in parts.items()}, "cosine": round(sim, 4)}

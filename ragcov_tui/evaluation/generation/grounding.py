@@ -53,8 +53,8 @@ def faithfulness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
 
 
 def context_recall(ev: Evidence, judge: Judge | None) -> MetricOutcome:
-    reference = ev.item.ground_truth
-    if not (reference or "").strip():
+    reference = ev.item.ground_truth or ""
+    if not reference.strip():
         return MetricOutcome.undefined("the question has no ground truth")
     claims = _claims("context_recall", reference, ev, judge) or ([reference.strip()] if judge is None else [])
     if not claims:
@@ -73,8 +73,8 @@ def average_precision(useful: list[bool]) -> float:
 
 
 def context_precision(ev: Evidence, judge: Judge | None) -> MetricOutcome:
-    reference = ev.item.ground_truth
-    if not (reference or "").strip():
+    reference = ev.item.ground_truth or ""
+    if not reference.strip():
         return MetricOutcome.undefined("the question has no ground truth")
     if not ev.passages:
         return MetricOutcome.undefined("nothing retrieved")

@@ -102,8 +102,8 @@ def _check_verdicts(data: Any, n: int) -> str | None:
 
 def _ordered(verdicts: list[dict]) -> list[dict]:
     """Verdicts in claim order when every one carries a distinct claim number, else as given."""
-    numbers = [v.get("claim") for v in verdicts]
-    if all(isinstance(x, int) for x in numbers) and sorted(numbers) == list(range(1, len(verdicts) + 1)):
+    numbers = [x for v in verdicts if isinstance(x := v.get("claim"), int)]
+    if len(numbers) == len(verdicts) and sorted(numbers) == list(range(1, len(verdicts) + 1)):
         return sorted(verdicts, key=lambda v: v["claim"])
     return verdicts
 

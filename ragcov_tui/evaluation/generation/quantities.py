@@ -110,8 +110,8 @@ class Quantity:
             return self.value == other.value
         if not units_compatible(self.unit, other.unit):
             return False
-        a, b = float(self.value), float(other.value)
-        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+        x, y = float(self.value), float(other.value)
+        return abs(x - y) <= 1e-9 * max(1.0, abs(x), abs(y))
 
     def conflicts_with(self, other: Quantity) -> bool:
         """True when both measure the same unit (both set and equal, or both unitless) but differ."""

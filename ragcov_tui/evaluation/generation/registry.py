@@ -31,13 +31,13 @@ class MetricSpec:
     formula: str
     heuristic: str
     uses_llm: bool
-    compute: JudgedMetric | ModelFreeMetric
+    compute: Callable[..., MetricOutcome]  # a JudgedMetric when uses_llm, else a ModelFreeMetric
 
     def run(self, evidence: Evidence, judge: Judge | None) -> MetricOutcome:
         """One computation of the metric on ``evidence`` (``judge`` is ignored when it needs no model)."""
         if self.uses_llm:
-            return self.compute(evidence, judge)  # type: ignore[call-arg]
-        return self.compute(evidence.item)  # type: ignore[call-arg]
+            return self.compute(evidence, judge)
+        return self.compute(evidence.item)
 
 
 def _judged(name: str, formula: str, heuristic: str, compute: JudgedMetric) -> MetricSpec:

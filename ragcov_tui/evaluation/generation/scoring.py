@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ragcov_tui.embeddings.base import Embedder
@@ -44,10 +45,9 @@ def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: 
             continue
         spec = METRICS[name]
         if not spec.uses_llm or llm is None:
-            runs = [_safe(lambda spec=spec: spec.run(evidence, None))]
+            runs = [_safe(partial(spec.run, evidence, None))]
         else:
-            runs = [_safe(lambda spec=spec, i=i: spec.run(evidence, Judge(llm, i, scores.judge_calls)))
-                    for i in range(repeats)]
+            runs = [_safe(partial(spec.run, evidence, Judge(llm, i, scores.judge_calls))) for i in range(repeats)]
         _record(scores, name, runs)
     return scores
 

@@ -1,0 +1,210 @@
+"""The ``eval --json`` report and its items, typed: the contract the eval job writes and readers rely on.
+
+An item is built by ``evaluation.items.evaluate_question`` (:class:`EvalItem`, keys set as the work
+gets that far), stored one ``eval_items`` row each and read back with every key
+(:class:`StoredItem`, None where the run never set it). The report is the header the job stores in
+``reports`` (:class:`EvalReport` without ``questions``) joined with one :class:`ReportQuestion` per
+item by :func:`ragcov_tui.store.evals.load_eval_report`. A session stopped before its end has no
+header yet: its report holds ``session_id`` and ``questions`` only.
+
+The types live in the store, the lowest layer that reads the report back. TypedDicts: the report
+stays a plain JSON dict. ``NotRequired`` keys may be absent, ``X | None`` values may be null. A judge's
+transcripts and per-metric details stay free-form (``dict[str, Any]``). ``tests/core/test_json_contracts.py``
+checks a real report against these types, key for key.
+No ``from __future__ import annotations`` here: TypedDict reads ``NotRequired`` from evaluated
+annotations.
+"""
+
+from typing import Any, NotRequired, TypedDict
+
+
+class MetricStats(TypedDict):
+    """One metric over the done items where it is defined (``evaluation/report.py`` ``aggregate_items``)."""
+
+    mean: float | None
+    n: int
+    std: float | None
+    judge_spread: NotRequired[float | None]  # with --repeats N > 1, generation metrics only
+
+
+class Aggregate(TypedDict):
+    retrieval: dict[str, MetricStats]
+    generation: dict[str, MetricStats]
+
+
+class ItemCounts(TypedDict):
+    questions: int
+    done: int
+    errors: int
+    with_gold: int
+    levels: dict[str, int]  # gold level (document / chunk) → items
+    diagnosis: dict[str, int]  # diagnosis → items
+
+
+class ItemError(TypedDict):
+    """One failure: a metric whose judgement failed on an item, else the item's own failure."""
+
+    id: str
+    metric: NotRequired[str]
+    error: str
+
+
+class MetricNames(TypedDict):
+    retrieval: list[str]
+    generation: list[str]
+
+
+class TextCounts(TypedDict):
+    texts: int
+    cached: int
+    embedded: int
+
+
+class EmbeddingUse(TypedDict):
+    """What the run embedded (``evaluation/embedding_use.py``)."""
+
+    corpus: TextCounts
+    per_question: TextCounts
+    why: str
+
+
+class EvalUsage(TypedDict):
+    """Tokens, requests and cost of the run (models shared between roles counted once)."""
+
+    embeddings: dict[str, Any]  # the embedder's usage() (embeddings/base.py)
+    llm: dict[str, dict[str, Any]]  # model spec → its usage (llm/base.py)
+    llm_calls: int
+    llm_cached: int
+    llm_requests: int
+    llm_retried: int
+    llm_failed: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None  # None: some model's price is unknown
+
+
+class RetrievedContext(TypedDict):
+    id: str
+    text: str
+    score: float | None
+    cited: bool  # the answer cites it ([id])
+
+
+class RetrievedRef(TypedDict):
+    """A retrieved context as the report lists it (its text left out)."""
+
+    id: str
+    score: float | None
+    cited: bool
+
+
+class ParaphraseAsked(TypedDict):
+    question: str
+    answer: NotRequired[str]
+    retrieved_ids: NotRequired[list[str]]
+    error: NotRequired[str]  # the system failed on this paraphrase
+
+
+class Paraphrases(TypedDict):
+    source: str  # "test file", "llm:<spec>" or both
+    items: list[ParaphraseAsked]
+
+
+class EvalItem(TypedDict):
+    """One question as ``evaluate_question`` returns it; keys past ``question`` are set as far as the work got."""
+
+    id: str
+    seq: int
+    status: str  # "done" | "error"
+    question: str | None
+    answer: NotRequired[str]
+    answer_label: NotRequired[str]
+    retrieved: NotRequired[list[RetrievedContext]]
+    retrieval: NotRequired[dict[str, float | None]]
+    level: NotRequired[str | None]
+    relevant_ranks: NotRequired[list[int] | None]
+    generation: NotRequired[dict[str, float | None]]
+    spread: NotRequired[dict[str, float]]
+    errors: NotRequired[dict[str, str]]
+    undefined: NotRequired[dict[str, str]]
+    judge: NotRequired[str]
+    details: NotRequired[dict[str, Any]]
+    paraphrases: NotRequired[Paraphrases | None]
+    judge_calls: NotRequired[list[dict[str, Any]]]
+    diagnosis: NotRequired[str]
+    error: NotRequired[str]
+
+
+class _ItemFields(TypedDict):
+    """The keys a stored item always has (None where the run never set them)."""
+
+    id: str
+    seq: int
+    status: str
+    question: str | None
+    answer: str | None
+    retrieval: dict[str, float | None]
+    generation: dict[str, float | None]
+    diagnosis: str | None
+    error: str | None
+    answer_label: str | None
+    level: str | None
+    relevant_ranks: list[int] | None
+    spread: dict[str, float] | None
+    errors: dict[str, str] | None
+    undefined: dict[str, str] | None
+    judge: str | None
+    paraphrases: Paraphrases | None
+
+
+class StoredItem(_ItemFields):
+    """An ``eval_items`` row as :func:`ragcov_tui.store.evals.row_item` reads it back."""
+
+    retrieved: list[RetrievedContext]
+    judge_calls: list[dict[str, Any]]  # the judge's transcripts
+    details: dict[str, Any]  # per generation metric: reasons, repeats, claims …
+
+
+class ReportQuestion(_ItemFields):
+    """An item as the report lists it: without the judge transcripts, details and context texts."""
+
+    retrieved: list[RetrievedRef]
+
+
+class EvalReport(TypedDict):
+    """The whole ``eval --json`` report (docs/architecture.md, "JSON contracts")."""
+
+    session_id: str
+    name: str | None
+    kind: str  # "eval"
+    questions_path: str
+    system: str
+    answer_label: str
+    judge: str  # "heuristic" or "llm:<spec>"
+    embedder: str
+    k: int
+    metrics: MetricNames
+    repeats: int
+    resumed: bool
+    skipped_done: int
+    aggregate: Aggregate
+    counts: ItemCounts
+    errors: list[ItemError]
+    gold_ids: dict[str, Any] | None  # how the file's gold ids matched the corpus (testset/gold_ids.py)
+    gold_from_contexts: dict[str, Any] | None  # evaluation/gold_contexts.py; None: no reference contexts used
+    records_join: dict[str, Any] | None  # a records: system's join (evaluation/systems/records_join.py)
+    embedding: EmbeddingUse
+    usage: EvalUsage
+    timings: dict[str, float]
+    questions: NotRequired[list[ReportQuestion]]  # absent only from the stored header
+
+
+class EvalHeadline(TypedDict):
+    """The figures stored in ``sessions.summary`` of an eval (session lists, trend charts)."""
+
+    k: int
+    system: str
+    judge: str
+    means: dict[str, float | None]  # "retrieval.mrr" → mean
+    n: dict[str, int]
+    counts: ItemCounts
