@@ -2,63 +2,57 @@
 
 The app is thin: panes ask :mod:`ragcov_tui.store.queries` and :mod:`ragcov_tui.services.triage`
 and render. It keeps which analysis and which eval session are open; opening a session marks
-every pane stale and reloads only the one on screen.
+every pane stale and reloads only the one on screen. Attributes down, messages up: every pane gets
+the app's :class:`~ragcov_tui.tui.context.PaneContext` (database, open sessions) and posts a
+:mod:`ragcov_tui.tui.messages` message, handled here, for anything beyond itself.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.filter import LineFilter
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Static, TabbedContent, TabPane
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.store import open_db
-from ragcov_tui.store.sessions import get_session, list_sessions, resolve_session
+from ragcov_tui.store.sessions import get_session, resolve_session
 from ragcov_tui.store.traffic import has_traffic
+from ragcov_tui.tui.context import KINDS, JobRunner, PaneContext
+from ragcov_tui.tui.messages import DecisionMade, JobFinished, SessionDeleted, SessionOpened
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.clusters import ClustersPane
 from ragcov_tui.tui.panes.documents import DocumentsPane
 from ragcov_tui.tui.panes.gaps import GapsPane
-from ragcov_tui.tui.panes.jobs import JobRunner, JobsPane, run_job
+from ragcov_tui.tui.panes.jobs import JobsPane, run_job
 from ragcov_tui.tui.panes.outliers import OutliersPane
 from ragcov_tui.tui.panes.overview import OverviewPane
 from ragcov_tui.tui.panes.results import DIAGNOSIS_LABELS, ResultsPane
 from ragcov_tui.tui.panes.sessions import SessionsPane
 from ragcov_tui.tui.panes.traffic import TrafficPane
+from ragcov_tui.tui.safe_app import NARROW, NOTICE_MARK, NOTICE_STYLE, SHORT, SafeTextApp
 from ragcov_tui.tui.session_watch import POLL_EVERY, SessionWatch
 from ragcov_tui.tui.widgets.footer import AdaptiveFooter
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
-from ragcov_tui.tui.widgets.screen_guard import ControlCharFilter
 
 PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane,
                            TrafficPane]
 OPTIONAL_TABS = {"traffic"}  # shown only while the open analysis has what they show (see _sync_optional_tabs)
-NARROW = 100  # below this many columns the panes stack vertically
-SHORT = 30  # below this many rows optional charts hide and notifications go to the status line
-NOTICE_LOG = 10  # notifications ? lists in full (the status line shows one, cut to the width)
-NOTICE_MARK = {"information": "✓", "warning": "!", "error": "✗"}
-NOTICE_STYLE = {"information": "bold", "warning": "bold yellow", "error": "bold red"}
 
 
 def pane_id(cls: type[Pane]) -> str:
     return cls.title.lower()
 
 
-class RagcovApp(App):
+class RagcovApp(SafeTextApp):
     """``RagcovApp(db_path, session_id)``; ``job_runner`` replaces the real jobs (tests inject a fast one)."""
 
     CSS_PATH = "app.tcss"
@@ -80,62 +74,36 @@ class RagcovApp(App):
         super().__init__()
         self.db_path = str(db_path)
         self.initial_ref = session_id
-        self.job_runner = job_runner
         self.db = open_db(self.db_path)
-        self.analysis_sid: str | None = None
-        self.eval_sid: str | None = None
-        self.current_sid: str | None = None
+        self.context = PaneContext(self.db, self.db_path, job_runner)  # handed to every pane
         self.history: list[str] = []
-        self.notice: Text | None = None  # a notification shown on the status line (small terminals)
-        self.notice_log: deque[tuple[str, str, str]] = deque(maxlen=NOTICE_LOG)  # newest first, listed in ?
-        self._notice_timer: Timer | None = None
-        self._control_filter = ControlCharFilter()
 
-    # ------------------------------------------------------------ untrusted text never reaches the terminal raw
+    @property
+    def job_runner(self) -> JobRunner:
+        return self.context.job_runner
 
-    def get_line_filters(self) -> Sequence[LineFilter]:
-        """Textual's filters plus :class:`ControlCharFilter`, which drops any control character left
-        in a rendered line (one instance, so Textual's per-filter line cache keeps working)."""
-        return [*super().get_line_filters(), self._control_filter]
+    @job_runner.setter
+    def job_runner(self, runner: JobRunner) -> None:
+        self.context.job_runner = runner
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, **kwargs: Any) -> None:
-        """Every notification (many quote a path or an error) with its control characters visible.
-        Below 100x30 a toast would cover the list being triaged: the newest notification shows on
-        the status line instead (for its timeout), and the app's CSS hides the toasts."""
-        message, title = visible(str(message)), single_line(str(title))
-        super().notify(message, title=title, severity=severity, timeout=timeout, **kwargs)
-        self.notice_log.appendleft((severity, title, message))
-        if self.size.width < NARROW or self.size.height < SHORT:
-            self._show_notice(f"{title}: {message}" if title else message, severity,
-                              self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+    @property
+    def analysis_sid(self) -> str | None:
+        return self.context.sessions.analysis
 
-    def _show_notice(self, text: str, severity: str, seconds: float) -> None:
-        """``text`` on the status line for ``seconds`` (the newest notice replaces the one shown)."""
-        if self._notice_timer is not None:
-            self._notice_timer.stop()
-        self.notice = lit(f"{NOTICE_MARK.get(severity, '·')} {text}", NOTICE_STYLE.get(severity, "bold"))
-        self._notice_timer = self.set_timer(seconds, self._clear_notice)
-        if self.query("#status-line"):
-            self._update_status()
+    @property
+    def eval_sid(self) -> str | None:
+        return self.context.sessions.eval
 
-    def _clear_notice(self) -> None:
-        self.notice, self._notice_timer = None, None
-        if self.query("#status-line"):
-            self._update_status()
-
-    def validate_title(self, title: Any) -> str:
-        return single_line(str(title))
-
-    def validate_sub_title(self, sub_title: Any) -> str:
-        return single_line(str(sub_title))
+    @property
+    def current_sid(self) -> str | None:
+        return self.context.sessions.current
 
     def compose(self) -> ComposeResult:
         yield Static(id="status-line")
         with TabbedContent(id="tabs"):
             for cls in PANES:
                 with TabPane(cls.title, id=f"tab-{pane_id(cls)}"):
-                    yield cls(id=pane_id(cls))
+                    yield cls(self.context, id=pane_id(cls))
         yield AdaptiveFooter()
 
     def on_mount(self) -> None:
@@ -143,15 +111,15 @@ class RagcovApp(App):
         self._update_status()
         self.on_resize()
         self.show_pane("overview" if self.current_sid else "sessions")
-        self.watch = SessionWatch(self.db)
-        self.watch.changes()
+        self.session_watch = SessionWatch(self.db)
+        self.session_watch.changes()
         self.set_interval(POLL_EVERY, self.poll_sessions)
 
     def poll_sessions(self) -> None:
         """Every second: pick up sessions another process (or this app's job) wrote or whose owner died."""
         if not self._widgets_mounted():  # checked first, so a change waits for the next poll
             return
-        changed = self.watch.changes()
+        changed = self.session_watch.changes()
         if changed:
             self.sessions_changed(changed)
 
@@ -164,10 +132,10 @@ class RagcovApp(App):
         """Reload the Sessions pane, and the Overview when its session is among ``changed`` (None: all).
         A kind with no session open (none yet, or the open one was deleted elsewhere) opens its newest
         finished session."""
-        before = (self.analysis_sid, self.eval_sid, self.current_sid)
-        known = self.watch.seen or {}
-        self._open_newest([kind for kind in ("analysis", "eval") if getattr(self, f"{kind}_sid") not in known])
-        if (self.analysis_sid, self.eval_sid, self.current_sid) != before:
+        sessions = self.context.sessions
+        before = replace(sessions)
+        sessions.open_newest(self.db, sessions.kinds_not_in(self.session_watch.seen or {}))
+        if sessions != before:
             changed = None
         panes: list[Pane] = [self.query_one(SessionsPane)]
         if changed is None or self.current_sid in changed:
@@ -179,40 +147,26 @@ class RagcovApp(App):
 
     def _pick_initial_sessions(self) -> None:
         """The session asked for (id, prefix, name, ``latest``…), plus the newest finished one of each kind."""
-        self._open_newest()
+        self.context.sessions.open_newest(self.db)
         if self.initial_ref:
             try:
-                self._select(resolve_session(self.db, self.initial_ref))
+                self.context.sessions.select(resolve_session(self.db, self.initial_ref))
             except BadInput as exc:
                 self.notify(str(exc), severity="error", markup=False)
-        if self.current_sid is None:
-            self.current_sid = self.analysis_sid or self.eval_sid
-
-    def _open_newest(self, kinds: Iterable[str] = ("analysis", "eval")) -> None:
-        """The newest finished session of each of ``kinds`` (None where there is none)."""
-        for kind in kinds:
-            done = [s for s in list_sessions(self.db, kind=kind) if s["status"] == "done"]
-            setattr(self, f"{kind}_sid", done[0]["id"] if done else None)
-        if self.current_sid not in (self.analysis_sid, self.eval_sid):
-            self.current_sid = self.analysis_sid or self.eval_sid
-
-    def _select(self, session: dict) -> None:
-        setattr(self, f"{session['kind']}_sid", session["id"])
-        self.current_sid = session["id"]
 
     def open_session(self, sid: str) -> None:
         """Show ``sid`` in every pane of its kind and switch to Overview."""
         session = get_session(self.db, sid)
         if session is None:
             return
-        self._select(session)
+        self.context.sessions.select(session)
         self._update_status()
         self.mark_stale()
         self.show_pane("overview")
 
     def forget_session(self, sid: str) -> None:
         """After a delete: fall back to the newest remaining session of that kind."""
-        self._open_newest([kind for kind in ("analysis", "eval") if getattr(self, f"{kind}_sid") == sid])
+        self.context.sessions.open_newest(self.db, self.context.sessions.kinds_showing(sid))
         self._update_status()
         self.mark_stale()
 
@@ -224,8 +178,8 @@ class RagcovApp(App):
 
     def _update_status(self) -> None:
         parts = []
-        for kind in ("analysis", "eval"):
-            sid = getattr(self, f"{kind}_sid")
+        for kind in KINDS:
+            sid = self.context.sessions.of_kind(kind)
             s = get_session(self.db, sid) if sid else None
             if s:
                 label = f"{kind} {sid}" + (f" '{s['name']}'" if s.get("name") else "")
@@ -248,6 +202,26 @@ class RagcovApp(App):
         tabs = self.query_one(TabbedContent)
         if tabs.get_tab(f"tab-{name}").has_class("-hidden"):
             tabs.show_tab(f"tab-{name}")
+
+    # ------------------------------------------------------------ what the panes say (messages up)
+
+    def on_session_opened(self, message: SessionOpened) -> None:
+        self.open_session(message.sid)
+
+    def on_session_deleted(self, message: SessionDeleted) -> None:
+        self.forget_session(message.sid)
+
+    def on_decision_made(self, message: DecisionMade) -> None:
+        """The deciding pane has reloaded itself; every other one reloads when next shown."""
+        for pane in self.query(Pane):
+            if pane is not message.pane:
+                pane.stale = True
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        if message.open_it and message.sid:
+            self.open_session(message.sid)
+        else:
+            self.sessions_changed()
 
     # ------------------------------------------------------------ panes and keys
 
@@ -299,7 +273,9 @@ class RagcovApp(App):
         """``1``–``9``: the panes in tab order (``9`` Traffic, shown even when its tab is hidden)."""
         self.show_pane(pane_id(PANES[number - 1]))
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
+        """``esc`` / ``q``: back to the pane shown before (Textual's own ``back`` pops a screen;
+        here the pop-ups close themselves)."""
         if self.history:
             self.show_pane(self.history.pop(), remember=False)
 

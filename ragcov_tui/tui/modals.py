@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
@@ -20,7 +20,7 @@ from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary
 from ragcov_tui.tui.widgets.literal import lit
 
-CLOSE = [Binding("escape", "close", "Back"), Binding("q", "close", "Back", show=False)]
+CLOSE: list[BindingType] = [Binding("escape", "close", "Back"), Binding("q", "close", "Back", show=False)]
 
 
 class Closable(ModalScreen):
@@ -57,20 +57,20 @@ class TextScreen(Closable):
         self.body = body
         self.query_one("#text-body", Static).update(body)
 
-    def _scroll_to(self, y: float) -> None:
+    def _scroll_body_to(self, y: float) -> None:
         """Scroll from where the previous key left it (``scroll_target_y``), so no press is lost."""
         scroller = self.query_one(VerticalScroll)
         scroller.scroll_to(y=max(0, min(y, scroller.max_scroll_y)), animate=False, immediate=True)
 
     def action_scroll(self, lines: int) -> None:
-        self._scroll_to(self.query_one(VerticalScroll).scroll_target_y + lines)
+        self._scroll_body_to(self.query_one(VerticalScroll).scroll_target_y + lines)
 
     def action_page(self, pages: int) -> None:
         scroller = self.query_one(VerticalScroll)
-        self._scroll_to(scroller.scroll_target_y + pages * max(1, scroller.scrollable_content_region.height - 1))
+        self._scroll_body_to(scroller.scroll_target_y + pages * max(1, scroller.scrollable_content_region.height - 1))
 
     def action_jump(self, end: int) -> None:
-        self._scroll_to(self.query_one(VerticalScroll).max_scroll_y if end else 0)
+        self._scroll_body_to(self.query_one(VerticalScroll).max_scroll_y if end else 0)
 
 
 class ConfirmScreen(Closable):
@@ -127,10 +127,10 @@ def compare_text(a: dict[str, Any], b: dict[str, Any]) -> Text:
             x, y = x[:16].replace("T", " "), y[:16].replace("T", " ")
         out.append(f"{label:<28}").append_text(lit(f"{x} (both)" if x == y else f"{x}  →  {y}")).append("\n")
     for key in list(dict.fromkeys([*fo, *fn])):
-        x, y = fo.get(key), fn.get(key)
-        delta = f"{y - x:+.3f}" if x is not None and y is not None else "—"
+        before, after = fo.get(key), fn.get(key)
+        delta = f"{after - before:+.3f}" if before is not None and after is not None else "—"
         show = lambda v: "—" if v is None else (f"{v:,}" if isinstance(v, int) else f"{v:.3f}")  # noqa: E731
-        out.append(f"{key:<28}{show(x):>10}{show(y):>10}{delta:>10}\n")
+        out.append(f"{key:<28}{show(before):>10}{show(after):>10}{delta:>10}\n")
     return out
 
 
@@ -166,18 +166,19 @@ def paired_text(result: dict[str, Any]) -> Text:
 
 class CompareScreen(TextScreen):
     """Two sessions side by side; for two evals also the paired intervals (A the older, B the
-    newer), computed by the core off the UI thread."""
+    newer), computed by the core off the UI thread on its own connection to ``db_path``."""
 
-    def __init__(self, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def __init__(self, a: dict[str, Any], b: dict[str, Any], db_path: str) -> None:
         self.headline = compare_text(a, b)
         super().__init__(f"Compare {a['id']} and {b['id']}", self.headline)
         old, new = sorted((a, b), key=lambda s: s["created_at"])
         self.evals = (old["id"], new["id"]) if a["kind"] == b["kind"] == "eval" else None
+        self.db_path = db_path
 
     def on_mount(self) -> None:
         if self.evals is not None:
             self._show_paired(Text("\nComputing the paired bootstrap intervals…", style="dim"))
-            self._paired(self.app.db_path, *self.evals)  # type: ignore[attr-defined]
+            self._paired(self.db_path, *self.evals)
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _paired(self, db_path: str, a: str, b: str) -> None:

@@ -153,7 +153,7 @@ async def test_keep_drop_mark_do_nothing_in_the_pairs_view_and_leave_its_footer(
         app.show_pane("outliers")
         await pilot.pause()
         pane = app.query_one("#outliers")
-        path = Path(app.query_one("#outliers").ragcov.db["sessions"].get("a0000001")["questions_path"])
+        path = Path(app.db["sessions"].get("a0000001")["questions_path"])
         before = path.read_bytes()
         await pilot.press("p")
         await pilot.pause()

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Static, TabbedContent
 
+from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.widgets.literal import lit
-
-if TYPE_CHECKING:
-    from ragcov_tui.tui.app import RagcovApp
 
 
 class Pane(Vertical):
@@ -20,6 +18,10 @@ class Pane(Vertical):
 
     The app marks every pane stale when a session is opened; a pane reloads when it is stale and
     shown, so opening a session only queries what is on screen.
+
+    Attributes down, messages up: the app hands every pane its :class:`PaneContext` (the database,
+    the open sessions); the pane reads it and posts a :mod:`ragcov_tui.tui.messages` message for
+    anything the app should do.
     """
 
     BINDINGS = [
@@ -29,6 +31,10 @@ class Pane(Vertical):
     title: ClassVar[str] = ""
     needs: ClassVar[str | None] = None
     stale: bool = True
+
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.context = context
 
     def action_cycle_lists(self, step: int) -> None:
         """``tab`` / ``shift+tab``: focus the next / previous list shown in this pane (a pane with
@@ -41,21 +47,20 @@ class Pane(Vertical):
         lists[(at + step) % len(lists)].focus()
 
     @property
-    def ragcov(self) -> RagcovApp:
-        return self.app  # type: ignore[return-value]
+    def sid(self) -> str:
+        """The session this pane shows: the open session of the kind it ``needs``, else the current
+        one; '' while there is none (then the pane shows its hint and queries nothing)."""
+        return self.context.sessions.shown_by(self.needs)
 
     @property
-    def sid(self) -> str | None:
-        """The session this pane shows (the app's current analysis or eval session)."""
-        if self.needs == "analysis":
-            return self.ragcov.analysis_sid
-        if self.needs == "eval":
-            return self.ragcov.eval_sid
-        return self.ragcov.current_sid
+    def on_active_tab(self) -> bool:
+        """True while this pane's tab is the active one (a pop-up may cover it)."""
+        tab = self.parent
+        return tab is not None and self.query_ancestor(TabbedContent).active == tab.id
 
     def rerun_sid(self) -> str | None:
         """The session ``R`` reruns from this pane: the one it shows."""
-        return self.sid
+        return self.sid or None
 
     def compose_empty(self) -> Static:
         return Static("", id=f"{self.id}-empty", classes="empty")
@@ -64,6 +69,11 @@ class Pane(Vertical):
         if self.stale:
             self.stale = False
             self.load()
+
+    def reload(self) -> None:
+        """Query the core and render now, as when the pane is shown stale."""
+        self.stale = True
+        self.refresh_if_stale()
 
     def load(self) -> None:
         """Query the core and render; shows a hint instead when there is no session to show."""

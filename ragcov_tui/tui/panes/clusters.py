@@ -52,13 +52,13 @@ class ClustersPane(Filterable, Pane):
         table = self.query_one("#clusters-table", DataTable)
         table.clear(columns=True)
         table.add_columns("id", "size", "share", "cov", "q's", "themes")
-        self.clusters = queries.cluster_rows(self.ragcov.db, self.sid, query=self.query_text)  # type: ignore[arg-type]
+        self.clusters = queries.cluster_rows(self.context.db, self.sid, query=self.query_text)
         table.border_title = f"Clusters ({len(self.clusters)}){self.filter_caption()}"
         for c in self.clusters:
             table.add_row(num(c["id"]), num(c["size"]), num(c["share"], 2), num(c["coverage"], 2), num(c["covering"]),
                           lit(", ".join(c.get("themes") or []), width=60), key=str(c["id"]))
-        self.points = queries.map_points(self.ragcov.db, self.sid, MAP_POINTS)  # type: ignore[arg-type]
-        self.traffic = traffic_points(self.ragcov.db, self.sid, TRAFFIC_POINTS)  # type: ignore[arg-type]
+        self.points = queries.map_points(self.context.db, self.sid, MAP_POINTS)
+        self.traffic = traffic_points(self.context.db, self.sid, TRAFFIC_POINTS)
         self._show_cluster()
 
     def show_filtered(self) -> None:
@@ -84,7 +84,7 @@ class ClustersPane(Filterable, Pane):
             return
         cid = cluster["id"]
         chunks.label = f"Chunks of cluster {cid}, least covered first"
-        chunks.show(lambda o, n: queries.cluster_chunk_page(self.ragcov.db, self.sid, cid, o, n), self._chunk_row)  # type: ignore[arg-type]
+        chunks.show(lambda o, n: queries.cluster_chunk_page(self.context.db, self.sid, cid, o, n), self._chunk_row)
         self._draw_map(cid)
 
     @staticmethod

@@ -46,7 +46,7 @@ class DocumentsPane(Filterable, Pane):
         table.show(self._fetch, self._row, cursor=cursor)
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
-        return queries.document_page(self.ragcov.db, self.sid, offset, limit, query=self.query_text)  # type: ignore[arg-type]
+        return queries.document_page(self.context.db, self.sid, offset, limit, query=self.query_text)
 
     @staticmethod
     def _row(d: dict[str, Any]) -> list[Text]:
@@ -58,7 +58,7 @@ class DocumentsPane(Filterable, Pane):
         """The highlighted document: its coverage, why it is flagged, its chunks."""
         doc = self.query_one(PagedTable).current
         if doc is not None:
-            self.app.push_screen(TextScreen(f"Document {doc['source']}", document_detail(self.ragcov.db, self.sid, doc)))
+            self.app.push_screen(TextScreen(f"Document {doc['source']}", document_detail(self.context.db, self.sid, doc)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()

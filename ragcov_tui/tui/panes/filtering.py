@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ragcov_tui.errors import BadInput
@@ -45,15 +46,17 @@ class FilterBar(Input):
 
     def show_error(self, message: str | None) -> None:
         """``message`` on the line under the bar (None: no error line)."""
-        found = self.parent.query(".filter-error") if self.parent else []
+        parent = self.parent
+        if not isinstance(parent, Widget):  # (not mounted)
+            return
+        found = list(parent.query(".filter-error").results(Static))
         if message is None:
             for line in found:
                 line.remove()
-            return
-        if found:
-            found.first().update(lit(message, "bold"))
+        elif found:
+            found[0].update(lit(message, "bold"))
         else:
-            self.parent.mount(Static(lit(message, "bold"), classes="filter-error"), after=self)  # type: ignore[union-attr]
+            parent.mount(Static(lit(message, "bold"), classes="filter-error"), after=self)
 
 
 class Filterable:
@@ -98,14 +101,14 @@ class Filterable:
         bar.display = bool(self.query_text)
         self.query_one(self.filter_table).focus()
 
-    def action_clear_filter(self: Any) -> None:
+    async def action_clear_filter(self: Any) -> None:
         """``esc``: clear the filter if one is on (or being typed), else back out one level."""
         bar = self.query_one(FilterBar)
         if self.query_text or bar.display:
             bar.value = ""
             self.apply_filter("")
         else:
-            self.app.action_back()
+            await self.app.run_action("back")
 
     def action_step(self: Any, delta: int) -> None:
         self.query_one(self.filter_table).step(delta)

@@ -22,6 +22,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
@@ -34,7 +35,7 @@ from ragcov_tui.tui.modals import TextPrompt, TextScreen
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import gap_detail
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
-from ragcov_tui.tui.panes.triage_actions import reload_in, run_triage, undo_in
+from ragcov_tui.tui.panes.triage_actions import decided, reload_in, run_triage, undo_in
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
@@ -69,18 +70,18 @@ class GapsPane(Filterable, Pane):
         yield Static(id="gaps-detail")
 
     def load(self) -> None:
-        reload_in(self.ragcov, self.sid)
+        reload_in(self)
         super().load()
 
     def render_session(self) -> None:
-        session = get_session(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        session = get_session(self.context.db, self.sid)
         self.testset = session.get("questions_path") if session else None
         table = self.query_one("#gaps-table", DataTable)
         keep = table.cursor_row
         table.clear(columns=True)
         table.add_columns("#", FLAG, "cluster", "prio", "covd", "cov", "size", "share", "themes")
-        self.gaps = queries.gap_rows(self.ragcov.db, self.sid, self.testset, query=self.query_text)  # type: ignore[arg-type]
-        self.rule = (queries.analysis_report(self.ragcov.db, self.sid).get("calibration") or {}).get("gaps_text")  # type: ignore[arg-type]
+        self.gaps = queries.gap_rows(self.context.db, self.sid, self.testset, query=self.query_text)
+        self.rule = (queries.analysis_report(self.context.db, self.sid).get("calibration") or {}).get("gaps_text")
         flagged = sum(1 for g in self.gaps if g["flagged_documents"])
         legend = f" · {FLAG} = mostly flagged documents" if flagged else ""
         table.border_title = f"Gaps ({len(self.gaps)}), least covered first{legend}{self.filter_caption()}"
@@ -161,7 +162,7 @@ class GapsPane(Filterable, Pane):
         gap = self.gap
         if gap is not None:
             suggestion = self.query_one(PagedTable).current
-            chunk = queries.suggestion_chunk(self.ragcov.db, self.sid,  # type: ignore[arg-type]
+            chunk = queries.suggestion_chunk(self.context.db, self.sid,
                                              suggestion.get("chunk_id") if suggestion else None)
             self.app.push_screen(TextScreen(f"Gap: cluster {gap['cluster']}", gap_detail(gap, suggestion, chunk)))
 
@@ -185,8 +186,11 @@ class GapsPane(Filterable, Pane):
             self.app.notify("No open suggestion here.", severity="warning")
             return
         cursor = self._position()
-        reload_in(self.ragcov, self.sid)
-        done = sum(run_triage(self.app, what, lambda _force, s=s: fn(s)) for s in targets)
+        reload_in(self)
+        def call(s: dict[str, Any]) -> Callable[[bool], Any]:
+            return lambda _force: fn(s)
+
+        done = sum(run_triage(self.app, what, call(s)) for s in targets)
         self.query_one(PagedTable).marked.clear()
         self._refresh(cursor)
         if done:
@@ -194,10 +198,10 @@ class GapsPane(Filterable, Pane):
                             markup=False)
 
     def action_accept(self) -> None:
-        self._decide("accepted", lambda s: triage.accept_suggestion(self.ragcov.db, self.sid, s["id"]))  # type: ignore[arg-type]
+        self._decide("accepted", lambda s: triage.accept_suggestion(self.context.db, self.sid, s["id"]))
 
     def action_reject(self) -> None:
-        self._decide("reject", lambda s: triage.reject_suggestion(self.ragcov.db, self.sid, s["id"]))  # type: ignore[arg-type]
+        self._decide("reject", lambda s: triage.reject_suggestion(self.context.db, self.sid, s["id"]))
 
     def action_edit(self) -> None:
         targets = self._targets()
@@ -209,19 +213,18 @@ class GapsPane(Filterable, Pane):
         def done(text: str | None) -> None:
             if text is not None and text.strip():
                 what = "accepted" if text.strip() == s["text"].strip() else "edited and accepted"  # the core's rule
-                self._decide(what, lambda _s: triage.accept_suggestion(self.ragcov.db, self.sid, s["id"], text=text))  # type: ignore[arg-type]
+                self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s["id"], text=text))
 
         self.app.push_screen(TextPrompt("Edit the question, enter to accept it into the test file", s["text"]), done)
 
     def _refresh(self, cursor: int) -> None:
-        self.ragcov.mark_stale()
-        self.stale = False
+        decided(self)
         self.render_session()
         self._show_suggestions(cursor)
 
     def action_undo(self) -> None:
         cursor = self._position()
-        if undo_in(self.ragcov, self.sid, lambda: self._refresh(cursor)):  # type: ignore[arg-type]
+        if undo_in(self, lambda: self._refresh(cursor)):
             self.refresh_if_stale()
 
     def action_mark(self) -> None:
@@ -229,15 +232,16 @@ class GapsPane(Filterable, Pane):
 
     def action_generate(self) -> None:
         gap = self.gap
-        if gap is None or self.sid is None:
+        if gap is None or not self.sid:
             return
         self.app.notify(f"Looking for more questions for cluster {gap['cluster']}…")
-        self._generate(self.ragcov.db_path, self.sid, gap["cluster"])
+        self._generate(self.context.db_path, self.sid, gap["cluster"])
 
     @work(thread=True, group="suggest", exit_on_error=False, exclusive=True)
     def _generate(self, db_path: str, sid: str, cluster: int) -> None:
         """Worker: its own database connection; the session's LLM, or the offline heuristic."""
         db = open_db(db_path)
+        severity: SeverityLevel
         try:
             added, origin = triage.more_suggestions(db, sid, cluster)
             if added:
@@ -252,8 +256,8 @@ class GapsPane(Filterable, Pane):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._generated, message, severity)
 
-    def _generated(self, message: str, severity: str) -> None:
-        self.app.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+    def _generated(self, message: str, severity: SeverityLevel) -> None:
+        self.app.notify(message, severity=severity, markup=False)
         cursor = self._position()
         self.render_session()
         self._show_suggestions(cursor)

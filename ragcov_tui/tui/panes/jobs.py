@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import sqlite_utils
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker, get_current_worker
 
@@ -35,6 +37,8 @@ from ragcov_tui.store import open_db
 from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import list_sessions
+from ragcov_tui.tui.context import JobRunner
+from ragcov_tui.tui.messages import JobFinished
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
 
@@ -64,9 +68,6 @@ class JobRequest:
 
 
 RESUMABLE = ("cancelled", "interrupted", "failed")  # an eval stopped in one of these continues on R
-
-
-JobRunner = Callable[[JobRequest, Any, Progress], tuple[str, dict[str, Any]]]
 
 
 FORM_ONLY = {"questions", "system", "corpus", "embedder", "llm", "k", "name", "resume"}  # never from ``base``
@@ -103,7 +104,7 @@ def job_options(request: JobRequest) -> Any:
     return build_options(command, sources, **fixed)
 
 
-def run_job(request: JobRequest, db: Any, progress: Progress) -> tuple[str, dict[str, Any]]:
+def run_job(request: JobRequest, db: sqlite_utils.Database, progress: Progress) -> tuple[str, Mapping[str, Any]]:
     """The default runner: :func:`job_options` → ``run_analysis`` / ``run_eval``."""
     opts = job_options(request)
     if request.kind == "analysis":
@@ -174,14 +175,14 @@ class JobsPane(Pane):
 
     def load(self) -> None:
         if not self.running:
-            self.fill(self.query_one("#job-kind", Select).value, keep_typed=True)  # type: ignore[arg-type]
+            self.fill(str(self.query_one("#job-kind", Select).value), keep_typed=True)
 
     def fill(self, kind: str, session: dict[str, Any] | None = None, *, keep_typed: bool = False) -> None:
         """Show the fields of ``kind`` prefilled from ``session`` (default: the newest of that kind);
         ``keep_typed``: a field the user changed since the last prefill keeps its text."""
         typed = self.typed() if keep_typed else {}
         if session is None:
-            found = list_sessions(self.ragcov.db, kind=kind)
+            found = list_sessions(self.context.db, kind=kind)
             session = found[0] if found else None
         values = prefill(session)
         self.base = dict(session.get("params") or {}) if session else {}
@@ -223,7 +224,7 @@ class JobsPane(Pane):
         self.query_one(ProgressBar).update(total=None, progress=0)
         self.add_class("-running")
         self.running = True
-        self.worker = self._run(request, self.ragcov.db_path, self.ragcov.job_runner)
+        self.worker = self._run(request, self.context.db_path, self.context.job_runner)
         self.app.refresh_bindings()  # ctrl+x Cancel job joins the footer
 
     def action_cancel(self) -> None:
@@ -260,9 +261,9 @@ class JobsPane(Pane):
                     "done" if note is None else "failed" if all_failed(report) else "partial", sid,
                     f"{request.kind} finished: session {sid}" + (f"; {note}" if note else ""))
             except Cancelled:
-                sid = tracked.sessions[-1] if tracked.sessions else None
-                outcome = ("cancelled", sid, f"{request.kind} cancelled" + (f": session {sid} is kept as cancelled"
-                                                                           if sid else ""))
+                kept = tracked.sessions[-1] if tracked.sessions else None
+                outcome = ("cancelled", kept, f"{request.kind} cancelled" + (f": session {kept} is kept as cancelled"
+                                                                             if kept else ""))
             except RagcovError as exc:
                 outcome = ("failed", None, str(exc))
             except sqlite3.Error as exc:  # the database failed mid-job (locked too long, read-only, damaged)
@@ -284,16 +285,16 @@ class JobsPane(Pane):
         self.query_one("#job-start", Button).disabled = False
         self.query_one("#job-cancel", Button).disabled = True
         self.query_one("#job-status", Static).update(lit(message))
-        severity = {"done": "information", "cancelled": "warning", "partial": "warning"}.get(status, "error")
+        severity: SeverityLevel = "information" if status == "done" else "warning" if status in ("cancelled", "partial") else "error"
         title = "Job finished with errors" if status == "partial" else f"Job {status}"
-        away = self.ragcov.active_pane() is not self  # the user went on working elsewhere: stay there
+        away = not self.on_active_tab  # the user went on working elsewhere: stay there
         if away and sid and status != "cancelled":
             message += "; open it in Sessions (1)"
-        self.app.notify(message, title=title, severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
-        if status == "cancelled" or away:
-            self.ragcov.sessions_changed()  # listed at once (a cancelled one labelled so); the form stays for a retry
+        self.app.notify(message, title=title, severity=severity, markup=False, timeout=8)
+        if status == "cancelled" or away:  # listed at once (a cancelled one labelled so); the form stays for a retry
+            self.post_message(JobFinished(sid, open_it=False))
         elif sid:
-            self.ragcov.open_session(sid)
+            self.post_message(JobFinished(sid, open_it=True))
 
     def rerun(self, session: dict[str, Any]) -> None:
         """Prefill from ``session`` and start at once (``R``); an eval that stopped before its end

@@ -51,7 +51,7 @@ class OutliersPane(Filterable, Pane):
         yield Table(id="outliers-pairs")
 
     def load(self) -> None:
-        reload_in(self.ragcov, self.sid)
+        reload_in(self)
         super().load()
 
     def render_session(self) -> None:
@@ -61,7 +61,7 @@ class OutliersPane(Filterable, Pane):
         pairs = self.query_one("#outliers-pairs", DataTable)
         pairs.clear(columns=True)
         pairs.add_columns("id", "question", "id", "near-duplicate")
-        found = self.pairs = queries.redundant_pairs(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        found = self.pairs = queries.redundant_pairs(self.context.db, self.sid)
         pairs.border_title = f"Redundant question pairs ({len(found)})"
         for p in found:
             pairs.add_row(lit(p["a"]), lit(p["a_text"], width=40), lit(p["b"]), lit(p["b_text"], width=40))
@@ -76,7 +76,7 @@ class OutliersPane(Filterable, Pane):
     def _show(self, cursor: int) -> None:
         table = self.query_one(PagedTable)
         table.label = f"Outlier questions by LOF{self.filter_caption()}"
-        table.show(lambda o, n: queries.outlier_page(self.ragcov.db, self.sid, o, n, query=self.query_text),  # type: ignore[arg-type]
+        table.show(lambda o, n: queries.outlier_page(self.context.db, self.sid, o, n, query=self.query_text),
                    self._row, cursor=cursor)
 
     def _row(self, r: dict[str, Any]) -> list[Text]:
@@ -124,10 +124,10 @@ class OutliersPane(Filterable, Pane):
     def _decide(self, what: str, fn: Any) -> None:
         """``fn(db, sid, question_id, force)`` for each target; a confirmed conflict reports on its own."""
         table = self.query_one(PagedTable)
-        reload_in(self.ragcov, self.sid)
+        reload_in(self)
 
         def call(qid: str) -> Any:
-            return lambda force: fn(self.ragcov.db, self.sid, qid, force)
+            return lambda force: fn(self.context.db, self.sid, qid, force)
 
         def confirmed(qid: str) -> Any:
             return lambda: self._decided(what, [qid])
@@ -149,7 +149,7 @@ class OutliersPane(Filterable, Pane):
         self._decide("drop", lambda db, sid, qid, force: triage.drop_question(db, sid, qid, force=force))
 
     def action_undo(self) -> None:
-        if undo_in(self.ragcov, self.sid, lambda: self._decided("undo", [])):  # type: ignore[arg-type]
+        if undo_in(self, lambda: self._decided("undo", [])):
             self.refresh_if_stale()
 
     def action_mark(self) -> None:

@@ -38,7 +38,7 @@ class OverviewPane(Pane):
                 yield Chart(id="overview-hist")
 
     def render_session(self) -> None:
-        session = get_session(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        session = get_session(self.context.db, self.sid)
         if session is None:  # deleted by another process since it was opened
             self.query_one("#overview-figures", Static).update(lit(f"Session {self.sid} no longer exists."))
             return
@@ -52,7 +52,7 @@ class OverviewPane(Pane):
             self._eval(session)
 
     def _analysis(self, session: dict) -> None:
-        db, sid = self.ragcov.db, session["id"]
+        db, sid = self.context.db, session["id"]
         r = queries.analysis_report(db, sid)
         cov, qs, corpus = r.get("coverage", {}), r.get("questions", {}), r.get("corpus", {})
         figures = Text.assemble((f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n")
@@ -97,7 +97,7 @@ class OverviewPane(Pane):
             self.query_one(chart_id, Chart).draw_message(title, f"analysis {session['status']}: no results")
 
     def _eval(self, session: dict) -> None:
-        db, sid = self.ragcov.db, session["id"]
+        db, sid = self.context.db, session["id"]
         counts = queries.eval_counts(db, sid)
         params = session.get("params") or {}
         figures = Text.assemble((f"Eval {sid}  ", "bold"), lit(session.get("system"), "dim"), "\n")

@@ -93,7 +93,7 @@ class ResultsPane(Filterable, Pane):
                 yield Chart(id=f"results-{metric}")
 
     def render_session(self) -> None:
-        keys = queries.eval_metric_keys(self.ragcov.db, self.sid)  # type: ignore[arg-type]
+        keys = queries.eval_metric_keys(self.context.db, self.sid)
         present = keys["retrieval"] + keys["generation"]
         self.metrics = [m for p in PREFERRED for m in present if m.startswith(p) and (p.endswith("@") or m == p)]
         if self.sort_key not in ("id", "diagnosis", *present):
@@ -110,11 +110,11 @@ class ResultsPane(Filterable, Pane):
 
     def _draw_charts(self) -> None:
         """Fill the histograms once they are on screen (they are hidden on short terminals until ``h``)."""
-        if self.charts_drawn or not self.query_one("#results-charts").display or self.sid is None:
+        if self.charts_drawn or not self.query_one("#results-charts").display or not self.sid:
             return
         self.charts_drawn = True
         for metric in HISTOGRAMS:
-            values = queries.metric_values(self.ragcov.db, self.sid, metric)  # type: ignore[arg-type]
+            values = queries.metric_values(self.context.db, self.sid, metric)
             chart = self.query_one(f"#results-{metric}", Chart)
             if values:
                 chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)],
@@ -123,7 +123,7 @@ class ResultsPane(Filterable, Pane):
                 chart.draw_message(metric, "not measured")
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
-        return queries.eval_page(self.ragcov.db, self.sid, sort=self.sort_key, descending=self.descending,  # type: ignore[arg-type]
+        return queries.eval_page(self.context.db, self.sid, sort=self.sort_key, descending=self.descending,
                                  query=filter_query(self.query_text, self.present), offset=offset, limit=limit)
 
     def _row(self, r: dict[str, Any]) -> list[Text]:
@@ -158,8 +158,8 @@ class ResultsPane(Filterable, Pane):
     def action_detail(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
-            session = get_session(self.ragcov.db, self.sid) or {}  # type: ignore[arg-type]
-            self.app.push_screen(EvalItemScreen(queries.eval_detail(self.ragcov.db, self.sid, row["question_id"]),  # type: ignore[arg-type]
+            session = get_session(self.context.db, self.sid) or {}
+            self.app.push_screen(EvalItemScreen(queries.eval_detail(self.context.db, self.sid, row["question_id"]),
                                                 session.get("questions_path")))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -19,6 +19,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import percent_done, state_line
 from ragcov_tui.store.sessions import delete_session, get_session, rename_session
+from ragcov_tui.tui.messages import SessionDeleted, SessionOpened
 from ragcov_tui.tui.modals import CompareScreen, ConfirmScreen, TextPrompt
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -97,11 +98,11 @@ class SessionsPane(Filterable, Pane):
             self._show(self.query_one(PagedTable).cursor_row)
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
-        return queries.session_page(self.ragcov.db, offset, limit, query=self.query_text)
+        return queries.session_page(self.context.db, offset, limit, query=self.query_text)
 
     def _row(self, s: dict[str, Any]) -> list[Text]:
         table = self.query_one(PagedTable)
-        opened = s["id"] in (self.ragcov.analysis_sid, self.ragcov.eval_sid)
+        opened = s["id"] in (self.context.sessions.analysis, self.context.sessions.eval)
         mark = "*" if table.is_marked(s) else (">" if opened else " ")
         what = s.get("system") if s["kind"] == "eval" else s.get("embedder")
         cells = {"id": lit(s["id"]), "kind": lit(s["kind"]), "status": status_cell(s),
@@ -138,7 +139,7 @@ class SessionsPane(Filterable, Pane):
         if row is None:
             chart.draw_message("Trend", "no sessions yet")
             return
-        series = queries.trend(self.ragcov.db, row.get("questions_path"), row["kind"])
+        series = queries.trend(self.context.db, row.get("questions_path"), row["kind"])
         if not series:
             chart.draw_message(f"Trend · {PurePath(row.get('questions_path') or '').name}",
                                "no finished sessions of this test file")
@@ -154,7 +155,7 @@ class SessionsPane(Filterable, Pane):
     def action_open(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
-            self.ragcov.open_session(row["id"])
+            self.post_message(SessionOpened(row["id"]))
 
     def action_mark(self) -> None:
         self.query_one(PagedTable).toggle_mark()
@@ -166,7 +167,7 @@ class SessionsPane(Filterable, Pane):
 
         def done(name: str | None) -> None:
             if name is not None:
-                rename_session(self.ragcov.db, row["id"], name)
+                rename_session(self.context.db, row["id"], name)
                 self.load()
 
         self.app.push_screen(TextPrompt(f"Rename session {row['id']}", row.get("name") or ""), done)
@@ -183,11 +184,11 @@ class SessionsPane(Filterable, Pane):
         def done(yes: bool | None) -> None:
             if yes:
                 try:
-                    delete_session(self.ragcov.db, row["id"])
+                    delete_session(self.context.db, row["id"])
                 except BadInput as exc:  # it was resumed meanwhile
                     self.app.notify(str(exc), severity="warning", markup=False)
                     return
-                self.ragcov.forget_session(row["id"])
+                self.post_message(SessionDeleted(row["id"]))
                 self.load()
                 name = f" '{row['name']}'" if row.get("name") else ""
                 self.app.notify(f"Deleted {row['kind']} session {row['id']}{name}.", markup=False)
@@ -199,8 +200,11 @@ class SessionsPane(Filterable, Pane):
         if len(table.marked) != 2:
             self.app.notify("Mark exactly two sessions with space, then press c.", severity="warning")
             return
-        a, b = (get_session(self.ragcov.db, sid) for sid in sorted(table.marked))
-        self.app.push_screen(CompareScreen(a, b))
+        a, b = (get_session(self.context.db, sid) for sid in sorted(table.marked))
+        if a is None or b is None:  # deleted by another process since it was marked
+            self.app.notify("A marked session no longer exists.", severity="warning")
+            return
+        self.app.push_screen(CompareScreen(a, b, self.context.db_path))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open()

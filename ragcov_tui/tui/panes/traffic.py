@@ -53,7 +53,7 @@ class TrafficPane(Pane):
 
     def load(self) -> None:
         """The Pane hint, or — for an analysis run without ``--traffic`` — how to get traffic."""
-        self.section = load_traffic(self.ragcov.db, self.sid, details=False) if self.sid else None
+        self.section = load_traffic(self.context.db, self.sid, details=False) if self.sid else None
         if self.sid and self.section is None:
             self.query_one(".empty", Static).update(lit(
                 "This analysis has no traffic. Run `ragcov analyze … --traffic LOG` with a query log "
@@ -100,7 +100,7 @@ class TrafficPane(Pane):
 
     def _show_list(self) -> None:
         table = self.query_one("#traffic-list", PagedTable)
-        sid, db = self.sid, self.ragcov.db
+        sid, db = self.sid, self.context.db
         if self.view == "unasked":
             rows = [q | {"key": q["id"]} for q in (self.section or {}).get("unasked_questions", {}).get("questions", [])]
             table.label = "Tests nobody asks, least asked first (v: next list)"
@@ -110,7 +110,7 @@ class TrafficPane(Pane):
         if self.view == "unanswerable":
             table.label = "Queries the corpus cannot answer, most asked first (v: next list)"
             table.set_columns(GAP_COLUMNS)
-            table.show(lambda o, n: self._keyed(traffic_queries(db, sid, answerable=False, offset=o, limit=n)),  # type: ignore[arg-type]
+            table.show(lambda o, n: self._keyed(traffic_queries(db, sid, answerable=False, offset=o, limit=n)),
                        self._gap_row)
             return
         cluster = self.cluster
@@ -120,7 +120,7 @@ class TrafficPane(Pane):
             table.show(None, self._query_row)
             return
         table.label = f"Queries of cluster {cluster['id']}, most asked first (v: next list)"
-        table.show(lambda o, n: self._keyed(traffic_queries(db, sid, cluster=cluster["id"], offset=o, limit=n)),  # type: ignore[arg-type]
+        table.show(lambda o, n: self._keyed(traffic_queries(db, sid, cluster=cluster["id"], offset=o, limit=n)),
                    self._query_row)
 
     @staticmethod

@@ -15,24 +15,33 @@ from textual.app import App
 
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.testset.writer import ConflictError
+from ragcov_tui.tui.messages import DecisionMade
 from ragcov_tui.tui.modals import ConfirmScreen
+from ragcov_tui.tui.panes.base import Pane
 
 
-def reload_in(app: Any, sid: str | None) -> None:
-    """Re-read the session's test file; notify the one line on what changed on disk, if anything.
+def reload_in(pane: Pane) -> None:
+    """Re-read the test file of the session ``pane`` shows; notify the one line on what changed on
+    disk, if anything.
 
     Quiet when the file cannot be read: the action that needs it says why.
     """
     from ragcov_tui.services.triage import reload
 
-    if sid is None:
+    if not pane.sid:
         return
     try:
-        note = reload(app.db, sid)
+        note = reload(pane.context.db, pane.sid)
     except RagcovError:
         return
     if note:
-        app.notify(note, title="test file reloaded", markup=False, timeout=10)
+        pane.app.notify(note, title="test file reloaded", markup=False, timeout=10)
+
+
+def decided(pane: Pane) -> None:
+    """After a decision in ``pane``: tell the app (every other pane goes stale) and reload ``pane`` now."""
+    pane.post_message(DecisionMade(pane, pane.sid))
+    pane.reload()
 
 
 def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[[], None] | None = None,
@@ -64,15 +73,16 @@ def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[
     return True
 
 
-def undo_in(app: Any, sid: str, then: Callable[[], None] | None = None) -> bool:
-    """Undo the session's newest standing decision; notify what was undone. True when something was."""
+def undo_in(pane: Pane, then: Callable[[], None] | None = None) -> bool:
+    """Undo the newest standing decision of the session ``pane`` shows; notify what was undone.
+    True when something was."""
     from ragcov_tui.services.triage import undo_last
 
     def undo(force: bool) -> Any:
-        d = undo_last(app.db, sid, force=force)
-        app.notify(f"undid {d.payload.get('action')} of {d.kind} {d.target}", markup=False)
-        app.mark_stale()
+        d = undo_last(pane.context.db, pane.sid, force=force)
+        pane.app.notify(f"undid {d.payload.get('action')} of {d.kind} {d.target}", markup=False)
+        decided(pane)
         return d
 
-    reload_in(app, sid)
-    return run_triage(app, "undo", undo, then)
+    reload_in(pane)
+    return run_triage(pane.app, "undo", undo, then)

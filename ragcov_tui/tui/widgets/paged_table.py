@@ -118,15 +118,15 @@ class PagedTable(Table):
 
     def action_cursor_down(self) -> None:
         p = self.page
-        if self.fetch and self.cursor_row >= len(p.rows) - 1 and p.offset + len(p.rows) < p.total:
-            self.show(self.fetch, self.render_row, offset=p.offset + self.page_size, cursor=0)  # type: ignore[arg-type]
+        if self.fetch and self.render_row and self.cursor_row >= len(p.rows) - 1 and p.offset + len(p.rows) < p.total:
+            self.show(self.fetch, self.render_row, offset=p.offset + self.page_size, cursor=0)
         else:
             super().action_cursor_down()
 
     def action_cursor_up(self) -> None:
         p = self.page
-        if self.fetch and self.cursor_row <= 0 and p.offset > 0:
-            self.show(self.fetch, self.render_row, offset=max(0, p.offset - self.page_size), cursor=self.page_size)  # type: ignore[arg-type]
+        if self.fetch and self.render_row and self.cursor_row <= 0 and p.offset > 0:
+            self.show(self.fetch, self.render_row, offset=max(0, p.offset - self.page_size), cursor=self.page_size)
         else:
             super().action_cursor_up()
 
