@@ -78,7 +78,7 @@ class _HTMLText(HTMLParser):
         if tag == "pre":
             self.pre_depth += 1
 
-    def parse_marked_section(self, i: int, report: int = 1) -> int:
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
         """``<![keyword[ … ]]>``: as the base class, but an unknown keyword (``<![foo[``), on which
         the base class raises AssertionError, is dropped up to its ``]>``."""
         try:

@@ -151,8 +151,10 @@ def _bpe_openai_bindings() -> ModuleType | None:
             if name.startswith("_bindings.") and name.endswith((".so", ".pyd")):
                 path = os.path.join(folder, name)
                 loader = importlib.machinery.ExtensionFileLoader("bpe_openai._bindings", path)
-                module = importlib.util.module_from_spec(
-                    importlib.util.spec_from_file_location("bpe_openai._bindings", path, loader=loader))
+                module_spec = importlib.util.spec_from_file_location("bpe_openai._bindings", path, loader=loader)
+                if module_spec is None:  # not with a loader given; the standard library's type allows it
+                    continue
+                module = importlib.util.module_from_spec(module_spec)
                 loader.exec_module(module)
                 return module
     with warnings.catch_warnings():

@@ -25,7 +25,7 @@ def hashed_vector(text: str, dim: int) -> np.ndarray:
     for word in _WORD.findall(text.lower()):
         h = int.from_bytes(hashlib.sha256(word.encode("utf-8")).digest()[:8], "little")
         vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
-    norm = np.linalg.norm(vec)
+    norm = float(np.linalg.norm(vec))
     if norm == 0:
         vec[0], norm = 1.0, 1.0
     return (vec / norm).astype(np.float32)

@@ -28,11 +28,15 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder, l2_normalise
 from ragcov_tui.errors import BadInput
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 ASSETS = Path(__file__).parent / "assets"
 MINILM_TOKENIZER = ASSETS / "minilm-tokenizer.json"
@@ -125,8 +129,8 @@ class OnnxEmbedder(Embedder):
         self.tokenizer_path = tokenizer_path
         self.max_seq_length = max_seq_length
         self._load_lock = threading.Lock()
-        self._session = None
-        self._tokenizer = None
+        self._session: Any = None  # an onnxruntime.InferenceSession (untyped) once loaded
+        self._tokenizer: Tokenizer | None = None
         self._dim: int | None = None
 
     @classmethod

@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ragcov_tui.corpus.tokens import get_token_counter
 from ragcov_tui.llm.base import Message
@@ -99,14 +99,15 @@ def server_context_size(get_json: Callable[[str], Any]) -> int | None:
     for entry in data if isinstance(data, list) else []:
         if not isinstance(entry, dict):
             continue
-        meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
+        meta = entry.get("meta")
+        meta = meta if isinstance(meta, dict) else {}
         for value in (meta.get("n_ctx"), entry.get("max_model_len"), meta.get("n_ctx_train")):
             if _positive(value):
                 return int(value)
     return None
 
 
-def _positive(value: Any) -> bool:
+def _positive(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**8
 
 

@@ -143,7 +143,9 @@ def _split_jsonl(path: Path, text: str) -> Layout:
 
 
 def _skip_ws(text: str, pos: int) -> int:
-    return _JSON_WS.match(text, pos).end()  # type: ignore[union-attr]
+    """The position after the JSON whitespace at ``pos`` (``pos`` itself when there is none)."""
+    match = _JSON_WS.match(text, pos)  # always matches (``*``): None only to the type checker
+    return match.end() if match else pos
 
 
 def _split_json(path: Path, text: str) -> Layout:

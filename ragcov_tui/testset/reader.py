@@ -60,7 +60,7 @@ def read_bytes(path: Path) -> bytes:
     return read_input_file(path)
 
 
-def test_format(path: Path) -> TestFormat:
+def file_format(path: Path) -> TestFormat:
     """The format named by the file's extension; BadInput for any other."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
@@ -68,12 +68,10 @@ def test_format(path: Path) -> TestFormat:
     return fmt
 
 
-test_format.__test__ = False  # type: ignore[attr-defined]  # a helper, not a pytest test
-
 
 def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     """Parse ``data`` (the bytes of ``path``) into a TestSet and the Layout the writer edits."""
-    fmt = test_format(path)
+    fmt = file_format(path)
     text = decode(path, data)
     if not text.lstrip("\ufeff").strip():
         raise BadInput(f"{path}: the file is empty (no questions)")
@@ -106,7 +104,7 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     for question, qid in zip(without_id, content_ids((q.text for q in without_id), set(seen_ids)), strict=True):
         question.id = qid
     testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container,
-                      notes=[note] * (note is not None) + layout.notes)
+                      notes=([] if note is None else [note]) + layout.notes)
     return testset, layout
 
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
+from typing import Any, Literal
 
 from ragcov_tui.testset.layout import Layout, RawRow
 
 # JSON styles tried, in order, to reproduce the previous element's exact text.
 _INDENTS: tuple[int | str | None, ...] = (None, 2, 4, "\t", 1, 3, 8)
 _SEPARATORS = ((", ", ": "), (",", ":"), (",", ": "), (", ", ":"))
+
+CsvQuoting = Literal[0, 1]  # csv.QUOTE_MINIMAL, csv.QUOTE_ALL: the styles a record is written in
 
 
 def append_row(layout: Layout, row: dict[str, Any]) -> str:
@@ -98,7 +100,7 @@ def _csv_record(layout: Layout, row: dict[str, Any]) -> str:
     return _format_csv(layout, cells, _csv_quoting(layout))
 
 
-def _format_csv(layout: Layout, cells: list[str], quoting: int) -> str:
+def _format_csv(layout: Layout, cells: list[str], quoting: CsvQuoting) -> str:
     """One record without its terminator. The writer is given ``\r\n`` as terminator because it
     quotes a cell only when it holds a terminator character: so a cell with ``\r`` or ``\n`` is
     always quoted, whatever the file's own terminator."""
@@ -107,7 +109,7 @@ def _format_csv(layout: Layout, cells: list[str], quoting: int) -> str:
     return buffer.getvalue()[:-2]
 
 
-def _csv_quoting(layout: Layout) -> int:
+def _csv_quoting(layout: Layout) -> CsvQuoting:
     """QUOTE_ALL when the last record is written that way, else QUOTE_MINIMAL."""
     sample = layout.rows[-1]
     cells = list(sample.value.values())

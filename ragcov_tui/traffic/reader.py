@@ -208,7 +208,7 @@ def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str
             if name is not None:
                 fields.setdefault(role, name)
 
-    def given(name: str | None) -> bool:
+    def given(name: str) -> bool:
         cell = value[name]
         return cell is not None and not (is_text and isinstance(cell, str) and not cell.strip())
 

@@ -40,7 +40,7 @@ from ragcov_tui.testset.fields import aliases_text, resolve_fields
 from ragcov_tui.testset.ids import content_id, text_key
 from ragcov_tui.testset.layout import decode, split_layout
 from ragcov_tui.testset.models import Question
-from ragcov_tui.testset.reader import _cell_value, read_bytes, test_format
+from ragcov_tui.testset.reader import _cell_value, file_format, read_bytes
 
 Context = tuple["str | None", "str | None", "float | None"]  # (id, text, score), unknown parts None
 # Names only a records file uses, tried when the shared alias table finds none (Giskard RAGET's
@@ -84,7 +84,7 @@ def load_records(path: str | Path) -> RecordsFile:
     field) and for a repeated id, naming both lines. Repeated question texts are not refused
     here: they are fine for ``--join order`` and reported by the join otherwise."""
     p = Path(path)
-    fmt = test_format(p)
+    fmt = file_format(p)
     layout = split_layout(p, decode(p, read_bytes(p)), fmt)
     records = RecordsFile(p)
     by_id: dict[str, Record] = {}
