@@ -7,10 +7,11 @@ metric (e.g. every question an outlier) fails its gate, since it cannot be shown
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
 
 COVERAGE_METRICS = ("basic", "weighted", "multi_threshold", "multi_n", "covered_share")
@@ -27,6 +28,7 @@ def parse_coverage_gates(specs: Iterable[str]) -> list[Threshold]:
     return out
 
 
-def check_coverage_gates(report: dict[str, Any], thresholds: list[Threshold]) -> list[BelowThreshold]:
+def check_coverage_gates(report: AnalysisReport, thresholds: list[Threshold]) -> list[BelowThreshold]:
     """The gates the report's coverage figures do not pass."""
-    return below_thresholds({m: report.get("coverage", {}).get(m) for m in COVERAGE_METRICS}, thresholds)
+    figures: Mapping[str, Any] = report.get("coverage", {})
+    return below_thresholds({m: figures.get(m) for m in COVERAGE_METRICS}, thresholds)

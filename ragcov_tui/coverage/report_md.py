@@ -12,11 +12,13 @@ Text from documents and questions is escaped for Markdown (:func:`~ragcov_tui.ma
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
 from ragcov_tui.markdown import cell, code, fmt, pct, table
 from ragcov_tui.safe_text import visible
+from ragcov_tui.store.analysis_contract import AnalysisReport, GapEntry
 
 DOCUMENTS_SHOWN = 20  # least-covered documents in the Markdown table (the JSON lists all)
 GOLD_NAMED = 50  # unnamed documents listed by name
@@ -24,13 +26,13 @@ PRIORITY_NOTE = ("priority = 1 − covered share ÷ the median cluster's covered
                  "question reaches any of its chunks; size and share only break ties.")
 
 
-def themes_text(gap: dict[str, Any], report: dict[str, Any]) -> str:
+def themes_text(gap: Mapping[str, Any], report: Mapping[str, Any]) -> str:
     """A gap's themes joined, marked ``(heuristic)`` when an ``--llm`` was asked and failed for it."""
     text = ", ".join(gap.get("themes", []))
     return text + " (heuristic)" if report.get("llm_fallback") and gap.get("themes_origin") == "heuristic" else text
 
 
-def fallback_line(report: dict[str, Any]) -> str | None:
+def fallback_line(report: Mapping[str, Any]) -> str | None:
     """One line saying how many gaps' themes fell back to the heuristic because the LLM failed, and why."""
     fallback = report.get("llm_fallback")
     if not fallback:
@@ -39,7 +41,7 @@ def fallback_line(report: dict[str, Any]) -> str | None:
             f"are heuristic ({fallback.get('cause')}).")
 
 
-def analysis_markdown(report: dict[str, Any]) -> str:
+def analysis_markdown(report: AnalysisReport) -> str:
     """Render an ``analyze --json`` report as Markdown."""
     cov = report.get("coverage", {})
     q = report.get("questions", {})
@@ -126,7 +128,7 @@ def _count(items: list[Any] | None) -> str:
     return "n/a" if items is None else str(len(items))
 
 
-def _suggestion_lines(gaps: list[dict[str, Any]]) -> list[str]:
+def _suggestion_lines(gaps: list[GapEntry]) -> list[str]:
     """Every gap's suggested questions with the chunk each was written from (``n/a``: none named, as
     in an older report, whose suggestions may be bare strings)."""
     found = [(g.get("cluster"), s if isinstance(s, dict) else {"text": s})
@@ -137,7 +139,7 @@ def _suggestion_lines(gaps: list[dict[str, Any]]) -> list[str]:
     return ["", "### Suggested questions", ""] + table(["cluster", "suggestion", "form", "from chunk"], rows)
 
 
-def _uneven_lines(report: dict[str, Any]) -> list[str]:
+def _uneven_lines(report: AnalysisReport) -> list[str]:
     """The clusters that are not gaps but hold a part no question reaches (see coverage.reach)."""
     uneven = [c for c in report.get("clusters", []) if c.get("uneven")]
     if not uneven:
@@ -149,7 +151,7 @@ def _uneven_lines(report: dict[str, Any]) -> list[str]:
                     for c in uneven]
 
 
-def _document_lines(report: dict[str, Any]) -> list[str]:
+def _document_lines(report: AnalysisReport) -> list[str]:
     """The document view: the least-covered documents first (reach, then covered share)."""
     docs = report.get("documents", [])
     unreached = sum(1 for d in docs if d.get("unreached"))
@@ -164,7 +166,7 @@ def _document_lines(report: dict[str, Any]) -> list[str]:
           "unreached" if d.get("unreached") else ""] for d in docs[:DOCUMENTS_SHOWN]])
 
 
-def _gold_lines(report: dict[str, Any]) -> list[str]:
+def _gold_lines(report: AnalysisReport) -> list[str]:
     """Gold coverage: the documents no question names as gold, overall and per cluster."""
     gold = report.get("gold")
     if not gold:

@@ -9,20 +9,23 @@ through :func:`~ragcov_tui.markdown.cell` and the whole section through
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragcov_tui.coverage.report_md import cell, fmt, pct, table
 from ragcov_tui.safe_text import visible
+from ragcov_tui.store.analysis_contract import AnalysisReport
+from ragcov_tui.store.traffic_contract import TrafficSection
 
 EXAMPLES_SHOWN = 3
 
 
-def examples_text(examples: list[dict[str, Any]], shown: int = EXAMPLES_SHOWN) -> str:
+def examples_text(examples: Sequence[Mapping[str, Any]], shown: int = EXAMPLES_SHOWN) -> str:
     """``"how do I restore a deleted page" ×114; …`` for the first ``shown`` examples."""
     return "; ".join(f"\u201c{e.get('text', '')}\u201d \u00d7{e.get('count')}" for e in examples[:shown])
 
 
-def source_line(traffic: dict[str, Any]) -> str:
+def source_line(traffic: TrafficSection) -> str:
     """``sample_data/traffic.jsonl: 1,722 queries (55 distinct) in 80 rows, 2026-01-01 to 2026-01-31``."""
     src = traffic.get("source", {})
     span = f", {str(src['first'])[:10]} to {str(src['last'])[:10]}" if src.get("first") else ""
@@ -30,7 +33,7 @@ def source_line(traffic: dict[str, Any]) -> str:
             f" in {src.get('rows', 0):,} rows{span}")
 
 
-def traffic_markdown(report: dict[str, Any]) -> str:
+def traffic_markdown(report: AnalysisReport) -> str:
     """The section (empty when the report has no traffic)."""
     traffic = report.get("traffic")
     if not traffic:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ragcov_tui.markdown import cell, code, fmt, table
 from ragcov_tui.safe_text import visible
+from ragcov_tui.store.eval_contract import EvalReport
 
 
 def _aggregate_rows(group: dict[str, Any]) -> list[list[Any]]:
@@ -24,7 +25,7 @@ def _aggregate_rows(group: dict[str, Any]) -> list[list[Any]]:
     return rows
 
 
-def eval_markdown(report: dict[str, Any]) -> str:
+def eval_markdown(report: EvalReport) -> str:
     """Render an ``eval --json`` report as Markdown: aggregates, diagnoses, per-question table."""
     agg = report.get("aggregate", {})
     judge = report.get("judge", "heuristic")

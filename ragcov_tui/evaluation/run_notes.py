@@ -5,13 +5,12 @@ blocks; older reports without them give no line)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ragcov_tui.evaluation.gold_contexts import context_gold_line
 from ragcov_tui.evaluation.systems.records_join import join_line
+from ragcov_tui.store.eval_contract import EvalReport
 
 
-def run_notes(report: dict[str, Any]) -> list[str]:
+def run_notes(report: EvalReport) -> list[str]:
     """``gold ids: 300 of 300 matched the corpus …`` and ``embedded — corpus: …`` lines."""
     lines = []
     gold = report.get("gold_ids", "absent")
@@ -22,10 +21,10 @@ def run_notes(report: dict[str, Any]) -> list[str]:
         lines.append(f"gold ids: {gold.get('matched')} of {gold.get('ids')} matched the corpus"
                      + (f" ({normalised} after normalisation)" if normalised else "")
                      + (f", {gold.get('unmatched')} unmatched" if gold.get("unmatched") else ""))
-    if isinstance(report.get("gold_from_contexts"), dict):
-        lines.append(context_gold_line(report["gold_from_contexts"]))
-    if isinstance(report.get("records_join"), dict):
-        lines.append(join_line(report["records_join"]))
+    if isinstance(contexts := report.get("gold_from_contexts"), dict):
+        lines.append(context_gold_line(contexts))
+    if isinstance(records := report.get("records_join"), dict):
+        lines.append(join_line(records))
     embedding = report.get("embedding")
     if isinstance(embedding, dict) and embedding.get("why"):
         lines.append(str(embedding["why"]))
