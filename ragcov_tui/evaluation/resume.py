@@ -13,18 +13,17 @@ evaluate every question again beside the old items.
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import quoted
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.testset.models import TestSet
 
 EXAMPLES = 3
 
 
-def check_same_questions(db: sqlite_utils.Database, session: dict[str, Any], testset: TestSet, ref: str) -> None:
+def check_same_questions(db: sqlite_utils.Database, session: SessionRow, testset: TestSet, ref: str) -> None:
     """BadInput (one line) unless ``testset`` is the test set ``session`` was run on."""
     stored = {row["question_id"]: row["question"] for row in db.query(
         "SELECT question_id, question FROM eval_items WHERE session_id = ? ORDER BY seq", [session["id"]])}

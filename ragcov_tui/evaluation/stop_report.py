@@ -23,7 +23,7 @@ STAGE = "evaluating"  # the pipeline's stage name while it evaluates questions
 def stop_report(db: sqlite_utils.Database, sid: str, progress: dict[str, Any] | None = None) -> list[str]:
     """The lines for session ``sid``; ``progress`` is the last ``{stage, done, total}`` reported
     (the total of questions comes from it once evaluating began)."""
-    session = get_session(db, sid) or {}
+    session = get_session(db, sid)
     counts = dict(db.execute("SELECT status, count(*) FROM eval_items WHERE session_id = ? GROUP BY status",
                              [sid]).fetchall())
     finished, failed = sum(counts.values()), counts.get("error", 0)
@@ -36,5 +36,5 @@ def stop_report(db: sqlite_utils.Database, sid: str, progress: dict[str, Any] | 
     else:
         at = f" (at {progress['stage']} {progress.get('done', 0)}/{progress.get('total', 0)})" if progress.get("stage") else ""
         line = f"stopped before any question was evaluated{at}"
-    return [line, *usage_lines(session.get("usage") or {}),
+    return [line, *usage_lines((None if session is None else session["usage"]) or {}),
             f"continue with: ragcov eval --resume {sid} (same options)"]

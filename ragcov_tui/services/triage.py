@@ -280,7 +280,8 @@ def paraphrase_check(db: sqlite_utils.Database, sid: str) -> tuple[np.ndarray | 
     from ragcov_tui.store.vectors import load_vectors
 
     _, vecs = load_vectors(db, sid, "question")
-    spec = (get_session(db, sid) or {}).get("embedder")
+    session = get_session(db, sid)
+    spec = None if session is None else session["embedder"]
     if not len(vecs) or not spec:
         return None, None
     try:
@@ -294,8 +295,8 @@ def more_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, *, n: in
     heuristic when it ran without one. Returns (ids stored, origin: ``llm:<spec>`` or ``heuristic``)."""
     from ragcov_tui.llm.factory import make_llm
 
-    session = get_session(db, sid) or {}
-    llm = make_llm(session.get("llm"), db=db)
+    session = get_session(db, sid)
+    llm = make_llm(None if session is None else session["llm"], db=db)
     if llm is None:
         return suggest_more_heuristic(db, sid, cluster, n=n), HEURISTIC_ORIGIN
     return suggest_more(db, sid, cluster, llm, n=n), f"llm:{llm.spec}"

@@ -48,9 +48,10 @@ def testset_path(db: sqlite_utils.Database, sid: str) -> str:
     session = get_session(db, sid)
     if session is None:
         raise BadInput(f"session {sid!r}: no such session")
-    if not session.get("questions_path"):
+    path = session["questions_path"]
+    if not path:
         raise BadInput(f"session {sid}: it records no test file to write to")
-    return session["questions_path"]
+    return path
 
 
 def load(db: sqlite_utils.Database, sid: str) -> Loaded:

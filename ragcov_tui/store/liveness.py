@@ -23,7 +23,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -53,7 +53,7 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def heartbeat_age(row: dict[str, Any], now: datetime | None = None) -> float | None:
+def heartbeat_age(row: Mapping[str, Any], now: datetime | None = None) -> float | None:
     """Seconds since the row's heartbeat (None when it has none or it cannot be read)."""
     beat = row.get("heartbeat_at")
     if not beat:
@@ -65,7 +65,7 @@ def heartbeat_age(row: dict[str, Any], now: datetime | None = None) -> float | N
     return ((now or datetime.now(UTC)) - at).total_seconds()
 
 
-def is_live(row: dict[str, Any]) -> bool:
+def is_live(row: Mapping[str, Any]) -> bool:
     """The rule in the module docstring: is a process still working on this session?"""
     if row.get("status") != "running":
         return False
@@ -79,7 +79,7 @@ def is_live(row: dict[str, Any]) -> bool:
     return age is not None and age < STALE_AFTER
 
 
-def owner_text(row: dict[str, Any]) -> str:
+def owner_text(row: Mapping[str, Any]) -> str:
     """``pid 1234 on host-a`` (or ``an unknown process`` for rows written before owners were kept)."""
     if row.get("pid") is None:
         return "an unknown process"
@@ -226,7 +226,7 @@ class Heartbeats:
 HEARTBEATS = Heartbeats()
 
 
-def state_line(session: dict[str, Any]) -> str:
+def state_line(session: Mapping[str, Any]) -> str:
     """What a session that is not ``done`` is doing or why it stopped, in one line ('' when done):
     ``running · evaluating 12/40 (30%) · pid 1234 on host-a`` / ``cancelled · cancelled by the user``."""
     status = session.get("status")
@@ -243,7 +243,7 @@ def state_line(session: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def percent_done(session: dict[str, Any]) -> int | None:
+def percent_done(session: Mapping[str, Any]) -> int | None:
     """A running session's progress in whole percent (None when it has not reported a total)."""
     progress = session.get("progress") or {}
     if session.get("status") != "running" or not progress.get("total"):

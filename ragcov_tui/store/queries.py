@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import sqlite_utils
 
@@ -22,15 +22,18 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.testset.ids import text_key
 
+RowT = TypeVar("RowT")
+
 
 @dataclass
-class Page:
+class Page(Generic[RowT]):
     """One page of rows, the total number of matching rows and the offset of the first row."""
 
-    rows: list[dict[str, Any]]
+    rows: list[RowT]
     total: int
     offset: int = 0
 
@@ -75,7 +78,7 @@ def _like(query: str) -> str:
 SESSION_TEXT = ("id", "kind", "status", "name", "questions_path", "embedder", "system", "llm", "created_at")
 
 
-def session_page(db: sqlite_utils.Database, offset: int = 0, limit: int = 500, *, query: str = "") -> Page:
+def session_page(db: sqlite_utils.Database, offset: int = 0, limit: int = 500, *, query: str = "") -> Page[SessionRow]:
     """Sessions newest first whose id, kind, status, name, test file, embedder, system, LLM or date contain ``query``."""
     rows = [s for s in list_sessions(db) if matches(query, *(s.get(k) for k in SESSION_TEXT))]
     return Page(rows[offset: offset + limit], len(rows), offset)

@@ -28,6 +28,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.store.db import connection_lock
 from ragcov_tui.store.liveness import HEARTBEATS, database_file, is_live, owner_text, progress_text, this_host
+from ragcov_tui.store.rows import SessionRow
 
 JSON_COLUMNS = ("corpus", "params", "summary", "timings", "usage", "progress")
 
@@ -44,12 +45,22 @@ def current_user() -> str:
         return "unknown"
 
 
-def _decode(row: dict[str, Any]) -> dict[str, Any]:
-    """JSON columns decoded; ``live`` added; a dead ``running`` row read as ``interrupted``."""
-    out = dict(row)
-    for col in JSON_COLUMNS:
-        if out.get(col) is not None:
-            out[col] = json.loads(out[col], parse_constant=lambda _: None)  # NaN stored by old versions: missing
+def _json(text: str | None) -> Any:
+    """A JSON column decoded (None stays None); a NaN stored by old versions reads as None (missing)."""
+    return None if text is None else json.loads(text, parse_constant=lambda _: None)
+
+
+def _decode(row: dict[str, Any]) -> SessionRow:
+    """JSON columns (:data:`JSON_COLUMNS`) decoded; ``live`` added; a dead ``running`` row read as ``interrupted``."""
+    out: SessionRow = {
+        "id": row["id"], "kind": row["kind"], "name": row["name"], "status": row["status"],
+        "created_at": row["created_at"], "finished_at": row["finished_at"], "user": row["user"],
+        "corpus": _json(row["corpus"]), "questions_path": row["questions_path"], "testset_sha256": row["testset_sha256"],
+        "embedder": row["embedder"], "llm": row["llm"], "system": row["system"], "params": _json(row["params"]),
+        "summary": _json(row["summary"]), "timings": _json(row["timings"]), "usage": _json(row["usage"]),
+        "error": row["error"], "pid": row.get("pid"), "host": row.get("host"), "heartbeat_at": row.get("heartbeat_at"),
+        "progress": _json(row.get("progress")), "live": False,
+    }
     out["live"] = is_live(out)
     if out["status"] == "running" and not out["live"]:
         out["status"] = "interrupted"
@@ -69,7 +80,7 @@ def _claim(db: sqlite_utils.Database, sid: str) -> None:
 
 
 @contextmanager
-def _locked_row(db: sqlite_utils.Database, sid: str) -> Iterator[dict[str, Any] | None]:
+def _locked_row(db: sqlite_utils.Database, sid: str) -> Iterator[SessionRow | None]:
     """The decoded row of ``sid`` inside a write transaction (``BEGIN IMMEDIATE``): no other process
     can claim or change it until the block ends; the block's writes commit together."""
     with connection_lock(db):
@@ -173,14 +184,14 @@ def _interrupted_note(sid: str, stopping: KeyboardInterrupt) -> str:
     return f"interrupted by {getattr(stopping, 'signal_name', 'Ctrl-C')}" + (f" at {at}" if at else "")
 
 
-def get_session(db: sqlite_utils.Database, sid: str) -> dict[str, Any] | None:
+def get_session(db: sqlite_utils.Database, sid: str) -> SessionRow | None:
     rows = list(db.query("SELECT * FROM sessions WHERE id = ?", [sid]))
     return _decode(rows[0]) if rows else None
 
 
 def list_sessions(
     db: sqlite_utils.Database, kind: str | None = None, questions_path: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[SessionRow]:
     """Sessions newest first, optionally of one kind and/or one test file."""
     where, args = [], []
     if kind:
@@ -196,7 +207,7 @@ def list_sessions(
     return [_decode(r) for r in db.query(sql, args)]
 
 
-def resolve_session(db: sqlite_utils.Database, ref: str, kind: str | None = None) -> dict[str, Any]:
+def resolve_session(db: sqlite_utils.Database, ref: str, kind: str | None = None) -> SessionRow:
     """Find one session by id, id prefix, name or ``latest[-analysis|-eval]``; BadInput if none or
     ambiguous, or, given ``kind``, when the session named is of the other kind (an analysis id or
     ``latest-analysis`` where an eval is needed)."""
@@ -206,7 +217,7 @@ def resolve_session(db: sqlite_utils.Database, ref: str, kind: str | None = None
     return session
 
 
-def _find_session(db: sqlite_utils.Database, ref: str, kind: str | None) -> dict[str, Any]:
+def _find_session(db: sqlite_utils.Database, ref: str, kind: str | None) -> SessionRow:
     if ref.startswith("latest"):
         want = (ref.split("-", 1)[1] if "-" in ref else None) or kind
         rows = [s for s in list_sessions(db, kind=want) if s["status"] == "done"]

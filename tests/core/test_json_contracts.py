@@ -4,9 +4,11 @@ Real runs on sample_data/ (the fast ``hash`` embedder; outputs in tmp_path, noth
 sample_data/): ``analyze --traffic --json`` and ``report --json`` (the report reassembled from the
 store) against ``store.analysis_contract.AnalysisReport``; ``eval --json`` (with and without
 ``--repeats 2``) against ``store.eval_contract.EvalReport``; ``compare --json`` against
-``evaluation.compare.Comparison``. Recursively through nested TypedDicts, lists and dicts of them:
-every required key present, no key the type does not name (``NotRequired`` ones may be absent), and
-each value of the JSON type its annotation says (str / int / float / bool / None / list / dict).
+``evaluation.compare_contract.Comparison``; the session rows (``sessions --json``) against
+``store.rows.SessionRow`` and an eval's stored items against ``store.eval_contract.StoredItem``.
+Recursively through nested TypedDicts, lists and dicts of them: every required key present, no key
+the type does not name (``NotRequired`` ones may be absent), and each value of the JSON type its
+annotation says (str / int / float / bool / None / list / dict).
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ import pytest
 
 from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.store.analysis_contract import AnalysisReport, Redundancy
-from ragcov_tui.store.eval_contract import EvalReport, ItemError, MetricStats
+from ragcov_tui.store.db import open_db
+from ragcov_tui.store.eval_contract import EvalReport, ItemError, MetricStats, StoredItem
+from ragcov_tui.store.evals import load_eval_items
+from ragcov_tui.store.rows import SessionRow
+from ragcov_tui.store.sessions import list_sessions
 from tests.cli.conftest import CORPUS, QUESTIONS, SAMPLE, run_cli
 
 SCALARS: dict[Any, tuple[type, ...]] = {str: (str,), bool: (bool,), int: (int,), float: (int, float)}
@@ -83,11 +89,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     json_of("eval_repeats", *evals, "--system", "builtin:bm25", "--repeats", "2", "--metrics", "faithfulness,hit@5")
     dense = json_of("eval_dense", *evals, "--system", "builtin:dense")
     json_of("compare", "compare", bm25["session_id"], dense["session_id"])
+    store = open_db(db)
+    out["sessions"] = json.loads(json.dumps(list_sessions(store)))  # what `ragcov sessions --json` prints
+    out["items"] = json.loads(json.dumps(load_eval_items(store, bm25["session_id"])))
     return out
 
 
 CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("eval", EvalReport),
-             ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("compare", Comparison)]
+             ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("compare", Comparison),
+             ("sessions", list[SessionRow]), ("items", list[StoredItem])]
 
 
 @pytest.mark.slow
@@ -141,7 +151,8 @@ def annotations_in(annotation: Any) -> list[Any]:
     return [annotation] + [a for arg in get_args(annotation) for a in annotations_in(arg)]
 
 
-@pytest.mark.parametrize("contract", [AnalysisReport, EvalReport, Comparison], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("contract", [AnalysisReport, EvalReport, Comparison, SessionRow, StoredItem],
+                         ids=lambda c: c.__name__)
 def test_every_annotation_of_a_contract_is_a_json_type(contract: Any) -> None:
     """No set, tuple, dataclass or numpy type hides in a contract: the check knows every annotation."""
     for annotation in annotations_in(contract):
