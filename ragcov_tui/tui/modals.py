@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Static
 from textual.worker import get_current_worker
 
 from ragcov_tui.errors import RagcovError
+from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.store import open_db
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary
@@ -138,7 +139,7 @@ def _signed(value: float | None, sign: str = "") -> str:
     return "—" if value is None else f"{value:{sign}.3f}"
 
 
-def paired_text(result: dict[str, Any]) -> Text:
+def paired_text(result: Comparison) -> Text:
     """The CLI compare's table (``ragcov compare A B``, one
     :func:`~ragcov_tui.evaluation.compare.compare_reports` result) as lines: per metric both means,
     the delta B − A, its paired bootstrap interval, wins / losses / ties and ``*`` when the interval

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Static
 
 from ragcov_tui.store.queries import Page
 from ragcov_tui.store.traffic import load_traffic, traffic_queries
+from ragcov_tui.store.traffic_contract import TrafficClusterEntry, TrafficSection, UnaskedQuestion
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import fmt
@@ -34,6 +35,12 @@ def pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
+def most_asked(cluster: TrafficClusterEntry) -> str:
+    """``text ×count`` of the cluster's most asked query (``' ×0'`` when it lists none)."""
+    top = cluster.get("examples") or []
+    return f"{top[0].get('text', '')} ×{top[0].get('count', 0)}" if top else " ×0"
+
+
 class TrafficPane(Pane):
     title = "Traffic"
     needs = "analysis"
@@ -42,7 +49,7 @@ class TrafficPane(Pane):
         Binding("enter", "detail", "Detail"),
     ]
 
-    section: dict[str, Any] | None = None
+    section: TrafficSection | None = None
     view: str = "cluster"
 
     def compose(self) -> ComposeResult:
@@ -63,30 +70,36 @@ class TrafficPane(Pane):
         super().load()
 
     def render_session(self) -> None:
-        s = self.section or {}
-        src, gap = s.get("source", {}), s.get("content_gap", {})
+        s = self.section
+        if s is None:  # (load showed the hint instead)
+            return
+        src, gap = s.get("source", {}), s.get("content_gap")
         first, last = (str(src.get(k) or "")[:10] for k in ("first", "last"))
         self.query_one("#traffic-summary", Static).update(Text.assemble(
             lit(f"{src.get('path')} · {src.get('queries', 0):,} queries, {src.get('distinct', 0):,} distinct"
                 + (f" · {first} to {last}" if first else "")),
             "\n", lit(f"covered by tests {fmt(s.get('coverage'))} · untested {pct(s.get('untested_share'))} · "
-                      f"corpus cannot answer {pct(gap.get('share'))} · tests nobody asks "
-                      f"{len(s.get('unasked_questions', {}).get('questions', []))}", "bold")))
+                      f"corpus cannot answer {pct(gap.get('share') if gap else None)} · tests nobody asks "
+                      f"{len(self._unasked())}", "bold")))
         table = self.query_one("#traffic-clusters", DataTable)
         table.clear(columns=True)
         table.add_columns("id", "share", "cov", "prio", "", "most asked")
         clusters = s.get("clusters", [])
         table.border_title = f"Traffic clusters ({len(clusters)}), highest priority first"
         for c in clusters:
-            top = (c.get("examples") or [{}])[0]
             table.add_row(num(c["id"]), lit(pct(c.get("share"))), num(c.get("coverage"), 2), num(c.get("priority"), 3),
                           lit("UNTESTED" if c.get("untested") else "", "bold"),
-                          lit(f"{top.get('text', '')} ×{top.get('count', 0)}", width=200), key=str(c["id"]))
+                          lit(most_asked(c), width=200), key=str(c["id"]))
         self._show_list()
 
+    def _unasked(self) -> list[UnaskedQuestion]:
+        """The test questions nobody asks, least asked first."""
+        unasked = self.section.get("unasked_questions") if self.section else None
+        return unasked.get("questions", []) if unasked else []
+
     @property
-    def cluster(self) -> dict[str, Any] | None:
-        clusters = (self.section or {}).get("clusters", [])
+    def cluster(self) -> TrafficClusterEntry | None:
+        clusters = self.section.get("clusters", []) if self.section else []
         table = self.query_one("#traffic-clusters", DataTable)
         return clusters[min(table.cursor_row, len(clusters) - 1)] if clusters and table.cursor_row >= 0 else None
 
@@ -102,7 +115,7 @@ class TrafficPane(Pane):
         table = self.query_one("#traffic-list", PagedTable)
         sid, db = self.sid, self.context.db
         if self.view == "unasked":
-            rows = [q | {"key": q["id"]} for q in (self.section or {}).get("unasked_questions", {}).get("questions", [])]
+            rows = [{**q, "key": q["id"]} for q in self._unasked()]
             table.label = "Tests nobody asks, least asked first (v: next list)"
             table.set_columns(UNASKED_COLUMNS)
             table.show(lambda o, n: Page(rows[o:o + n], len(rows), o), self._unasked_row)
