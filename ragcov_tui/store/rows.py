@@ -1,8 +1,8 @@
 """The shapes of stored rows the store hands out, typed (TypedDicts: plain dicts at run time).
 
 :class:`SessionRow` is a ``sessions`` row as :mod:`ragcov_tui.store.sessions` returns it (JSON
-columns decoded, ``live`` added; ``ragcov sessions --json`` prints a list of them);
-:class:`EvalItemRow` an ``eval_items`` row as :func:`ragcov_tui.store.evals.item_row` writes it.
+columns decoded, ``live`` added; ``ragcov sessions --json`` prints a list of them). Rows written
+with sqlite-utils stay ``dict[str, Any]`` (its ``insert`` takes no TypedDict).
 ``tests/core/test_json_contracts.py`` checks real session rows against :class:`SessionRow`.
 No ``from __future__ import annotations`` here: TypedDict reads ``NotRequired`` from evaluated
 annotations.
@@ -38,21 +38,3 @@ class SessionRow(TypedDict):
     progress: dict[str, Any] | None  # the owner's latest {stage, done, total}
     live: bool  # a process is still working on it
 
-
-class EvalItemRow(TypedDict):
-    """An ``eval_items`` row: the item's JSON parts as text (``details`` holds the item keys without columns)."""
-
-    session_id: str
-    question_id: str
-    seq: int
-    status: str
-    question: str | None
-    answer: str | None
-    retrieved: str
-    retrieval: str
-    generation: str
-    details: str
-    judge_calls: str
-    diagnosis: str | None
-    error: str | None
-    finished_at: str
