@@ -43,7 +43,7 @@ from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.progress import Progress
-from ragcov_tui.store.eval_contract import EvalReport, ReportQuestion
+from ragcov_tui.store.eval_contract import EvalReport, MetricStats, ReportQuestion
 
 RESAMPLES = 10_000
 BLOCK_CELLS = 2_000_000  # resamples x questions drawn per numpy block (bounds memory)
@@ -82,7 +82,7 @@ def _scores(question: ReportQuestion, group: str) -> dict[str, float | None] | N
     return question.get("retrieval") if group == "retrieval" else question.get("generation")
 
 
-def _group_stats(report: EvalReport, group: str) -> dict[str, Any]:
+def _group_stats(report: EvalReport, group: str) -> dict[str, MetricStats]:
     """The report's aggregate of one group (``{}`` when it has none)."""
     aggregate = report.get("aggregate", {})
     return (aggregate.get("retrieval") if group == "retrieval" else aggregate.get("generation")) or {}

@@ -37,4 +37,3 @@ class SessionRow(TypedDict):
     heartbeat_at: str | None
     progress: dict[str, Any] | None  # the owner's latest {stage, done, total}
     live: bool  # a process is still working on it
-
