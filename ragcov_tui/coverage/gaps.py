@@ -87,11 +87,12 @@ def rank_gaps(coverage: list[float | None], sizes: list[int], reach: list[Cluste
     for cluster, (cov, size, r) in enumerate(zip(coverage, sizes, reach, strict=True)):
         if not size:
             continue
-        if mode == THRESHOLD:
-            chosen = (0.0 if cov is None else cov) < gap_threshold  # type: ignore[operator]
-        elif mode == CALIBRATED:
-            chosen = r.covered_share is not None and (r.covered_share < cut.value or r.covered_share == 0  # type: ignore[union-attr]
-                                                      or (cov is not None and cov < coverage_cut.value))  # type: ignore[union-attr]
+        if gap_threshold is not None:  # mode THRESHOLD
+            chosen = (0.0 if cov is None else cov) < gap_threshold
+        elif cut is not None:  # mode CALIBRATED (coverage_cut is None only when no coverage is defined)
+            chosen = r.covered_share is not None and (
+                r.covered_share < cut.value or r.covered_share == 0
+                or (cov is not None and coverage_cut is not None and cov < coverage_cut.value))
         else:
             chosen = True
         if chosen:

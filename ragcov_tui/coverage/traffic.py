@@ -202,7 +202,8 @@ def analyze_traffic(
     unasked = _unasked(log, T, Q_in, inliers, question_ids, question_texts, near, budget)
     report(progress, "traffic", 3, 3)
     covered = answerable if question_sim is not None and answerable.any() else None
-    coverage = None if covered is None else float(np.average(question_sim[covered], weights=w[covered]))  # type: ignore[index]
+    coverage = (None if covered is None or question_sim is None
+                else float(np.average(question_sim[covered], weights=w[covered])))
     return TrafficResult(log, labels, question_sim, nearest_question, chunk_sim, nearest_chunk, answerable,
                          np.asarray(chunk_xy)[nearest_chunk] if len(chunk_xy) else np.zeros((len(T), 2)),
                          clusters, coverage, answer_threshold, answer_rule, near, "similarity to the nearest query " + near_rule, unasked,

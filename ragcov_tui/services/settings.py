@@ -227,9 +227,11 @@ def build_options(command: str, sources: Sequence[Source], /, **fixed: Any) -> A
     import dataclasses
 
     if command == "analyze":
-        from ragcov_tui.services.analysis_job import AnalyzeOptions as cls
+        from ragcov_tui.services.analysis_job import AnalyzeOptions
+        cls: type[AnalyzeOptions] | type[EvalOptions] = AnalyzeOptions
     else:
-        from ragcov_tui.services.eval_job import EvalOptions as cls  # type: ignore[assignment]
+        from ragcov_tui.services.eval_job import EvalOptions
+        cls = EvalOptions
     resolved = resolve(command, sources)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     values = {k: v for k, v in resolved.values.items() if k in fields}
@@ -279,11 +281,13 @@ def option_defaults(command: str) -> dict[str, Any]:
     out: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(CoverageParams)}
     if command == "eval":
         from ragcov_tui.evaluation.gates import check_gates
-        from ragcov_tui.services.eval_job import EvalOptions as cls
+        from ragcov_tui.services.eval_job import EvalOptions
 
         out["max_drop"] = inspect.signature(check_gates).parameters["max_drop"].default
+        cls: type[AnalyzeOptions] | type[EvalOptions] = EvalOptions
     else:
-        from ragcov_tui.services.analysis_job import AnalyzeOptions as cls  # type: ignore[assignment]
+        from ragcov_tui.services.analysis_job import AnalyzeOptions
+        cls = AnalyzeOptions
     out.update({f.name: f.default for f in dataclasses.fields(cls)
                 if f.default is not None and f.default is not dataclasses.MISSING})
     return out

@@ -28,7 +28,7 @@ import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec
 
 import numpy as np
 import sqlite_utils
@@ -49,19 +49,19 @@ from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writer import ConflictError, Edit, FileChangedError, Snapshot
 
 HEURISTIC_ORIGIN = "heuristic"
-Write = TypeVar("Write", bound=Callable[..., Decision])
+Args = ParamSpec("Args")
 
 
-def _again_if_raced(action: Write) -> Write:
+def _again_if_raced(action: Callable[Args, Decision]) -> Callable[Args, Decision]:
     """Run a write once more when the file changed between its read and its replace
     (``FileChangedError``, nothing written): the second run re-reads and plans on the new bytes."""
     @functools.wraps(action)
-    def run(*args: Any, **kwargs: Any) -> Decision:
+    def run(*args: Args.args, **kwargs: Args.kwargs) -> Decision:
         try:
             return action(*args, **kwargs)
         except FileChangedError:
             return action(*args, **kwargs)
-    return run  # type: ignore[return-value]
+    return run
 
 
 def reload(db: sqlite_utils.Database, sid: str) -> str | None:

@@ -64,7 +64,12 @@ def load(db: sqlite_utils.Database, sid: str) -> Loaded:
 
 def _note_changes(db: sqlite_utils.Database, sid: str, path: str, snap: Snapshot) -> str | None:
     view = get_view(db, sid)
-    seen_sha = view.sha256 if view else get_session(db, sid)["testset_sha256"]  # type: ignore[index]
+    seen_sha: str | None
+    if view is not None:
+        seen_sha = view.sha256
+    else:
+        session = get_session(db, sid)
+        seen_sha = None if session is None else session["testset_sha256"]
     if snap.sha == seen_sha:
         return None
     seen_rows = view.rows if view else _analysed_rows(db, sid)

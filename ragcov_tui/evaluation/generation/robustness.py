@@ -64,7 +64,7 @@ def _judged_pair(ev: Evidence, judge: Judge, answers: list[dict], i: int, j: int
 
 def _check_agreement(data: object) -> str | None:
     problem = check_fields(data, verdict=str)
-    if problem is None and str(data["verdict"]).strip().lower() not in AGREEMENT_SCORES:  # type: ignore[index]
+    if problem is None and isinstance(data, dict) and str(data["verdict"]).strip().lower() not in AGREEMENT_SCORES:
         return 'verdict must be "same", "partial" or "different"'
     return problem
 
@@ -97,7 +97,7 @@ def generate_paraphrases(question: str, n: int, llm: ChatModel) -> list[str]:
         problem = check_fields(data, paraphrases=list)
         if problem:
             return problem
-        if len(_distinct(data["paraphrases"], question)) < n:  # type: ignore[index]
+        if isinstance(data, dict) and len(_distinct(data["paraphrases"], question)) < n:  # a dict: checked above
             return f"expected {n} distinct paraphrases that differ from the question"
         return None
 

@@ -71,7 +71,7 @@ def _record(scores: GenerationScores, name: str, runs: list[MetricOutcome]) -> N
         detail["repeats"] = [r.value if r.value is not None else {"error": r.error, "undefined": r.reason}
                              for r in runs]
     if ok:
-        values = [float(r.value) for r in ok]  # type: ignore[arg-type]
+        values = [float(value) for r in ok if (value := r.value) is not None]
         scores.values[name] = statistics.fmean(values)
         scores.spread[name] = statistics.pstdev(values) if len(values) > 1 else 0.0
         failed = [r.error for r in runs if r.error]
