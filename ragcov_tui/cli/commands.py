@@ -10,7 +10,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.text import Text
@@ -25,6 +25,8 @@ from ragcov_tui.coverage.report_traffic_md import traffic_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError
 from ragcov_tui.services.config import Config
 from ragcov_tui.store import open_db
+from ragcov_tui.store.analysis_contract import AnalysisReport
+from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import resolve_session
 
@@ -66,9 +68,9 @@ def interruptible(cmd: Command) -> Command:
         except KeyboardInterrupt as exc:
             if not stopped_by:  # not one of our signals: the caller reports it
                 raise
-            named = isinstance(exc, Interrupted)
-            _leave(f"interrupted by {exc.signal_name}" if named else "interrupted", exc.exit_code if named else 130)
-            raise  # not reached
+            if isinstance(exc, Interrupted):
+                _leave(f"interrupted by {exc.signal_name}", exc.exit_code)
+            _leave("interrupted", 130)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -76,7 +78,7 @@ def interruptible(cmd: Command) -> Command:
     return run
 
 
-def _leave(line: str, code: int) -> None:
+def _leave(line: str, code: int) -> NoReturn:
     """Flush what was printed, say ``line`` on stderr and end the process now (no teardown)."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
@@ -112,12 +114,27 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     db = _open(args, db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
+    _analysis_outputs(args, out, report, db_path)
+    return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
+
+
+def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str) -> None:
+    """``--json`` and ``--markdown`` of an analysis, then its summary (unless the JSON went to stdout)."""
     write_output(args.json, dump_json(report), out)
     write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report), out)
     if args.json != "-":
         print_analysis(out, report, db_path)
         print_traffic(out, report)
-    return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
+
+
+def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport) -> None:
+    """``--json`` and ``--markdown`` of an eval, then its summary (unless the JSON went to stdout)."""
+    from ragcov_tui.evaluation.report_md import eval_markdown
+
+    write_output(args.json, dump_json(report), out)
+    write_output(args.markdown, eval_markdown(report), out)
+    if args.json != "-":
+        print_eval(out, report)
 
 
 def _gate_exit(failures: list[str]) -> int:
@@ -147,32 +164,17 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
     db = _open(args, db_path)
     session = resolve_session(db, args.session)
     check_outputs(args, inputs=session_inputs(db, [session["id"]]), db_path=db_path)  # not over its inputs
-    report = _load_report(db, session)
-    write_output(args.json, dump_json(report), out)
-    if session["kind"] == "analysis":
-        write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report), out)
-        if args.json != "-":
-            print_analysis(out, report, db_path)
-            print_traffic(out, report)
-    else:
-        from ragcov_tui.evaluation.report_md import eval_markdown
-
-        write_output(args.markdown, eval_markdown(report), out)
-        if args.json != "-":
-            print_eval(out, report)
-    return EXIT_OK
-
-
-def _load_report(db: Any, session: dict[str, Any]) -> dict[str, Any]:
     if session["status"] != "done":
         raise BadInput(f"session {session['id']} is {session['status']}: {session.get('error') or 'no report'}")
     if session["kind"] == "analysis":
         from ragcov_tui.store.analysis import load_analysis_report
 
-        return load_analysis_report(db, session["id"])
-    from ragcov_tui.store.evals import load_eval_report
+        _analysis_outputs(args, out, load_analysis_report(db, session["id"]), db_path)
+    else:
+        from ragcov_tui.store.evals import load_eval_report
 
-    return load_eval_report(db, session["id"])
+        _eval_outputs(args, out, load_eval_report(db, session["id"]))
+    return EXIT_OK
 
 
 def cmd_tui(args: argparse.Namespace, out: Console) -> int:
@@ -221,7 +223,6 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
     from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
     from ragcov_tui.evaluation.report import all_failed, failure_note
-    from ragcov_tui.evaluation.report_md import eval_markdown
     from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
     opts: EvalOptions = command_options(args, cfg)
@@ -235,10 +236,7 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
         except (KeyboardInterrupt, Cancelled):  # say what was kept and how to go on
             _print_stopped(db, progress)
             raise
-    write_output(args.json, dump_json(report), out)
-    write_output(args.markdown, eval_markdown(report), out)
-    if args.json != "-":
-        print_eval(out, report)
+    _eval_outputs(args, out, report)
     if all_failed(report):
         raise ProviderError(f"nothing to score: {failure_note(report)}; fix the cause and continue "
                             f"with --resume {report.get('session_id')}")

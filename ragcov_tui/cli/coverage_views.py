@@ -5,19 +5,18 @@ its own: the advice and the unreached-part texts come from :mod:`ragcov_tui.cove
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
 from ragcov_tui.coverage.report_md import PRIORITY_NOTE, fmt, pct, themes_text
+from ragcov_tui.store.analysis_contract import AnalysisReport
 
 GAPS_SHOWN, DOCUMENTS_SHOWN = 8, 10
 
 
-def print_gaps(console: Console, report: dict[str, Any]) -> None:
+def print_gaps(console: Console, report: AnalysisReport) -> None:
     """The calibration line, the gap table (least covered first, with priority and advice) and the uneven clusters."""
     calibration = report.get("calibration") or {}
     if calibration.get("text"):
@@ -29,8 +28,10 @@ def print_gaps(console: Console, report: dict[str, Any]) -> None:
         more = f", first {GAPS_SHOWN} shown" if len(gaps) > GAPS_SHOWN else ""
         t = Table(title=f"Gaps ({len(gaps)}, least covered first{more})", title_justify="left",
                   caption=PRIORITY_NOTE, caption_justify="left")
-        for col, j in (("#", "right"), ("cluster", "right"), ("prio", "right"), ("covered", "right"),
-                       ("coverage", "right"), ("size", "right"), ("share", "right"), ("themes", "left")):
+        columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("cluster", "right"), ("prio", "right"),
+                                                    ("covered", "right"), ("coverage", "right"), ("size", "right"),
+                                                    ("share", "right"), ("themes", "left")]
+        for col, j in columns:
             t.add_column(col, justify=j)
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):
             t.add_row(plain_line(i), plain_line(gap["cluster"]), fmt(gap.get("priority"), 2), pct(gap.get("covered_share")),
@@ -46,20 +47,22 @@ def print_gaps(console: Console, report: dict[str, Any]) -> None:
             console.print(plain_line(f"uneven cluster {c['id']} (covered {pct(c.get('covered_share'))}): {unreached_text(c)}"))
 
 
-def print_documents(console: Console, report: dict[str, Any]) -> None:
+def print_documents(console: Console, report: AnalysisReport) -> None:
     """The least-covered documents (top N of the document view) and the gold-coverage line."""
     docs = report.get("documents", [])
     if docs and any(d.get("reach") is not None for d in docs):
         unreached = sum(1 for d in docs if d.get("unreached"))
         t = Table(title=f"Least-covered documents ({unreached} of {len(docs)} unreached; all in the JSON report)",
                   title_justify="left")
-        for col, j in (("#", "right"), ("document", "left"), ("reach", "right"), ("covered", "right"),
-                       ("gold", "right"), ("chunks", "right"), ("", "left")):
+        columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("document", "left"), ("reach", "right"),
+                                                    ("covered", "right"), ("gold", "right"), ("chunks", "right"),
+                                                    ("", "left")]
+        for col, j in columns:
             t.add_column(col, justify=j)
         for d in docs[:DOCUMENTS_SHOWN]:
-            gold = "n/a" if d.get("gold_count") is None else str(d["gold_count"])
+            gold_count = "n/a" if d.get("gold_count") is None else str(d["gold_count"])
             t.add_row(plain_line(d.get("rank")), plain_line(d["source"]), fmt(d.get("reach")), pct(d.get("covered_share")),
-                      gold, plain_line(d.get("chunks")), "unreached" if d.get("unreached") else "")
+                      gold_count, plain_line(d.get("chunks")), "unreached" if d.get("unreached") else "")
         console.print(t)
     gold = report.get("gold")
     if gold and gold.get("unnamed"):

@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"ragcov {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _ArgumentParser(add_help=False)  # a parent: its flags are copied into each subcommand
     common.add_argument("--db", help="session database (default $RAGCOV_DB or ./.ragcov/ragcov.db)")
     common.add_argument("--config", help="settings file (default ./ragcov.toml when present)")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars or warnings on stderr")

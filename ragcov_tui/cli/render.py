@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -28,11 +28,16 @@ from ragcov_tui.cli.coverage_views import print_documents, print_gaps
 from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
+from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.evaluation.report import failure_note
 from ragcov_tui.evaluation.run_notes import run_notes
+from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.redact import redact_text
 from ragcov_tui.safe_text import visible_line
+from ragcov_tui.store.analysis_contract import AnalysisReport
+from ragcov_tui.store.eval_contract import EvalReport
+from ragcov_tui.store.rows import SessionRow
 
 
 class RateColumn(ProgressColumn):
@@ -104,7 +109,7 @@ def warn_printer(quiet: bool):
     return warn
 
 
-def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> None:
+def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> None:
     """The short summary of an analysis: coverage figures and covered share, the calibrated gaps, flagged and
     least-covered documents, gold coverage, outliers."""
     cov, q, corpus = report["coverage"], report["questions"], report["corpus"]
@@ -128,9 +133,10 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
     for d in flagged:
         console.print(plain_line(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))
     print_documents(console, report)
-    for d in report.get("question_details", []):
-        if d.get("outlier"):
-            console.print(plain_line(f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"))
+    for detail in report.get("question_details", []):
+        if detail.get("outlier"):
+            console.print(plain_line(f"outlier question: {detail['id']} (LOF {fmt(detail.get('lof_score'), 2)}) "
+                                     f"{detail.get('text', '')}"))
     for line in usage_lines(report.get("usage") or {}):
         console.print(plain_line(line, style="dim"))
     console.print(plain_line(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
@@ -139,7 +145,9 @@ def print_analysis(console: Console, report: dict[str, Any], db_path: str) -> No
 def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
     """Aggregate metrics ``{name: {mean, std, n}|number|None}`` as a table."""
     t = Table(title=title, title_justify="left")
-    for col, j in (("metric", "left"), ("mean", "right"), ("spread", "right"), ("n", "right")):
+    columns: list[tuple[str, JustifyMethod]] = [("metric", "left"), ("mean", "right"), ("spread", "right"),
+                                                ("n", "right")]
+    for col, j in columns:
         t.add_column(col, justify=j)
     for name, value in metrics.items():
         if isinstance(value, dict):
@@ -149,7 +157,7 @@ def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
     return t
 
 
-def print_eval(console: Console, report: dict[str, Any]) -> None:
+def print_eval(console: Console, report: EvalReport) -> None:
     """Summary of an evaluation: aggregates, diagnoses, cost."""
     agg = report.get("aggregate", {})
     console.print(plain_line(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
@@ -170,7 +178,7 @@ def print_eval(console: Console, report: dict[str, Any]) -> None:
         console.print(plain_line(line, style="dim"))
 
 
-def print_compare(console: Console, result: dict[str, Any]) -> None:
+def print_compare(console: Console, result: Comparison) -> None:
     """Per-metric deltas (B − A) with the bootstrap interval and wins / losses / ties."""
     from ragcov_tui.evaluation.compare import question_set_note  # numpy: only when a compare is printed
 
@@ -183,8 +191,9 @@ def print_compare(console: Console, result: dict[str, Any]) -> None:
     if note := question_set_note(result):
         console.print(plain_line(f"Note: {note}"), style="yellow")
     t = Table(title="B − A", title_justify="left")
-    for col, j in (("metric", "left"), ("A", "right"), ("B", "right"), ("delta", "right"), ("interval", "right"),
-                   ("W/L/T", "right"), ("", "left")):
+    columns: list[tuple[str, JustifyMethod]] = [("metric", "left"), ("A", "right"), ("B", "right"), ("delta", "right"),
+                                                ("interval", "right"), ("W/L/T", "right"), ("", "left")]
+    for col, j in columns:
         t.add_column(col, justify=j)
     for m in result.get("metrics", []):
         interval = "n/a" if m.get("ci_low") is None else f"[{m['ci_low']:+.3f}, {m['ci_high']:+.3f}]"
@@ -198,20 +207,20 @@ def print_compare(console: Console, result: dict[str, Any]) -> None:
                            f"ties {pair.get('ties')}, errors {pair.get('errors')}"))
 
 
-def session_headline(session: dict[str, Any]) -> str:
+def session_headline(session: SessionRow) -> str:
     """The few figures that identify a session at a glance."""
     summary = session.get("summary") or {}
     if session["kind"] == "analysis":
         return (f"basic {fmt(summary.get('basic'))} · {summary.get('gaps', '?')} gaps · "
                 f"{summary.get('outliers', '?')} outliers")
     means = summary.get("means") or {}
-    k = summary.get("k", 5)
+    k = summary.get("k", DEFAULT_K)
     picks = [(f"hit@{k}", means.get(f"retrieval.hit@{k}")), ("ndcg", means.get(f"retrieval.ndcg@{k}")),
              ("faith", means.get("generation.faithfulness"))]
     return " · ".join(f"{name} {fmt(value, 2)}" for name, value in picks if value is not None)
 
 
-def print_sessions(console: Console, sessions: list[dict[str, Any]]) -> None:
+def print_sessions(console: Console, sessions: list[SessionRow]) -> None:
     named = any(s.get("name") for s in sessions)
     t = Table(title="Sessions", title_justify="left", box=None, header_style="bold")
     for col in ("id", "kind", "status", "created UTC", *(("name",) if named else ()), "test file"):
@@ -219,7 +228,8 @@ def print_sessions(console: Console, sessions: list[dict[str, Any]]) -> None:
     t.add_column("headline", overflow="fold")
     for s in sessions:
         created = (s.get("created_at") or "")[5:16].replace("T", " ")
-        test_file = Path(s["questions_path"]).name if s.get("questions_path") else ""
+        questions_path = s.get("questions_path")
+        test_file = Path(questions_path).name if questions_path else ""
         name = (plain_line(s.get("name") or ""),) if named else ()
         t.add_row(plain_line(s["id"]), plain_line(s["kind"]), plain_line(s["status"]), plain_line(created), *name,
                   plain_line(test_file), plain_line(session_headline(s)))

@@ -7,20 +7,19 @@ then one line each for the content gap and the tests nobody asks. Every value go
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.report_md import fmt, pct
 from ragcov_tui.coverage.report_traffic_md import examples_text, source_line
+from ragcov_tui.store.analysis_contract import AnalysisReport
 
 CLUSTERS_SHOWN = 5
 LISTED = 3
 
 
-def print_traffic(console: Console, report: dict[str, Any]) -> None:
+def print_traffic(console: Console, report: AnalysisReport) -> None:
     """Nothing when the report has no ``traffic`` section."""
     traffic = report.get("traffic")
     if not traffic:
@@ -28,9 +27,10 @@ def print_traffic(console: Console, report: dict[str, Any]) -> None:
     console.print(plain_line(f"Traffic {source_line(traffic)}: answerable traffic covered {fmt(traffic.get('coverage'))}, "
                              f"untested {pct(traffic.get('untested_share'))}"))
     t = Table(title="Traffic clusters (highest priority first)", title_justify="left")
-    for col, justify in (("cluster", "right"), ("share", "right"), ("coverage", "right"), ("untested", "left"),
-                         ("most asked", "left")):
-        t.add_column(col, justify=justify)  # type: ignore[arg-type]
+    columns: list[tuple[str, JustifyMethod]] = [("cluster", "right"), ("share", "right"), ("coverage", "right"),
+                                                ("untested", "left"), ("most asked", "left")]
+    for col, justify in columns:
+        t.add_column(col, justify=justify)
     for c in traffic.get("clusters", [])[:CLUSTERS_SHOWN]:
         t.add_row(plain_line(c.get("id")), pct(c.get("share")), fmt(c.get("coverage")), "yes" if c.get("untested") else "",
                   plain_line(examples_text(c.get("examples") or [], 2)))

@@ -13,6 +13,7 @@ model, cached or not. Reports written before requests were counted give ``N call
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -42,7 +43,7 @@ def usage_line(name: str, u: dict[str, Any]) -> str:
     return f"{name}: {counted}, {tokens:,} tokens{money_text(u)}"
 
 
-def usage_lines(usage: dict[str, Any]) -> list[str]:
+def usage_lines(usage: Mapping[str, Any]) -> list[str]:
     """A line per model in ``usage``: its flat entries (``embeddings``, an analysis' ``llm``) and
     the per-spec entries of an eval's ``llm`` block (``llm openai:MODEL: …``)."""
     lines = []
