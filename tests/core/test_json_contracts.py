@@ -3,7 +3,7 @@
 Real runs on sample_data/ (the fast ``hash`` embedder; outputs in tmp_path, nothing written into
 sample_data/): ``analyze --traffic --json`` and ``report --json`` (the report reassembled from the
 store) against ``store.analysis_contract.AnalysisReport``; ``eval --json`` (with and without
-``--repeats 2``) against ``store.eval_contract.EvalReport``; ``compare --json`` against
+``--repeats 2``, and judged by an LLM on a local fake server) against ``store.eval_contract.EvalReport``; ``compare --json`` against
 ``evaluation.compare_contract.Comparison``; the session rows (``sessions --json``) against
 ``store.rows.SessionRow`` and an eval's stored items against ``store.eval_contract.StoredItem``.
 Recursively through nested TypedDicts, lists and dicts of them: every required key present, no key
@@ -20,6 +20,7 @@ from typing import Any, NotRequired, Required, Union, get_args, get_origin, get_
 import pytest
 
 from ragcov_tui.evaluation.compare_contract import Comparison
+from ragcov_tui.llm.cost import PRICE_ENV
 from ragcov_tui.store.analysis_contract import AnalysisReport, Redundancy
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.eval_contract import EvalReport, ItemError, MetricStats, StoredItem
@@ -27,6 +28,8 @@ from ragcov_tui.store.evals import load_eval_items
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 from tests.cli.conftest import CORPUS, QUESTIONS, SAMPLE, run_cli
+from tests.evaluation.generation.gen_fake_judge import RuleJudge
+from tests.support.fake_api import FakeAPIServer, api_env
 
 SCALARS: dict[Any, tuple[type, ...]] = {str: (str,), bool: (bool,), int: (int,), float: (int, float)}
 
@@ -89,6 +92,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     json_of("eval_repeats", *evals, "--system", "builtin:bm25", "--repeats", "2", "--metrics", "faithfulness,hit@5")
     dense = json_of("eval_dense", *evals, "--system", "builtin:dense")
     json_of("compare", "compare", bm25["session_id"], dense["session_id"])
+    with FakeAPIServer() as server, pytest.MonkeyPatch.context() as env:  # an LLM judge on 127.0.0.1
+        api_env(env, server)
+        env.delenv(PRICE_ENV, raising=False)
+        server.chat_handler = RuleJudge()
+        json_of("eval_judged", *evals, "--system", "builtin:bm25", "--judge-llm", "openai:gpt-4o-mini",
+                "--metrics", "faithfulness,answer_correctness,robustness,hit@5", "--paraphrases", "1")
     store = open_db(db)
     out["sessions"] = json.loads(json.dumps(list_sessions(store)))  # what `ragcov sessions --json` prints
     out["items"] = json.loads(json.dumps(load_eval_items(store, bm25["session_id"])))
@@ -96,7 +105,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("eval", EvalReport),
-             ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("compare", Comparison),
+             ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("eval_judged", EvalReport), ("compare", Comparison),
              ("sessions", list[SessionRow]), ("items", list[StoredItem])]
 
 
@@ -117,6 +126,8 @@ def test_the_runs_reach_the_optional_parts(runs: dict[str, Any]) -> None:
     assert all("judge_spread" in s for s in runs["eval_repeats"]["aggregate"]["generation"].values())
     assert not any("judge_spread" in s for s in runs["eval"]["aggregate"]["generation"].values())
     assert any(q["paraphrases"] for q in runs["eval"]["questions"]) and runs["compare"]["metrics"]
+    judged = runs["eval_judged"]
+    assert judged["judge"] == "llm:openai:gpt-4o-mini" and judged["usage"]["llm"]["openai:gpt-4o-mini"]["calls"]
 
 
 REDUNDANCY = {"threshold": 0.05, "pairs": [], "epsilon": 0.0, "removal_impact": {}, "removable": []}
