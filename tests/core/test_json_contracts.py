@@ -1,11 +1,16 @@
 """The JSON reports follow their TypedDicts key for key: the types are the written-down contract.
 
 Real runs on sample_data/ (the fast ``hash`` embedder; outputs in tmp_path, nothing written into
-sample_data/): ``analyze --traffic --json`` and ``report --json`` (the report reassembled from the
-store) against ``store.analysis_contract.AnalysisReport``; ``eval --json`` (with and without
-``--repeats 2``, and judged by an LLM on a local fake server) against ``store.eval_contract.EvalReport``; ``compare --json`` against
-``evaluation.compare_contract.Comparison``; the session rows (``sessions --json``) against
-``store.rows.SessionRow`` and an eval's stored items against ``store.eval_contract.StoredItem``.
+sample_data/), each checked against its type:
+
+- ``analyze --traffic --json`` and ``report --json`` (reassembled from the store):
+  ``store.analysis_contract.AnalysisReport``;
+- ``eval --json`` (plain, ``--repeats 2``, dense, judged by an LLM on a local fake server):
+  ``store.eval_contract.EvalReport``;
+- ``compare --json``: ``evaluation.compare_contract.Comparison``;
+- the session rows (``sessions --json``): ``store.rows.SessionRow``; an eval's stored items:
+  ``store.eval_contract.StoredItem``.
+
 Recursively through nested TypedDicts, lists and dicts of them: every required key present, no key
 the type does not name (``NotRequired`` ones may be absent), and each value of the JSON type its
 annotation says (str / int / float / bool / None / list / dict).
