@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 BATCHES_PER_WAVE = 4  # per unit of concurrency
+EMBED_STAGE = "embedding"  # the progress stage of embed() when the caller names none
 
 
 @dataclass
@@ -122,7 +123,7 @@ class Embedder(ABC):
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Embed one batch; returns ``(len(texts), dim)`` float32 (normalisation done by caller)."""
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None, stage: str = "embedding") -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: Progress | None = None, stage: str = EMBED_STAGE) -> np.ndarray:
         """Embed ``texts`` in batches through the cache; rows L2-normalised float32 (:func:`embed_with_cache`)."""
         return embed_with_cache(self, texts, progress=progress, stage=stage)
 
@@ -146,7 +147,7 @@ def discarded_note(embedder: Embedder) -> str | None:
 
 
 def embed_with_cache(embedder: Embedder, texts: Sequence[str], progress: Progress | None = None,
-                     stage: str = "embedding") -> np.ndarray:
+                     stage: str = EMBED_STAGE) -> np.ndarray:
     """Embed ``texts`` through the cache of ``embedder.db`` (if any); rows L2-normalised float32.
 
     For ``single_flight`` embedders the lookup → embed → store path is one critical section, so a

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ragcov_tui.embeddings.base import Embedder, l2_normalise
+from ragcov_tui.embeddings.base import EMBED_STAGE, Embedder, l2_normalise
 from ragcov_tui.errors import BadInput
 from ragcov_tui.progress import Progress
 
@@ -33,7 +33,7 @@ class PrecomputedEmbedder(Embedder):
         raise BadInput("embedder precomputed cannot embed text: give every row a 'vector' field, "
                        "or choose another --embedder")
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None, stage: str = "embedding") -> np.ndarray:
+    def embed(self, texts: Sequence[str], progress: Progress | None = None, stage: str = EMBED_STAGE) -> np.ndarray:
         return self._embed_batch(texts)
 
     def take(self, vectors: list[list[float] | None], *, what: str, labels: Sequence[str] | None = None) -> np.ndarray:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ragcov_tui.llm.structured import ReplySchema
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
+DEFAULT_TEMPERATURE = 0.0  # the same prompt gets the same reply (and a cache hit)
 
 
 @dataclass
@@ -99,14 +100,14 @@ class ChatModel(ABC):
         return f"{self.provider}:{self.model}"
 
     @abstractmethod
-    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+    def chat(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
              json_mode: bool | ReplySchema = False) -> ChatReply:
         """One chat completion (cached, retried). ``json_mode``: ``True`` for JSON mode, a
         :class:`~ragcov_tui.llm.structured.ReplySchema` for structured output with that schema
         (truthy as well, so a model without structured output treats it as JSON mode)."""
 
     def forget(  # noqa: B027 (a no-op by design for models without a cache, not abstract)
-        self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+        self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
         json_mode: bool | ReplySchema = False,
     ) -> None:
         """Drop the cached reply to this exact request (one found unusable), so the next ``chat``

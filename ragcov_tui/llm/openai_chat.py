@@ -28,7 +28,7 @@ import openai
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
-from ragcov_tui.llm.base import ChatModel, ChatReply, Message
+from ragcov_tui.llm.base import DEFAULT_TEMPERATURE, ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.context_window import ContextWindow, context_overflow, server_context_size
 from ragcov_tui.llm.cost import price_for
@@ -91,7 +91,7 @@ class OpenAIChat(ChatModel):
             params["schema"] = json_mode.fingerprint()
         return params
 
-    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+    def chat(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
              json_mode: bool | ReplySchema = False) -> ChatReply:
         max_tokens = capped_max_tokens(max_tokens)
         key, request = cache_key(self.provider, self.identity, self.model, messages,
@@ -106,7 +106,7 @@ class OpenAIChat(ChatModel):
         self.usage.add(reply)
         return reply
 
-    def forget(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+    def forget(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
                json_mode: bool | ReplySchema = False) -> None:
         if self.cache is not None:
             params = self._params(temperature, capped_max_tokens(max_tokens), json_mode)
