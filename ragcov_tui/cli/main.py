@@ -153,7 +153,7 @@ def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None
 
 def ir_flags(parser: argparse.ArgumentParser) -> None:
     """--split and --qrels: relevance judgements in the BEIR / TREC layouts."""
-    parser.add_argument("--split", help="qrels split of a BEIR folder: qrels/SPLIT.tsv (default test)")
+    parser.add_argument("--split", help="qrels split of a BEIR folder: qrels/SPLIT.tsv (default {split})")
     parser.add_argument("--qrels", metavar="FILE", help="gold ids from a qrels file (TREC 'qid 0 docid grade' or BEIR TSV)")
 
 
