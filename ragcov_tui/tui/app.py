@@ -183,7 +183,8 @@ class RagcovApp(SafeTextApp):
             s = get_session(self.db, sid) if sid else None
             if s:
                 label = f"{kind} {sid}" + (f" '{s['name']}'" if s.get("name") else "")
-                parts.append(label + (f" · {Path(s['questions_path']).name}" if kind == "analysis" and s.get("questions_path") else ""))
+                path = s["questions_path"]
+                parts.append(label + (f" · {Path(path).name}" if kind == "analysis" and path else ""))
         line = "ragcov · ? keys · [ ] tabs · " + ("  |  ".join(parts) if parts else f"no sessions in {self.db_path}")
         self.query_one("#status-line", Static).update(self.notice or lit(line))
         self._sync_optional_tabs()

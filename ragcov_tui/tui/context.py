@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from ragcov_tui.progress import Progress
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class OpenSessions:
         current one; '' while there is none."""
         return (self.of_kind(needs) if needs in KINDS else self.current) or ""
 
-    def select(self, session: dict[str, Any]) -> None:
+    def select(self, session: SessionRow) -> None:
         """Open ``session`` (a stored session row) in the panes of its kind and make it current."""
         if session["kind"] == "analysis":
             self.analysis = session["id"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
@@ -19,6 +17,7 @@ from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.store import open_db
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.tui.widgets.literal import lit
 
 CLOSE: list[BindingType] = [Binding("escape", "close", "Back"), Binding("q", "close", "Back", show=False)]
@@ -116,7 +115,7 @@ class TextPrompt(Closable):
         self.dismiss(event.value)
 
 
-def compare_text(a: dict[str, Any], b: dict[str, Any]) -> Text:
+def compare_text(a: SessionRow, b: SessionRow) -> Text:
     """Two sessions' headline figures side by side, with the change from the older to the newer."""
     old, new = sorted((a, b), key=lambda s: s["created_at"])
     fo, fn = flat_summary(old.get("summary")), flat_summary(new.get("summary"))
@@ -169,7 +168,7 @@ class CompareScreen(TextScreen):
     """Two sessions side by side; for two evals also the paired intervals (A the older, B the
     newer), computed by the core off the UI thread on its own connection to ``db_path``."""
 
-    def __init__(self, a: dict[str, Any], b: dict[str, Any], db_path: str) -> None:
+    def __init__(self, a: SessionRow, b: SessionRow, db_path: str) -> None:
         self.headline = compare_text(a, b)
         super().__init__(f"Compare {a['id']} and {b['id']}", self.headline)
         old, new = sorted((a, b), key=lambda s: s["created_at"])

@@ -9,16 +9,16 @@ killed owner writes nothing: its session must turn ``interrupted`` all the same.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import sqlite_utils
 
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 
 POLL_EVERY = 1.0  # seconds between two polls
 
 
-def _fingerprint(session: dict[str, Any]) -> tuple:
+def _fingerprint(session: SessionRow) -> tuple:
     return (session["status"], session.get("name"), session.get("finished_at"),
             json.dumps(session.get("progress"), sort_keys=True))
 

@@ -13,7 +13,6 @@ from textual.widgets import DataTable
 from ragcov_tui.store import queries
 from ragcov_tui.store.traffic import traffic_points
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import cluster_detail, fmt
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
@@ -24,7 +23,7 @@ MAP_POINTS = 2000
 TRAFFIC_POINTS = 500  # the most asked answerable queries, each at its nearest chunk
 
 
-class ClustersPane(Filterable, Pane):
+class ClustersPane(Filterable):
     title = "Clusters"
     needs = "analysis"
     filter_table = "#clusters-table"

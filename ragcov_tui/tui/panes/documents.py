@@ -14,14 +14,13 @@ from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import document_detail
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 
-class DocumentsPane(Filterable, Pane):
+class DocumentsPane(Filterable):
     title = "Documents"
     needs = "analysis"
     filter_table = "#documents-table"

@@ -10,14 +10,16 @@ reason on the line under it; the list and its title keep the filter that was on 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
+from ragcov_tui.tui.widgets.paged_table import Table
 
 FILTER_BINDINGS = [
     Binding("slash", "filter", "Filter", key_display="/"),
@@ -59,8 +61,8 @@ class FilterBar(Input):
             parent.mount(Static(lit(message, "bold"), classes="filter-error"), after=self)
 
 
-class Filterable:
-    """Mixin for a list pane: ``query_text``, the ``/`` bar, ``n`` / ``N`` and ``esc``.
+class Filterable(Pane):
+    """A list pane: ``query_text``, the ``/`` bar, ``n`` / ``N`` and ``esc``.
 
     The pane yields a :class:`FilterBar`, names its main table in ``filter_table`` and implements
     ``show_filtered()`` (reload the main list for ``query_text``; ``BadInput`` if it cannot).
@@ -72,17 +74,21 @@ class Filterable:
     def filter_caption(self) -> str:
         return f" · filter {self.query_text!r}" if self.query_text else ""
 
-    def action_filter(self: Any) -> None:
+    def show_filtered(self) -> None:
+        """Reload the main list for ``query_text`` (``BadInput`` if it is not a filter the pane can apply)."""
+        raise NotImplementedError
+
+    def action_filter(self) -> None:
         bar = self.query_one(FilterBar)
         bar.value = self.query_text
         bar.open()
 
-    def on_input_submitted(self: Any, event: Input.Submitted) -> None:
+    def on_input_submitted(self, event: Input.Submitted) -> None:
         if isinstance(event.input, FilterBar):
             event.stop()
             self.apply_filter(event.value)
 
-    def apply_filter(self: Any, text: str) -> None:
+    def apply_filter(self, text: str) -> None:
         """Show only the rows matching ``text`` ('' clears the filter) and focus the list; a filter
         that cannot be applied leaves the previous one on and says why under the bar."""
         bar = self.query_one(FilterBar)
@@ -101,7 +107,7 @@ class Filterable:
         bar.display = bool(self.query_text)
         self.query_one(self.filter_table).focus()
 
-    async def action_clear_filter(self: Any) -> None:
+    async def action_clear_filter(self) -> None:
         """``esc``: clear the filter if one is on (or being typed), else back out one level."""
         bar = self.query_one(FilterBar)
         if self.query_text or bar.display:
@@ -110,5 +116,5 @@ class Filterable:
         else:
             await self.app.run_action("back")
 
-    def action_step(self: Any, delta: int) -> None:
-        self.query_one(self.filter_table).step(delta)
+    def action_step(self, delta: int) -> None:
+        self.query_one(self.filter_table, Table).step(delta)

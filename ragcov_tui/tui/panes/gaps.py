@@ -32,7 +32,6 @@ from ragcov_tui.services import triage
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.modals import TextPrompt, TextScreen
-from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import gap_detail
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.panes.triage_actions import decided, reload_in, run_triage, undo_in
@@ -43,7 +42,7 @@ STATUS = {"open": "", "accepted": "ADDED"}
 FLAG = "!"  # in the gap table: the gap is mostly content of flagged documents
 
 
-class GapsPane(Filterable, Pane):
+class GapsPane(Filterable):
     title = "Gaps"
     needs = "analysis"
     filter_table = "#gaps-table"

@@ -36,6 +36,7 @@ from ragcov_tui.services.settings import SPECS
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.tui.context import JobRunner
 from ragcov_tui.tui.messages import JobFinished
@@ -116,7 +117,7 @@ def run_job(request: JobRequest, db: sqlite_utils.Database, progress: Progress) 
     return run_eval(opts, db, progress=progress)
 
 
-def prefill(session: dict[str, Any] | None) -> dict[str, str]:
+def prefill(session: SessionRow | None) -> dict[str, str]:
     """Form values from a stored session (empty strings where it has none)."""
     if not session:
         return {}
@@ -177,7 +178,7 @@ class JobsPane(Pane):
         if not self.running:
             self.fill(str(self.query_one("#job-kind", Select).value), keep_typed=True)
 
-    def fill(self, kind: str, session: dict[str, Any] | None = None, *, keep_typed: bool = False) -> None:
+    def fill(self, kind: str, session: SessionRow | None = None, *, keep_typed: bool = False) -> None:
         """Show the fields of ``kind`` prefilled from ``session`` (default: the newest of that kind);
         ``keep_typed``: a field the user changed since the last prefill keeps its text."""
         typed = self.typed() if keep_typed else {}
@@ -296,7 +297,7 @@ class JobsPane(Pane):
         elif sid:
             self.post_message(JobFinished(sid, open_it=True))
 
-    def rerun(self, session: dict[str, Any]) -> None:
+    def rerun(self, session: SessionRow) -> None:
         """Prefill from ``session`` and start at once (``R``); an eval that stopped before its end
         (cancelled, interrupted, failed) is resumed: its finished questions are not redone. While a
         job runs, nothing changes: the form still shows what that job was started with."""

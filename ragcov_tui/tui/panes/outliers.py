@@ -17,7 +17,6 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.services import triage
 from ragcov_tui.store import queries
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import fmt, pair_detail, val
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.panes.triage_actions import reload_in, run_triage, undo_in
@@ -27,7 +26,7 @@ from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 MARKS = {"keep": "kept", "drop": "DROPPED"}
 
 
-class OutliersPane(Filterable, Pane):
+class OutliersPane(Filterable):
     title = "Outliers"
     needs = "analysis"
     filter_table = "#outliers-table"

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import state_line
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.charts import Chart
@@ -51,7 +52,7 @@ class OverviewPane(Pane):
         else:
             self._eval(session)
 
-    def _analysis(self, session: dict) -> None:
+    def _analysis(self, session: SessionRow) -> None:
         db, sid = self.context.db, session["id"]
         r = queries.analysis_report(db, sid)
         cov, qs, corpus = r.get("coverage", {}), r.get("questions", {}), r.get("corpus", {})
@@ -82,7 +83,7 @@ class OverviewPane(Pane):
         else:
             hist.draw_message("Distance to nearest question", "no inlier questions")
 
-    def _unfinished_analysis(self, session: dict) -> None:
+    def _unfinished_analysis(self, session: SessionRow) -> None:
         """Running, cancelled, interrupted or failed: its state, and that results come at the end."""
         sid, running = session["id"], session["status"] == "running"
         figures = Text.assemble((f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n")
@@ -96,7 +97,7 @@ class OverviewPane(Pane):
         for chart_id, title in (("#overview-bars", "Coverage per cluster"), ("#overview-hist", "Distance to nearest question")):
             self.query_one(chart_id, Chart).draw_message(title, f"analysis {session['status']}: no results")
 
-    def _eval(self, session: dict) -> None:
+    def _eval(self, session: SessionRow) -> None:
         db, sid = self.context.db, session["id"]
         counts = queries.eval_counts(db, sid)
         params = session.get("params") or {}

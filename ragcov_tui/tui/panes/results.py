@@ -15,7 +15,6 @@ from textual.widgets import DataTable
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.sessions import get_session
-from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
@@ -66,7 +65,7 @@ def filter_query(text: str, metrics: list[str]) -> str:
     return full.get(text.strip().lower(), text)
 
 
-class ResultsPane(Filterable, Pane):
+class ResultsPane(Filterable):
     title = "Results"
     needs = "eval"
     filter_table = "#results-table"
@@ -158,9 +157,9 @@ class ResultsPane(Filterable, Pane):
     def action_detail(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
-            session = get_session(self.context.db, self.sid) or {}
+            session = get_session(self.context.db, self.sid)
             self.app.push_screen(EvalItemScreen(queries.eval_detail(self.context.db, self.sid, row["question_id"]),
-                                                session.get("questions_path")))
+                                                session["questions_path"] if session else None))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()

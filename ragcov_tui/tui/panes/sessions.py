@@ -21,7 +21,6 @@ from ragcov_tui.store.liveness import percent_done, state_line
 from ragcov_tui.store.sessions import delete_session, get_session, rename_session
 from ragcov_tui.tui.messages import SessionDeleted, SessionOpened
 from ragcov_tui.tui.modals import CompareScreen, ConfirmScreen, TextPrompt
-from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
@@ -47,7 +46,7 @@ def headline_cells(session: dict[str, Any]) -> tuple[Text, Text]:
     return num(flat.get(first)), num(flat.get(second))
 
 
-class SessionsPane(Filterable, Pane):
+class SessionsPane(Filterable):
     title = "Sessions"
     filter_table = "#sessions-table"
     BINDINGS = [

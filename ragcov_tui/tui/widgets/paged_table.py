@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 
 from ragcov_tui.store.queries import Page
 
-Fetch = Callable[[int, int], Page]
+Fetch = Callable[[int, int], Page[Any]]
 Render = Callable[[dict[str, Any]], Sequence[Text | str]]
 
 
@@ -59,7 +59,7 @@ class PagedTable(Table):
         self.page_size = page_size
         self.fetch: Fetch | None = None
         self.render_row: Render | None = None
-        self.page = Page([], 0, 0)
+        self.page: Page[Any] = Page([], 0, 0)  # rows as the query returns them, read by key
         self.marked: set[str] = set()
 
     def on_mount(self) -> None:
