@@ -26,7 +26,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.context_index import ContextIndex
 from ragcov_tui.progress import Progress
+from ragcov_tui.store.eval_contract import GoldFromContexts
 from ragcov_tui.testset.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question
 
@@ -57,14 +57,14 @@ class ContextGold:
     seconds: float = 0.0
     mapped: bool = True  # False: no corpus to find the texts in (no --corpus)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> GoldFromContexts:
         return {"mapped": self.mapped, "questions": self.questions, "explicit": self.explicit, "matched_questions": self.matched_questions,
                 "contexts": {k: self.contexts.get(k, 0) for k in (*TIERS, "unmatched", "too short", "ambiguous")},
                 "seed_document_id": self.seed, "embedding_min": EMBEDDING_MIN, "embedded": self.embedded,
                 "unmatched_examples": self.unmatched_examples[:3], "seconds": round(self.seconds, 3)}
 
 
-def context_gold_line(block: dict[str, Any]) -> str:
+def context_gold_line(block: GoldFromContexts) -> str:
     """The report's one line for a ``gold_from_contexts`` block (see the module docstring)."""
     if not block.get("mapped", True):
         n = block.get("questions", 0)

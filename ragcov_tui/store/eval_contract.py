@@ -68,6 +68,34 @@ class EmbeddingUse(TypedDict):
     why: str
 
 
+class GoldFromContexts(TypedDict):
+    """How reference-context texts became gold ids (``evaluation/gold_contexts.py``)."""
+
+    mapped: bool  # False: no corpus to find the texts in
+    questions: int  # questions without file gold ids that carry references
+    explicit: int  # questions with references whose file gold ids won
+    matched_questions: int
+    contexts: dict[str, int]  # tier (exact, near-exact, embedding) | unmatched | too short | ambiguous → contexts
+    seed_document_id: int
+    embedding_min: float
+    embedded: int
+    unmatched_examples: list[str]
+    seconds: float
+
+
+class RecordsJoinReport(TypedDict):
+    """How a ``records:`` file's rows met the questions (``evaluation/systems/records_join.py``)."""
+
+    join: str  # the --join mode asked for
+    rows: int
+    questions: int
+    joined: int
+    by: dict[str, int]  # id | question | order → questions joined that way
+    ambiguous: int
+    missing: int
+    ambiguous_examples: list[str]
+
+
 class EvalUsage(TypedDict):
     """Tokens, requests and cost of the run (models shared between roles counted once)."""
 
@@ -191,8 +219,8 @@ class EvalReport(TypedDict):
     counts: ItemCounts
     errors: list[ItemError]
     gold_ids: dict[str, Any] | None  # how the file's gold ids matched the corpus (testset/gold_ids.py)
-    gold_from_contexts: dict[str, Any] | None  # evaluation/gold_contexts.py; None: no reference contexts used
-    records_join: dict[str, Any] | None  # a records: system's join (evaluation/systems/records_join.py)
+    gold_from_contexts: GoldFromContexts | None  # None: no reference contexts used
+    records_join: RecordsJoinReport | None  # None: the system is no records: file
     embedding: EmbeddingUse
     usage: EvalUsage
     timings: dict[str, float]

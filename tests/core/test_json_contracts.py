@@ -5,7 +5,8 @@ sample_data/), each checked against its type:
 
 - ``analyze --traffic --json`` and ``report --json`` (reassembled from the store):
   ``store.analysis_contract.AnalysisReport``;
-- ``eval --json`` (plain, ``--repeats 2``, dense, judged by an LLM on a local fake server):
+- ``eval --json`` (plain, ``--repeats 2``, dense, judged by an LLM on a local fake server, a
+  ``records:`` file joined by position, gold ids from reference contexts):
   ``store.eval_contract.EvalReport``;
 - ``compare --json``: ``evaluation.compare_contract.Comparison``;
 - the session rows (``sessions --json``): ``store.rows.SessionRow``; an eval's stored items:
@@ -97,6 +98,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     json_of("eval_repeats", *evals, "--system", "builtin:bm25", "--repeats", "2", "--metrics", "faithfulness,hit@5")
     dense = json_of("eval_dense", *evals, "--system", "builtin:dense")
     json_of("compare", "compare", bm25["session_id"], dense["session_id"])
+    rows = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    answers = tmp / "agent_answer.json"  # a records: file without ids (RAGET's layout), joined by position
+    answers.write_text(json.dumps([{"message": r["ground_truth"], "documents": [r["ground_truth"]]} for r in rows]))
+    json_of("eval_records", "eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "hash",
+            "--system", f"records:{answers}", "--join", "order", "--metrics", "retrieval")
+    ragas = tmp / "ragas.jsonl"  # no gold ids: reference contexts give them
+    ragas.write_text("".join(json.dumps({"user_input": r["question"], "reference": r["ground_truth"],
+                                         "reference_contexts": [r["ground_truth"]]}) + "\n" for r in rows))
+    json_of("eval_contexts", "eval", "--questions", str(ragas), "--corpus", str(CORPUS), "--embedder", "hash",
+            "--system", "builtin:bm25", "--metrics", "retrieval")
     with FakeAPIServer() as server, pytest.MonkeyPatch.context() as env:  # an LLM judge on 127.0.0.1
         api_env(env, server)
         env.delenv(PRICE_ENV, raising=False)
@@ -110,7 +121,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("eval", EvalReport),
-             ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("eval_judged", EvalReport), ("compare", Comparison),
+             ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("eval_judged", EvalReport),
+             ("eval_records", EvalReport), ("eval_contexts", EvalReport), ("compare", Comparison),
              ("sessions", list[SessionRow]), ("items", list[StoredItem])]
 
 
@@ -131,6 +143,7 @@ def test_the_runs_reach_the_optional_parts(runs: dict[str, Any]) -> None:
     assert all("judge_spread" in s for s in runs["eval_repeats"]["aggregate"]["generation"].values())
     assert not any("judge_spread" in s for s in runs["eval"]["aggregate"]["generation"].values())
     assert any(q["paraphrases"] for q in runs["eval"]["questions"]) and runs["compare"]["metrics"]
+    assert runs["eval_records"]["records_join"] and runs["eval_contexts"]["gold_from_contexts"]
     judged = runs["eval_judged"]
     assert judged["judge"] == "llm:openai:gpt-4o-mini" and judged["usage"]["llm"]["openai:gpt-4o-mini"]["calls"]
 

@@ -36,6 +36,7 @@ from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, context_from_value
 from ragcov_tui.input_values import quoted
+from ragcov_tui.store.eval_contract import RecordsJoinReport
 from ragcov_tui.testset.fields import aliases_text, resolve_fields
 from ragcov_tui.testset.ids import content_id, text_key
 from ragcov_tui.testset.layout import decode, split_layout
@@ -209,7 +210,7 @@ class RecordsSystem:
         record = self.join.record_for_text(question, self.name)
         return SystemOutput(answer=record.answer, contexts=self._contexts(record))
 
-    def join_report(self) -> dict[str, Any]:
+    def join_report(self) -> RecordsJoinReport:
         """How rows were joined (the eval report's ``records_join``)."""
         return self.join.as_dict()
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import Record, RecordsFile
 from ragcov_tui.input_values import quoted
+from ragcov_tui.store.eval_contract import RecordsJoinReport
 from ragcov_tui.testset.fields import aliases_text
 from ragcov_tui.testset.ids import text_key
 from ragcov_tui.testset.models import Question
@@ -58,7 +58,7 @@ class RecordsJoin:
             return rows[0]
         raise BadInput(f"{name}: " + (_rows_reason(rows) if rows else NO_ROW))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> RecordsJoinReport:
         joined = len(self.by_question)
         return {"join": self.mode, "rows": self.rows, "questions": self.questions, "joined": joined,
                 "by": dict(self.how), "ambiguous": len(self.ambiguous),
@@ -66,7 +66,7 @@ class RecordsJoin:
                 "ambiguous_examples": list(self.ambiguous.values())[:3]}
 
 
-def join_line(block: dict[str, Any]) -> str:
+def join_line(block: RecordsJoinReport) -> str:
     """``records: 30 of 31 questions joined (29 by id, 1 by question text); 1 ambiguous: …``."""
     names = {"id": "by id", "question": "by question text", "order": "by position"}
     how = ", ".join(f"{n} {names.get(k, k)}" for k, n in (block.get("by") or {}).items())
