@@ -34,25 +34,14 @@ PRICE_ENV = "RAGCOV_PRICE_PER_MTOK"
 LIST_PRICE_HOSTS = {"openai": "api.openai.com", "voyage": "api.voyageai.com"}
 ANY_MODEL = "*"  # the key of a bare price in user_prices()
 
-PRICES_PER_MTOK: dict[str, Price] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "o3-mini": (1.10, 4.40),
-    "o4-mini": (1.10, 4.40),
-    "gpt-4-turbo": (10.00, 30.00),
-    "gpt-3.5-turbo": (0.50, 1.50),
-    "text-embedding-3-small": (0.02, 0.0),
-    "text-embedding-3-large": (0.13, 0.0),
-    "text-embedding-ada-002": (0.10, 0.0),
-    "voyage-3": (0.06, 0.0),
-    "voyage-3-lite": (0.02, 0.0),
-    "voyage-3-large": (0.18, 0.0),
-    "voyage-3.5": (0.06, 0.0),
-    "voyage-3.5-lite": (0.02, 0.0),
-    "voyage-code-3": (0.18, 0.0),
+PRICES_PER_MTOK: dict[str, Price] = {  # one family per line
+    "gpt-4o": (2.50, 10.00), "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4.1": (2.00, 8.00), "gpt-4.1-mini": (0.40, 1.60), "gpt-4.1-nano": (0.10, 0.40),
+    "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40),
+    "gpt-4-turbo": (10.00, 30.00), "gpt-3.5-turbo": (0.50, 1.50),
+    "text-embedding-3-small": (0.02, 0.0), "text-embedding-3-large": (0.13, 0.0), "text-embedding-ada-002": (0.10, 0.0),
+    "voyage-3": (0.06, 0.0), "voyage-3-lite": (0.02, 0.0), "voyage-3-large": (0.18, 0.0),
+    "voyage-3.5": (0.06, 0.0), "voyage-3.5-lite": (0.02, 0.0), "voyage-code-3": (0.18, 0.0),
 }
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 

@@ -47,13 +47,10 @@ class GapsPane(Filterable):
     needs = "analysis"
     filter_table = "#gaps-table"
     BINDINGS = [
-        Binding("a", "accept", "Accept"),
-        Binding("d", "reject", "Reject"),
-        Binding("e", "edit", "Edit+add"),
+        # decisions, then looking around (g / G jump to the first / last row in every table)
+        Binding("a", "accept", "Accept"), Binding("d", "reject", "Reject"), Binding("e", "edit", "Edit+add"),
         Binding("u", "undo", "Undo"),
-        Binding("enter", "detail", "Detail"),
-        Binding("m", "generate", "More"),  # g / G jump to the first / last row in every table
-        Binding("space", "mark", "Mark"),
+        Binding("enter", "detail", "Detail"), Binding("m", "generate", "More"), Binding("space", "mark", "Mark"),
         *FILTER_BINDINGS,
     ]
     gaps: list[dict[str, Any]] = []

@@ -31,12 +31,9 @@ class OutliersPane(Filterable):
     needs = "analysis"
     filter_table = "#outliers-table"
     BINDINGS = [
-        Binding("a", "keep", "Keep"),
-        Binding("d", "drop", "Drop"),
-        Binding("u", "undo", "Undo"),
+        Binding("a", "keep", "Keep"), Binding("d", "drop", "Drop"), Binding("u", "undo", "Undo"),  # decisions
         Binding("space", "mark", "Mark"),
-        Binding("p", "toggle_pairs", "Pairs"),
-        Binding("enter", "full_text", "Full text / pair"),
+        Binding("p", "toggle_pairs", "Pairs"), Binding("enter", "full_text", "Full text / pair"),
         *FILTER_BINDINGS,
     ]
     pairs: list[dict[str, Any]] = []

@@ -50,11 +50,8 @@ class SessionsPane(Filterable):
     title = "Sessions"
     filter_table = "#sessions-table"
     BINDINGS = [
-        Binding("enter", "open", "Open"),
-        Binding("r", "rename", "Rename"),
-        Binding("d", "delete", "Delete"),
-        Binding("space", "mark", "Mark"),
-        Binding("c", "compare", "Compare"),
+        Binding("enter", "open", "Open"), Binding("r", "rename", "Rename"), Binding("d", "delete", "Delete"),
+        Binding("space", "mark", "Mark"), Binding("c", "compare", "Compare"),  # two marked sessions side by side
         Binding("t", "toggle_trend", "Trend"),
         *FILTER_BINDINGS,
     ]
