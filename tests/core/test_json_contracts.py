@@ -3,7 +3,8 @@
 Real runs on sample_data/ (the fast ``hash`` embedder; outputs in tmp_path, nothing written into
 sample_data/), each checked against its type:
 
-- ``analyze --traffic --json`` and ``report --json`` (reassembled from the store):
+- ``analyze --traffic --json``, ``report --json`` (reassembled from the store) and ``analyze --llm``
+  (themes from an LLM on a local fake server for one gap, the heuristic's for the rest):
   ``store.analysis_contract.AnalysisReport``;
 - ``eval --json`` (plain, ``--repeats 2``, dense, judged by an LLM on a local fake server, a
   ``records:`` file joined by position, gold ids from reference contexts):
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import types
+from collections.abc import Callable
 from typing import Any, NotRequired, Required, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
@@ -77,6 +79,18 @@ def problems(value: Any, annotation: Any, path: str = "$") -> list[str]:
     raise TypeError(f"{path}: annotation {annotation!r} is not a JSON type the check knows")
 
 
+def themes_once() -> Callable[[list[dict], dict], str]:
+    """A chat handler that answers the first theme request well and every later one with junk."""
+    asked: list[int] = []
+
+    def reply(messages: list[dict], body: dict) -> str:
+        asked.append(1)
+        if len(asked) == 1:
+            return json.dumps({"themes": ["Billing", "Plans"], "questions": ["How is a plan billed?"] * 3})
+        return json.dumps({"echo": "no themes"})
+    return reply
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One analysis (with traffic) and three evals of sample_data, their JSON outputs read back."""
@@ -114,13 +128,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         server.chat_handler = RuleJudge()
         json_of("eval_judged", *evals, "--system", "builtin:bm25", "--judge-llm", "openai:gpt-4o-mini",
                 "--metrics", "faithfulness,answer_correctness,robustness,hit@5", "--paraphrases", "1")
+        server.chat_handler = themes_once()  # one gap gets LLM themes, the others fall back to the heuristic
+        json_of("analyze_llm", "analyze", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", "hash",
+                "--llm", "openai:gpt-4o-mini", "--allow-fallback", "--gap-threshold", "0.99")  # every cluster a gap
     store = open_db(db)
     out["sessions"] = json.loads(json.dumps(list_sessions(store)))  # what `ragcov sessions --json` prints
     out["items"] = json.loads(json.dumps(load_eval_items(store, bm25["session_id"])))
     return out
 
 
-CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("eval", EvalReport),
+CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("analyze_llm", AnalysisReport), ("eval", EvalReport),
              ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("eval_judged", EvalReport),
              ("eval_records", EvalReport), ("eval_contexts", EvalReport), ("compare", Comparison),
              ("sessions", list[SessionRow]), ("items", list[StoredItem])]
@@ -143,6 +160,9 @@ def test_the_runs_reach_the_optional_parts(runs: dict[str, Any]) -> None:
     assert all("judge_spread" in s for s in runs["eval_repeats"]["aggregate"]["generation"].values())
     assert not any("judge_spread" in s for s in runs["eval"]["aggregate"]["generation"].values())
     assert any(q["paraphrases"] for q in runs["eval"]["questions"]) and runs["compare"]["metrics"]
+    themed = runs["analyze_llm"]
+    assert themed["llm_fallback"] and themed["usage"]["llm"] and any(  # LLM suggestions carry no chunk_id / form
+        "chunk_id" not in s for g in themed["gaps"] for s in g["suggested_questions"])
     assert runs["eval_records"]["records_join"] and runs["eval_contexts"]["gold_from_contexts"]
     judged = runs["eval_judged"]
     assert judged["judge"] == "llm:openai:gpt-4o-mini" and judged["usage"]["llm"]["openai:gpt-4o-mini"]["calls"]
