@@ -15,7 +15,7 @@ from ragcov_tui.evaluation.systems.base import DEFAULT_K, System
 from ragcov_tui.evaluation.systems.builtin import BuiltinSystem
 from ragcov_tui.evaluation.systems.http_system import HttpSystem
 from ragcov_tui.evaluation.systems.python_callable import PythonCallableSystem
-from ragcov_tui.evaluation.systems.records import RecordsSystem
+from ragcov_tui.evaluation.systems.records_system import RecordsSystem
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.testset.models import Question
 

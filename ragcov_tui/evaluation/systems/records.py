@@ -12,35 +12,27 @@ names and the Ragas / DeepEval / Giskard RAGET ones all work:
   ``documents``; an entry may also be ``{"id"?, "text"?, "score"?}``, the shape an http / python
   system replies with (a score must be a finite number)
 
-Rows are joined to the test questions by :mod:`ragcov_tui.evaluation.systems.records_join` (by
-id, by normalised question text, or with ``--join order`` by position). A row without an id
-is known by :func:`~ragcov_tui.testset.ids.content_id` of its question (stable when a row is
-dropped), else by its line. Ids without texts get their text from the corpus chunk of that id
-(or ``""``); texts without ids get the id of the corpus chunk with exactly that text, else
-``#<rank>`` (such contexts count as non-relevant for retrieval metrics). The test file itself may
-be the records file when its rows carry the answer fields. A question with no row, or with an
-ambiguous one, raises :class:`~ragcov_tui.errors.BadInput` for that item only; a malformed row,
-or an id that repeats, is refused when the file is read (before any question runs), naming its
-line(s).
+Rows are joined to the test questions by :mod:`ragcov_tui.evaluation.systems.records_join` and
+answer them through :class:`~ragcov_tui.evaluation.systems.records_system.RecordsSystem`. A row
+without an id is known by :func:`~ragcov_tui.testset.ids.content_id` of its question (stable when a
+row is dropped), else by its line. The test file itself may be the records file when its rows carry
+the answer fields. A malformed row, or an id that repeats, is refused when the file is read (before
+any question runs), naming its line(s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
-from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, context_from_value
+from ragcov_tui.evaluation.systems.base import context_from_value
 from ragcov_tui.input_values import quoted
-from ragcov_tui.store.eval_contract import RecordsJoinReport
 from ragcov_tui.testset.fields import aliases_text, resolve_fields
-from ragcov_tui.testset.ids import content_id, text_key
+from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.layout import decode, split_layout
-from ragcov_tui.testset.models import Question
 from ragcov_tui.testset.reader import _cell_value, file_format, read_bytes
 
 Context = tuple["str | None", "str | None", "float | None"]  # (id, text, score), unknown parts None
@@ -178,48 +170,3 @@ def _list(where: str, names: dict[str, str], canonical: str, items: Any) -> list
     if not isinstance(items, list) or not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in items):
         raise BadInput(f"{where}: field {names[canonical]!r} must be a list of strings")
     return [str(i) for i in items]
-
-
-class RecordsSystem:
-    """Answers from a records file, joined to the test questions once (see records_join)."""
-
-    def __init__(self, path: str, *, chunks: Sequence[Chunk] = (), questions: Sequence[Question] = (),
-                 join: str = "auto") -> None:
-        from ragcov_tui.evaluation.systems.records_join import join_records
-
-        self.name = f"records:{path}"
-        self.join = join_records(load_records(path), questions, join)
-        self._by_text: dict[str, list[str]] = {}
-        for question in questions:
-            self._by_text.setdefault(text_key(question.text), []).append(question.id)
-        self._chunk_text = {c.id: c.text for c in chunks}
-        self._chunk_id = {c.text.strip(): c.id for c in chunks}
-
-    def answer_for(self, question: Question) -> SystemOutput:
-        """The joined row's output for this test question; BadInput when it has none or the
-        join was ambiguous (the reason named)."""
-        return SystemOutput(answer=(record := self.join.record_for(question.id, self.name)).answer,
-                            contexts=self._contexts(record))
-
-    def answer(self, question: str) -> SystemOutput:
-        """By text (a paraphrase, or a caller without the Question): the one test question with
-        this text, else the one row with this text; BadInput otherwise."""
-        ids = self._by_text.get(text_key(question), [])
-        if len(ids) == 1:
-            return self.answer_for(Question(id=ids[0], text=question))
-        record = self.join.record_for_text(question, self.name)
-        return SystemOutput(answer=record.answer, contexts=self._contexts(record))
-
-    def join_report(self) -> RecordsJoinReport:
-        """How rows were joined (the eval report's ``records_join``)."""
-        return self.join.as_dict()
-
-    def _contexts(self, record: Record) -> list[RetrievedChunk]:
-        """Fill what the row left out: a missing id from the corpus chunk with that exact text
-        (else ``#<rank>``), a missing text from the corpus chunk of that id (else ``""``)."""
-        out = []
-        for rank, (cid, text, score) in enumerate(record.contexts, start=1):
-            if cid is None:
-                cid = self._chunk_id.get((text or "").strip(), f"#{rank}")
-            out.append(RetrievedChunk(id=cid, text=self._chunk_text.get(cid, "") if text is None else text, score=score))
-        return out

@@ -1,0 +1,64 @@
+"""``records:FILE`` as a system under test: the rows of a records file (:mod:`.records`), joined to the
+test questions once (:mod:`.records_join`: by id, by normalised question text, or with ``--join order``
+by position), answer each question.
+
+Ids without texts get their text from the corpus chunk of that id (or ``""``); texts without ids get
+the id of the corpus chunk with exactly that text, else ``#<rank>`` (such contexts count as
+non-relevant for retrieval metrics). A question with no row, or with an ambiguous one, raises
+:class:`~ragcov_tui.errors.BadInput` for that item only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.evaluation.systems.records import Record, load_records
+from ragcov_tui.evaluation.systems.records_join import join_records
+from ragcov_tui.store.eval_contract import RecordsJoinReport
+from ragcov_tui.testset.ids import text_key
+from ragcov_tui.testset.models import Question
+
+
+class RecordsSystem:
+    """Answers from a records file, joined to the test questions once (see records_join)."""
+
+    def __init__(self, path: str, *, chunks: Sequence[Chunk] = (), questions: Sequence[Question] = (),
+                 join: str = "auto") -> None:
+        self.name = f"records:{path}"
+        self.join = join_records(load_records(path), questions, join)
+        self._by_text: dict[str, list[str]] = {}
+        for question in questions:
+            self._by_text.setdefault(text_key(question.text), []).append(question.id)
+        self._chunk_text = {c.id: c.text for c in chunks}
+        self._chunk_id = {c.text.strip(): c.id for c in chunks}
+
+    def answer_for(self, question: Question) -> SystemOutput:
+        """The joined row's output for this test question; BadInput when it has none or the
+        join was ambiguous (the reason named)."""
+        return SystemOutput(answer=(record := self.join.record_for(question.id, self.name)).answer,
+                            contexts=self._contexts(record))
+
+    def answer(self, question: str) -> SystemOutput:
+        """By text (a paraphrase, or a caller without the Question): the one test question with
+        this text, else the one row with this text; BadInput otherwise."""
+        ids = self._by_text.get(text_key(question), [])
+        if len(ids) == 1:
+            return self.answer_for(Question(id=ids[0], text=question))
+        record = self.join.record_for_text(question, self.name)
+        return SystemOutput(answer=record.answer, contexts=self._contexts(record))
+
+    def join_report(self) -> RecordsJoinReport:
+        """How rows were joined (the eval report's ``records_join``)."""
+        return self.join.as_dict()
+
+    def _contexts(self, record: Record) -> list[RetrievedChunk]:
+        """Fill what the row left out: a missing id from the corpus chunk with that exact text
+        (else ``#<rank>``), a missing text from the corpus chunk of that id (else ``""``)."""
+        out = []
+        for rank, (cid, text, score) in enumerate(record.contexts, start=1):
+            if cid is None:
+                cid = self._chunk_id.get((text or "").strip(), f"#{rank}")
+            out.append(RetrievedChunk(id=cid, text=self._chunk_text.get(cid, "") if text is None else text, score=score))
+        return out
