@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragcov_tui.http_retry import RequestTally
 from ragcov_tui.llm.cost import Price, cost_of
-
-if TYPE_CHECKING:
-    from ragcov_tui.llm.structured import ReplySchema
+from ragcov_tui.llm.reply_schemas import ReplySchema
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
 DEFAULT_TEMPERATURE = 0.0  # the same prompt gets the same reply (and a cache hit)

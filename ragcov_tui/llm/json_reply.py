@@ -21,7 +21,7 @@ from typing import Any
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.llm.base import ChatModel, JsonResult, Message
-from ragcov_tui.llm.structured import ReplySchema
+from ragcov_tui.llm.reply_schemas import ReplySchema
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _CLOSERS = {"{": "}", "[": "]"}

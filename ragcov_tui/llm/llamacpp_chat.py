@@ -3,7 +3,7 @@
 The model runs in llama.cpp's own server (:mod:`ragcov_tui.llm.llamacpp_server`) and is asked
 through :class:`~ragcov_tui.llm.openai_chat.OpenAIChat` at the server's ``127.0.0.1`` URL: the
 cache, retries, structured output (enforced by llama.cpp's grammar) and context fitting are that
-one code path; schemas go with length bounds (:func:`~ragcov_tui.llm.structured.bounded_schema`),
+one code path; schemas go with length bounds (:func:`~ragcov_tui.llm.reply_schemas.bounded_schema`),
 which llama.cpp's grammar enforces, so a small model cannot loop inside one string. The cache
 names the model file (path, size, mtime, context), not the port; the
 context size is known from the start, so long prompts are trimmed before they are sent. A reply

@@ -41,7 +41,8 @@ from ragcov_tui.llm.openai_client import (
     server_get_json,
     status_detail,
 )
-from ragcov_tui.llm.structured import FormatLadder, ReplySchema, is_format_refusal
+from ragcov_tui.llm.reply_schemas import ReplySchema
+from ragcov_tui.llm.structured import FormatLadder, is_format_refusal
 from ragcov_tui.redact import redact_url
 from ragcov_tui.safe_text import visible
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlite_utils
 
@@ -18,12 +18,22 @@ from ragcov_tui.progress import Progress
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 
-if TYPE_CHECKING:
-    from ragcov_tui.tui.panes.jobs import JobRequest
-
 KINDS = ("analysis", "eval")
 
-JobRunner = Callable[["JobRequest", sqlite_utils.Database, Progress], tuple[str, Mapping[str, Any]]]
+@dataclass
+class JobRequest:
+    """What the form asks for: the kind of job, the raw text of each field, and the stored
+    parameters of the session the form was prefilled from (``base``), so a rerun keeps every
+    setting the form does not show (threshold, chunk size, metrics, judge…); ``resume``: the eval
+    session to continue instead of starting a new one."""
+
+    kind: str
+    fields: dict[str, str]
+    base: dict[str, Any] = field(default_factory=dict)
+    resume: str | None = None
+
+
+JobRunner = Callable[[JobRequest, sqlite_utils.Database, Progress], tuple[str, Mapping[str, Any]]]
 """``runner(request, db, progress) -> (session id, report)``: what the Jobs pane runs in its worker
 (the report: the analysis or eval report the run returns; the pane only reads how it went)."""
 

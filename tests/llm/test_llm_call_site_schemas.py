@@ -12,7 +12,7 @@ import pytest
 from ragcov_tui.cli.main import main
 from ragcov_tui.evaluation.systems.builtin import ANSWER_MAX_TOKENS, ANSWER_PROMPT
 from ragcov_tui.llm import reply_schemas
-from ragcov_tui.llm.structured import ReplySchema
+from ragcov_tui.llm.reply_schemas import ReplySchema
 from tests.evaluation.conftest import judge_server  # noqa: F401 (the fake OpenAI judge fixture)
 
 REPO = Path(__file__).resolve().parents[2]

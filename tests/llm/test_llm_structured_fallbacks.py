@@ -15,7 +15,7 @@ from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.context_window import TRIM_MARK
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat
-from ragcov_tui.llm.structured import ReplySchema
+from ragcov_tui.llm.reply_schemas import ReplySchema
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 

@@ -22,7 +22,7 @@ from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel, JsonResult
 from ragcov_tui.llm.json_reply import complete_json
-from ragcov_tui.llm.structured import ReplySchema
+from ragcov_tui.llm.reply_schemas import ReplySchema
 
 VERDICTS = ("supported", "contradicted", "not_found")
 Validator = Callable[[Any], "str | None"]

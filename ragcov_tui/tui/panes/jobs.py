@@ -15,7 +15,6 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
-from ragcov_tui.tui.context import JobRunner
+from ragcov_tui.tui.context import JobRequest, JobRunner
 from ragcov_tui.tui.messages import JobFinished
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
@@ -53,19 +52,6 @@ FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty f
     "k": ("k (chunks retrieved)", ("eval",), "empty: 5"),
     "name": ("session name", ("analysis", "eval"), "optional"),
 }
-
-
-@dataclass
-class JobRequest:
-    """What the form asks for: the kind of job, the raw text of each field, and the stored
-    parameters of the session the form was prefilled from (``base``), so a rerun keeps every
-    setting the form does not show (threshold, chunk size, metrics, judge…); ``resume``: the eval
-    session to continue instead of starting a new one."""
-
-    kind: str
-    fields: dict[str, str]
-    base: dict[str, Any] = field(default_factory=dict)
-    resume: str | None = None
 
 
 RESUMABLE = ("cancelled", "interrupted", "failed")  # an eval stopped in one of these continues on R
