@@ -17,6 +17,7 @@ import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import quoted
+from ragcov_tui.store.evals import item_questions
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.testset.models import TestSet
 
@@ -25,8 +26,7 @@ EXAMPLES = 3
 
 def check_same_questions(db: sqlite_utils.Database, session: SessionRow, testset: TestSet, ref: str) -> None:
     """BadInput (one line) unless ``testset`` is the test set ``session`` was run on."""
-    stored = {row["question_id"]: row["question"] for row in db.query(
-        "SELECT question_id, question FROM eval_items WHERE session_id = ? ORDER BY seq", [session["id"]])}
+    stored = item_questions(db, session["id"])
     given = {q.id: q.text for q in testset.questions}
     known = session.get("testset_sha256")
     unknown = [qid for qid in stored if qid not in given]

@@ -15,6 +15,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.llm.accounting import usage_lines
+from ragcov_tui.store.evals import item_status_counts
 from ragcov_tui.store.sessions import get_session
 
 STAGE = "evaluating"  # the pipeline's stage name while it evaluates questions
@@ -24,8 +25,7 @@ def stop_report(db: sqlite_utils.Database, sid: str, progress: dict[str, Any] | 
     """The lines for session ``sid``; ``progress`` is the last ``{stage, done, total}`` reported
     (the total of questions comes from it once evaluating began)."""
     session = get_session(db, sid)
-    counts = dict(db.execute("SELECT status, count(*) FROM eval_items WHERE session_id = ? GROUP BY status",
-                             [sid]).fetchall())
+    counts = item_status_counts(db, sid)
     finished, failed = sum(counts.values()), counts.get("error", 0)
     progress = progress or {}
     total = progress.get("total") if progress.get("stage") == STAGE else None

@@ -39,11 +39,19 @@ from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.services import writeback
-from ragcov_tui.services.writeback import set_suggestion, testset_path
+from ragcov_tui.services.writeback import testset_path
 from ragcov_tui.store import decisions as log
-from ragcov_tui.store.db import insert_row
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import get_session
+from ragcov_tui.store.suggestions import (
+    add_suggestion,
+    gap_suggestion_texts,
+    least_covered_chunks,
+    session_question_raw,
+    session_question_texts,
+    set_suggestion_status,
+    suggestion_row,
+)
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writer import ConflictError, Edit, FileChangedError, Snapshot
@@ -70,12 +78,12 @@ def reload(db: sqlite_utils.Database, sid: str) -> str | None:
 
 
 def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict[str, Any]:
-    rows = list(db.query("SELECT * FROM suggestions WHERE id = ? AND session_id = ?", [suggestion_id, sid]))
-    if not rows:
+    row = suggestion_row(db, sid, suggestion_id)
+    if row is None:
         raise BadInput(f"suggestion {suggestion_id}: not in session {sid}")
-    if rows[0]["status"] != "open":
-        raise BadInput(f"suggestion {suggestion_id} is already {rows[0]['status']}")
-    return rows[0]
+    if row["status"] != "open":
+        raise BadInput(f"suggestion {suggestion_id} is already {row['status']}")
+    return row
 
 
 @_again_if_raced
@@ -109,7 +117,8 @@ def reject_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -
     suggestion = _suggestion(db, sid, suggestion_id)
     path = testset_path(db, sid)
     log.remember_rejected(db, path, writer.text_key(suggestion["text"]))
-    set_suggestion(db, suggestion_id, "rejected", None)
+    with db.conn:
+        set_suggestion_status(db, suggestion_id, "rejected", None)
     return log.record_decision(db, session_id=sid, kind="suggestion", target=str(suggestion_id), action="reject",
                                payload={"text": suggestion["text"]}, testset_path=path)
 
@@ -141,7 +150,7 @@ def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, forc
 
 def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_id: str, force: bool) -> int | None:
     """Where the question the analysis read is in the file now (None: gone, and ``force``)."""
-    seen = writeback.analysed_row(db, sid, question_id)
+    seen = session_question_raw(db, sid, question_id)
     if seen is None:  # not among the analysed rows: by its id in the file as it is
         question = snap.testset.by_id(question_id)
         if question is None:
@@ -211,9 +220,8 @@ def _taken_keys(db: sqlite_utils.Database, sid: str, cluster: int, path: str) ->
     every text rejected for this test file, and the questions of the file (as stored by the session,
     plus the file on disk when it can be read)."""
     taken = log.rejected_keys(db, path)
-    taken |= {writer.text_key(t) for (t,) in db.execute(
-        "SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?", [sid, cluster])}
-    taken |= {writer.text_key(t) for (t,) in db.execute("SELECT text FROM questions WHERE session_id = ?", [sid])}
+    taken |= {writer.text_key(t) for t in gap_suggestion_texts(db, sid, cluster)}
+    taken |= {writer.text_key(t) for t in session_question_texts(db, sid)}
     with contextlib.suppress(BadInput):  # moved or unreadable: the stored questions stand in for it
         taken |= {writer.text_key(q.text) for q in read_testset(path).questions}
     return taken
@@ -231,19 +239,8 @@ def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: li
             continue
         seen.add(key)
         chunk_id, form = sources[i] if sources else (None, None)
-        with db.conn:
-            ids.append(insert_row(db, "suggestions", {"session_id": sid, "cluster": cluster, "text": text.strip(),
-                                                      "origin": origin, "chunk_id": chunk_id, "form": form}))
+        ids.append(add_suggestion(db, sid, cluster, text.strip(), origin, chunk_id, form))
     return ids
-
-
-def least_covered_chunks(db: sqlite_utils.Database, sid: str, cluster: int, limit: int) -> list[tuple[str, str]]:
-    """``cluster``'s (chunk id, text), least covered (largest distance to any question) first, at
-    most ``limit`` — one ordered query, never the whole session in Python."""
-    return [(str(cid), text) for cid, text in db.execute(
-        "SELECT r.chunk_id, c.text FROM chunk_results r JOIN chunks c ON c.session_id = r.session_id "
-        "AND c.chunk_id = r.chunk_id WHERE r.session_id = ? AND r.cluster = ? "
-        "ORDER BY r.mindist IS NULL, r.mindist DESC, r.seq LIMIT ?", [sid, cluster, limit])]
 
 
 def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3,
@@ -328,7 +325,7 @@ def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatMod
     themes: list[str] = next((g.get("themes", []) for g in analysis_report(db, sid).get("gaps", [])
                               if g["cluster"] == cluster), [])
     chunks = cluster_chunk_page(db, sid, cluster, limit=passages).rows
-    existing = [t for (t,) in db.execute("SELECT text FROM suggestions WHERE session_id = ? AND cluster = ?", [sid, cluster])]
+    existing = gap_suggestion_texts(db, sid, cluster)
     system = SUGGEST_PROMPT.format(themes=", ".join(themes) or "unknown", n=n,
                                    existing=json.dumps(existing, ensure_ascii=False))
     user = "\n\n".join(f"[{c['chunk_id']}] {c['text']}" for c in chunks)

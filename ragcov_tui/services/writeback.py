@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,8 @@ import sqlite_utils
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
-from ragcov_tui.store.sessions import current_user, get_session, now_iso
+from ragcov_tui.store.sessions import get_session
+from ragcov_tui.store.suggestions import session_question_raw, session_question_raws, set_suggestion_status
 from ragcov_tui.store.testset_views import get_view, save_view
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.changes import RowPrint, compare, row_key, row_print
@@ -85,7 +85,7 @@ def _marks_no_longer_true(db: sqlite_utils.Database, sid: str, snap: Snapshot) -
     The marks stay (undo withdraws one); the note says which."""
     out = []
     for question_id, action in log.question_marks(db, sid).items():
-        seen = analysed_row(db, sid, question_id)
+        seen = session_question_raw(db, sid, question_id)
         present = seen is not None and locate(snap, seen) is not None
         if seen is not None and present == (action == "drop"):
             out.append(f"{question_id} {'dropped but back' if present else 'kept but gone'}")
@@ -108,16 +108,10 @@ def _save_seen(db: sqlite_utils.Database, sid: str, path: str, sha: str, questio
 
 def _analysed_rows(db: sqlite_utils.Database, sid: str) -> list[RowPrint] | None:
     """Row prints of the file as the session's analysis read it; None when it kept no raw rows."""
-    raws = [raw for (raw,) in db.execute("SELECT raw FROM questions WHERE session_id = ? ORDER BY seq", [sid])]
+    raws = session_question_raws(db, sid)
     if not raws or None in raws:
         return None
-    return [row_print(json.loads(raw)) for raw in raws]
-
-
-def analysed_row(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[str, Any] | None:
-    """The question's row as the session's analysis read it (None when not stored)."""
-    found = db.execute("SELECT raw FROM questions WHERE session_id = ? AND question_id = ?", [sid, question_id]).fetchone()
-    return json.loads(found[0]) if found and found[0] else None
+    return [row_print(raw) for raw in raws if raw is not None]
 
 
 def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: str, target: str, action: str,
@@ -147,7 +141,7 @@ def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: s
 def settle(db: sqlite_utils.Database, decision: Decision) -> Decision:
     """Mark a pending decision applied, with its effects, in one transaction."""
     with db.conn:
-        db.execute("UPDATE decisions SET state = 'applied' WHERE id = ?", [decision.id])
+        log.mark_applied(db, decision.id)
         apply_effects(db, decision)
     return log.get_decision(db, decision.id)
 
@@ -158,26 +152,14 @@ def apply_effects(db: sqlite_utils.Database, decision: Decision) -> None:
     payload = decision.payload
     with db.conn:
         if decision.action in ("accept", "edit"):
-            _update_suggestion(db, int(decision.target), "accepted", payload.get("question_id"))
+            set_suggestion_status(db, int(decision.target), "accepted", payload.get("question_id"))
         if decision.action != "undo":
             return
-        db.execute("UPDATE decisions SET undone = 1 WHERE id = ?", [payload["undid"]])
+        log.mark_undone(db, payload["undid"])
         if decision.kind == "suggestion":
-            _update_suggestion(db, int(decision.target), "open", None)
+            set_suggestion_status(db, int(decision.target), "open", None)
         if payload.get("action") == "reject" and decision.testset_path:
             log.forget_rejected(db, decision.testset_path, text_key(payload.get("text", "")))
-
-
-def set_suggestion(db: sqlite_utils.Database, suggestion_id: int, status: str, question_id: str | None) -> None:
-    with db.conn:
-        _update_suggestion(db, suggestion_id, status, question_id)
-
-
-def _update_suggestion(db: sqlite_utils.Database, suggestion_id: int, status: str, question_id: str | None) -> None:
-    """Inside the caller's transaction."""
-    decided = (now_iso(), current_user()) if status != "open" else (None, None)
-    db.execute("UPDATE suggestions SET status = ?, question_id = ?, decided_at = ?, user = ? WHERE id = ?",
-               [status, question_id, *decided, suggestion_id])
 
 
 def reconcile(db: sqlite_utils.Database, path: str) -> None:

@@ -177,3 +177,9 @@ def insert_row(db: sqlite_utils.Database, table: str, row: dict[str, Any]) -> in
     if not isinstance(key, int):
         raise TypeError(f"{table}: the inserted row has no integer key ({key!r})")
     return key
+
+
+def data_version(db: sqlite_utils.Database) -> int:
+    """SQLite's ``PRAGMA data_version``: changes when another connection commits to the file, so a
+    reader can tell cheaply whether anything may have changed since it last looked."""
+    return int(db.execute("PRAGMA data_version").fetchone()[0])

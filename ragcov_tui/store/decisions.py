@@ -119,6 +119,16 @@ def set_state(db: sqlite_utils.Database, decision_id: int, state: str) -> None:
         db.execute("UPDATE decisions SET state = ? WHERE id = ?", [state, decision_id])
 
 
+def mark_applied(db: sqlite_utils.Database, decision_id: int) -> None:
+    """A pending decision reached the file (inside the caller's transaction, with its effects)."""
+    db.execute("UPDATE decisions SET state = 'applied' WHERE id = ?", [decision_id])
+
+
+def mark_undone(db: sqlite_utils.Database, decision_id: int) -> None:
+    """An undo reached the file: the decision it undid stands no more (inside the caller's transaction)."""
+    db.execute("UPDATE decisions SET undone = 1 WHERE id = ?", [decision_id])
+
+
 def discard_decision(db: sqlite_utils.Database, decision_id: int) -> None:
     """Forget a pending decision whose write was refused before it reached the file."""
     with db.conn:

@@ -165,3 +165,14 @@ def load_eval_report(db: sqlite_utils.Database, sid: str) -> EvalReport:
     report["questions"] = [report_question(i) for i in load_eval_items(db, sid)]
     return report
 
+
+def item_status_counts(db: sqlite_utils.Database, sid: str) -> dict[str, int]:
+    """How many of the session's stored eval items have each status (``ok``, ``error``, …)."""
+    return dict(db.execute("SELECT status, count(*) FROM eval_items WHERE session_id = ? GROUP BY status",
+                           [sid]).fetchall())
+
+
+def item_questions(db: sqlite_utils.Database, sid: str) -> dict[str, str | None]:
+    """Question id → question text of the session's stored eval items, in the order they were run."""
+    return {qid: text for qid, text in db.execute(
+        "SELECT question_id, question FROM eval_items WHERE session_id = ? ORDER BY seq", [sid])}

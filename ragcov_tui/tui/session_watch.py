@@ -12,6 +12,7 @@ import json
 
 import sqlite_utils
 
+from ragcov_tui.store.db import data_version
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 
@@ -34,7 +35,7 @@ class SessionWatch:
         self.seen: dict[str, tuple] | None = None
 
     def changes(self) -> set[str]:
-        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        version = data_version(self.db)
         if version == self.version and not self.any_running:
             return set()
         self.version = version
