@@ -22,6 +22,7 @@ import sqlite_utils
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import read_eval_report
+from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
 
@@ -98,7 +99,7 @@ def check_fail_under(report: EvalReport, thresholds: Sequence[Threshold]) -> lis
 def check_gates(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
                 fail_under: Sequence[str] = ()) -> GateResult:
     """Every gate the user asked for, on the finished ``report``."""
-    thresholds = parse_fail_under(fail_under, int(report.get("k", 5)))
+    thresholds = parse_fail_under(fail_under, int(report.get("k", DEFAULT_K)))
     return GateResult(regressions=find_regressions(baseline, report, max_drop) if baseline is not None else [],
                       below=check_fail_under(report, thresholds))
 
