@@ -20,9 +20,10 @@ import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import is_finite_number
+from ragcov_tui.store.analysis_contract import ClusterEntry
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
-from ragcov_tui.store.rows import SessionRow
+from ragcov_tui.store.rows import ClusterRow, RedundantPairRow, SessionRow
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.testset.ids import text_key
 
@@ -134,14 +135,14 @@ def analysis_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
     return json.loads(row[0]) if row else {}
 
 
-def cluster_rows(db: sqlite_utils.Database, sid: str, *, query: str = "") -> list[dict[str, Any]]:
+def cluster_rows(db: sqlite_utils.Database, sid: str, *, query: str = "") -> list[ClusterRow]:
     """The report's clusters, each with ``covering``: inlier questions whose nearest cluster it is;
     ``query`` keeps those whose id or a theme contains it."""
     covering = dict(db.execute(
         "SELECT nearest_cluster, count(*) FROM question_results WHERE session_id = ? AND outlier = 0 "
         "GROUP BY nearest_cluster", [sid]).fetchall())
-    return [{**c, "covering": covering.get(c["id"], 0)} for c in analysis_report(db, sid).get("clusters", [])
-            if matches(query, str(c["id"]), c.get("themes"))]
+    clusters: list[ClusterEntry] = analysis_report(db, sid).get("clusters", [])
+    return [{**c, "covering": covering.get(c["id"], 0)} for c in clusters if matches(query, str(c["id"]), c.get("themes"))]
 
 
 def cluster_chunk_page(db: sqlite_utils.Database, sid: str, cluster: int, offset: int = 0, limit: int = 100) -> Page:
@@ -238,7 +239,7 @@ def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: in
     return Page(rows, total, offset)
 
 
-def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> list[dict[str, Any]]:
+def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> list[RedundantPairRow]:
     """Near-duplicate question pairs ``{a, a_text, b, b_text}`` from ``redundant_with``, each pair once (a < b)."""
     flagged = db.execute("SELECT question_id, text, redundant_with FROM question_results "
                          "WHERE session_id = ? AND redundant_with IS NOT NULL AND redundant_with != '[]'", [sid]).fetchall()

@@ -1,14 +1,18 @@
 """The shapes of stored rows the store hands out, typed (TypedDicts: plain dicts at run time).
 
 :class:`SessionRow` is a ``sessions`` row as :mod:`ragcov_tui.store.sessions` returns it (JSON
-columns decoded, ``live`` added; ``ragcov sessions --json`` prints a list of them). Rows written
-with sqlite-utils stay ``dict[str, Any]`` (its ``insert`` takes no TypedDict).
+columns decoded, ``live`` added; ``ragcov sessions --json`` prints a list of them);
+:class:`ClusterRow` and :class:`RedundantPairRow` are rows of two of the app's read models
+(:mod:`ragcov_tui.store.queries`). Rows written with sqlite-utils stay ``dict[str, Any]`` (its
+``insert`` takes no TypedDict).
 ``tests/core/test_json_contracts.py`` checks real session rows against :class:`SessionRow`.
 No ``from __future__ import annotations`` here: TypedDict reads ``NotRequired`` from evaluated
 annotations.
 """
 
 from typing import Any, TypedDict
+
+from ragcov_tui.store.analysis_contract import ClusterEntry
 
 
 class SessionRow(TypedDict):
@@ -37,3 +41,18 @@ class SessionRow(TypedDict):
     heartbeat_at: str | None
     progress: dict[str, Any] | None  # the owner's latest {stage, done, total}
     live: bool  # a process is still working on it
+
+
+class ClusterRow(ClusterEntry):
+    """A cluster as the Clusters pane lists it (``store.queries.cluster_rows``)."""
+
+    covering: int  # inlier questions whose nearest cluster it is
+
+
+class RedundantPairRow(TypedDict):
+    """Two near-duplicate questions (``store.queries.redundant_pairs``), ``a`` < ``b``."""
+
+    a: str
+    a_text: str
+    b: str
+    b_text: str
