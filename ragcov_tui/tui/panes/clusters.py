@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
+from ragcov_tui.store.rows import ClusterRow
 from ragcov_tui.store.traffic import traffic_points
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.details import cluster_detail, fmt
@@ -33,7 +34,7 @@ class ClustersPane(Filterable):
         *FILTER_BINDINGS,
     ]
 
-    clusters: list[dict[str, Any]] = []
+    clusters: list[ClusterRow] = []
     points = queries.MapPoints()
     traffic: list[tuple[float, float]] = []
 
@@ -64,7 +65,7 @@ class ClustersPane(Filterable):
         self.render_session()
 
     @property
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> ClusterRow | None:
         table = self.query_one("#clusters-table", DataTable)
         if not self.clusters or table.cursor_row < 0:
             return None
