@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 
 from ragcov_tui.services import triage
 from ragcov_tui.store import queries
+from ragcov_tui.store.rows import RedundantPairRow
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.details import fmt, pair_detail, val
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -36,7 +37,7 @@ class OutliersPane(Filterable):
         Binding("p", "toggle_pairs", "Pairs"), Binding("enter", "full_text", "Full text / pair"),
         *FILTER_BINDINGS,
     ]
-    pairs: list[dict[str, Any]] = []
+    pairs: list[RedundantPairRow] = []
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
