@@ -6,6 +6,7 @@ computed here beyond formatting numbers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Group
@@ -14,6 +15,7 @@ from rich.text import Text
 
 from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
 from ragcov_tui.store import queries
+from ragcov_tui.store.rows import ClusterRow
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, labelled_grid, lit, num
 
 DOCUMENT_CHUNKS = 200  # a document's chunks listed in its detail (the rest are counted)
@@ -53,7 +55,7 @@ def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
     return Group(head, title, chunks)
 
 
-def pair_detail(pair: dict[str, Any]) -> Text:
+def pair_detail(pair: Mapping[str, Any]) -> Text:
     """Both questions of a redundant pair in full."""
     out = Text()
     for key in ("a", "b"):
@@ -61,7 +63,7 @@ def pair_detail(pair: dict[str, Any]) -> Text:
     return out
 
 
-def cluster_detail(cluster: dict[str, Any]) -> Group:
+def cluster_detail(cluster: ClusterRow) -> Group:
     """A cluster's figures and all its themes (its chunks are the list under it: tab, enter)."""
     return Group(labelled_grid([("size", val(cluster["size"])), ("share", val(cluster["share"])), ("coverage", val(cluster["coverage"])),
                      ("questions", val(cluster["covering"])), ("themes", lit(", ".join(cluster.get("themes") or []) or None)),
