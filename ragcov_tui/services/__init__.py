@@ -1,4 +1,7 @@
-"""Application services: the runs a front end starts that tie several layers together (triage of a
-session's findings: the store's decision log, the test file's lossless writer, embedders and LLMs for
-more suggestions). Front ends (``cli*.py``, ``tui/``) call them; nothing below imports them
-(the import contracts in pyproject.toml check it)."""
+"""Application services: the runs a front end starts, each tying several layers together.
+
+``analysis_job`` (``ragcov analyze``, the app's Jobs pane), ``eval_job`` (``ragcov eval``), ``triage``
+and ``writeback`` (decisions on a session's findings, written losslessly into the test file), and
+``settings`` + ``config`` (one typed merge of flags or form fields, the environment and
+``ragcov.toml``). Front ends (``cli/``, ``tui/``) call them; nothing below imports them (the import
+contracts in pyproject.toml check it)."""
