@@ -15,23 +15,11 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.progress import Progress
+from ragcov_tui.services.job_request import JobRequest
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 
 KINDS = ("analysis", "eval")
-
-@dataclass
-class JobRequest:
-    """What the form asks for: the kind of job, the raw text of each field, and the stored
-    parameters of the session the form was prefilled from (``base``), so a rerun keeps every
-    setting the form does not show (threshold, chunk size, metrics, judge…); ``resume``: the eval
-    session to continue instead of starting a new one."""
-
-    kind: str
-    fields: dict[str, str]
-    base: dict[str, Any] = field(default_factory=dict)
-    resume: str | None = None
-
 
 JobRunner = Callable[[JobRequest, sqlite_utils.Database, Progress], tuple[str, Mapping[str, Any]]]
 """``runner(request, db, progress) -> (session id, report)``: what the Jobs pane runs in its worker

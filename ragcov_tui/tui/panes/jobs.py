@@ -28,16 +28,16 @@ from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker, get_current_worker
 
 from ragcov_tui.coverage.report_md import fallback_line
-from ragcov_tui.errors import BadInput, Cancelled, RagcovError
+from ragcov_tui.errors import Cancelled, RagcovError
 from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
-from ragcov_tui.services.settings import SPECS
+from ragcov_tui.services.job_request import JobRequest, form_options
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
-from ragcov_tui.tui.context import JobRequest, JobRunner
+from ragcov_tui.tui.context import JobRunner
 from ragcov_tui.tui.messages import JobFinished
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
@@ -57,38 +57,10 @@ FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty f
 RESUMABLE = ("cancelled", "interrupted", "failed")  # an eval stopped in one of these continues on R
 
 
-FORM_ONLY = {"questions", "system", "corpus", "embedder", "llm", "k", "name", "resume"}  # never from ``base``
-
-
 def job_options(request: JobRequest) -> Any:
-    """The form's text → the core's ``AnalyzeOptions`` / ``EvalOptions`` through the same merge
-    as the CLI (:func:`ragcov_tui.services.settings.build_options`): a filled field, else the stored value
-    of the session being rerun, else ``$RAGCOV_*``, else ``ragcov.toml``, else the default.
-    BadInput names the field (or the variable, or the file's key) holding a bad value."""
-    import dataclasses
-
-    from ragcov_tui.coverage.params import CoverageParams
-    from ragcov_tui.services.config import load_config
-    from ragcov_tui.services.settings import Source, build_options, flag_source
-
-    f = {k: v.strip() for k, v in request.fields.items()}
-    if not f.get("questions"):
-        raise BadInput("test file: required")
-    command = "analyze" if request.kind == "analysis" else "eval"
-    form = flag_source({k: v or None for k, v in f.items()}, lambda key: FIELDS[key][0])
-    base = {k: v for k, v in request.base.items() if v is not None and k not in FORM_ONLY and k not in f}
-    rerun = Source(base, lambda key: f"the rerun session's {key}", False)
-    sources = [form, rerun, *load_config().sources(command)[1:]]
-    corpus = [p.strip() for p in f.get("corpus", "").split(",") if p.strip()]
-    fixed: dict[str, Any] = {"corpus": corpus, "questions": f["questions"], "name": f.get("name") or None}
-    if command == "analyze":
-        engine = {field.name for field in dataclasses.fields(CoverageParams)}
-        fixed["extra"] = {k: v for k, v in base.items() if k in engine and k not in SPECS}
-    else:
-        fixed["system"] = f.get("system") or "builtin:hybrid"
-        fixed["resume"] = request.resume
-        fixed |= {k: v for k, v in base.items() if k not in SPECS}
-    return build_options(command, sources, **fixed)
+    """The form's request as the core's options (:func:`~ragcov_tui.services.job_request.form_options`),
+    a bad value named by its field's label on this form."""
+    return form_options(request, lambda key: FIELDS[key][0])
 
 
 def run_job(request: JobRequest, db: sqlite_utils.Database, progress: Progress) -> tuple[str, Mapping[str, Any]]:
