@@ -29,7 +29,7 @@ from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
 from ragcov_tui.evaluation.compare_contract import Comparison
-from ragcov_tui.evaluation.report import failure_note
+from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.llm.accounting import usage_lines
@@ -160,9 +160,13 @@ def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
 def print_eval(console: Console, report: EvalReport) -> None:
     """Summary of an evaluation: aggregates, diagnoses, cost."""
     agg = report.get("aggregate", {})
+    judge = judge_label(report.get("judge"), (report.get("metrics") or {}).get("generation"))
     console.print(plain_line(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
-                             f"judge {report.get('judge', 'heuristic')}"))
-    console.print(metrics_table("Retrieval", agg.get("retrieval", {})))
+                             f"judge {judge}"))
+    if unmeasured := report.get("retrieval_not_measured"):
+        console.print(plain_line(f"Retrieval: not measured — {unmeasured}", style="bold yellow"))
+    else:
+        console.print(metrics_table("Retrieval", agg.get("retrieval", {})))
     if agg.get("generation"):
         console.print(metrics_table("Generation", agg["generation"]))
     else:

@@ -8,9 +8,13 @@ and the generation scores:
 - ``ranking_failure``    — relevant items were retrieved, but none in the top ``k``;
 - ``generation_failure`` — a relevant item is in the top ``k`` but the answer is unfaithful
   (``faithfulness < FAITHFULNESS_MIN``) or incorrect (``answer_correctness < CORRECTNESS_MIN``);
-- ``undetermined``       — retrieval is fine but neither faithfulness nor correctness was scored
-  (no answer, the judge failed, or the metrics were not asked for);
-- ``ok``                 — retrieval fine and every scored one of the two is at or above its threshold.
+- ``undetermined``       — retrieval is fine, faithfulness or correctness was asked for, but
+  neither was scored (no answer, the judge failed);
+- ``ok``                 — retrieval fine and every scored one of the two is at or above its threshold
+  (a run that asks for neither, such as a retrieval-only run, is judged by its retrieval alone).
+
+When retrieval could not be measured at all (``retrieval_measured`` False: a records file's context
+texts with no corpus to find them in), the retrieval steps are skipped and the answer decides.
 """
 
 from __future__ import annotations
@@ -23,14 +27,19 @@ CORRECTNESS_MIN = 0.5
 DIAGNOSES = ("ok", "retrieval_failure", "ranking_failure", "generation_failure", "no_gold", "undetermined")
 
 
-def diagnose(relevant_ranks: Sequence[int] | None, k: int, generation: Mapping[str, float | None]) -> str:
-    """One of :data:`DIAGNOSES`; ``relevant_ranks`` is None when the question has no relevant gold id."""
-    if relevant_ranks is None:
-        return "no_gold"
-    if not relevant_ranks:
-        return "retrieval_failure"
-    if min(relevant_ranks) > k:
-        return "ranking_failure"
+def diagnose(relevant_ranks: Sequence[int] | None, k: int, generation: Mapping[str, float | None], *,
+             retrieval_measured: bool = True) -> str:
+    """One of :data:`DIAGNOSES`; ``relevant_ranks`` is None when the question has no relevant gold
+    id; ``generation`` holds the metrics asked for (a metric not asked for is no key)."""
+    if retrieval_measured:
+        if relevant_ranks is None:
+            return "no_gold"
+        if not relevant_ranks:
+            return "retrieval_failure"
+        if min(relevant_ranks) > k:
+            return "ranking_failure"
+    if "faithfulness" not in generation and "answer_correctness" not in generation:
+        return "ok" if retrieval_measured else "undetermined"
     faithfulness = generation.get("faithfulness")
     correctness = generation.get("answer_correctness")
     if faithfulness is None and correctness is None:

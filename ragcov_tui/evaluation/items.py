@@ -38,6 +38,7 @@ class EvalContext:
     paraphrase_llm: ChatModel | None = None
     paraphrases: int = 0
     repeats: int = 1
+    retrieval_measured: bool = True  # False: the system's retrieved ids cannot be matched to gold ids
 
 
 def paraphrases_for(ctx: EvalContext, question: Question) -> tuple[list[str], str]:
@@ -81,11 +82,14 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> EvalIte
         item.update({"status": "error", "error": f"generation: {_message(exc)}"})
     if item["status"] == "done" and item["errors"]:  # a judgement failed: not done, so --resume redoes it
         item.update({"status": "error", "error": judgement_error(item["errors"])})
-    item["diagnosis"] = diagnose(relevant_ranks, ctx.k, item["generation"])
+    item["diagnosis"] = diagnose(relevant_ranks, ctx.k, item["generation"], retrieval_measured=ctx.retrieval_measured)
     return item
 
 
 def _score_retrieval(ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem) -> list[int] | None:
+    if not ctx.retrieval_measured:
+        item.update({"level": None, "relevant_ranks": None})
+        return None
     if not any(g > 0 for g in question.gold.values()):
         item.update({"retrieval": dict.fromkeys(ctx.retrieval_metrics), "level": None, "relevant_ranks": None})
         return None

@@ -86,6 +86,15 @@ def eval_headline(report: EvalReport) -> EvalHeadline:
             "counts": report["counts"]}
 
 
+def judge_label(judge: str | None, generation_metrics: Sequence[str] | None) -> str:
+    """The judge a heading names: ``judge`` as set (``heuristic``, ``llm:<spec>``), or ``none
+    (retrieval metrics only)`` when the run scored no generation metric, so judged nothing
+    (``generation_metrics`` None: not known yet, e.g. a run without its report)."""
+    if generation_metrics is not None and not generation_metrics:
+        return "none (retrieval metrics only)"
+    return judge or "heuristic"
+
+
 def read_eval_report(db: sqlite_utils.Database, ref: str) -> EvalReport:
     """An eval report from a JSON file (``eval --json`` output) if ``ref`` is one, else a session."""
     path = Path(ref)

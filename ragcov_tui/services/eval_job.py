@@ -124,6 +124,11 @@ def run_eval(
     llms = _llms(opts, db, warn)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
                          questions=testset.questions, join=opts.join)
+    # records whose contexts are bare texts, with no corpus to find them in: no retrieval metric
+    unmeasured = system.retrieval_unmeasured() if hasattr(system, "retrieval_unmeasured") else None
+    if unmeasured and not generation_metrics:
+        raise BadInput(f"retrieval cannot be measured: {unmeasured}")
+    retrieval_metrics = [] if unmeasured else retrieval_metrics
     records_join = system.join_report() if hasattr(system, "join_report") else None
     if warn is not None and records_join and (records_join["missing"] or records_join["ambiguous"]):
         warn(join_line(records_join))
@@ -143,7 +148,7 @@ def run_eval(
         ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
                           retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
                           judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
-                          paraphrases=opts.paraphrases, repeats=opts.repeats)
+                          paraphrases=opts.paraphrases, repeats=opts.repeats, retrieval_measured=not unmeasured)
         _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
         items = load_eval_items(db, sid)
         header: EvalReport = {
@@ -161,6 +166,8 @@ def run_eval(
                                        generation_metrics=generation_metrics),
             "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},
         }
+        if unmeasured:
+            header["retrieval_not_measured"] = unmeasured
         save_eval_header(db, sid, header)
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)

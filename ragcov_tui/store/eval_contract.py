@@ -221,6 +221,7 @@ class EvalReport(TypedDict):
     gold_ids: dict[str, Any] | None  # how the file's gold ids matched the corpus (testset/gold_ids.py)
     gold_from_contexts: GoldFromContexts | None  # None: no reference contexts used
     records_join: RecordsJoinReport | None  # None: the system is no records: file
+    retrieval_not_measured: NotRequired[str]  # why no retrieval metric was computed (records texts, no corpus)
     embedding: EmbeddingUse
     usage: EvalUsage
     timings: dict[str, float]

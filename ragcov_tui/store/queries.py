@@ -295,26 +295,35 @@ EVAL_TEXT_COLUMNS = {"id": "question_id", "question": "question", "diagnosis": "
 _COMPARE = re.compile(r"^\s*([\w@.]+)\s*(<=|>=|<|>|=)\s*(-?[\d.]+)\s*$")
 
 
+def eval_header(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
+    """The stored report of an eval session without its items (``judge``, ``metrics``,
+    ``retrieval_not_measured``…); ``{}`` before the run finishes."""
+    return analysis_report(db, sid)
+
+
 def eval_metric_keys(db: sqlite_utils.Database, sid: str) -> dict[str, list[str]]:
-    """Metric names present in the session: ``{"retrieval": [...], "generation": [...]}`` in stored order."""
-    out: dict[str, list[str]] = {}
-    for group in ("retrieval", "generation"):
-        row = db.execute(f"SELECT {group} FROM eval_items WHERE session_id = ? AND {group} IS NOT NULL "
-                         "ORDER BY seq LIMIT 1", [sid]).fetchone()
-        out[group] = list(json.loads(row[0])) if row else []
-    return out
+    """Metric names present in the session: ``{"retrieval": [...], "generation": [...]}``, each the
+    union over its items (a failed item stores ``{}``), in the order they first appear: by the
+    first item holding the name (test-file order), then by its place in that item. Sorting,
+    filtering, histograms and aggregates all read this list."""
+    return {group: [key for key, _, _ in db.execute(
+        # SQLite takes the bare column j.id from the row that holds min(e.seq)
+        f"SELECT j.key, min(e.seq) AS first, j.id FROM eval_items e, json_each(e.{group}) j "
+        "WHERE e.session_id = ? GROUP BY j.key ORDER BY first, j.id", [sid])]
+        for group in ("retrieval", "generation")}
 
 
 def eval_aggregates(db: sqlite_utils.Database, sid: str) -> dict[str, dict[str, Stat]]:
-    """Per metric over the items where it is defined: mean, spread (population std), n, min, max."""
+    """Per metric over the items where it is defined: mean, spread (population std), n, min, max;
+    in :func:`eval_metric_keys` order (a metric no item defines is left out)."""
     out: dict[str, dict[str, Stat]] = {}
-    for group in ("retrieval", "generation"):
-        out[group] = {}
-        for key, mean, sq, n, low, high in db.execute(
-                f"SELECT j.key, avg(j.value), avg(j.value * j.value), count(j.value), min(j.value), max(j.value) "
-                f"FROM eval_items e, json_each(e.{group}) j WHERE e.session_id = ? AND j.type IN ('real', 'integer') "
-                "GROUP BY j.key ORDER BY min(e.seq * 100 + j.id)", [sid]):
-            out[group][key] = Stat(mean, math.sqrt(max(0.0, sq - mean * mean)), n, low, high)
+    for group, keys in eval_metric_keys(db, sid).items():
+        stats = {key: Stat(mean, math.sqrt(max(0.0, sq - mean * mean)), n, low, high)
+                 for key, mean, sq, n, low, high in db.execute(
+                     f"SELECT j.key, avg(j.value), avg(j.value * j.value), count(j.value), min(j.value), max(j.value) "
+                     f"FROM eval_items e, json_each(e.{group}) j WHERE e.session_id = ? AND j.type IN ('real', 'integer') "
+                     "GROUP BY j.key", [sid])}
+        out[group] = {key: stats[key] for key in keys if key in stats}
     return out
 
 
@@ -379,6 +388,13 @@ def eval_detail(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[s
     for col, empty in (("retrieved", "[]"), ("retrieval", "{}"), ("generation", "{}"), ("details", "{}"), ("judge_calls", "[]")):
         item[col] = loads_stored(item[col], empty)  # a NaN an older version stored reads as None
     return item
+
+
+def metric_defined(db: sqlite_utils.Database, sid: str, metric: str) -> bool:
+    """True when some item of the session holds a number for ``metric`` (retrieval or generation)."""
+    return any(db.execute(
+        f"SELECT 1 FROM eval_items WHERE session_id = ? AND json_type({group}, ?) IN ('real', 'integer') LIMIT 1",
+        [sid, f'$."{metric}"']).fetchone() for group in ("retrieval", "generation"))
 
 
 def metric_values(db: sqlite_utils.Database, sid: str, metric: str) -> list[float]:

@@ -53,7 +53,7 @@ def test_builtin_bm25_end_to_end(workspace: dict) -> None:
     by_id = {q["id"]: q for q in report["questions"]}
     assert [q["id"] for q in report["questions"]] == ["q1", "q2", "q3", "q4", "q5"]
     assert by_id["q1"]["level"] == "document" and by_id["q1"]["retrieval"]["hit@1"] == 1.0
-    assert by_id["q1"]["diagnosis"] == "undetermined"  # retrieval fine, generation not asked for
+    assert by_id["q1"]["diagnosis"] == "ok"  # retrieval fine, generation not asked for: retrieval decides
     assert by_id["q2"]["retrieval"]["ndcg@1"] == 1.0
     assert by_id["q3"]["level"] == "chunk" and by_id["q3"]["diagnosis"] == "retrieval_failure"
     assert by_id["q4"]["diagnosis"] == "no_gold" and by_id["q4"]["retrieval"]["mrr"] is None

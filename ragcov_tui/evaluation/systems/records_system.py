@@ -4,8 +4,10 @@ by position), answer each question.
 
 Ids without texts get their text from the corpus chunk of that id (or ``""``); texts without ids get
 the id of the corpus chunk with exactly that text, else ``#<rank>`` (such contexts count as
-non-relevant for retrieval metrics). A question with no row, or with an ambiguous one, raises
-:class:`~ragcov_tui.errors.BadInput` for that item only.
+non-relevant for retrieval metrics). Without a corpus no text can be matched, so a file whose
+contexts are texts without ids cannot have its retrieval measured
+(:meth:`RecordsSystem.retrieval_unmeasured`). A question with no row, or with an ambiguous one,
+raises :class:`~ragcov_tui.errors.BadInput` for that item only.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ class RecordsSystem:
     def __init__(self, path: str, *, chunks: Sequence[Chunk] = (), questions: Sequence[Question] = (),
                  join: str = "auto") -> None:
         self.name = f"records:{path}"
-        self.join = join_records(load_records(path), questions, join)
+        records = load_records(path)
+        self.join = join_records(records, questions, join)
+        self._idless_rows = sum(1 for r in records.rows if any(cid is None for cid, _, _ in r.contexts))
+        self._rows = len(records.rows)
         self._by_text: dict[str, list[str]] = {}
         for question in questions:
             self._by_text.setdefault(text_key(question.text), []).append(question.id)
@@ -48,6 +53,14 @@ class RecordsSystem:
             return self.answer_for(Question(id=ids[0], text=question))
         record = self.join.record_for_text(question, self.name)
         return SystemOutput(answer=record.answer, contexts=self._contexts(record))
+
+    def retrieval_unmeasured(self) -> str | None:
+        """Why retrieval metrics cannot be computed, or None: rows give retrieved contexts as texts
+        without ids and there is no corpus to find those texts in (every one would read as a miss)."""
+        if self._chunk_id or not self._idless_rows:
+            return None
+        return (f"{self._idless_rows:,} of {self._rows:,} rows give retrieved contexts as texts without ids; "
+                "--corpus is needed to match them to corpus chunks")
 
     def join_report(self) -> RecordsJoinReport:
         """How rows were joined (the eval report's ``records_join``)."""

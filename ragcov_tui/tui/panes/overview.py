@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
+from ragcov_tui.evaluation.report import judge_label
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import state_line
 from ragcov_tui.store.rows import SessionRow
@@ -45,6 +46,9 @@ class OverviewPane(Pane):
             return
         analysis = session["kind"] == "analysis"
         self.set_class(not analysis, "-eval")
+        self.remove_class("-unmeasured")  # every chart shown until an eval says which it measured
+        for chart in self.query(Chart):
+            chart.remove_class("-unmeasured")
         if analysis and session["status"] != "done":
             self._unfinished_analysis(session)
         elif analysis:
@@ -104,12 +108,15 @@ class OverviewPane(Pane):
         figures = Text.assemble((f"Eval {sid}  ", "bold"), lit(session.get("system"), "dim"), "\n")
         failed = queries.first_error(db, sid)
         state = state_line(session)
+        header = queries.eval_header(db, sid)
+        unmeasured = header.get("retrieval_not_measured")
         figures.append_text(labelled([
             *([("status", lit(state, "bold", width=200))] if state else []),
             ("items", lit(f"{sum(counts.values()):,}  done {counts.get('done', 0):,}  errors {counts.get('error', 0):,}")),
             *([("error", lit(f"{failed[0]}: {failed[1]}", "bold", width=200))] if failed else []),
             ("k", lit(params.get("k"))),
-            ("judge", lit(session.get("llm"))),
+            ("judge", lit(judge_label(session.get("llm"), (header.get("metrics") or {}).get("generation")))),
+            *([("retr", lit(f"not measured: {unmeasured}", width=200))] if unmeasured else []),
         ], label_width=8))
         self.query_one("#overview-figures", Static).update(figures)
         table = self.query_one("#overview-aggregates", DataTable)
@@ -118,11 +125,13 @@ class OverviewPane(Pane):
         for group, stats in queries.eval_aggregates(db, sid).items():
             for name, s in stats.items():
                 table.add_row(lit(f"{group[:3]} {name}"), num(s.mean), num(s.std), num(s.n), num(s.low), num(s.high))
+        measured = False
         for chart_id, metric in (("#overview-bars", "faithfulness"), ("#overview-hist", "robustness")):
             values = queries.metric_values(db, sid, metric)
             chart = self.query_one(chart_id, Chart)
+            chart.set_class(not values, "-unmeasured")  # no empty chart for a metric the run did not score
+            measured = measured or bool(values)
             if values:
                 chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)],
                                 queries.histogram(values, 10, 0.0, 1.0))
-            else:
-                chart.draw_message(metric, "not measured in this session")
+        self.set_class(not measured, "-unmeasured")  # the figures and aggregates take the whole width

@@ -45,14 +45,16 @@ def short_name(metric: str) -> str:
 
 
 def filter_query(text: str, metrics: list[str]) -> str:
-    """The core's query for a typed filter: a comparison on a metric by its column title or full
-    name (``faith<0.5`` → ``faithfulness<0.5``), else text to find; a short diagnosis label
-    (``gen fail``) finds the stored name (``generation_failure``).
+    """The core's query for a typed filter: a comparison on a metric by its column title, its full
+    name or, for a metric with a cut-off, its name without it as ``--metrics`` and ``--fail-under``
+    read it (``faith<0.5`` → ``faithfulness<0.5``, ``ndcg<0.5`` → ``ndcg@10<0.5``), else text to
+    find; a short diagnosis label (``gen fail``) finds the stored name (``generation_failure``).
 
     BadInput for a comparison on a name that is not one of ``metrics``, or text with ``<`` / ``>``
     / ``=`` that is not ``NAME OP NUMBER``."""
     match = COMPARISON.match(text)
-    names = {**{m: m for m in metrics}, **{short_name(m): m for m in metrics}}
+    names = {**{m.partition("@")[0]: m for m in metrics if "@" in m},
+             **{m: m for m in metrics}, **{short_name(m): m for m in metrics}}
     shown = ", ".join(dict.fromkeys(short_name(m) for m in metrics)) or "none in this session"
     if match:
         name, op, value = match.groups()
@@ -80,11 +82,13 @@ class ResultsPane(Filterable):
     descending = False
     metrics: list[str] = []
     present: list[str] = []
+    charts: list[str] = []  # the HISTOGRAMS the session holds values of
     charts_drawn = False
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
-        yield FilterBar("text to find, or a test like faith<0.5 (a column title or full name) · enter apply · esc clear",
+        yield FilterBar("text to find, or a test like faith<0.5 or ndcg<0.5 (a column title or full name) · "
+                        "enter apply · esc clear",
                         id="results-filter")
         yield PagedTable("Results", [], key="question_id", id="results-table")
         with Horizontal(id="results-charts"):
@@ -102,8 +106,12 @@ class ResultsPane(Filterable):
         self.metrics = self.metrics[:4] if narrow else self.metrics
         self.present = [*self.metrics, *(m for m in present if m not in self.metrics)]  # the shown columns first
         table.set_columns([("id", 8), ("question", 21 if narrow else 40), ("diagnosis", 9)]
-                          + [(short_name(m), 6) for m in self.metrics])
+                          + [(short_name(m), max(6, len(short_name(m)))) for m in self.metrics])  # never cut
         self._show()
+        self.charts = [m for m in HISTOGRAMS if queries.metric_defined(self.context.db, self.sid, m)]
+        for metric in HISTOGRAMS:  # no empty chart for a metric the run did not score (a retrieval-only run)
+            self.query_one(f"#results-{metric}", Chart).set_class(metric not in self.charts, "-unmeasured")
+        self.set_class(not self.charts, "-unmeasured")
         self.charts_drawn = False
         self.call_after_refresh(self._draw_charts)
 
@@ -112,14 +120,10 @@ class ResultsPane(Filterable):
         if self.charts_drawn or not self.query_one("#results-charts").display or not self.sid:
             return
         self.charts_drawn = True
-        for metric in HISTOGRAMS:
+        for metric in self.charts:
             values = queries.metric_values(self.context.db, self.sid, metric)
-            chart = self.query_one(f"#results-{metric}", Chart)
-            if values:
-                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)],
-                                queries.histogram(values, 10, 0.0, 1.0))
-            else:
-                chart.draw_message(metric, "not measured")
+            self.query_one(f"#results-{metric}", Chart).draw_bars(
+                f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)], queries.histogram(values, 10, 0.0, 1.0))
 
     def _fetch(self, offset: int, limit: int) -> queries.Page:
         return queries.eval_page(self.context.db, self.sid, sort=self.sort_key, descending=self.descending,
@@ -151,6 +155,9 @@ class ResultsPane(Filterable):
         self._show()
 
     def action_toggle_charts(self) -> None:
+        if self.sid and not self.charts:
+            self.app.notify(f"No histograms: {' and '.join(HISTOGRAMS)} were not measured in this session")
+            return
         self.toggle_class("-charts")
         self.call_after_refresh(self._draw_charts)
 
