@@ -29,6 +29,7 @@ from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import resolve_session
+from ragcov_tui.testset.durable import KEEP_BACKUPS_ENV
 
 Command = Callable[[argparse.Namespace, Console], int]
 STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -180,7 +181,10 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
 def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.tui.app import run_tui
 
-    _, db_path = _setup(args)
+    cfg, db_path = _setup(args)
+    keep = setting(args, cfg, "keep_backups")
+    if keep is not None:  # --keep-backups or ragcov.toml: the writer reads the variable (testset/durable.py)
+        os.environ[KEEP_BACKUPS_ENV] = str(keep)
     db = _open(args, db_path)  # create / migrate before the app starts, and fail here on a bad path
     if args.session and not args.session.startswith("latest"):
         resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice

@@ -131,6 +131,8 @@ def _parser() -> argparse.ArgumentParser:
 
     t = add("tui", "Open the terminal app on the stored sessions.")
     t.add_argument("--session", help="session to open first (default: the newest)")
+    t.add_argument("--keep-backups", metavar="N",
+                   help="backups of the test file kept in .ragcov-backups/ per file, newest first (default {keep_backups})")
 
     d = add("demo", "Analyse and evaluate sample_data/ offline, then open the app (prints the report without a terminal).")
     d.add_argument("--data", default=None, help="the sample data directory (default: ./sample_data)")

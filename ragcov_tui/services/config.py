@@ -15,7 +15,7 @@ holds top-level keys and per-command tables, e.g.::
     k = 10
 
 Environment variables: ``RAGCOV_DB``, ``RAGCOV_EMBEDDER``, ``RAGCOV_LLM``, ``RAGCOV_JUDGE_LLM``,
-``RAGCOV_CONCURRENCY``. Values are typed and checked by :mod:`ragcov_tui.services.settings`; a key no command
+``RAGCOV_CONCURRENCY``, ``RAGCOV_KEEP_BACKUPS``. Values are typed and checked by :mod:`ragcov_tui.services.settings`; a key no command
 reads gets one warning line. API keys are read by the providers from their own variables
 (``OPENAI_API_KEY``, ``VOYAGE_API_KEY``) and never stored.
 """

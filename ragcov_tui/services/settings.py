@@ -163,6 +163,7 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("repeats", _whole(1, 100), ("eval",)),
     Spec("max_drop", _number(0.0, 1.0), ("eval",)),
     Spec("join", _choice("auto", "id", "question", "order"), ("eval",)),  # records_join.JOINS
+    Spec("keep_backups", _whole(1, 1_000_000), ("tui",), "RAGCOV_KEEP_BACKUPS"),  # testset.durable: backups per file
 )}
 ENV_VARS = {s.key: s.env for s in SPECS.values() if s.env}
 
@@ -277,8 +278,10 @@ def option_defaults(command: str) -> dict[str, Any]:
     import inspect
 
     from ragcov_tui.coverage.params import CoverageParams
+    from ragcov_tui.testset.durable import DEFAULT_KEEP_BACKUPS
 
     out: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(CoverageParams)}
+    out["keep_backups"] = DEFAULT_KEEP_BACKUPS
     if command == "eval":
         from ragcov_tui.evaluation.gates import check_gates
         from ragcov_tui.services.eval_job import EvalOptions

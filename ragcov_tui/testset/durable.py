@@ -4,7 +4,12 @@ keeps the file's owner, group and mode.
 - :func:`write_backup`: the bytes go to a temp name in ``<dir>/.ragcov-backups/``, are fsynced,
   and only then renamed to ``<name>.<UTC yyyymmddThhmmss.ffffff>.<sha8>.bak``; on any OSError
   (disk full, file too large, no permission) the partial temp file is removed and one
-  :class:`BadInput` line says why — a truncated ``.bak`` never carries a real name.
+  :class:`BadInput` line says why — a truncated ``.bak`` never carries a real name. The folder
+  carries its own ``.gitignore`` (``*``), so it never shows in ``git status``.
+- :func:`prune_backups`: after a write, only the newest :func:`backups_kept` backups of that file
+  stay (``$RAGCOV_KEEP_BACKUPS``, default 20; ``ragcov tui`` also reads ``keep_backups`` from
+  ``ragcov.toml``). An undo whose backup is gone undoes by content instead
+  (:mod:`ragcov_tui.services.triage`).
 - :func:`replace_atomically`: a temp file beside the target, fsynced, given the target's uid, gid
   and mode, checked against the expected digest, then ``os.replace`` (atomic) and the directory
   fsynced. When the owner cannot be kept (not root) the mode still is, and
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable
@@ -26,6 +32,9 @@ from ragcov_tui.errors import BadInput, RagcovError
 
 BACKUP_DIR = ".ragcov-backups"
 TEMP_SUFFIX = ".ragcov-tmp"
+KEEP_BACKUPS_ENV = "RAGCOV_KEEP_BACKUPS"
+DEFAULT_KEEP_BACKUPS = 20
+KEEP_BACKUPS_MAX = 1_000_000
 
 _OWNER_NOTED: set[str] = set()  # files whose lost ownership was already reported by this process
 
@@ -44,6 +53,7 @@ def write_backup(file: Path, data: bytes, sha: str) -> Path:
     temp: Path | None = None
     try:
         folder.mkdir(exist_ok=True)
+        _ignore_in_git(folder)
         original = file.stat()
         temp = _write_temp(folder, f".{file.name}.", data, original)
         keep_owner(temp, original)
@@ -61,6 +71,45 @@ def write_backup(file: Path, data: bytes, sha: str) -> Path:
     finally:
         if temp is not None:
             temp.unlink(missing_ok=True)
+
+
+def backups_kept() -> int:
+    """How many backups of a file a write keeps: ``$RAGCOV_KEEP_BACKUPS`` (1 to 1,000,000), else
+    :data:`DEFAULT_KEEP_BACKUPS`; a bad value is a one-line BadInput naming the variable."""
+    raw = os.environ.get(KEEP_BACKUPS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_KEEP_BACKUPS
+    if not raw.isdigit() or not 1 <= int(raw) <= KEEP_BACKUPS_MAX:
+        raise BadInput(f"${KEEP_BACKUPS_ENV}: expected a whole number from 1 to {KEEP_BACKUPS_MAX:,}, got {raw!r}")
+    return int(raw)
+
+
+def prune_backups(file: Path, keep: int) -> int:
+    """Delete all but the ``keep`` newest backups of ``file`` (by their UTC stamp, then the ``.<n>``
+    of a second backup in one microsecond; other files' backups and anything else in the folder
+    are left alone); returns how many were deleted. A backup that cannot be deleted stays (the
+    next write tries again)."""
+    pattern = re.compile(re.escape(file.name) + r"\.(\d{8}T\d{6}\.\d{6})\.[0-9a-f]{8}(?:\.(\d+))?\.bak")
+    try:
+        found = [(m.group(1), int(m.group(2) or 0), p) for p in (file.parent / BACKUP_DIR).iterdir()
+                 if (m := pattern.fullmatch(p.name))]
+    except OSError:
+        return 0
+    deleted = 0
+    for _, _, old in sorted(found)[: max(0, len(found) - keep)]:
+        try:
+            old.unlink()
+            deleted += 1
+        except OSError:
+            pass
+    return deleted
+
+
+def _ignore_in_git(folder: Path) -> None:
+    """A ``.gitignore`` holding ``*`` in the backup folder (itself included), written once."""
+    marker = folder / ".gitignore"
+    if not marker.exists():
+        marker.write_text("# ragcov's backups of the test file: never committed\n*\n", encoding="utf-8")
 
 
 def replace_atomically(file: Path, data: bytes, expected_sha256: str,

@@ -36,7 +36,14 @@ from pathlib import Path
 from typing import Any
 
 from ragcov_tui.errors import BadInput, RagcovError
-from ragcov_tui.testset.durable import BACKUP_DIR, FileChangedError, replace_atomically, write_backup
+from ragcov_tui.testset.durable import (
+    BACKUP_DIR,
+    FileChangedError,
+    backups_kept,
+    prune_backups,
+    replace_atomically,
+    write_backup,
+)
 from ragcov_tui.testset.ids import text_key
 from ragcov_tui.testset.layout import Layout, RawRow
 from ragcov_tui.testset.models import Question, TestSet
@@ -250,10 +257,12 @@ def find_row(snap: Snapshot, ref: dict[str, Any]) -> int | None:
 
 def commit(edit: Edit, before_replace: Callable[[Path], None] | None = None) -> WriteResult:
     """Write ``edit`` durably: backup, ``before_replace(backup_path)``, atomic replace that keeps the
-    file's owner, group and mode. If the file was not replaced the backup is removed again."""
+    file's owner, group and mode; then only the newest :func:`backups_kept` backups of the file
+    stay. If the file was not replaced the backup is removed again."""
     file = edit.file
     if not os.access(file, os.W_OK) or not file.stat().st_mode & stat.S_IWUSR:
         raise BadInput(f"{file}: the file is read-only (nothing was written)")
+    keep = backups_kept()  # a bad $RAGCOV_KEEP_BACKUPS fails before anything is written
     backup = write_backup(file, edit.before, edit.sha_before)
     try:
         note = replace_atomically(file, edit.after, edit.sha_before,
@@ -263,6 +272,7 @@ def commit(edit: Edit, before_replace: Callable[[Path], None] | None = None) -> 
             if hashlib.sha256(file.read_bytes()).hexdigest() != edit.sha_after:  # not replaced after all
                 backup.unlink(missing_ok=True)
         raise
+    prune_backups(file, keep)
     if edit.after_snap is not None:
         _remember(edit.after_snap)
     return WriteResult(edit.sha_before, edit.sha_after, backup, edit.question_id, note)
