@@ -11,6 +11,7 @@ from rich.table import Table
 from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
 from ragcov_tui.coverage.report_md import PRIORITY_NOTE, fmt, pct, themes_text
+from ragcov_tui.number_text import count
 from ragcov_tui.store.analysis_contract import AnalysisReport
 
 GAPS_SHOWN, DOCUMENTS_SHOWN = 8, 10
@@ -35,7 +36,7 @@ def print_gaps(console: Console, report: AnalysisReport) -> None:
             t.add_column(col, justify=j)
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):
             t.add_row(plain_line(i), plain_line(gap["cluster"]), fmt(gap.get("priority"), 2), pct(gap.get("covered_share")),
-                      fmt(gap.get("coverage")), plain_line(gap.get("size")), pct(gap.get("share")),
+                      fmt(gap.get("coverage")), count(gap.get("size")), pct(gap.get("share")),
                       plain_line(themes_text(gap, report)))
         console.print(t)
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):  # below the table: a table column too narrow to read at 80
@@ -52,7 +53,7 @@ def print_documents(console: Console, report: AnalysisReport) -> None:
     docs = report.get("documents", [])
     if docs and any(d.get("reach") is not None for d in docs):
         unreached = sum(1 for d in docs if d.get("unreached"))
-        t = Table(title=f"Least-covered documents ({unreached} of {len(docs)} unreached; all in the JSON report)",
+        t = Table(title=f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; all in the JSON report)",
                   title_justify="left")
         columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("document", "left"), ("reach", "right"),
                                                     ("covered", "right"), ("gold", "right"), ("chunks", "right"),
@@ -60,11 +61,11 @@ def print_documents(console: Console, report: AnalysisReport) -> None:
         for col, j in columns:
             t.add_column(col, justify=j)
         for d in docs[:DOCUMENTS_SHOWN]:
-            gold_count = "n/a" if d.get("gold_count") is None else str(d["gold_count"])
+            gold_count = "n/a" if d.get("gold_count") is None else count(d["gold_count"])
             t.add_row(plain_line(d.get("rank")), plain_line(d["source"]), fmt(d.get("reach")), pct(d.get("covered_share")),
-                      gold_count, plain_line(d.get("chunks")), "unreached" if d.get("unreached") else "")
+                      gold_count, count(d.get("chunks")), "unreached" if d.get("unreached") else "")
         console.print(t)
     gold = report.get("gold")
     if gold and gold.get("unnamed"):
-        console.print(plain_line(f"gold: {gold['documents_unnamed']} of {gold['documents']} documents are named by no "
+        console.print(plain_line(f"gold: {count(gold['documents_unnamed'])} of {count(gold['documents'])} documents are named by no "
                                  f"question's gold ids: {named(gold['unnamed'], 5)}"))

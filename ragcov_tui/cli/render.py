@@ -33,6 +33,7 @@ from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.llm.accounting import usage_lines
+from ragcov_tui.number_text import count, signed
 from ragcov_tui.redact import redact_text
 from ragcov_tui.safe_text import visible_line
 from ragcov_tui.store.analysis_contract import AnalysisReport
@@ -115,8 +116,8 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
     cov, q, corpus = report["coverage"], report["questions"], report["corpus"]
     emb = report.get("embedder", {})
     console.print(plain_line(
-        f"Session {report['session_id']}: {corpus['documents']} documents, {corpus['chunks']} chunks, "
-        f"{q['total']} questions ({q['outliers']} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
+        f"Session {report['session_id']}: {count(corpus['documents'])} documents, {count(corpus['chunks'])} chunks, "
+        f"{count(q['total'])} questions ({count(q['outliers'])} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
     ))
     t = Table(title="Coverage", title_justify="left")
     for col in ("basic", "weighted", f"multi (thr {cov.get('threshold')})", f"multi (top {cov.get('top_n')})", "covered"):
@@ -151,7 +152,7 @@ def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
         t.add_column(col, justify=j)
     for name, value in metrics.items():
         if isinstance(value, dict):
-            t.add_row(plain_line(name), fmt(value.get("mean")), fmt(value.get("std")), plain_line(value.get("n", "")))
+            t.add_row(plain_line(name), fmt(value.get("mean")), fmt(value.get("std")), count(value.get("n")))
         else:
             t.add_row(plain_line(name), fmt(value), "", "")
     return t
@@ -173,7 +174,7 @@ def print_eval(console: Console, report: EvalReport) -> None:
         console.print(plain_line("Generation: not scored (retrieval metrics only; --metrics all scores answers too)"))
     diag = (report.get("counts") or {}).get("diagnosis") or {}
     if diag:
-        console.print(plain_line("Diagnosis: " + ", ".join(f"{k} {v}" for k, v in sorted(diag.items()))))
+        console.print(plain_line("Diagnosis: " + ", ".join(f"{k} {count(v)}" for k, v in sorted(diag.items()))))
     failed = failure_note(report)
     if failed:
         console.print(plain_line(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",
@@ -190,7 +191,7 @@ def print_compare(console: Console, result: Comparison) -> None:
     for side, d in (("A", a), ("B", b)):
         console.print(plain_line(f"{side}: session {d.get('session_id')} {d.get('name') or ''} — system {d.get('system')}, "
                                  f"judge {d.get('judge')}, k={d.get('k')}"))
-    console.print(plain_line(f"{result.get('shared_questions')} shared questions; "
+    console.print(plain_line(f"{count(result.get('shared_questions'))} shared questions; "
                              f"{int(100 * result.get('confidence', 0.95))}% paired bootstrap intervals"))
     if note := question_set_note(result):
         console.print(plain_line(f"Note: {note}"), style="yellow")
@@ -200,10 +201,12 @@ def print_compare(console: Console, result: Comparison) -> None:
     for col, j in columns:
         t.add_column(col, justify=j)
     for m in result.get("metrics", []):
-        interval = "n/a" if m.get("ci_low") is None else f"[{m['ci_low']:+.3f}, {m['ci_high']:+.3f}]"
-        delta = "n/a" if m.get("delta") is None else f"{m['delta']:+.3f}"
-        t.add_row(plain_line(m["metric"]), fmt(m.get("mean_a")), fmt(m.get("mean_b")), delta, interval,
-                  f"{m.get('wins', 0)}/{m.get('losses', 0)}/{m.get('ties', 0)}", "significant" if m.get("significant") else "")
+        low, high, delta = m.get("ci_low"), m.get("ci_high"), m.get("delta")
+        interval = "n/a" if low is None or high is None else f"[{signed(low)}, {signed(high)}]"
+        wlt = f"{count(m.get('wins', 0))}/{count(m.get('losses', 0))}/{count(m.get('ties', 0))}"
+        t.add_row(plain_line(m["metric"]), fmt(m.get("mean_a")), fmt(m.get("mean_b")),
+                  "n/a" if delta is None else signed(delta), interval, wlt,
+                  "significant" if m.get("significant") else "")
     console.print(t)
     pair = result.get("pairwise")
     if pair:
@@ -215,8 +218,8 @@ def session_headline(session: SessionRow) -> str:
     """The few figures that identify a session at a glance."""
     summary = session.get("summary") or {}
     if session["kind"] == "analysis":
-        return (f"basic {fmt(summary.get('basic'))} · {summary.get('gaps', '?')} gaps · "
-                f"{summary.get('outliers', '?')} outliers")
+        return (f"basic {fmt(summary.get('basic'))} · {count(summary.get('gaps'))} gaps · "
+                f"{count(summary.get('outliers'))} outliers")
     means = summary.get("means") or {}
     k = summary.get("k", DEFAULT_K)
     picks = [(f"hit@{k}", means.get(f"retrieval.hit@{k}")), ("ndcg", means.get(f"retrieval.ndcg@{k}")),

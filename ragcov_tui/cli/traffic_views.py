@@ -13,6 +13,7 @@ from rich.table import Table
 from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.report_md import fmt, pct
 from ragcov_tui.coverage.report_traffic_md import examples_text, source_line
+from ragcov_tui.number_text import count
 from ragcov_tui.store.analysis_contract import AnalysisReport
 
 CLUSTERS_SHOWN = 5
@@ -37,7 +38,7 @@ def print_traffic(console: Console, report: AnalysisReport) -> None:
     console.print(t)
     gap = traffic.get("content_gap", {})
     shown = "; ".join(f"{e.get('text')} ×{e.get('count')}" for e in gap.get("examples", [])[:LISTED])
-    console.print(plain_line(f"traffic the corpus cannot answer: {gap.get('queries', 0)} queries ({pct(gap.get('share'))})"
+    console.print(plain_line(f"traffic the corpus cannot answer: {count(gap.get('queries', 0))} queries ({pct(gap.get('share'))})"
                              + (f": {shown}" if shown else "")))
     unasked = traffic.get("unasked_questions", {}).get("questions", [])
     ids = ", ".join(q.get("id", "") for q in unasked[:10]) + (" …" if len(unasked) > 10 else "")

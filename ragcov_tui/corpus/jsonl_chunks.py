@@ -22,6 +22,7 @@ from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.corpus.tokens import TokenCounter
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import quoted, vector_problem
+from ragcov_tui.number_text import count
 
 TEXT_FIELDS = ("text", "content", "page_content", "chunk")
 ID_FIELDS = ("id", "chunk_id")
@@ -66,7 +67,7 @@ class ChunkRowReader:
         """The chunks in ``text`` (the decoded content of the file named ``display``)."""
         chunks, blank_rows = read_rows(text, display, lambda line, where: self._row(line, where, default_source))
         if blank_rows:
-            warn(f"{display}: skipped {blank_rows} row(s) with blank text")
+            warn(f"{display}: skipped {count(blank_rows)} row(s) with blank text")
         if not chunks:
             warn(f"{display}: no chunks with text; skipped")
         return chunks

@@ -18,6 +18,7 @@ from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.corpus.models import Document
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, parse_json
+from ragcov_tui.number_text import count
 
 DOCUMENT_MARKERS = ("_id", "title")
 ID_FIELDS = ("_id", "id")
@@ -46,7 +47,7 @@ class DocumentRowReader:
         """The documents in ``text`` (the decoded content of the file named ``display``)."""
         documents, blank = read_rows(text, display, lambda line, where: self._row(line, where, path))
         if blank:
-            warn(f"{display}: skipped {blank} document row(s) with blank text")
+            warn(f"{display}: skipped {count(blank)} document row(s) with blank text")
         return documents
 
     def _row(self, line: str, where: str, path: str) -> Document | None:

@@ -33,6 +33,7 @@ from ragcov_tui.corpus.tokens import get_token_counter
 from ragcov_tui.corpus.walk import walk_files
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import path_problem, read_input_file
+from ragcov_tui.number_text import count
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst"})
 HTML_SUFFIXES = frozenset({".html", ".htm"})
@@ -136,7 +137,7 @@ class _FileCollector:
                 f"{suffix} ×{n}" if n > 1 else suffix for suffix, n in sorted(self.unsupported.items())
             )
             total = sum(self.unsupported.values())
-            self.warn(f"skipped {total} file(s) of unsupported types ({kinds}); accepted: {_accepted_list()}")
+            self.warn(f"skipped {count(total)} file(s) of unsupported types ({kinds}); accepted: {_accepted_list()}")
         if self.skipped_pdfs:
             self.warn(f"skipped {self.skipped_pdfs} PDF file(s): reading PDF needs pypdf: {PDF_INSTALL_HINT}")
 
@@ -214,6 +215,6 @@ def load_corpus(paths: Sequence[str | Path], *, warn: Callable[[str], None] | No
             corpus.documents.append(Document(source=source, text=text, path=str(file.path.absolute())))
     if not corpus.documents and not corpus.prechunked:
         names = ", ".join(file.display for file in collector.files[:3])
-        more = f", … ({len(collector.files)} files in all)" if len(collector.files) > 3 else ""
+        more = f", … ({count(len(collector.files))} files in all)" if len(collector.files) > 3 else ""
         raise BadInput(f"corpus: no usable text in {names}{more} (all empty, binary or unreadable; see warnings)")
     return corpus

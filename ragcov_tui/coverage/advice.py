@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ragcov_tui.number_text import count
+
 NAMED = 3  # documents named in one line; the rest are counted
 
 
@@ -32,7 +34,7 @@ def gap_advice(gap: Mapping[str, Any]) -> str:
 
 def named(documents: list[str], limit: int = NAMED) -> str:
     """``a.md, b.md, c.md (+4 more)``."""
-    more = f" (+{len(documents) - limit} more)" if len(documents) > limit else ""
+    more = f" (+{count(len(documents) - limit)} more)" if len(documents) > limit else ""
     return ", ".join(documents[:limit]) + more
 
 

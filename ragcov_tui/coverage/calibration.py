@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragcov_tui.number_text import count
+
 MAD_SCALE = 1.4826
 CUT_SPREADS = 2.0
 MIN_SPREAD = 0.05  # for shares in [0, 1]: five points
@@ -99,5 +101,5 @@ def reach_line(radius: Radius | None, within: int, chunks: int) -> str:
     if radius is None:
         return "answering radius undefined (no inlier question): no chunk is within reach"
     basis, share = ("their gold chunk", "3 in 4") if radius.source == GOLD else ("their nearest chunk", "9 in 10")
-    return (f"answering radius {radius.value:.3f} ({share} of {radius.questions} questions are this close to {basis}): "
-            f"{within / chunks:.0%} of chunks ({within} of {chunks}) are within reach of a question")
+    return (f"answering radius {radius.value:.3f} ({share} of {count(radius.questions)} questions are this close to "
+            f"{basis}): {within / chunks:.0%} of chunks ({count(within)} of {count(chunks)}) are within reach of a question")

@@ -31,6 +31,7 @@ import numpy as np
 
 from ragcov_tui.coverage.calibration import MIN_COVERAGE_SPREAD, Cut, robust_cut
 from ragcov_tui.coverage.reach import ClusterReach
+from ragcov_tui.number_text import count
 
 CALIBRATED, THRESHOLD, UNDEFINED = "calibrated", "threshold", "undefined"
 
@@ -65,7 +66,7 @@ class GapRule:
 def rule_text(mode: str, cut: Cut | None, coverage_cut: Cut | None, threshold: float | None, gaps: int,
               clusters: int) -> str:
     """``gaps: clusters with covered share below 41% (calibrated: median 68% − 2×MAD), … — 3 of 12``."""
-    tally = f" — {gaps} of {clusters}"
+    tally = f" — {count(gaps)} of {count(clusters)}"
     if mode == THRESHOLD:
         return f"gaps: clusters with coverage below {threshold:g} (--gap-threshold){tally}"
     if mode == UNDEFINED or cut is None or coverage_cut is None:

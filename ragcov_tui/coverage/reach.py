@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ragcov_tui.coverage.calibration import Cut, covered_shares, robust_cut
+from ragcov_tui.number_text import count
 
 UNEVEN_SHARE = 0.2
 
@@ -91,4 +92,4 @@ def mark_uneven(reach: list[ClusterReach], gap_clusters: set[int], median: float
         return ""
     return (f"uneven: clusters (not gaps) where documents with no chunk within reach hold at least {UNEVEN_SHARE:.0%} "
             f"of the chunks while the rest is covered at least as well as the median cluster ({median:.0%}) — "
-            f"{sum(r.uneven for r in reach)} of {sum(r.covered_share is not None for r in reach)}")
+            f"{count(sum(r.uneven for r in reach))} of {count(sum(r.covered_share is not None for r in reach))}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
 from ragcov_tui.markdown import cell, code, fmt, pct, table
+from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.analysis_contract import AnalysisReport, GapEntry
 
@@ -37,7 +38,7 @@ def fallback_line(report: Mapping[str, Any]) -> str | None:
     fallback = report.get("llm_fallback")
     if not fallback:
         return None
-    return (f"The LLM failed for {fallback.get('gaps')} of {fallback.get('asked')} gaps: their themes and questions "
+    return (f"The LLM failed for {count(fallback.get('gaps'))} of {count(fallback.get('asked'))} gaps: their themes and questions "
             f"are heuristic ({fallback.get('cause')}).")
 
 
@@ -54,8 +55,8 @@ def analysis_markdown(report: AnalysisReport) -> str:
         f"Embedder {code(embedder)} ({emb.get('dim')}-d); themes and suggestions by "
         f"{code(report.get('llm', 'heuristic'))}"
         f"{' (offline heuristic; use --llm for written questions)' if report.get('llm', 'heuristic') == 'heuristic' else ''}.",
-        f"Corpus: {corpus.get('documents')} documents, {corpus.get('chunks')} chunks. "
-        f"Questions: {q.get('total')} ({q.get('inliers')} inliers, {q.get('outliers')} outliers excluded).",
+        f"Corpus: {count(corpus.get('documents'))} documents, {count(corpus.get('chunks'))} chunks. "
+        f"Questions: {count(q.get('total'))} ({count(q.get('inliers'))} inliers, {count(q.get('outliers'))} outliers excluded).",
         "",
     ]
     if fallback_line(report):
@@ -156,7 +157,7 @@ def _document_lines(report: AnalysisReport) -> list[str]:
     docs = report.get("documents", [])
     unreached = sum(1 for d in docs if d.get("unreached"))
     lines = ["", "## Least-covered documents", "",
-             f"{unreached} of {len(docs)} documents have no chunk within reach of a question. Least covered first: "
+             f"{count(unreached)} of {count(len(docs))} documents have no chunk within reach of a question. Least covered first: "
              "documents no question names as gold (when the test file has gold ids), then by reach = similarity "
              "of the document's closest chunk to its nearest question; the JSON report lists every document.", ""]
     return lines + table(
@@ -172,12 +173,12 @@ def _gold_lines(report: AnalysisReport) -> list[str]:
     if not gold:
         return []
     lines = ["", "## Gold coverage", "",
-             f"{gold.get('documents_unnamed')} of {gold.get('documents')} documents are named by no question's gold ids "
-             f"({gold.get('questions_with_gold')} questions have gold ids)."]
+             f"{count(gold.get('documents_unnamed'))} of {count(gold.get('documents'))} documents are named by no "
+             f"question's gold ids ({count(gold.get('questions_with_gold'))} questions have gold ids)."]
     unnamed = gold.get("unnamed") or []
     if unnamed:
         lines += ["", "Documents no question names: " + cell(named(unnamed, GOLD_NAMED)) + "."]
     per_cluster = [(c.get("id"), c.get("documents_without_gold") or []) for c in report.get("clusters", [])]
-    lines += [""] + [f"- Cluster {cell(k)}: {len(docs)} document(s) without gold: {cell(named(docs))}"
+    lines += [""] + [f"- Cluster {cell(k)}: {count(len(docs))} document(s) without gold: {cell(named(docs))}"
                      for k, docs in per_cluster if docs]
     return lines

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragcov_tui.coverage.report_md import cell, fmt, pct, table
+from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.traffic_contract import TrafficSection
@@ -51,7 +52,7 @@ def traffic_markdown(report: AnalysisReport) -> str:
                     for c in traffic.get("clusters", [])])
     lines += ["", f"Untested: {cell(untested.get('rule', ''))}."]
     lines += ["", "### Queries the corpus cannot answer (a content gap, not a test gap)", "",
-              f"{gap.get('queries', 0)} distinct queries, {gap.get('count', 0):,} asked ({pct(gap.get('share'))}); "
+              f"{count(gap.get('queries', 0))} distinct queries, {count(gap.get('count', 0))} asked ({pct(gap.get('share'))}); "
               f"rule: {cell(gap.get('rule', ''))}.", ""]
     rows = [[e.get("text"), e.get("count"), fmt(e.get("similarity")), e.get("nearest_chunk")] for e in gap.get("examples", [])]
     lines += table(["query", "count", "similarity", "nearest chunk"], rows) if rows else ["None."]

@@ -31,6 +31,7 @@ from ragcov_tui.coverage.ctfidf import cluster_themes
 from ragcov_tui.coverage.suggest_offline import Embed, offline_suggestions
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.number_text import count
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.analysis_contract import LlmFallback, SuggestedQuestion
 
@@ -156,7 +157,7 @@ def check_llm_fallback(themes: list[ClusterThemes], llm_spec: str, *, allow: boo
     if fallback is None:
         return
     every = fallback["gaps"] == fallback["asked"]
-    share = "every gap" if every else f"{fallback['gaps']} of {fallback['asked']} gaps"
+    share = "every gap" if every else f"{count(fallback['gaps'])} of {count(fallback['asked'])} gaps"
     message = f"--llm {llm_spec}: themes and questions of {share} fell back to the heuristic ({fallback['cause']})"
     if every and not allow:
         raise ProviderError(f"{message}; fix the model server, or pass --allow-fallback to accept heuristic themes")

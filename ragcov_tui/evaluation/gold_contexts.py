@@ -32,6 +32,7 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.context_index import ContextIndex
+from ragcov_tui.number_text import count
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.eval_contract import GoldFromContexts
 from ragcov_tui.testset.gold_ids import CorpusIds
@@ -68,20 +69,20 @@ def context_gold_line(block: GoldFromContexts) -> str:
     """The report's one line for a ``gold_from_contexts`` block (see the module docstring)."""
     if not block.get("mapped", True):
         n = block.get("questions", 0)
-        return f"gold from reference contexts: none mapped for {n} question(s) (no --corpus to find them in)"
+        return f"gold from reference contexts: none mapped for {count(n)} question(s) (no --corpus to find them in)"
     counts = block.get("contexts") or {}
-    parts = [f"{counts.get('exact', 0)} exact", f"{counts.get('near-exact', 0)} near-exact",
-             f"{counts.get('embedding', 0)} by embedding (cos ≥ {block.get('embedding_min', EMBEDDING_MIN)})",
-             f"{counts.get('unmatched', 0)} unmatched"]
-    parts += [f"{counts[k]} {k}" for k in ("too short", "ambiguous") if counts.get(k)]
+    parts = [f"{count(counts.get('exact', 0))} exact", f"{count(counts.get('near-exact', 0))} near-exact",
+             f"{count(counts.get('embedding', 0))} by embedding (cos ≥ {block.get('embedding_min', EMBEDDING_MIN)})",
+             f"{count(counts.get('unmatched', 0))} unmatched"]
+    parts += [f"{count(counts[k])} {k}" for k in ("too short", "ambiguous") if counts.get(k)]
     line = "gold from reference contexts: " + ", ".join(parts)
     if block.get("seed_document_id"):
-        line += f"; {block['seed_document_id']} question(s) from seed_document_id"
+        line += f"; {count(block['seed_document_id'])} question(s) from seed_document_id"
     if block.get("embedded"):
-        line += f" ({block['embedded']:,} texts embedded for it)"
-    line += f"; {block.get('matched_questions', 0)} of {block.get('questions', 0)} questions got gold ids"
+        line += f" ({count(block['embedded'])} texts embedded for it)"
+    line += f"; {count(block.get('matched_questions', 0))} of {count(block.get('questions', 0))} questions got gold ids"
     if block.get("explicit"):
-        line += f" ({block['explicit']} more kept the test file's gold ids)"
+        line += f" ({count(block['explicit'])} more kept the test file's gold ids)"
     return line
 
 

@@ -23,6 +23,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.retrieval import aggregate
 from ragcov_tui.input_files import path_problem, read_input_file
+from ragcov_tui.number_text import count
 from ragcov_tui.store.eval_contract import (
     Aggregate,
     EvalHeadline,
@@ -122,7 +123,7 @@ def failure_note(report: Mapping[str, Any]) -> str | None:
     total = (report.get("counts") or {}).get("questions") or failed
     first = errors[0]
     where = f"{first.get('id')}: {first['metric']}" if first.get("metric") else f"{first.get('id')}"
-    return f"{failed} of {total} question{'s' if total != 1 else ''} failed (first: {where}: {first.get('error')})"
+    return f"{count(failed)} of {count(total)} question{'s' if total != 1 else ''} failed (first: {where}: {first.get('error')})"
 
 
 def all_failed(report: Mapping[str, Any]) -> bool:

@@ -17,6 +17,7 @@ import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import quoted
+from ragcov_tui.number_text import count
 from ragcov_tui.store.evals import item_questions
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.testset.models import TestSet
@@ -64,4 +65,4 @@ def _count(ids: list[str], one: str, many: str) -> str:
 
 def _ids(ids: list[str]) -> str:
     shown = ", ".join(quoted(i) for i in ids[:EXAMPLES])
-    return shown + (f", +{len(ids) - EXAMPLES} more" if len(ids) > EXAMPLES else "")
+    return shown + (f", +{count(len(ids) - EXAMPLES)} more" if len(ids) > EXAMPLES else "")

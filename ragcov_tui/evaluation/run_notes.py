@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ragcov_tui.evaluation.gold_contexts import context_gold_line
 from ragcov_tui.evaluation.systems.records_join import join_line
+from ragcov_tui.number_text import count
 from ragcov_tui.store.eval_contract import EvalReport
 
 
@@ -18,9 +19,10 @@ def run_notes(report: EvalReport) -> list[str]:
         lines.append("gold ids: not checked against a corpus (no --corpus)")
     elif isinstance(gold, dict) and (gold.get("ids") or not report.get("gold_from_contexts")):
         normalised = sum((gold.get("normalised") or {}).values())
-        lines.append(f"gold ids: {gold.get('matched')} of {gold.get('ids')} matched the corpus"
-                     + (f" ({normalised} after normalisation)" if normalised else "")
-                     + (f", {gold.get('unmatched')} unmatched" if gold.get("unmatched") else ""))
+        # counts distinct ids (a document named by 40 questions counts once), not questions
+        lines.append(f"gold ids: {count(gold.get('matched'))} of {count(gold.get('ids'))} distinct ids matched the corpus"
+                     + (f" ({count(normalised)} after normalisation)" if normalised else "")
+                     + (f", {count(gold.get('unmatched'))} unmatched" if gold.get("unmatched") else ""))
     if isinstance(contexts := report.get("gold_from_contexts"), dict):
         lines.append(context_gold_line(contexts))
     if isinstance(records := report.get("records_join"), dict):

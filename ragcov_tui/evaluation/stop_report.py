@@ -15,6 +15,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.llm.accounting import usage_lines
+from ragcov_tui.number_text import count
 from ragcov_tui.store.evals import item_status_counts
 from ragcov_tui.store.sessions import get_session
 
@@ -30,9 +31,10 @@ def stop_report(db: sqlite_utils.Database, sid: str, progress: dict[str, Any] | 
     progress = progress or {}
     total = progress.get("total") if progress.get("stage") == STAGE else None
     if finished or total:
-        line = f"stopped: {finished} of {total} questions evaluated" if total else f"stopped: {finished} questions evaluated"
-        line += f" ({failed} failed)" if failed else ""
-        line += f", {total - finished} not yet" if total and total > finished else ""
+        line = (f"stopped: {count(finished)} of {count(total)} questions evaluated" if total
+                else f"stopped: {count(finished)} questions evaluated")
+        line += f" ({count(failed)} failed)" if failed else ""
+        line += f", {count(total - finished)} not yet" if total and total > finished else ""
     else:
         at = f" (at {progress['stage']} {progress.get('done', 0)}/{progress.get('total', 0)})" if progress.get("stage") else ""
         line = f"stopped before any question was evaluated{at}"

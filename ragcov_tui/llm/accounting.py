@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ragcov_tui.number_text import count
+
 
 def requests_text(u: dict[str, Any]) -> str:
     """``requests: 14 (2 retried, 1 failed)``; the parenthesis only when some were (``abandoned``:
     in flight when the run stopped)."""
-    extra = [f"{u[key]} {key}" for key in ("retried", "failed", "abandoned") if u.get(key)]
-    return f"requests: {u.get('requests', 0):,}" + (f" ({', '.join(extra)})" if extra else "")
+    extra = [f"{count(u[key])} {key}" for key in ("retried", "failed", "abandoned") if u.get(key)]
+    return f"requests: {count(u.get('requests', 0))}" + (f" ({', '.join(extra)})" if extra else "")
 
 
 def money_text(u: dict[str, Any]) -> str:
@@ -36,11 +38,11 @@ def usage_line(name: str, u: dict[str, Any]) -> str:
     """One model's line (see the module docstring)."""
     tokens = u.get("prompt_tokens", 0) + u.get("completion_tokens", 0) if "prompt_tokens" in u else u.get("tokens", 0)
     if "requests" in u:
-        cached = f"{u.get('cached', 0):,} {'texts cached' if 'texts' in u else 'cached'}"  # embeddings: texts
+        cached = f"{count(u.get('cached', 0))} {'texts cached' if 'texts' in u else 'cached'}"  # embeddings: texts
         counted = f"{requests_text(u)}, {cached}"
     else:
-        counted = f"{u['calls']} calls ({u.get('cached', 0)} cached)"
-    return f"{name}: {counted}, {tokens:,} tokens{money_text(u)}"
+        counted = f"{count(u['calls'])} calls ({count(u.get('cached', 0))} cached)"
+    return f"{name}: {counted}, {count(tokens)} tokens{money_text(u)}"
 
 
 def usage_lines(usage: Mapping[str, Any]) -> list[str]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragcov_tui.input_values import quoted
+from ragcov_tui.number_text import count
 
 LIST_TIMEOUT = 2.0  # seconds for the one GET
 SHOWN = 3  # model names quoted in the warning
@@ -30,7 +31,7 @@ def unlisted_model_note(client: Any, model: str, what: str) -> str | None:
         return None
     if not ids or model in ids:
         return None
-    shown = ", ".join(quoted(i) for i in ids[:SHOWN]) + (f", +{len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
+    shown = ", ".join(quoted(i) for i in ids[:SHOWN]) + (f", +{count(len(ids) - SHOWN)} more" if len(ids) > SHOWN else "")
     return (f"{what} does not list model {quoted(model)} (it serves {shown}); "
             "its replies may come from another model")
 

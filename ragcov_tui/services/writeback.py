@@ -22,6 +22,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.number_text import count
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import get_session
@@ -74,7 +75,7 @@ def _note_changes(db: sqlite_utils.Database, sid: str, path: str, snap: Snapshot
         return None
     seen_rows = view.rows if view else _analysed_rows(db, sid)
     rows = _save_seen(db, sid, path, snap.sha, snap.testset.questions)
-    what = str(compare(seen_rows, rows)) if seen_rows is not None else f"{len(rows)} rows now"
+    what = str(compare(seen_rows, rows)) if seen_rows is not None else f"{count(len(rows))} rows now"
     stale = _marks_no_longer_true(db, sid, snap)
     more = f"; no longer true: {', '.join(stale[:3])}{' …' if len(stale) > 3 else ''}" if stale else ""
     return f"test file {snap.file.name} changed on disk: {what}; reloaded{more}"

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import parse_json_line
+from ragcov_tui.number_text import count
 from ragcov_tui.testset.models import Question, TestSet
 from ragcov_tui.testset.qrels import Qrels, parse_qrels, read_qrels
 from ragcov_tui.testset.reader import read_bytes, read_testset
@@ -128,6 +129,6 @@ def attach_qrels(testset: TestSet, qrels: Qrels, display: str, warn=None) -> Non
     for question in judged:
         question.gold = dict(qrels[question.id])
     if warn is not None and len(judged) < len(testset.questions):
-        warn(f"--qrels {display}: {len(testset.questions) - len(judged)} of {len(testset.questions)} questions "
+        warn(f"--qrels {display}: {count(len(testset.questions) - len(judged))} of {count(len(testset.questions))} questions "
              f"have no judgement there (kept their own gold ids, if any)")
     testset.field_names.setdefault("gold", "qrels")

@@ -18,6 +18,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
+from ragcov_tui.number_text import count
 from ragcov_tui.testset.fields import resolve_fields
 
 RowPrint = tuple[str | None, str]
@@ -50,7 +51,8 @@ class Changes:
 
     def __str__(self) -> str:
         """``1 row added, 0 removed, 0 edited``."""
-        return f"{self.added} row{'' if self.added == 1 else 's'} added, {self.removed} removed, {self.edited} edited"
+        return (f"{count(self.added)} row{'' if self.added == 1 else 's'} added, {count(self.removed)} removed, "
+                f"{count(self.edited)} edited")
 
 
 def compare(old: list[RowPrint], new: list[RowPrint]) -> Changes:

@@ -33,6 +33,7 @@ from typing import Any
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
+from ragcov_tui.number_text import count
 from ragcov_tui.testset.models import Question
 
 RULES = ("cleaned", "relative", "prefix", "suffix", "chunk→document", "file name", "file stem")
@@ -76,9 +77,9 @@ class GoldMatch:
         """One line saying which normalisations were applied, or None when every id matched exactly."""
         if not self.normalised:
             return None
-        parts = [f"{RULE_TEXT[rule]} ×{n} (e.g. {self.examples[rule][0]!r} → {self.examples[rule][1]!r})"
+        parts = [f"{RULE_TEXT[rule]} ×{count(n)} (e.g. {self.examples[rule][0]!r} → {self.examples[rule][1]!r})"
                  for rule, n in self.normalised.most_common()]
-        return f"gold ids: {sum(self.normalised.values())} matched the corpus after normalisation: " + "; ".join(parts)
+        return f"gold ids: {count(sum(self.normalised.values()))} distinct ids matched the corpus after normalisation: " + "; ".join(parts)
 
 
 class CorpusIds:
@@ -186,7 +187,7 @@ def match_gold_ids(questions: Sequence[Question], chunks: Sequence[Chunk], roots
             warn(line)
         missing = result.unmatched + result.ambiguous
         if missing:
-            warn(f"gold ids: {len(missing)} of {result.ids} match no corpus id and score as not retrieved "
+            warn(f"gold ids: {count(len(missing))} of {count(result.ids)} distinct ids match no corpus id and score as not retrieved "
                  f"(e.g. {_sample(missing)})")
     return result
 
@@ -196,10 +197,10 @@ def _check(result: GoldMatch, corpus: CorpusIds) -> None:
     if not result.questions_with_gold or 2 * result.questions_matched >= result.questions_with_gold:
         return
     missing = result.unmatched + result.ambiguous
-    ambiguous = f", {len(result.ambiguous)} ambiguous" if result.ambiguous else ""
+    ambiguous = f", {count(len(result.ambiguous))} ambiguous" if result.ambiguous else ""
     raise BadInput(
-        f"gold ids: only {result.questions_matched} of {result.questions_with_gold} questions with gold ids "
-        f"match the corpus ({len(missing)} unmatched ids{ambiguous}, e.g. {_sample(missing)}; corpus ids: "
+        f"gold ids: only {count(result.questions_matched)} of {count(result.questions_with_gold)} questions with gold "
+        f"ids match the corpus ({count(len(missing))} unmatched ids{ambiguous}, e.g. {_sample(missing)}; corpus ids: "
         f"{_sample(corpus.documents)}); tried exact, then {', '.join(RULES)}")
 
 

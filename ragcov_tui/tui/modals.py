@@ -14,6 +14,7 @@ from textual.worker import get_current_worker
 
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.compare_contract import Comparison
+from ragcov_tui.number_text import signed
 from ragcov_tui.store import open_db
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary
@@ -128,14 +129,17 @@ def compare_text(a: SessionRow, b: SessionRow) -> Text:
         out.append(f"{label:<28}").append_text(lit(f"{x} (both)" if x == y else f"{x}  →  {y}")).append("\n")
     for key in list(dict.fromkeys([*fo, *fn])):
         before, after = fo.get(key), fn.get(key)
-        delta = f"{after - before:+.3f}" if before is not None and after is not None else "—"
+        delta = signed(after - before) if before is not None and after is not None else "—"
         show = lambda v: "—" if v is None else (f"{v:,}" if isinstance(v, int) else f"{v:.3f}")  # noqa: E731
         out.append(f"{key:<28}{show(before):>10}{show(after):>10}{delta:>10}\n")
     return out
 
 
 def _signed(value: float | None, sign: str = "") -> str:
-    return "—" if value is None else f"{value:{sign}.3f}"
+    """``0.812``; with ``sign="+"`` a difference (``+0.012``, never ``-0.000``); None as ``—``."""
+    if value is None:
+        return "—"
+    return signed(value) if sign == "+" else f"{value:.3f}"
 
 
 def paired_text(result: Comparison) -> Text:

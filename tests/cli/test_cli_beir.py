@@ -22,7 +22,7 @@ def test_eval_reads_a_beir_folder_and_says_what_it_embedded(tmp_path: Path, caps
     report = json.loads(out.read_text())
     assert len(report["questions"]) == 24 and report["aggregate"]["generation"] == {}
     n = report["gold_ids"]["ids"]
-    assert f"gold ids: {n} of {n} matched the corpus" in printed
+    assert f"gold ids: {n} of {n} distinct ids matched the corpus" in printed
     assert "embedded — corpus: nothing (builtin:bm25 needs no corpus vectors); per question: nothing" in printed
     assert "Generation: not scored (retrieval metrics only; --metrics all scores answers too)" in printed
 

@@ -59,7 +59,7 @@ def test_path_prefix_case_says_so_in_one_line() -> None:
     result = match_gold_ids(questions, corpus(), roots=["sample_data/corpus"], warn=warnings.append)
     assert result.matched == len(DOCS) and result.questions_matched == len(DOCS)
     assert len(warnings) == 1
-    assert warnings[0].startswith(f"gold ids: {len(DOCS)} matched the corpus after normalisation: "
+    assert warnings[0].startswith(f"gold ids: {len(DOCS)} distinct ids matched the corpus after normalisation: "
                                   "path relative to the corpus root")
     assert "'sample_data/corpus/billing-and-plans.md' → 'billing-and-plans.md'" in warnings[0]
 
@@ -82,7 +82,7 @@ def test_half_matching_goes_on_and_warns_about_the_rest() -> None:
     warnings: list[str] = []
     result = match_gold_ids(questions, corpus(), warn=warnings.append)
     assert result.as_dict()["matched"] == 1 and result.as_dict()["unmatched"] == 1
-    assert warnings == ["gold ids: 1 of 2 match no corpus id and score as not retrieved (e.g. 'zzz.md')"]
+    assert warnings == ["gold ids: 1 of 2 distinct ids match no corpus id and score as not retrieved (e.g. 'zzz.md')"]
 
 
 def test_grade_zero_ids_and_questions_without_gold_are_not_counted() -> None:

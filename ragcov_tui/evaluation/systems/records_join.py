@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import Record, RecordsFile
 from ragcov_tui.input_values import quoted
+from ragcov_tui.number_text import count
 from ragcov_tui.store.eval_contract import RecordsJoinReport
 from ragcov_tui.testset.fields import aliases_text
 from ragcov_tui.testset.ids import text_key
@@ -69,12 +70,12 @@ class RecordsJoin:
 def join_line(block: RecordsJoinReport) -> str:
     """``records: 30 of 31 questions joined (29 by id, 1 by question text); 1 ambiguous: …``."""
     names = {"id": "by id", "question": "by question text", "order": "by position"}
-    how = ", ".join(f"{n} {names.get(k, k)}" for k, n in (block.get("by") or {}).items())
-    line = f"records: {block.get('joined')} of {block.get('questions')} questions joined" + (f" ({how})" if how else "")
+    how = ", ".join(f"{count(n)} {names.get(k, k)}" for k, n in (block.get("by") or {}).items())
+    line = f"records: {count(block.get('joined'))} of {count(block.get('questions'))} questions joined" + (f" ({how})" if how else "")
     if block.get("missing"):
-        line += f"; {block['missing']} without a row"
+        line += f"; {count(block['missing'])} without a row"
     if block.get("ambiguous"):
-        line += f"; {block['ambiguous']} ambiguous, not joined (e.g. {(block.get('ambiguous_examples') or ['?'])[0]})"
+        line += f"; {count(block['ambiguous'])} ambiguous, not joined (e.g. {(block.get('ambiguous_examples') or ['?'])[0]})"
     return line
 
 
@@ -89,8 +90,8 @@ def join_records(records: RecordsFile, questions: Sequence[Question], mode: str 
             join.rows_by_text.setdefault(text_key(row.question), []).append(row)
     if mode == "order":
         if len(records.rows) != len(questions):
-            raise BadInput(f"{records.path}: --join order: {len(records.rows)} rows but the test file has "
-                           f"{len(questions)} questions (row n answers question n)")
+            raise BadInput(f"{records.path}: --join order: {count(len(records.rows))} rows but the test file has "
+                           f"{count(len(questions))} questions (row n answers question n)")
         join.by_question = {q.id: row for q, row in zip(questions, records.rows, strict=True)}
         join.how["order"] = len(questions)
         return join

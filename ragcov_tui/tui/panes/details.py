@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
+from ragcov_tui.number_text import count
 from ragcov_tui.store import queries
 from ragcov_tui.store.rows import ClusterRow
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, labelled_grid, lit, num
@@ -36,7 +37,7 @@ def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
     cluster, nearest question, then the chunk's whole text), in document order."""
     why = doc.get("reason") or ("flagged as misaligned: its coverage is far below the other documents'"
                                 if doc.get("flagged") else "not flagged")
-    gold = "no gold ids in the test file" if doc.get("gold_count") is None else f"named by {doc['gold_count']} question(s)"
+    gold = "no gold ids in the test file" if doc.get("gold_count") is None else f"named by {count(doc['gold_count'])} question(s)"
     head = labelled_grid([("rank", val(doc.get("rank"))), ("reach", val(doc.get("reach"))),
                           ("covered", val(doc.get("covered_share"))), ("gold", lit(gold)),
                           ("coverage", val(doc.get("coverage"))), ("chunks", val(doc.get("chunks"))),

@@ -23,6 +23,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.tui.modals import TextScreen
@@ -223,7 +224,7 @@ def _metrics(out: Doc, item: dict[str, Any], details: dict[str, Any], head: Any)
 def _retrieved(out: Doc, retrieved: list[dict[str, Any]], unfolded: bool, head: Any) -> None:
     """One line per retrieved chunk (rank, id, score); its text too when ``unfolded``."""
     cited = sum(1 for c in retrieved if c.get("cited"))
-    head(f"Retrieved: {len(retrieved)} chunks, {cited} cited (*) · c: {'fold' if unfolded else 'show'} their text")
+    head(f"Retrieved: {count(len(retrieved))} chunks, {count(cited)} cited (*) · c: {'fold' if unfolded else 'show'} their text")
     for rank, c in enumerate(retrieved, 1):
         out.append(f"{'*' if c.get('cited') else ' '} {rank:>2}. ", style="bold")
         out.append_text(lit(c.get("id"), "bold")).append(f"  ·  score {score_text(c.get('score'))}\n", style="dim")
