@@ -302,15 +302,30 @@ def eval_header(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
 
 
 def eval_metric_keys(db: sqlite_utils.Database, sid: str) -> dict[str, list[str]]:
-    """Metric names present in the session: ``{"retrieval": [...], "generation": [...]}``, each the
-    union over its items (a failed item stores ``{}``), in the order they first appear: by the
-    first item holding the name (test-file order), then by its place in that item. Sorting,
-    filtering, histograms and aggregates all read this list."""
+    """Metric names of the session: ``{"retrieval": [...], "generation": [...]}``. A finished run's
+    report names the metrics it measured (in its order); until then, the union over the stored
+    items (a failed item stores ``{}``, so never the first item alone), in the order they first
+    appear: by the first item holding the name (test-file order), then by its place in that item.
+    Sorting, filtering, histograms and aggregates all read this list."""
+    measured = eval_header(db, sid).get("metrics")
+    if isinstance(measured, dict):
+        return {group: [str(m) for m in measured.get(group) or []] for group in ("retrieval", "generation")}
     return {group: [key for key, _, _ in db.execute(
         # SQLite takes the bare column j.id from the row that holds min(e.seq)
         f"SELECT j.key, min(e.seq) AS first, j.id FROM eval_items e, json_each(e.{group}) j "
         "WHERE e.session_id = ? GROUP BY j.key ORDER BY first, j.id", [sid])]
         for group in ("retrieval", "generation")}
+
+
+def _metric_group(db: sqlite_utils.Database, sid: str, name: str) -> str | None:
+    """The group of :func:`eval_metric_keys` that holds ``name`` (None: neither), found without
+    listing every item's keys: the first item holding the name is enough."""
+    measured = eval_header(db, sid).get("metrics")
+    if isinstance(measured, dict):
+        return next((g for g in ("retrieval", "generation") if name in (measured.get(g) or [])), None)
+    return next((g for g in ("retrieval", "generation") if db.execute(
+        f"SELECT 1 FROM eval_items WHERE session_id = ? AND json_type({g}, ?) IS NOT NULL LIMIT 1",
+        [sid, f'$."{name}"']).fetchone()), None)
 
 
 def eval_aggregates(db: sqlite_utils.Database, sid: str) -> dict[str, dict[str, Stat]]:
@@ -343,9 +358,8 @@ def _metric_expr(db: sqlite_utils.Database, sid: str, name: str) -> tuple[str, l
     """SQL for one sortable / filterable column and its parameters; BadInput for an unknown name."""
     if name in EVAL_TEXT_COLUMNS:
         return EVAL_TEXT_COLUMNS[name], []
-    for group, keys in eval_metric_keys(db, sid).items():
-        if name in keys:
-            return f"json_extract({group}, ?)", [f'$."{name}"']
+    if group := _metric_group(db, sid, name):
+        return f"json_extract({group}, ?)", [f'$."{name}"']
     raise BadInput(f"unknown column {name!r}")
 
 
@@ -399,9 +413,9 @@ def metric_defined(db: sqlite_utils.Database, sid: str, metric: str) -> bool:
 
 def metric_values(db: sqlite_utils.Database, sid: str, metric: str) -> list[float]:
     """Every defined value of one metric (retrieval or generation) in the session."""
-    for group, keys in eval_metric_keys(db, sid).items():
-        if metric in keys:
-            return [v for (v,) in db.execute(
-                f"SELECT json_extract({group}, ?) FROM eval_items WHERE session_id = ? AND json_extract({group}, ?) IS NOT NULL",
-                [f'$."{metric}"', sid, f'$."{metric}"'])]
-    return []
+    group = _metric_group(db, sid, metric)
+    if group is None:
+        return []
+    return [v for (v,) in db.execute(
+        f"SELECT json_extract({group}, ?) FROM eval_items WHERE session_id = ? AND json_extract({group}, ?) IS NOT NULL",
+        [f'$."{metric}"', sid, f'$."{metric}"'])]

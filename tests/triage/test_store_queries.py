@@ -91,3 +91,30 @@ def test_eval_aggregates_have_spread(db) -> None:
     assert math.isclose(faith.std, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)), rel_tol=1e-6)
     assert list(agg["retrieval"])[:2] == ["precision@5", "recall@5"]
     assert q.eval_detail(db, "e0000001", "q00001")["details"]["generation_details"]["faithfulness"]["claims"]
+
+
+def test_metric_names_come_from_every_item_when_the_first_failed() -> None:
+    """Issue #22 §1: a failed item stores ``{}``; the names (and so sorting, filtering, histograms)
+    are the union over the items, in the order they first appear, for a run without its report yet."""
+    db = open_db(":memory:")
+    make_eval_session(db, n_questions=30)
+    before = q.eval_metric_keys(db, "e0000001")
+    with db.conn:
+        db.conn.execute("UPDATE eval_items SET status = 'error', retrieval = '{}', generation = '{}' "
+                        "WHERE session_id = 'e0000001' AND seq = 0")
+    assert q.eval_metric_keys(db, "e0000001") == before and "faithfulness" in before["generation"]
+    assert list(q.eval_aggregates(db, "e0000001")["retrieval"]) == [
+        m for m in before["retrieval"] if q.metric_values(db, "e0000001", m)]
+    assert q.eval_page(db, "e0000001", query="faithfulness<0.5").total > 0
+    assert q.metric_values(db, "e0000001", "faithfulness")
+
+
+def test_a_finished_run_names_what_it_measured() -> None:
+    db = open_db(":memory:")
+    make_eval_session(db, n_questions=5)
+    with db.conn:
+        db.conn.execute("UPDATE eval_items SET status = 'error', retrieval = '{}', generation = '{}'")
+        db.conn.execute("INSERT INTO reports (session_id, report) VALUES ('e0000001', ?)",
+                        [json.dumps({"metrics": {"retrieval": ["mrr"], "generation": ["faithfulness"]}})])
+    assert q.eval_metric_keys(db, "e0000001") == {"retrieval": ["mrr"], "generation": ["faithfulness"]}
+    assert q.eval_page(db, "e0000001", sort="mrr").total == 5

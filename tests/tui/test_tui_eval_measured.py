@@ -52,13 +52,23 @@ def _records_without_the_first_question(path: Path) -> Path:
     return path
 
 
+async def _until(pilot, ready, what: str) -> None:
+    """Pause until ``ready()`` holds (a busy machine may need more than one refresh)."""
+    for _ in range(100):
+        if ready():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 async def _type(pilot, text: str) -> None:
     await pilot.press("slash")
     await pilot.pause()
     for ch in text:
         await pilot.press(ch)
     await pilot.press("enter")
-    await pilot.pause()
+    table = pilot.app.query_one("#results-table", PagedTable)
+    await _until(pilot, lambda: f"filter '{text}'" in str(table.border_title), f"the filter {text!r}")
 
 
 async def test_results_keep_every_metric_when_the_first_question_failed(tmp_path: Path) -> None:
@@ -69,8 +79,8 @@ async def test_results_keep_every_metric_when_the_first_question_failed(tmp_path
     app = RagcovApp(db, _only_session(db))
     async with app.run_test(size=(80, 24)) as pilot:
         app.show_pane("results")
-        await pilot.pause()
         table = app.query_one("#results-table", PagedTable)
+        await _until(pilot, lambda: table.page.total == 31, "the results")
         titles = [str(c.label) for c in table.columns.values()]
         assert titles[3:] == ["hit@5", "mrr", "faith", "corr"]  # the first row (q001) holds no metric
         assert table.page.rows[0]["question_id"] == "q001" and table.page.rows[0]["status"] == "error"
@@ -79,11 +89,11 @@ async def test_results_keep_every_metric_when_the_first_question_failed(tmp_path
         assert 0 < table.page.total < 31
         assert all(r["generation"]["faithfulness"] < 0.5 for r in table.page.rows)
         await pilot.press("escape")
-        await pilot.pause()
+        await _until(pilot, lambda: "filter" not in str(table.border_title), "the filter cleared")
         await pilot.press("s", "s")  # id → diagnosis → hit@5
-        assert "Results by hit@5" in str(table.border_title)
+        await _until(pilot, lambda: "Results by hit@5" in str(table.border_title), "the sort by hit@5")
         await pilot.press("h")  # histograms are hidden at 24 rows until asked for
-        await pilot.pause()
+        await _until(pilot, lambda: "faithfulness (n=30)" in screen_text(app), "the histogram")
         shown = screen_text(app)
         assert "faithfulness (n=30)" in shown and "not measured" not in shown
 
@@ -96,8 +106,8 @@ async def test_a_retrieval_only_beir_run_shows_what_it_measured(tmp_path: Path) 
     app = RagcovApp(db, _only_session(db))
     async with app.run_test(size=(120, 40)) as pilot:
         app.show_pane("results")
-        await pilot.pause()
         table = app.query_one("#results-table", PagedTable)
+        await _until(pilot, lambda: table.page.total == 24, "the results")
         assert [str(c.label) for c in table.columns.values()][3:] == ["hit@10", "mrr", "ndcg@10"]
         assert "ndcg@10" in screen_text(app)
         found = [r for r in table.page.rows if r["retrieval"]["hit@10"] == 1.0]
@@ -112,11 +122,11 @@ async def test_a_retrieval_only_beir_run_shows_what_it_measured(tmp_path: Path) 
         low = table.page.total
         assert 0 < low < 24 and all(r["retrieval"]["ndcg@10"] < 0.9 for r in table.page.rows)
         await pilot.press("escape")
-        await pilot.pause()
+        await _until(pilot, lambda: "filter" not in str(table.border_title), "the filter cleared")
         await _type(pilot, "ndcg<0.9")  # the family name, as --fail-under reads it
         assert table.page.total == low
         app.show_pane("overview")
-        await pilot.pause()
+        await _until(pilot, lambda: "judge" in screen_text(app), "the overview")
         shown = screen_text(app)
         assert "judge   none (retrieval metrics only)" in shown and "heuristic" not in shown
         assert "not measured" not in shown
