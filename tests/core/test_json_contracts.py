@@ -7,7 +7,8 @@ sample_data/), each checked against its type:
   (themes from an LLM on a local fake server for one gap, the heuristic's for the rest):
   ``store.analysis_contract.AnalysisReport``;
 - ``eval --json`` (plain, ``--repeats 2``, dense, judged by an LLM on a local fake server, a
-  ``records:`` file joined by position, gold ids from reference contexts):
+  ``records:`` file joined by position, with and without ``--corpus`` (retrieval not measured),
+  gold ids from reference contexts):
   ``store.eval_contract.EvalReport``;
 - ``compare --json``: ``evaluation.compare_contract.Comparison``;
 - the session rows (``sessions --json``): ``store.rows.SessionRow``; an eval's stored items:
@@ -117,6 +118,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     answers.write_text(json.dumps([{"message": r["ground_truth"], "documents": [r["ground_truth"]]} for r in rows]))
     json_of("eval_records", "eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "hash",
             "--system", f"records:{answers}", "--join", "order", "--metrics", "retrieval")
+    json_of("eval_records_texts", "eval", "--questions", str(QUESTIONS), "--embedder", "hash",  # no --corpus:
+            "--system", f"records:{answers}", "--join", "order", "--metrics", "hit@5,keyword_coverage")  # not measured
     ragas = tmp / "ragas.jsonl"  # no gold ids: reference contexts give them
     ragas.write_text("".join(json.dumps({"user_input": r["question"], "reference": r["ground_truth"],
                                          "reference_contexts": [r["ground_truth"]]}) + "\n" for r in rows))
@@ -139,7 +142,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("analyze_llm", AnalysisReport), ("eval", EvalReport),
              ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("eval_judged", EvalReport),
-             ("eval_records", EvalReport), ("eval_contexts", EvalReport), ("compare", Comparison),
+             ("eval_records", EvalReport), ("eval_records_texts", EvalReport), ("eval_contexts", EvalReport),
+             ("compare", Comparison),
              ("sessions", list[SessionRow]), ("items", list[StoredItem])]
 
 
@@ -164,6 +168,7 @@ def test_the_runs_reach_the_optional_parts(runs: dict[str, Any]) -> None:
     assert themed["llm_fallback"] and themed["usage"]["llm"] and any(  # LLM suggestions carry no chunk_id / form
         "chunk_id" not in s for g in themed["gaps"] for s in g["suggested_questions"])
     assert runs["eval_records"]["records_join"] and runs["eval_contexts"]["gold_from_contexts"]
+    assert runs["eval_records_texts"]["retrieval_not_measured"]
     judged = runs["eval_judged"]
     assert judged["judge"] == "llm:openai:gpt-4o-mini" and judged["usage"]["llm"]["openai:gpt-4o-mini"]["calls"]
 
