@@ -26,6 +26,7 @@ from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, In
 from ragcov_tui.services.config import Config
 from ragcov_tui.store import open_db
 from ragcov_tui.store.analysis_contract import AnalysisReport
+from ragcov_tui.store.db import open_db_read_only
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.sessions import resolve_session
@@ -112,11 +113,28 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     gates = parse_coverage_gates(args.fail_under or [])
     opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
     opts.coverage_params()  # a bad engine option fails before the database is touched
+    if args.dry_run:
+        from ragcov_tui.services.dry_run import plan_analysis
+
+        return _print_plan(args, out, plan_analysis(opts, open_db_read_only(db_path), _warn(args)))
     db = _open(args, db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     _analysis_outputs(args, out, report, db_path)
     return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
+
+
+def _warn(args: argparse.Namespace) -> Callable[[str], None] | None:
+    return None if args.quiet else warn_printer(args.quiet)
+
+
+def _print_plan(args: argparse.Namespace, out: Console, plan: Any) -> int:
+    """``--dry-run``: the plan as JSON (``--json``) and as lines (unless the JSON went to stdout)."""
+    write_output(args.json, dump_json(plan.to_dict()), out)
+    if args.json != "-":
+        for line in plan.lines():
+            out.print(plain_line(line), soft_wrap=True)  # one line each, whatever the width
+    return EXIT_OK
 
 
 def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str) -> None:
@@ -232,6 +250,10 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     opts: EvalOptions = command_options(args, cfg)
     max_drop = setting(args, cfg, "max_drop")
     parse_fail_under(args.fail_under or [], opts.k)  # bad gate specs fail before any work
+    if args.dry_run:
+        from ragcov_tui.services.dry_run import plan_eval
+
+        return _print_plan(args, out, plan_eval(opts, open_db_read_only(db_path), _warn(args)))
     db = _open(args, db_path, writable=True)
     baseline = load_baseline(db, args.baseline) if args.baseline else None
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:

@@ -146,6 +146,9 @@ def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None
     parser.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
     parser.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="say what the run would embed, call, cost and take on this machine, then stop "
+                             "(no remote call, no session)")
     parser.add_argument("--concurrency", help="embedding / LLM calls in flight (default {concurrency})")
     parser.add_argument("--name", help="a label for the session")
     parser.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")

@@ -196,6 +196,12 @@ class OnnxEmbedder(Embedder):
                 owner.append(i)
         return ids, owner, [len(w) for w in ids]
 
+    def window_lengths(self, texts: Sequence[str]) -> list[int]:
+        """The word pieces of every window of ``texts``: what ``stats.tokens`` counts when they are
+        embedded (``--dry-run`` counts with it; loads the model on first use)."""
+        self._load()
+        return self._windows(texts)[2]
+
     def _run(self, windows: list[list[int]]) -> np.ndarray:
         """Pooled, normalised vectors of equally padded windows (one onnxruntime call)."""
         assert self._session is not None

@@ -89,7 +89,7 @@ def run_analysis(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     params = opts.coverage_params()
-    opts, testset, documents, chunks = _load_inputs(opts, progress, warn)
+    opts, testset, documents, chunks = load_inputs(opts, progress, warn)
     timings["load"] = time.perf_counter() - t0
     t = time.perf_counter()
     log = read_traffic(opts.traffic) if opts.traffic else None
@@ -180,7 +180,7 @@ def run_analysis(
         raise
 
 
-def _load_inputs(
+def load_inputs(
     opts: AnalyzeOptions, progress: Progress | None, warn: Callable[[str], None] | None
 ) -> tuple[AnalyzeOptions, TestSet, list[Document], list[Chunk]]:
     """The test set and the chunked corpus (``opts.corpus`` filled in from a BEIR folder); BadInput

@@ -98,6 +98,24 @@ def open_db(path: str | os.PathLike[str] | None = None, *, where: str = "--db",
     return db
 
 
+def open_db_read_only(path: str | os.PathLike[str] | None = None) -> sqlite_utils.Database | None:
+    """The database at ``path`` (default :func:`default_db_path`) opened read-only, for a command
+    that must write nothing (``--dry-run`` reads the caches); ``None`` when there is no such file or
+    it cannot be read as a database of this version (then there is nothing cached to read)."""
+    p = Path(path) if path is not None else default_db_path()
+    if str(p) == ":memory:" or not p.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error:
+        return None
+    if version != SCHEMA_VERSION:
+        conn.close()
+        return None
+    return sqlite_utils.Database(conn)
+
+
 def _connect(p: Path, where: str, writable: bool) -> sqlite3.Connection:
     if p.is_dir():
         raise BadInput(f"{where} {p}: is a directory, expected a database file")

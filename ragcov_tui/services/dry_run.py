@@ -1,0 +1,191 @@
+"""``--dry-run``: what an analysis or an eval would do and cost, found without doing it.
+
+The inputs are read and chunked exactly as the run would; the embedding cache is read (never
+written) to find the texts still to embed; their tokens are counted
+(:func:`ragcov_tui.embeddings.workload.count_tokens`: exact for ``local`` and ``openai:``); the
+cost is ``tokens × price`` at the price that applies to the embedder's server
+(:func:`ragcov_tui.llm.cost.price_for`: list prices only at the provider's own API, "cost unknown"
+where no price applies); the time is ``tokens / rate`` where ``rate`` is measured by embedding a
+seeded sample for about two seconds on this machine (:func:`~ragcov_tui.embeddings.workload.calibrate`;
+a remote embedder is never called, so its time is unknown). No session is created, no LLM or
+embedding server is called, and the database is opened read-only (not at all when it does not exist).
+
+LLM calls are counted, not priced (their prompts depend on what the run finds):
+
+- analyze: one theme call per gap cluster, at most one per cluster (the gaps are known only after
+  the run), none without ``--llm``;
+- eval: per question and repeat, :data:`JUDGE_CALLS` calls for each judged generation metric
+  (one for the rest), none with the offline judge or with retrieval metrics only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlite_utils
+
+from ragcov_tui.corpus import build_chunks
+from ragcov_tui.embeddings.base import Embedder
+from ragcov_tui.embeddings.factory import make_embedder
+from ragcov_tui.embeddings.workload import TokenCount, calibrate, count_tokens, misses
+from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
+from ragcov_tui.evaluation.metric_names import select_metrics
+from ragcov_tui.llm.cost import cost_of, price_for
+from ragcov_tui.llm.factory import parse_spec as parse_llm_spec
+from ragcov_tui.services.analysis_job import AnalyzeOptions, load_inputs
+from ragcov_tui.services.eval_job import EvalOptions
+from ragcov_tui.testset.beir import corpus_paths, read_questions
+
+# Judge calls per question for the judged metrics that split the text into claims and then check
+# them (two calls); every other judged metric is one call.
+JUDGE_CALLS = {"faithfulness": 2, "context_recall": 2}
+DENSE_SYSTEMS = ("builtin:dense", "builtin:hybrid")  # systems that embed the corpus and the questions
+
+
+@dataclass
+class RunPlan:
+    """What a run would do (the ``--dry-run --json`` contract; ``None`` = not known before the run)."""
+
+    command: str
+    documents: int
+    chunks: int
+    questions: int
+    embedder: str
+    texts: int  # distinct texts the run embeds or reads from the cache
+    cached: int  # of them, served from the cache
+    to_embed: int
+    tokens: int  # tokens of the texts to embed
+    tokens_exact: bool
+    tokenizer: str
+    embedding_cost_usd: float | None  # None: cost unknown (no price applies)
+    embedding_paid: bool  # a metered API (else it runs here, free)
+    tokens_per_second: float | None  # the calibration; None for a remote embedder
+    embedding_seconds: float | None
+    llm: str | None
+    llm_calls: int | None  # None: at most llm_calls_bound
+    llm_calls_bound: int | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def lines(self) -> list[str]:
+        """The plan in plain lines (the CLI prints them)."""
+        exact = "exact" if self.tokens_exact else "approximate"
+        if not self.embedding_paid:
+            cost = "free (runs on this machine)"
+        elif self.embedding_cost_usd is None:
+            cost = "cost unknown (no price for this model at this server: set $RAGCOV_PRICE_PER_MTOK)"
+        else:
+            cost = f"${self.embedding_cost_usd:,.4f} at list price"
+        if self.embedding_seconds is not None and self.tokens_per_second:
+            time_line = (f"about {_duration(self.embedding_seconds)} of embedding on this machine "
+                         f"({self.tokens_per_second:,.0f} tokens/s measured)")
+        elif self.to_embed == 0:
+            time_line = "no embedding"
+        else:
+            time_line = "time unknown (a remote embedder is not called by --dry-run)"
+        out = [f"dry run of {self.command}: nothing was embedded, called or written",
+               f"{self.documents:,} documents, {self.chunks:,} chunks, {self.questions:,} questions",
+               f"embedder {self.embedder}: {self.texts:,} distinct texts, {self.cached:,} in the cache, "
+               f"{self.to_embed:,} to embed",
+               f"tokens to embed: {self.tokens:,} ({exact}: {self.tokenizer})",
+               f"embedding cost: {cost}",
+               f"embedding time: {time_line}"]
+        if self.llm is None:
+            out.append("LLM calls: none (offline)")
+        elif self.llm_calls is not None:
+            out.append(f"LLM calls ({self.llm}): about {self.llm_calls:,} (cost not estimated: prompts depend on the run)")
+        else:
+            out.append(f"LLM calls ({self.llm}): at most {self.llm_calls_bound:,}, one per gap found "
+                       "(cost not estimated: prompts depend on the run)")
+        return out + self.notes
+
+
+def _duration(seconds: float) -> str:
+    s = max(1, int(round(seconds)))
+    return f"{s}s" if s < 60 else f"{s // 60}m{s % 60:02d}s" if s < 3600 else f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+@dataclass(frozen=True)
+class _Embedding:
+    texts: int
+    cached: int
+    to_embed: int
+    tokens: TokenCount
+    cost: float | None
+    tokens_per_second: float | None
+    seconds: float | None
+
+
+def _embedding(embedder: Embedder, texts: list[str]) -> _Embedding:
+    distinct = len(set(texts))
+    todo = misses(embedder, texts)
+    tokens = count_tokens(embedder, todo)
+    price = price_for(embedder.provider, embedder.model, embedder.base_url) if embedder.paid else (0.0, 0.0)
+    rate = calibrate(embedder, todo)
+    return _Embedding(distinct, distinct - len(todo), len(todo), tokens, cost_of(price, tokens.tokens), rate,
+                      tokens.tokens / rate if rate else None)
+
+
+def _plan(command: str, embedder: Embedder, texts: list[str], *, documents: int, chunks: int, questions: int,
+          llm: str | None, llm_calls: int | None, llm_calls_bound: int | None, notes: list[str]) -> RunPlan:
+    e = _embedding(embedder, texts)
+    return RunPlan(command=command, documents=documents, chunks=chunks, questions=questions, embedder=embedder.spec,
+                   texts=e.texts, cached=e.cached, to_embed=e.to_embed, tokens=e.tokens.tokens,
+                   tokens_exact=e.tokens.exact, tokenizer=e.tokens.tokenizer, embedding_cost_usd=e.cost,
+                   embedding_paid=embedder.paid, tokens_per_second=e.tokens_per_second,
+                   embedding_seconds=e.seconds, llm=llm, llm_calls=llm_calls, llm_calls_bound=llm_calls_bound,
+                   notes=notes)
+
+
+def plan_analysis(opts: AnalyzeOptions, db: sqlite_utils.Database | None,
+                  warn: Callable[[str], None] | None = None) -> RunPlan:
+    """The plan of ``run_analysis(opts)`` (``db``: the read-only cache, or None)."""
+    params = opts.coverage_params()
+    opts, testset, documents, chunks = load_inputs(opts, None, warn)
+    embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
+    texts: list[str] = []
+    if embedder.provider != "precomputed":
+        texts = [c.text for c in chunks] + [q.text for q in testset.questions]
+    llm = _llm_spec(opts.llm)
+    bound = None if llm is None else (params.clusters if isinstance(params.clusters, int) else len(chunks))
+    notes = ["--traffic: the log's queries are embedded too (not counted here)"] if opts.traffic else []
+    return _plan("analyze", embedder, texts, documents=len(documents), chunks=len(chunks),
+                 questions=len(testset.questions), llm=llm, llm_calls=None if llm else 0,
+                 llm_calls_bound=bound, notes=notes)
+
+
+def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
+              warn: Callable[[str], None] | None = None) -> RunPlan:
+    """The plan of ``run_eval(opts)`` for its questions and corpus (``db``: the read-only cache, or None)."""
+    opts.check()
+    testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
+    _, generation = select_metrics(opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
+    corpus = corpus_paths(opts.questions, opts.corpus)
+    documents, chunks = ([], []) if not corpus else build_chunks(
+        corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn)
+    embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
+    dense = opts.system in DENSE_SYSTEMS
+    texts = [c.text for c in chunks] + [q.text for q in testset.questions] if dense else []
+    judge = _llm_spec(opts.judge_llm or opts.llm)
+    judged = [m for m in generation if m in JUDGED_METRICS]
+    per_question = sum(JUDGE_CALLS.get(m, 1) for m in judged)
+    calls = 0 if judge is None else len(testset.questions) * opts.repeats * per_question
+    notes = []
+    if generation:
+        notes.append("the answers, contexts and ground truths the offline generation metrics embed are known "
+                     "only during the run (not counted here)")
+    if opts.llm and opts.system.startswith("builtin:"):
+        notes.append(f"answer generation: one call per question to {_llm_spec(opts.llm)} (not counted above)")
+    return _plan("eval", embedder, texts, documents=len(documents), chunks=len(chunks),
+                 questions=len(testset.questions), llm=judge, llm_calls=calls, llm_calls_bound=None, notes=notes)
+
+
+def _llm_spec(spec: str | None) -> str | None:
+    """``provider:model`` of an LLM spec, None for the offline one (nothing is built or called)."""
+    parsed = parse_llm_spec(spec)
+    return None if parsed is None else f"{parsed[0]}:{parsed[1]}"
