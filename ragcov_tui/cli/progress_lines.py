@@ -10,7 +10,8 @@ stage that had a line ends. A run shorter than the interval prints none (its sum
 
 ``failed`` comes from :meth:`ProgressLines.note_failed` (the eval pipeline reports its failed
 questions through :func:`ragcov_tui.progress.report_failed`). The remaining time is the elapsed
-time per item so far times the items left.
+time per unit of work so far times the work left (:func:`ragcov_tui.progress.remaining_seconds`;
+work as the loop reports it through :func:`ragcov_tui.progress.report_work`, else items).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragcov_tui.errors import ConfigError
+from ragcov_tui.progress import remaining_seconds
 from ragcov_tui.safe_text import visible_line
 
 EVERY_ENV = "RAGCOV_PROGRESS_EVERY"
@@ -56,8 +58,10 @@ def duration(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
-def progress_line(stage: str, done: int, total: int, failed: int, elapsed: float) -> str:
-    """One line (see the module docstring); no remaining time before the first item or without a total."""
+def progress_line(stage: str, done: int, total: int, failed: int, elapsed: float,
+                  work: tuple[float, float] | None = None) -> str:
+    """One line (see the module docstring); ``work`` is ``(done, total)`` in the loop's work units
+    when it reports them. No remaining time before the first item or without a total."""
     label, unit = LABELS.get(stage, (stage, ""))
     parts = [f"{label}: {done:,}/{total:,}" if total else f"{label}: {done:,}"]
     if unit:
@@ -65,8 +69,9 @@ def progress_line(stage: str, done: int, total: int, failed: int, elapsed: float
     if failed:
         parts.append(f"{failed:,} failed")
     parts.append(duration(elapsed))
-    if total and 0 < done < total and elapsed > 0:
-        parts.append(f"~{duration(elapsed / done * (total - done))} left")
+    left = remaining_seconds(elapsed, *(work or (done, total))) if 0 < done < total else None
+    if left is not None:
+        parts.append(f"~{duration(left)} left")
     return ", ".join(parts)
 
 
@@ -77,6 +82,7 @@ class _Stage:
     total: int
     started: float
     failed: int = 0
+    work: tuple[float, float] | None = None  # (done, total) work units, when the loop reports them
     ended: bool = False
     printed: bool = False  # a line was written for this stage (so its end gets one too)
 
@@ -106,9 +112,7 @@ class ProgressLines:
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         with self._lock:
-            now, current = self.clock(), self._stage
-            if current is None or current.name != stage:
-                self._stage = current = _Stage(stage, done, total, now)
+            now, current = self.clock(), self._current(stage, done, total)
             current.done, current.total = done, total
             if total and done >= total and not current.ended:
                 current.ended = True
@@ -116,6 +120,17 @@ class ProgressLines:
                     self._emit(current, now)
             elif now - self._last_line >= self.every and not current.ended:
                 self._emit(current, now)
+
+    def _current(self, stage: str, done: int, total: int) -> _Stage:
+        """The stage being reported, started now when it is a new one (call with the lock held)."""
+        if self._stage is None or self._stage.name != stage:
+            self._stage = _Stage(stage, done, total, self.clock())
+        return self._stage
+
+    def note_work(self, stage: str, done: float, total: float) -> None:
+        """How much of ``stage``'s work is done (the remaining time is estimated from it)."""
+        with self._lock:
+            self._current(stage, 0, 0).work = (done, total)
 
     def note_failed(self, stage: str, failed: int) -> None:
         """How many items of ``stage`` failed so far (shown from the next line on)."""
@@ -125,7 +140,8 @@ class ProgressLines:
 
     def _emit(self, stage: _Stage, now: float) -> None:
         self._last_line, stage.printed = now, True
-        self.write(visible_line(progress_line(stage.name, stage.done, stage.total, stage.failed, now - stage.started)))
+        self.write(visible_line(progress_line(stage.name, stage.done, stage.total, stage.failed, now - stage.started,
+                                                  stage.work)))
 
     def _tick(self) -> None:
         while not self._stop.wait(min(self.every, 1.0)):

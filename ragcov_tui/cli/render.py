@@ -19,7 +19,6 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
 from rich.text import Text
@@ -34,6 +33,7 @@ from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.number_text import count, signed
+from ragcov_tui.progress import remaining_seconds
 from ragcov_tui.redact import redact_text
 from ragcov_tui.safe_text import visible_line
 from ragcov_tui.store.analysis_contract import AnalysisReport
@@ -42,12 +42,26 @@ from ragcov_tui.store.rows import SessionRow
 
 
 class RateColumn(ProgressColumn):
-    """Items per second (``12.3/s``) over rich's recent window (the last 30 s of updates): the
-    figure the ETA beside it is computed from; blank until two updates have been seen."""
+    """Items per second (``12.3/s``) over rich's recent window (the last 30 s of updates); blank
+    until two updates have been seen. The time left beside it comes from the work, not from this
+    rate (:class:`WorkRemainingColumn`)."""
 
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
         return Text("" if not speed else f"{speed:,.1f}/s", style="progress.data.speed")
+
+
+class WorkRemainingColumn(ProgressColumn):
+    """The estimated time left (``0:02:10``): the stage's pace so far in work units applied to the
+    work left (:func:`ragcov_tui.progress.remaining_seconds`; items when the loop reports no work)."""
+
+    def render(self, task: Task) -> Text:
+        done, total = task.fields.get("work") or (task.completed, task.total or 0)
+        left = remaining_seconds(task.elapsed or 0.0, done, total) if not task.finished else None
+        if left is None:
+            return Text("-:--:--", style="progress.remaining")
+        s = int(left)
+        return Text(f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}", style="progress.remaining")
 
 
 class ProgressBar:
@@ -61,6 +75,7 @@ class ProgressBar:
         self._progress: Progress | None = None
         self._lines: ProgressLines | None = None
         self._tasks: dict[str, Any] = {}
+        self._work: dict[str, tuple[float, float]] = {}  # stage → (done, total) work units, when reported
 
     def __enter__(self) -> ProgressBar:
         if not self.quiet and not self.console.is_terminal:
@@ -68,7 +83,7 @@ class ProgressBar:
         elif not self.quiet:
             self._progress = Progress(
                 TextColumn("{task.description:<22}", markup=False), BarColumn(), MofNCompleteColumn(),
-                RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=False,
+                RateColumn(), TimeElapsedColumn(), WorkRemainingColumn(), console=self.console, transient=False,
             )
         return self
 
@@ -87,6 +102,12 @@ class ProgressBar:
         if self._lines is not None:
             self._lines.note_failed(stage, failed)
 
+    def note_work(self, stage: str, done: float, total: float) -> None:
+        """Work done so far (:func:`ragcov_tui.progress.report_work`): the remaining time comes from it."""
+        self._work[stage] = (done, total)
+        if self._lines is not None:
+            self._lines.note_work(stage, done, total)
+
     def __call__(self, stage: str, done: int, total: int) -> None:
         if self._lines is not None:
             self._lines(stage, done, total)
@@ -97,7 +118,7 @@ class ProgressBar:
         task = self._tasks.get(stage)
         if task is None:
             task = self._tasks[stage] = self._progress.add_task(visible_line(stage), total=total or None)
-        self._progress.update(task, completed=done, total=total or None)
+        self._progress.update(task, completed=done, total=total or None, work=self._work.get(stage))
 
 
 def warn_printer(quiet: bool):

@@ -23,7 +23,9 @@ Misses are sorted by length before batching (padding waste is what makes transfo
 slow; remote APIs do not mind) and sent in batches of ``embedder.batch_size``, at most
 ``embedder.concurrency`` batches in flight. Batches run in waves so finished vectors are stored
 as they come (an interrupted run keeps what it paid for); progress is reported after every batch
-in texts. Only the calling thread touches the database; workers only run ``_embed_batch``.
+in texts, and the work done in characters (:func:`ragcov_tui.progress.report_work`: tokens and
+windows grow with them, so the time left is estimated from them, not from texts — the short
+texts go first). Only the calling thread touches the database; workers only run ``_embed_batch``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.embeddings.cache import bad_rows, lookup, store, text_sha256, vector_problem
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.llm.cost import cost_of, price_for
-from ragcov_tui.progress import Progress, report
+from ragcov_tui.progress import Progress, report, report_work
 from ragcov_tui.store.caches import purge_embeddings
 
 if TYPE_CHECKING:
@@ -213,7 +215,13 @@ def _embed_misses(embedder: Embedder, distinct: dict[str, str], misses: list[str
     db, stats, where = embedder.db, embedder.stats, embedder.what or embedder.spec
     misses = sorted(misses, key=lambda k: len(distinct[k]))
     total = len(misses)
-    report(progress, stage, 0, total)
+    work = np.concatenate([[0], np.cumsum([len(distinct[k]) for k in misses])]).tolist()  # chars of the first n
+
+    def advance(n: int) -> None:
+        report_work(progress, stage, work[n], work[-1])
+        report(progress, stage, n, total)
+
+    advance(0)
     size = max(1, int(embedder.batch_size))
     batches = [misses[i:i + size] for i in range(0, total, size)]
     wave = max(1, int(embedder.concurrency)) * BATCHES_PER_WAVE
@@ -232,7 +240,7 @@ def _embed_misses(embedder: Embedder, distinct: dict[str, str], misses: list[str
             return out
 
         def batch_progress(_stage: str, batches_done: int, _total: int, wave_start: int = done) -> None:
-            report(progress, stage, min(total, wave_start + batches_done * size), total)
+            advance(min(total, wave_start + batches_done * size))
 
         outcomes = run_bounded(embed_batch, group, concurrency=embedder.concurrency,
                                progress=batch_progress if progress else None, stage=stage)
@@ -251,7 +259,7 @@ def _embed_misses(embedder: Embedder, distinct: dict[str, str], misses: list[str
         if first_error is not None:
             raise first_error
         done += sum(len(b) for b in group)
-        report(progress, stage, done, total)
+        advance(done)
 
 
 def _dim_error(embedder: Embedder, out: np.ndarray | None, where: str) -> ProviderError | None:
