@@ -86,17 +86,30 @@ def assign(vectors: np.ndarray, centroids: np.ndarray, memory_budget_mb: float =
     return labels
 
 
-def _fit(vectors: np.ndarray, k: int, seed: int, minibatch_above: int) -> np.ndarray:
-    """Centroids of a K-means fit (KMeans, or MiniBatchKMeans on a sample when large)."""
+def fit_sample_indices(n: int, seed: int, minibatch_above: int) -> np.ndarray:
+    """The sorted rows K-means is fitted on: all ``n`` up to ``minibatch_above``, else a seeded
+    uniform sample of ≤ ``FIT_SAMPLE`` (the blocked path draws the very same rows)."""
+    if n <= minibatch_above:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, min(n, FIT_SAMPLE), replace=False))
+
+
+def fit_centroids(sample: np.ndarray, k: int, seed: int, *, minibatch: bool) -> np.ndarray:
+    """Centroids of K-means on ``sample``: ``KMeans`` (4 inits), or ``MiniBatchKMeans`` when ``minibatch``."""
     with warnings.catch_warnings(), threadpool_limits(1):
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if len(vectors) <= minibatch_above:
-            model = KMeans(n_clusters=k, n_init=4, random_state=seed).fit(vectors)
+        if not minibatch:
+            model = KMeans(n_clusters=k, n_init=4, random_state=seed).fit(sample)
         else:
-            rng = np.random.default_rng(seed)
-            sample = vectors[np.sort(rng.choice(len(vectors), min(len(vectors), FIT_SAMPLE), replace=False))]
             model = MiniBatchKMeans(n_clusters=k, n_init=3, batch_size=4096, random_state=seed).fit(sample)
     return model.cluster_centers_.astype(np.float32)
+
+
+def _fit(vectors: np.ndarray, k: int, seed: int, minibatch_above: int) -> np.ndarray:
+    """Centroids of a K-means fit (KMeans, or MiniBatchKMeans on a sample when large)."""
+    rows = fit_sample_indices(len(vectors), seed, minibatch_above)
+    sample = vectors if len(rows) == len(vectors) else vectors[rows]
+    return fit_centroids(sample, k, seed, minibatch=len(vectors) > minibatch_above)
 
 
 def _silhouette_pick(vectors: np.ndarray, limit: int, seed: int, minibatch_above: int,

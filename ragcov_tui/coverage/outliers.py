@@ -108,8 +108,17 @@ def detect_outliers(chunk_vecs: np.ndarray, question_vecs: np.ndarray, *, neighb
                     contamination: float | str, lof_threshold: float | None, sample: int, seed: int,
                     memory_budget_mb: float = 256) -> OutlierResult:
     """Score every question with LOF against the chunks and flag outliers (module doc)."""
+    return outliers_against(reference_set(chunk_vecs, sample, seed), question_vecs, neighbors=neighbors,
+                            offset=offset, contamination=contamination, lof_threshold=lof_threshold,
+                            memory_budget_mb=memory_budget_mb)
+
+
+def outliers_against(reference: np.ndarray, question_vecs: np.ndarray, *, neighbors: int, offset: float | str,
+                     contamination: float | str, lof_threshold: float | None,
+                     memory_budget_mb: float = 256) -> OutlierResult:
+    """:func:`detect_outliers` given the reference set (:func:`reference_set`, or the blocked path's
+    copy of it): LOF works on the questions and this sample, never on every chunk."""
     m = len(question_vecs)
-    reference = reference_set(chunk_vecs, sample, seed)
     if len(reference) < 3 or m == 0:
         return OutlierResult(None, np.zeros(m, dtype=bool), None,
                              "LOF undefined: fewer than 3 distinct chunks; no question flagged", 0.0, 0, len(reference))
