@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="clusters with coverage below this are gaps (the paper's rule, e.g. 0.7); default: calibrated on the test set")
     a.add_argument("--lof-neighbors", help="neighbours for Local Outlier Factor (default {lof_neighbors})")
     a.add_argument("--contamination", help="'auto' or the expected share of outlier questions (0–0.5; default {contamination})")
+    a.add_argument("--sample", metavar="N",
+                   help="estimate from N chunks drawn at random (seeded), every share with its 95%% interval; "
+                        "default: every chunk (exact)")
     a.add_argument("--seed", help="random seed 0 to 2**32-1 (default {seed}): same inputs + seed → same results")
     run_flags(a, "a coverage metric is below, e.g. basic=0.6", "with the gap table")
 

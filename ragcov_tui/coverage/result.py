@@ -35,6 +35,7 @@ from ragcov_tui.store.analysis_contract import (
     EmbedderInfo,
     GapEntry,
     QuestionDetail,
+    SampleEstimate,
 )
 
 
@@ -98,6 +99,7 @@ class CoverageResult:
     adjustments: list[str] = field(default_factory=list)  # options lowered to what the data allows
     session_id: str | None = None
     embedder: dict[str, str | None] = field(default_factory=dict)  # provider, model (set by the caller)
+    sample: SampleEstimate | None = None  # --sample: the intervals (coverage/sampling.py; set by the caller)
 
     def to_report(self, *, details: bool = True) -> AnalysisReport:
         """The ``analyze --json`` report; ``details=False`` leaves out the per-item lists."""
@@ -147,6 +149,8 @@ class CoverageResult:
             },
             "params": dataclasses.asdict(self.params),
         }
+        if self.sample is not None:
+            report["sample"] = self.sample
         if details:
             report["question_details"] = self.question_details()
             report["chunk_details"] = self.chunk_details()

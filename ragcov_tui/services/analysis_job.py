@@ -23,6 +23,8 @@ from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_c
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.coverage.result import CoverageResult
+from ragcov_tui.coverage.sampling import sample_estimate, sample_rows
 from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.coverage.traffic import traffic_of
 from ragcov_tui.embeddings.base import discarded_note
@@ -31,7 +33,7 @@ from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.analysis import save_analysis
-from ragcov_tui.store.analysis_contract import AnalysisHeadline, AnalysisReport, AnalysisUsage
+from ragcov_tui.store.analysis_contract import AnalysisHeadline, AnalysisReport, AnalysisUsage, SampleEstimate
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.store.traffic import save_traffic
 from ragcov_tui.store.vectors import save_documents, save_vectors
@@ -67,6 +69,7 @@ class AnalyzeOptions:
     allow_fallback: bool = False  # --llm answered no theme call: accept heuristic themes (exit 0) instead of failing
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     traffic: str | None = None  # a query log (--traffic): traffic coverage, see coverage/traffic.py
+    sample: int | None = None  # --sample N: estimate from N chunks drawn at random (coverage/sampling.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
@@ -90,6 +93,10 @@ def run_analysis(
     t0 = time.perf_counter()
     params = opts.coverage_params()
     opts, testset, documents, chunks = load_inputs(opts, progress, warn)
+    all_chunks = len(chunks)
+    rows = sample_rows(all_chunks, opts.sample, params.seed)
+    if rows is not None:
+        chunks = [chunks[i] for i in rows]
     timings["load"] = time.perf_counter() - t0
     t = time.perf_counter()
     log = read_traffic(opts.traffic) if opts.traffic else None
@@ -111,7 +118,8 @@ def run_analysis(
         embedder=embedder.spec,
         llm=llm.spec if llm else "heuristic",
         params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap,
-                **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {})},  # R reruns with it
+                **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {}),  # R reruns with it
+                **({"sample": opts.sample} if opts.sample else {})},
         name=opts.name,
     )
     try:
@@ -138,6 +146,8 @@ def run_analysis(
         t = time.perf_counter()
         result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress,
                          embed=embedder.embed)
+        if rows is not None:
+            result.sample = sampled(result, all_chunks)
         for note in result.adjustments:  # an option the data could not honour: say what was used
             if warn is not None:
                 warn(note)
@@ -197,6 +207,13 @@ def load_inputs(
     if not chunks:
         raise BadInput("corpus: no text to analyse after loading and chunking")
     return opts, testset, documents, chunks
+
+
+def sampled(result: CoverageResult, total: int) -> SampleEstimate:
+    """The 95% intervals of an analysis run on a sample of ``total`` chunks (coverage/sampling.py)."""
+    radius = result.calibration["radius"]
+    within = None if result.mindist is None or radius is None else result.mindist <= radius
+    return sample_estimate(result.mindist, within, result.clustering.labels, result.clustering.k, total)
 
 
 def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:

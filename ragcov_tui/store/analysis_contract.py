@@ -208,6 +208,26 @@ class AnalysisUsage(TypedDict):
     llm: dict[str, Any] | None  # the chat model's usage (llm/base.py), None without --llm
 
 
+class SampleCluster(TypedDict):
+    cluster: int
+    chunks: int  # sampled chunks in the cluster
+    coverage: list[float] | None  # 95% interval [low, high]; None when undefined
+    covered_share: list[float] | None
+
+
+class SampleEstimate(TypedDict):
+    """``--sample N``: the figures are estimates from ``chunks`` of ``of`` (coverage/sampling.py)."""
+
+    chunks: int
+    of: int
+    method: str
+    interval: str  # how the 95% intervals are made
+    text: str  # "estimated from N of M chunks"
+    basic: list[float] | None
+    covered_share: list[float] | None
+    clusters: list[SampleCluster]
+
+
 class AnalysisReport(TypedDict):
     """The whole ``analyze --json`` report (docs/architecture.md, "JSON contracts")."""
 
@@ -236,6 +256,7 @@ class AnalysisReport(TypedDict):
     timings: NotRequired[dict[str, float]]
     usage: NotRequired[AnalysisUsage]
     traffic: NotRequired[TrafficSection]  # with --traffic only
+    sample: NotRequired[SampleEstimate]  # with --sample only
 
 
 class AnalysisHeadline(TypedDict):
