@@ -11,6 +11,14 @@ next to a bare float32 GEMM of the same shape: an exact search cannot beat that 
 is printed with each figure (other processes share the 2 cores).
 
     .venv/bin/python benchmarks/coverage_scale.py [--sizes 100000x2000,1000000x10000] [--repeat N]
+
+``--on-disk 1000000x10000,10000000x10000 --scratch DIR`` (issue #25 §1): the chunk vectors are
+written to ``DIR/chunks_N.npy`` block by block, then a fresh process (so its peak RSS is its own)
+runs the blocked path on ``np.load(path, mmap_mode="r")``: pass 1 (samples, K-means), LOF on the
+questions, pass 2 (nearest question, cluster, per-cluster and per-document sums) — and a bare float32
+GEMM of the same shape (C @ Qᵀ block by block from the same file, nothing else) for the ratio.
+``--gemm-up-to N`` skips that GEMM above N chunks and projects it linearly from the largest one run.
+Each line gives wall time, the process's peak RSS (VmHWM) and the load average.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import argparse
 import os
 import resource
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -130,11 +139,97 @@ def bench_analyze(n: int, m: int) -> tuple[np.ndarray, np.ndarray] | None:
     return (C, Q) if n <= 200_000 else None
 
 
+def peak_hwm_gb() -> float:
+    """This process's own peak resident memory (VmHWM; ru_maxrss would keep the parent's across exec)."""
+    with open("/proc/self/status") as status:
+        line = next(row for row in status if row.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024**2
+
+
+def write_on_disk(path: Path, n: int, m: int, seed: int = 0) -> np.ndarray:
+    """``n`` clustered chunk vectors written to ``path`` (.npy) block by block; returns the questions."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((TOPICS, DIM), dtype=np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    if not path.exists():
+        out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, DIM))
+        for s in range(0, n, 1 << 20):
+            out[s:s + (1 << 20)], _ = clustered(min(1 << 20, n - s), centres, rng)
+            out.flush()
+        del out
+    Q, _ = clustered(m, centres[: TOPICS // 2], np.random.default_rng(seed + 1))
+    return Q
+
+
+def measure_on_disk(path: Path, m: int, gemm: bool) -> None:
+    """The blocked path on the memory-mapped file (this process is fresh: its VmHWM is the run's)."""
+    from ragcov_tui.coverage.blocked import array_blocks, blocked_coverage, fit_blocks
+    from ragcov_tui.coverage.outliers import outliers_against
+
+    Q = write_on_disk(path, 0, m)  # the same questions (the file exists)
+    vectors = np.load(path, mmap_mode="r")
+    n = len(vectors)
+    params = CoverageParams().validated()
+    docs = 1000  # chunk i belongs to document i % 1000
+    t0 = time.perf_counter()
+    fit = fit_blocks(array_blocks(vectors), n, None, seed=params.seed, minibatch_above=params.minibatch_above,
+                     lof_sample=params.lof_sample)
+    t1 = time.perf_counter()
+    out = outliers_against(fit.reference, Q, neighbors=params.lof_neighbors, offset=params.lof_query_offset,
+                           contamination=params.contamination, lof_threshold=params.lof_threshold)
+    inliers = Q[~out.outlier]
+    t2 = time.perf_counter()
+    codes = (np.arange(s, min(n, s + 65536)) % docs for s in range(0, n, 65536))
+    result = blocked_coverage(array_blocks(vectors), inliers, fit.centroids, doc_codes=codes, n_docs=docs,
+                              radius=0.5)
+    t3 = time.perf_counter()
+    print(f"  blocked {n:,} x {m:,} on disk: pass 1 (samples + K-means) {t1 - t0:.1f} s, LOF {t2 - t1:.1f} s, "
+          f"pass 2 {t3 - t2:.1f} s, total {t3 - t0:.1f} s; peak RSS {peak_hwm_gb():.2f} GB ({load()})")
+    print(f"  K={len(fit.centroids)} outliers={int(out.outlier.sum())}/{m} basic={result.basic:.4f} "
+          f"covered_share={result.covered_share:.4f}")
+    if gemm:
+        t = time.perf_counter()
+        Qt = np.ascontiguousarray(inliers.T)
+        buf = np.empty((65536, len(inliers)), dtype=np.float32)
+        for block in array_blocks(vectors):
+            np.matmul(block, Qt, out=buf[:len(block)])
+        g = time.perf_counter() - t
+        flops = 2.0 * n * len(inliers) * DIM
+        print(f"  bare GEMM of the same shape from the same file: {g:.1f} s ({flops / g / 1e9:.0f} GFLOPS) "
+              f"-> pass 2 / GEMM = {(t3 - t2) / g:.2f}, whole blocked run / GEMM = {(t3 - t0) / g:.2f}")
+
+
+def bench_on_disk(sizes: list[tuple[int, int]], scratch: Path, gemm_up_to: int) -> None:
+    import subprocess
+    import sys
+
+    for n, m in sizes:
+        path = scratch / f"chunks_{n}.npy"
+        t = time.perf_counter()
+        write_on_disk(path, n, m)
+        print(f"\n== on disk: {n:,} chunks x {m:,} questions, {DIM}-d, {path.stat().st_size / 1e9:.1f} GB "
+              f"(written in {time.perf_counter() - t:.0f} s)", flush=True)
+        subprocess.run([sys.executable, __file__, "--measure", str(path), str(m), "1" if n <= gemm_up_to else "0"],
+                       check=True)
+
+
 def main() -> None:
+    import sys
+
+    if len(sys.argv) == 5 and sys.argv[1] == "--measure":
+        measure_on_disk(Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1")
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000x2000,1000000x10000", help="comma list of CHUNKSxQUESTIONS")
     parser.add_argument("--repeat", type=int, default=3, help="runs of the search comparison (report the median)")
+    parser.add_argument("--on-disk", help="comma list of CHUNKSxQUESTIONS run by the blocked path from a memory map")
+    parser.add_argument("--scratch", type=Path, default=Path("/tmp"), help="where --on-disk writes its .npy files")
+    parser.add_argument("--gemm-up-to", type=int, default=10**12, help="run the bare GEMM up to this many chunks")
     args = parser.parse_args()
+    if args.on_disk:
+        bench_on_disk(sorted(tuple(int(v) for v in size.lower().split("x")) for size in args.on_disk.split(",")),
+                      args.scratch, args.gemm_up_to)
+        return
     sizes = sorted(tuple(int(v) for v in size.lower().split("x")) for size in args.sizes.split(","))
     kept = [vecs for n, m in sizes if (vecs := bench_analyze(n, m)) is not None]
     print()
