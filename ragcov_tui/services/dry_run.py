@@ -28,6 +28,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.corpus import build_chunks
+from ragcov_tui.coverage.sampling import sample_rows
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.embeddings.workload import TokenCount, calibrate, count_tokens, misses
@@ -147,6 +148,9 @@ def plan_analysis(opts: AnalyzeOptions, db: sqlite_utils.Database | None,
     """The plan of ``run_analysis(opts)`` (``db``: the read-only cache, or None)."""
     params = opts.coverage_params()
     opts, testset, documents, chunks = load_inputs(opts, None, warn)
+    rows = sample_rows(len(chunks), opts.sample, params.seed)
+    if rows is not None:  # --sample: only the sampled chunks are embedded
+        chunks = [chunks[i] for i in rows]
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     texts: list[str] = []
     if embedder.provider != "precomputed":

@@ -46,6 +46,14 @@ def test_analyze_dry_run_calls_nothing_writes_no_session_and_counts_the_real_run
     assert again["to_embed"] == 0 and again["cached"] == again["texts"] and again["tokens"] == 0
 
 
+def test_a_sampled_run_plans_the_sample(server: FakeAPIServer, tmp_path: Path) -> None:
+    inputs = ["analyze", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", EMBEDDER]
+    whole = dry_run(tmp_path, *inputs)
+    sampled = dry_run(tmp_path, *inputs, "--sample", "20")
+    assert sampled["chunks"] == 20 < whole["chunks"] and sampled["to_embed"] < whole["to_embed"]
+    assert server.requests == []
+
+
 def test_a_price_makes_a_cost(server: FakeAPIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGCOV_PRICE_PER_MTOK", "text-embedding-3-small=0.02")
     plan = dry_run(tmp_path, "analyze", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", EMBEDDER)
