@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from ragcov_tui.cli.main import main
 from ragcov_tui.store.db import open_db
-from ragcov_tui.store.liveness import CLOCK_SKEW, STALE_AFTER, this_host
+from ragcov_tui.store.liveness import CLOCK_SKEW, STALE_AFTER, heartbeat_age, is_live, this_host
 from ragcov_tui.store.sessions import list_sessions
 
 PROPERTY = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -130,3 +130,22 @@ def test_a_heartbeat_without_a_time_zone_is_no_heartbeat(tmp_path: Path) -> None
     [row] = list_sessions(open_db(tmp_path / "r.db"))
     assert (row["status"], row["progress"]) == ("interrupted", None)
     assert row["error"].endswith(f"its heartbeat {naive} has no time zone")
+
+
+@PROPERTY
+@given(at=st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+       offset_minutes=st.integers(-23 * 60 - 59, 23 * 60 + 59), naive=st.booleans())
+def test_clock_skew_is_bounded_and_no_heartbeat_breaks_the_reader(at: datetime, offset_minutes: int, naive: bool) -> None:
+    """Any heartbeat, from year 1 to 9999 in any UTC offset: its age is None (no heartbeat) when it has
+    no zone or lies more than CLOCK_SKEW ahead, else a number ≥ 0; it never raises."""
+    zone = timezone(timedelta(minutes=offset_minutes))
+    beat = at if naive else at.replace(tzinfo=zone)
+    now = datetime.now(UTC)
+    age = heartbeat_age({"heartbeat_at": beat.isoformat()}, now)
+    if naive or (beat - now).total_seconds() > CLOCK_SKEW:
+        assert age is None
+    else:
+        assert age is not None and age >= 0
+    row = {"id": "a1b2c3d4", "status": "running", "pid": 999_999, "host": "elsewhere.example",
+           "heartbeat_at": beat.isoformat()}
+    assert is_live(row) is (age is not None and age < STALE_AFTER)
