@@ -30,7 +30,9 @@ from ragcov_tui.store import session_locks
 from ragcov_tui.store.db import connection_lock
 from ragcov_tui.store.liveness import (
     HEARTBEATS,
+    STALE_AFTER,
     database_file,
+    heartbeat_age,
     heartbeat_problem,
     is_live,
     owner_text,
@@ -150,10 +152,19 @@ def resume_session(db: sqlite_utils.Database, sid: str) -> None:
         except session_locks.LockHeld:  # its owner exists (stopped, or its heartbeat lags): not dead
             row["live"] = True
         if row["live"]:
-            raise BadInput(f"session {sid} is still running ({owner_text(row)}): let it finish or stop it "
-                           "(Ctrl-C, or cancel in the app) before resuming it")
+            raise BadInput(f"session {sid} is still running ({owner_text(row)}{_silence(row)}): let it finish or "
+                           "stop it (Ctrl-C, or cancel in the app) before resuming it")
         db.table("sessions").update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
     _claim(db, sid, lock)
+
+
+def _silence(row: SessionRow) -> str:
+    """``, no heartbeat for 35 s: stopped?`` for a live owner whose heartbeat is stale (it holds its
+    lock: a stopped process, Ctrl-Z or SIGSTOP, resumes with ``kill -CONT``), else ''."""
+    age = heartbeat_age(row)
+    if age is not None and age < STALE_AFTER:
+        return ""
+    return (f", no heartbeat for {age:.0f} s" if age is not None else ", no heartbeat") + ": stopped?"
 
 
 def finish_session(

@@ -5,6 +5,7 @@ tui`` without a terminal exits at once (real ``ragcov`` subprocesses on sample_d
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -143,8 +144,10 @@ def test_a_stopped_run_is_not_taken_over_and_no_question_is_asked_twice(work: Pa
         second = ragcov(work, *argv, "--resume", sid)
         out, err = second.communicate(timeout=120)
         assert second.returncode == 2, err
-        assert err.strip() == (f"error: session {sid} is still running (pid {first.pid} on {os.uname().nodename}): "
-                               "let it finish or stop it (Ctrl-C, or cancel in the app) before resuming it")
+        said = re.fullmatch(rf"error: session {sid} is still running \(pid {first.pid} on {re.escape(os.uname().nodename)}, "
+                            r"no heartbeat for (\d+) s: stopped\?\): let it finish or stop it \(Ctrl-C, or cancel in "
+                            r"the app\) before resuming it", err.strip())
+        assert said and int(said[1]) >= STALE_AFTER, err
     finally:
         first.send_signal(signal.SIGCONT)
     out, err = first.communicate(timeout=120)
