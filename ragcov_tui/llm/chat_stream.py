@@ -11,12 +11,18 @@ Retries (:func:`classify_chat_error`): a timeout before the first chunk is retri
 (:class:`StreamStalled`) is not: asking again from scratch would spend the whole generation again on
 a server that has just shown it stalls, up to ``attempts`` times; the call fails at once with one line
 naming the silence and how far the reply got. A connection dropped mid-reply is retried (a restarted
-server). A server that ignores ``stream`` and answers with one JSON body is read as such.
+server). A server that ignores ``stream`` and answers with one JSON body is read as such; one that
+refuses it (HTTP 400 / 422 naming ``stream``) is asked again without it, and so for the rest of the
+run (:class:`StreamMode`): its whole reply must then come within ``timeout``, as before streaming.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -25,7 +31,7 @@ import openai
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.http_retry import Failure, RetryPolicy, root_cause_message
 from ragcov_tui.llm.base import ChatReply
-from ragcov_tui.llm.openai_client import classify_openai_error, reply_object
+from ragcov_tui.llm.openai_client import classify_openai_error, reply_object, status_detail
 
 
 class StreamStalled(Exception):
@@ -56,10 +62,39 @@ def stream_timeout(policy: RetryPolicy) -> httpx.Timeout:
     return httpx.Timeout(policy.timeout, read=policy.idle_timeout)
 
 
-def streamed_reply(client: openai.OpenAI, kwargs: dict[str, Any], policy: RetryPolicy, what: str) -> ChatReply:
+@dataclass
+class StreamMode:
+    """Whether one chat model's server takes streamed requests (thread-safe: set once, to False);
+    ``notice`` hears once why not."""
+
+    notice: Callable[[str], None] | None = None
+    streaming: bool = True
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def refused(self, detail: str) -> None:
+        with self._lock:
+            was, self.streaming = self.streaming, False
+        if was and self.notice is not None:
+            self.notice(" ".join(detail.split())[:200])
+
+
+_STREAM_WORD = re.compile(r"\bstream", re.IGNORECASE)
+
+
+def streamed_reply(client: openai.OpenAI, kwargs: dict[str, Any], policy: RetryPolicy, what: str,
+                   mode: StreamMode | None = None) -> ChatReply:
     """One chat completion asked for with ``kwargs``, received as a stream (the module docstring)."""
-    create: Any = client.chat.completions.create  # kwargs are built at run time: no overload to pick
-    stream = create(**kwargs, stream=True, stream_options={"include_usage": True}, timeout=stream_timeout(policy))
+    create: Any = client.chat.completions.with_raw_response.create  # kwargs are built at run time: no overload
+    if mode is not None and not mode.streaming:
+        return _whole_reply(create(**kwargs).http_response, what)
+    try:
+        raw = create(**kwargs, stream=True, stream_options={"include_usage": True}, timeout=stream_timeout(policy))
+    except openai.APIStatusError as exc:
+        if mode is None or exc.status_code not in (400, 422) or not _STREAM_WORD.search(status_detail(exc)):
+            raise
+        mode.refused(status_detail(exc))
+        return _whole_reply(create(**kwargs).http_response, what)
+    stream = raw.parse()
     with stream:
         if "text/event-stream" not in stream.response.headers.get("content-type", ""):
             return _whole_reply(stream.response, what)

@@ -32,7 +32,7 @@ from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
 from ragcov_tui.llm.base import DEFAULT_TEMPERATURE, ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
-from ragcov_tui.llm.chat_stream import classify_chat_error, streamed_reply
+from ragcov_tui.llm.chat_stream import StreamMode, classify_chat_error, streamed_reply
 from ragcov_tui.llm.context_window import ContextWindow, context_overflow, server_context_size
 from ragcov_tui.llm.cost import price_for
 from ragcov_tui.llm.model_check import ModelListCheck
@@ -85,6 +85,7 @@ class OpenAIChat(ChatModel):
                                     notice=self._trim_notice)
         self.usage.price = price_for(self.provider, model, self.base_url)
         self.check_model = ModelListCheck(warn)  # warns once if the server does not list the model
+        self.stream_mode = StreamMode(notice=self._stream_notice)
 
     @staticmethod
     def _params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema) -> dict[str, Any]:
@@ -149,6 +150,11 @@ class OpenAIChat(ChatModel):
         raise ProviderError(f"{self.what}: the prompt does not fit the model's context of {self.window.n_ctx} tokens, "
                             f"even with its passages trimmed (the instructions alone are too long)") from cause
 
+    def _stream_notice(self, detail: str) -> None:
+        if self.warn is not None:
+            self.warn(f"LLM {self.provider}:{self.model}: the server refuses streamed replies ({visible(detail)}); "
+                      "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT")
+
     def _trim_notice(self, n_ctx: int) -> None:
         if self.warn is not None:
             self.warn(f"LLM {self.provider}:{self.model}: prompts longer than its context of {n_ctx:,} tokens "
@@ -156,6 +162,6 @@ class OpenAIChat(ChatModel):
 
     def _request(self, kwargs: dict[str, Any]) -> ChatReply:
         """One reply, streamed (:mod:`ragcov_tui.llm.chat_stream`: timed by silence, not length)."""
-        return call_with_retry(lambda: streamed_reply(self.client, kwargs, self.policy, self.what),
+        return call_with_retry(lambda: streamed_reply(self.client, kwargs, self.policy, self.what, self.stream_mode),
                                classify=classify_chat_error, policy=self.policy, what=self.what,
                                on_attempt=self.usage.attempt)

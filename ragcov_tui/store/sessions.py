@@ -142,19 +142,25 @@ def create_session(
 
 
 def resume_session(db: sqlite_utils.Database, sid: str) -> None:
-    """Mark ``sid`` running again, owned by this process; BadInput naming the owner when another
-    process is still running it (two runs of one session would judge every item twice)."""
-    with _locked_row(db, sid) as row:
-        if row is None:
-            raise BadInput(f"session {sid!r}: no such session (see `ragcov sessions`)")
-        try:
-            lock = None if row["live"] else session_locks.acquire(database_file(db.conn), sid)
-        except session_locks.LockHeld:  # its owner exists (stopped, or its heartbeat lags): not dead
-            row["live"] = True
-        if row["live"]:
-            raise BadInput(f"session {sid} is still running ({owner_text(row)}{_silence(row)}): let it finish or "
-                           "stop it (Ctrl-C, or cancel in the app) before resuming it")
-        db.table("sessions").update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
+    """Mark ``sid`` running again, owned by this process and holding its lock; BadInput naming the
+    owner when another process is still running it (two runs of one session would judge every item
+    twice), stopped ones included: their lock is held."""
+    lock = None
+    try:
+        with _locked_row(db, sid) as row:
+            if row is None:
+                raise BadInput(f"session {sid!r}: no such session (see `ragcov sessions`)")
+            try:
+                lock = None if row["live"] else session_locks.acquire(database_file(db.conn), sid)
+            except session_locks.LockHeld:  # its owner exists (stopped, or its heartbeat lags): not dead
+                row["live"] = True
+            if row["live"]:
+                raise BadInput(f"session {sid} is still running ({owner_text(row)}{_silence(row)}): let it finish "
+                               "or stop it (Ctrl-C, or cancel in the app) before resuming it")
+            db.table("sessions").update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
+    except BaseException:  # not claimed after all (refused, or the write failed): let the lock go
+        session_locks.release(lock)
+        raise
     _claim(db, sid, lock)
 
 

@@ -70,3 +70,14 @@ def test_a_server_that_ignores_stream_is_read_as_one_reply(server: FakeAPIServer
     server.ignore_stream = True
     reply = make_llm("openai:plain").chat(ASK)
     assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == (TEN_WORDS, 5, 10)
+
+
+def test_a_server_that_refuses_stream_is_asked_whole_from_then_on(server: FakeAPIServer) -> None:
+    server.reject_stream = True
+    notes: list[str] = []
+    llm = make_llm("openai:old", warn=notes.append)
+    assert [llm.chat(ASK).text, llm.chat([{"role": "user", "content": "again"}]).text] == [TEN_WORDS, TEN_WORDS]
+    assert [bool(r.body.get("stream")) for r in server.requests if r.path.endswith("/chat/completions")] == \
+        [True, False, False]  # refused once, then asked whole
+    assert notes == ["LLM openai:old: the server refuses streamed replies ('stream' is not supported by this server); "
+                     "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT"]

@@ -39,7 +39,8 @@ queues ``n`` error replies; ``bad_json_next(n)`` queues ``n`` 200 replies whose 
 answered as server-sent events, one chunk per word of the content, ``token_delay`` seconds apart, then
 ``finish_reason``, the usage (with ``stream_options.include_usage``) and ``[DONE]``; ``stall = (n,
 seconds)`` holds the stream ``seconds`` after its ``n``-th word (a server that stops mid-reply); a
-request without ``stream`` (or any, with ``ignore_stream``) waits ``token_delay`` per word before its
+request with it gets a 400 with ``reject_stream``; a request without ``stream`` (or any, with
+``ignore_stream``) waits ``token_delay`` per word before its
 whole reply (a slow server); a client that closes the connection meanwhile
 (a cancelled request) gets no reply and is counted in ``dropped`` (``dropped_at``: ``time.monotonic()``
 when each was seen, within 50 ms). ``fault`` (persistent until set back to ``None``)
@@ -102,6 +103,7 @@ class FakeAPIServer:
         self.token_delay = 0.0
         self.stall: tuple[int, float] | None = None
         self.ignore_stream = False
+        self.reject_stream = False
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._log: list[RecordedRequest] = []
@@ -256,6 +258,8 @@ class FakeAPIServer:
 
     def _chat_reply(self, h: BaseHTTPRequestHandler, body: dict) -> None:
         """Streamed when asked for (and not ``ignore_stream``), else whole after ``token_delay`` per word."""
+        if body.get("stream") and self.reject_stream:
+            return _send(h, 400, _error("'stream' is not supported by this server", "invalid_request"))
         reply = self._chat(body)
         if body.get("stream") and not self.ignore_stream:
             return self._stream(h, reply, body)
