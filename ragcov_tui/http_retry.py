@@ -9,9 +9,11 @@ sent one (capped at ``max_delay``). What finally escapes is a one-line
 :class:`~ragcov_tui.errors.ProviderError`, e.g.
 ``openai embeddings at http://127.0.0.1:9/v1: unreachable after 4 attempts (Connection refused)``.
 
-``RAGCOV_RETRY_ATTEMPTS``, ``RAGCOV_RETRY_BASE_DELAY`` (seconds, default 1) and
-``RAGCOV_HTTP_TIMEOUT`` (seconds per request, default 60) tune the defaults; tests set the base
-delay to a few milliseconds.
+``RAGCOV_RETRY_ATTEMPTS``, ``RAGCOV_RETRY_BASE_DELAY`` (seconds, default 1),
+``RAGCOV_HTTP_TIMEOUT`` (seconds per request, default 60) and ``RAGCOV_HTTP_IDLE_TIMEOUT``
+(seconds without a byte of a streamed reply, default 60: chat replies stream, so a slow server that
+keeps sending tokens is never cut off, however long its whole reply takes) tune the defaults; tests
+set the base delay to a few milliseconds.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class RetryPolicy:
     base_delay: float = field(default_factory=lambda: _env_float("RAGCOV_RETRY_BASE_DELAY", 1.0))
     max_delay: float = 30.0
     timeout: float = field(default_factory=lambda: _env_float("RAGCOV_HTTP_TIMEOUT", 60.0))
+    idle_timeout: float = field(default_factory=lambda: _env_float("RAGCOV_HTTP_IDLE_TIMEOUT", 60.0))
 
     def delay(self, retry_index: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number ``retry_index`` (0-based)."""

@@ -45,7 +45,7 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
     for line in cfg.warnings():
         if warn is not None:
             warn(line)
-    RetryPolicy()  # reads and checks $RAGCOV_RETRY_ATTEMPTS / _BASE_DELAY / $RAGCOV_HTTP_TIMEOUT now
+    RetryPolicy()  # reads and checks $RAGCOV_RETRY_ATTEMPTS / _BASE_DELAY / $RAGCOV_HTTP_TIMEOUT / _IDLE_TIMEOUT now
     busy_timeout()  # checks $RAGCOV_DB_TIMEOUT
     user_prices()  # checks $RAGCOV_PRICE_PER_MTOK
     progress_every()  # checks $RAGCOV_PROGRESS_EVERY

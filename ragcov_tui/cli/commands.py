@@ -29,6 +29,7 @@ from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.db import open_db_read_only
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.liveness import tracking
+from ragcov_tui.store.queries import has_report
 from ragcov_tui.store.sessions import resolve_session
 from ragcov_tui.testset.durable import KEEP_BACKUPS_ENV
 
@@ -185,6 +186,9 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
     check_outputs(args, inputs=session_inputs(db, [session["id"]]), db_path=db_path)  # not over its inputs
     if session["status"] != "done":
         raise BadInput(f"session {session['id']} is {session['status']}: {session.get('error') or 'no report'}")
+    if not has_report(db, session["id"]):
+        raise BadInput(f"session {session['id']} is done but holds no report (left by another ragcov, or the "
+                       "database was edited): run it again")
     if session["kind"] == "analysis":
         from ragcov_tui.store.analysis import load_analysis_report
 

@@ -6,9 +6,10 @@ cache, retries, structured output (enforced by llama.cpp's grammar) and context 
 one code path; schemas go with length bounds (:func:`~ragcov_tui.llm.reply_schemas.bounded_schema`),
 which llama.cpp's grammar enforces, so a small model cannot loop inside one string. The cache
 names the model file (path, size, mtime, context), not the port; the
-context size is known from the start, so long prompts are trimmed before they are sent. A reply
-on a CPU takes long: the request timeout is :data:`LOCAL_TIMEOUT` unless ``$RAGCOV_HTTP_TIMEOUT``
-says otherwise.
+context size is known from the start, so long prompts are trimmed before they are sent. A long
+prompt on a CPU takes long before its first token: the request timeout and the silence a streamed
+reply may keep are :data:`LOCAL_TIMEOUT` unless ``$RAGCOV_HTTP_TIMEOUT`` / ``$RAGCOV_HTTP_IDLE_TIMEOUT``
+say otherwise.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ragcov_tui.llm.openai_client import Endpoint
 if TYPE_CHECKING:
     import sqlite_utils
 
-LOCAL_TIMEOUT = 600.0  # seconds per request
+LOCAL_TIMEOUT = 600.0  # seconds per request, and of silence in a streamed reply
 
 
 class LlamaCppChat(OpenAIChat):
@@ -38,6 +39,8 @@ class LlamaCppChat(OpenAIChat):
         policy = RetryPolicy()
         if not os.environ.get("RAGCOV_HTTP_TIMEOUT", "").strip():
             policy.timeout = LOCAL_TIMEOUT
+        if not os.environ.get("RAGCOV_HTTP_IDLE_TIMEOUT", "").strip():
+            policy.idle_timeout = LOCAL_TIMEOUT
         super().__init__(self.server.model, db=db, concurrency=concurrency, warn=warn, policy=policy,
                          endpoint=Endpoint(self.server.base_url, LOCAL_KEY, self.server.identity, self.server.n_ctx))
         self.ladder.bounded = True  # llama.cpp's grammar enforces string and list bounds

@@ -14,7 +14,9 @@ lists the model (:mod:`ragcov_tui.llm.model_check`). ``json_mode=True`` asks for
 format steps down json_schema → json_object → prompt-only, per refusal, remembered per model for
 the run (:mod:`ragcov_tui.llm.structured`). A prompt too long for the server's context is trimmed
 (passages first, never the instructions) and sent again, at most twice
-(:mod:`ragcov_tui.llm.context_window`). Thread-safe: judges call :meth:`chat` from worker threads.
+(:mod:`ragcov_tui.llm.context_window`). Replies stream (:mod:`ragcov_tui.llm.chat_stream`): a slow
+server is cut off only after ``$RAGCOV_HTTP_IDLE_TIMEOUT`` seconds without a token.
+Thread-safe: judges call :meth:`chat` from worker threads.
 """
 
 from __future__ import annotations
@@ -30,14 +32,13 @@ from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
 from ragcov_tui.llm.base import DEFAULT_TEMPERATURE, ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
+from ragcov_tui.llm.chat_stream import StreamMode, classify_chat_error, streamed_reply
 from ragcov_tui.llm.context_window import ContextWindow, context_overflow, server_context_size
 from ragcov_tui.llm.cost import price_for
 from ragcov_tui.llm.model_check import ModelListCheck
 from ragcov_tui.llm.openai_client import (
     Endpoint,
-    classify_openai_error,
     make_openai_client,
-    reply_object,
     server_get_json,
     status_detail,
 )
@@ -84,6 +85,7 @@ class OpenAIChat(ChatModel):
                                     notice=self._trim_notice)
         self.usage.price = price_for(self.provider, model, self.base_url)
         self.check_model = ModelListCheck(warn)  # warns once if the server does not list the model
+        self.stream_mode = StreamMode(notice=self._stream_notice)
 
     @staticmethod
     def _params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema) -> dict[str, Any]:
@@ -148,21 +150,18 @@ class OpenAIChat(ChatModel):
         raise ProviderError(f"{self.what}: the prompt does not fit the model's context of {self.window.n_ctx} tokens, "
                             f"even with its passages trimmed (the instructions alone are too long)") from cause
 
+    def _stream_notice(self, detail: str) -> None:
+        if self.warn is not None:
+            self.warn(f"LLM {self.provider}:{self.model}: the server refuses streamed replies ({visible(detail)}); "
+                      "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT")
+
     def _trim_notice(self, n_ctx: int) -> None:
         if self.warn is not None:
             self.warn(f"LLM {self.provider}:{self.model}: prompts longer than its context of {n_ctx:,} tokens "
                       f"are sent with their passages trimmed")
 
     def _request(self, kwargs: dict[str, Any]) -> ChatReply:
-        completion = reply_object(call_with_retry(lambda: self.client.chat.completions.create(**kwargs),
-                                                  classify=classify_openai_error, policy=self.policy,
-                                                  what=self.what, on_attempt=self.usage.attempt), self.what)
-        choices = getattr(completion, "choices", None)
-        if not choices or getattr(choices[0], "message", None) is None:
-            raise ProviderError(f"{self.what}: malformed reply (no choices[0].message)")
-        text = choices[0].message.content
-        usage = getattr(completion, "usage", None)
-        return ChatReply(text=text if isinstance(text, str) else "",
-                         prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                         completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                         truncated=getattr(choices[0], "finish_reason", None) == "length")
+        """One reply, streamed (:mod:`ragcov_tui.llm.chat_stream`: timed by silence, not length)."""
+        return call_with_retry(lambda: streamed_reply(self.client, kwargs, self.policy, self.what, self.stream_mode),
+                               classify=classify_chat_error, policy=self.policy, what=self.what,
+                               on_attempt=self.usage.attempt)

@@ -35,6 +35,7 @@ from ragcov_tui.evaluation.items import EvalContext, evaluate_question
 from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.report import aggregate_items, count_items, eval_headline, item_errors
 from ragcov_tui.evaluation.resume import check_same_questions
+from ragcov_tui.evaluation.resume_inputs import INPUTS_KEY, check_same_inputs, input_identity
 from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.evaluation.systems.factory import make_system
@@ -135,7 +136,8 @@ def run_eval(
     if opts.paraphrases and llms["paraphrase"] is None and warn is not None:
         warn(f"--paraphrases {opts.paraphrases}: no LLM to generate paraphrases; only the test file's are used")
     # stored and compared on --resume without the credentials a --system URL may carry
-    params = redact_values({**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics})
+    params = redact_values({**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics,
+                            INPUTS_KEY: input_identity(testset, chunks, opts.qrels, opts.corpus)})
     sid = _session(db, opts, params, testset, embedder.spec, llms["judge"])
     try:
         start = snapshot(embedder.stats)
@@ -270,11 +272,12 @@ def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsag
 def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], testset: TestSet, embedder: str,
              judge: ChatModel | None) -> str:
     """A new running session, or the resumed one (BadInput when it is no eval session, its
-    settings differ or it ran on another test file)."""
+    settings differ, it ran on another test file, other gold or another corpus)."""
     if opts.resume:
         session = resolve_session(db, opts.resume, kind="eval")
         check_same_questions(db, session, testset, opts.resume)
         before = session.get("params") or {}
+        check_same_inputs(before, params[INPUTS_KEY], session["id"], opts.resume)
         changed = [key for key in RESUME_KEYS if key in before and before[key] != params[key]]
         if changed:
             raise BadInput(f"--resume {opts.resume}: session {session['id']} was run with different "

@@ -18,6 +18,7 @@ import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.store.analysis_contract import AnalysisReport, ChunkDetail, QuestionDetail
+from ragcov_tui.store.sessions import get_session
 from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.testset.models import Question
 
@@ -74,19 +75,19 @@ def load_analysis_report(db: sqlite_utils.Database, session_id: str, *, details:
     if row is None:
         raise KeyError(f"session {session_id}: no analysis report stored")
     report: AnalysisReport = json.loads(row[0])
-    session = db.conn.execute("SELECT embedder, llm, timings, usage FROM sessions WHERE id = ?", [session_id]).fetchone()
+    session = get_session(db, session_id)  # its stored fields read defensively
     if session is not None:
-        spec, llm, timings, usage = session
+        spec, llm, timings, usage = session["embedder"], session["llm"], session["timings"], session["usage"]
         embedder = report["embedder"]  # to_report always writes it
         if spec and embedder.get("provider") is None:
             provider, _, model = spec.partition(":")
             embedder["provider"], embedder["model"] = provider, model or None
         if llm is not None:
             report.setdefault("llm", llm)
-        if (stage_seconds := timings and json.loads(timings)) is not None:
-            report.setdefault("timings", stage_seconds)
-        if (spent := usage and json.loads(usage)) is not None:
-            report.setdefault("usage", spent)
+        if timings is not None:
+            report.setdefault("timings", timings)
+        if usage is not None:  # an AnalysisUsage as this ragcov wrote it, or an object another one wrote
+            report.setdefault("usage", usage)  # type: ignore[typeddict-item]
     traffic = load_traffic(db, session_id, details=details)
     if traffic is not None:
         report["traffic"] = traffic

@@ -7,8 +7,14 @@ finished. The rule, applied whenever a row is read (nothing is written by a read
 
     live  ⇔  status = 'running'  and
              ( same host and pid = this process          and the session is claimed here
+             | same host and the session's lock is held   (:mod:`ragcov_tui.store.session_locks`)
              | same host and pid alive (``kill(pid, 0)``) and heartbeat younger than STALE_AFTER
              | other host                                 and heartbeat younger than STALE_AFTER )
+
+The lock is what the OS says: its owner exists, even stopped (SIGSTOP) with a stale heartbeat, so a
+stopped run is never taken over. The heartbeat is the hint across hosts; one that cannot be read, has
+no time zone or lies more than :data:`CLOCK_SKEW` in the future (another host's clock, a hand edit)
+is no heartbeat (:func:`heartbeat_problem` says which), so no row stays ``running`` forever.
 
 A ``running`` row that is not live is reported as ``interrupted``: its process was killed (kill
 -9, a crash, a closed laptop) and will never finish it. Progress reaches the heartbeat through
@@ -31,9 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from ragcov_tui.progress import Progress
+from ragcov_tui.safe_text import visible
+from ragcov_tui.store.session_locks import lock_held, release
 
 HEARTBEAT_EVERY = 2.0  # seconds between two heartbeats of a running session
 STALE_AFTER = 30.0  # a heartbeat older than this means its process is gone (or stopped)
+CLOCK_SKEW = 60.0  # a heartbeat at most this far in the future is taken as fresh (two hosts' clocks differ)
 
 
 def this_host() -> str:
@@ -53,26 +62,52 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def heartbeat_age(row: Mapping[str, Any], now: datetime | None = None) -> float | None:
-    """Seconds since the row's heartbeat (None when it has none or it cannot be read)."""
+def _heartbeat_time(row: Mapping[str, Any]) -> datetime | None:
     beat = row.get("heartbeat_at")
-    if not beat:
+    try:
+        return datetime.fromisoformat(beat) if isinstance(beat, str) and beat else None
+    except ValueError:
+        return None
+
+
+def heartbeat_age(row: Mapping[str, Any], now: datetime | None = None) -> float | None:
+    """Seconds since the row's heartbeat; None when it has none, it cannot be read, it has no time
+    zone, or it lies more than :data:`CLOCK_SKEW` in the future (a skew within it reads as 0)."""
+    at = _heartbeat_time(row)
+    if at is None or at.tzinfo is None:
         return None
     try:
-        at = datetime.fromisoformat(beat)
-    except (TypeError, ValueError):
+        age = ((now or datetime.now(UTC)) - at).total_seconds()
+    except OverflowError:
         return None
-    return ((now or datetime.now(UTC)) - at).total_seconds()
+    return None if age < -CLOCK_SKEW else max(0.0, age)
 
 
-def is_live(row: Mapping[str, Any]) -> bool:
-    """The rule in the module docstring: is a process still working on this session?"""
+def heartbeat_problem(row: Mapping[str, Any], now: datetime | None = None) -> str:
+    """Why a stored heartbeat is not taken as one ('' when it is fine or absent)."""
+    beat, at = row.get("heartbeat_at"), _heartbeat_time(row)
+    if not beat:
+        return ""
+    if at is None:
+        return f"its heartbeat {visible(str(beat))[:40]!r} is no time"
+    if at.tzinfo is None:
+        return f"its heartbeat {beat} has no time zone"
+    if heartbeat_age(row, now) is None:
+        return f"its heartbeat {beat} is in the future (a clock ahead?)"
+    return ""
+
+
+def is_live(row: Mapping[str, Any], db_file: str = "") -> bool:
+    """The rule in the module docstring: is a process still working on this session? ``db_file``:
+    the database the row was read from (its lock files lie next to it; '' for none)."""
     if row.get("status") != "running":
         return False
     pid, host = row.get("pid"), row.get("host")
     if host == this_host() and isinstance(pid, int):
         if pid == os.getpid():
             return HEARTBEATS.owns(row["id"])
+        if lock_held(db_file, str(row["id"])):
+            return True
         if not pid_alive(pid):
             return False
     age = heartbeat_age(row)
@@ -151,6 +186,7 @@ def _connect_existing(path: str) -> sqlite3.Connection:
 class _Owned:
     path: str
     tracker: Tracker | None
+    lock: int | None  # the descriptor holding the session's lock (session_locks), closed on remove
 
 
 class Heartbeats:
@@ -175,19 +211,22 @@ class Heartbeats:
             owned = self._owned.get(sid)
         return dict(owned.tracker.last) if owned and owned.tracker else {}
 
-    def add(self, sid: str, path: str) -> None:
+    def add(self, sid: str, path: str, lock: int | None = None) -> None:
+        """Own ``sid`` (of the database file ``path``), holding its lock ``lock`` until :meth:`remove`."""
         tracker = current_tracker()
         if tracker is not None:
             tracker.sessions.append(sid)
         with self._lock:
-            self._owned[sid] = _Owned(path, tracker)
+            self._owned[sid] = _Owned(path, tracker, lock)
             if path and self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="ragcov-heartbeat", daemon=True)
                 self._thread.start()
 
     def remove(self, sid: str) -> None:
         with self._lock:
-            self._owned.pop(sid, None)
+            owned = self._owned.pop(sid, None)
+        if owned is not None:
+            release(owned.lock)
 
     def _loop(self) -> None:
         conns: dict[str, sqlite3.Connection] = {}

@@ -76,6 +76,13 @@ def _like(query: str) -> str:
 
 # ---------------------------------------------------------------- sessions
 
+
+def has_report(db: sqlite_utils.Database, sid: str) -> bool:
+    """Whether session ``sid`` holds its report (a ``done`` row without one was left by another
+    ragcov, or by an edit of the database)."""
+    return db.execute("SELECT 1 FROM reports WHERE session_id = ?", [sid]).fetchone() is not None
+
+
 SESSION_TEXT = ("id", "kind", "status", "name", "questions_path", "embedder", "system", "llm", "created_at")
 
 

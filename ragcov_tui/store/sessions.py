@@ -17,7 +17,7 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -26,11 +26,21 @@ import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.redact import redact_text, redact_values
+from ragcov_tui.store import session_locks
 from ragcov_tui.store.db import connection_lock
-from ragcov_tui.store.liveness import HEARTBEATS, database_file, is_live, owner_text, progress_text, this_host
+from ragcov_tui.store.liveness import (
+    HEARTBEATS,
+    STALE_AFTER,
+    database_file,
+    heartbeat_age,
+    heartbeat_problem,
+    is_live,
+    owner_text,
+    progress_text,
+    this_host,
+)
 from ragcov_tui.store.rows import SessionRow
-
-JSON_COLUMNS = ("corpus", "params", "summary", "timings", "usage", "progress")
+from ragcov_tui.store.session_fields import read_fields
 
 
 def now_iso() -> str:
@@ -45,38 +55,31 @@ def current_user() -> str:
         return "unknown"
 
 
-def _json(text: str | None) -> Any:
-    """A JSON column decoded (None stays None); a NaN stored by old versions reads as None (missing)."""
-    return None if text is None else json.loads(text, parse_constant=lambda _: None)
-
-
-def _decode(row: dict[str, Any]) -> SessionRow:
-    """JSON columns (:data:`JSON_COLUMNS`) decoded; ``live`` added; a dead ``running`` row read as ``interrupted``."""
-    out: SessionRow = {
-        "id": row["id"], "kind": row["kind"], "name": row["name"], "status": row["status"],
-        "created_at": row["created_at"], "finished_at": row["finished_at"], "user": row["user"],
-        "corpus": _json(row["corpus"]), "questions_path": row["questions_path"], "testset_sha256": row["testset_sha256"],
-        "embedder": row["embedder"], "llm": row["llm"], "system": row["system"], "params": _json(row["params"]),
-        "summary": _json(row["summary"]), "timings": _json(row["timings"]), "usage": _json(row["usage"]),
-        "error": row["error"], "pid": row.get("pid"), "host": row.get("host"), "heartbeat_at": row.get("heartbeat_at"),
-        "progress": _json(row.get("progress")), "live": False,
-    }
-    out["live"] = is_live(out)
+def _decode(row: dict[str, Any], db_file: str) -> SessionRow:
+    """Every field read defensively (:func:`~ragcov_tui.store.session_fields.read_fields`), ``live``
+    added (``db_file``: where the row was read, for its lock); a dead ``running`` row read as ``interrupted``."""
+    out = read_fields(row)
+    out["live"] = is_live(out, db_file)
     if out["status"] == "running" and not out["live"]:
         out["status"] = "interrupted"
-        at = progress_text(out.get("progress"))
+        at, beat = progress_text(out.get("progress")), heartbeat_problem(out)
         out["error"] = out.get("error") or (f"its process ({owner_text(out)}) ended without finishing"
-                                            + (f", at {at}" if at else ""))
+                                            + (f", at {at}" if at else "") + (f"; {beat}" if beat else ""))
     return out
+
+
+def _decoder(db: sqlite_utils.Database) -> Callable[[dict[str, Any]], SessionRow]:
+    path = database_file(db.conn)
+    return lambda row: _decode(row, path)
 
 
 def _owner() -> dict[str, Any]:
     return {"pid": os.getpid(), "host": this_host(), "heartbeat_at": now_iso()}
 
 
-def _claim(db: sqlite_utils.Database, sid: str) -> None:
-    """Start the heartbeat of ``sid`` (owned by this process from now on)."""
-    HEARTBEATS.add(sid, database_file(db.conn))
+def _claim(db: sqlite_utils.Database, sid: str, lock: int | None) -> None:
+    """Start the heartbeat of ``sid`` (owned by this process from now on, holding its ``lock``)."""
+    HEARTBEATS.add(sid, database_file(db.conn), lock)
 
 
 @contextmanager
@@ -89,7 +92,7 @@ def _locked_row(db: sqlite_utils.Database, sid: str) -> Iterator[SessionRow | No
         db.conn.execute("BEGIN IMMEDIATE")
         try:
             rows = list(db.query("SELECT * FROM sessions WHERE id = ?", [sid]))
-            yield _decode(rows[0]) if rows else None
+            yield _decoder(db)(rows[0]) if rows else None
         except BaseException:
             db.conn.rollback()
             raise
@@ -130,21 +133,44 @@ def create_session(
                 "params": json.dumps(redact_values(params or {}), sort_keys=True),
             }
         )
-    _claim(db, sid)
+    try:
+        lock = session_locks.acquire(database_file(db.conn), sid)
+    except session_locks.LockHeld:  # a lock file left by a deleted session of the same id: nobody runs it
+        lock = None
+    _claim(db, sid, lock)
     return sid
 
 
 def resume_session(db: sqlite_utils.Database, sid: str) -> None:
-    """Mark ``sid`` running again, owned by this process; BadInput naming the owner when another
-    process is still running it (two runs of one session would judge every item twice)."""
-    with _locked_row(db, sid) as row:
-        if row is None:
-            raise BadInput(f"session {sid!r}: no such session (see `ragcov sessions`)")
-        if row["live"]:
-            raise BadInput(f"session {sid} is still running ({owner_text(row)}): let it finish or stop it "
-                           "(Ctrl-C, or cancel in the app) before resuming it")
-        db.table("sessions").update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
-    _claim(db, sid)
+    """Mark ``sid`` running again, owned by this process and holding its lock; BadInput naming the
+    owner when another process is still running it (two runs of one session would judge every item
+    twice), stopped ones included: their lock is held."""
+    lock = None
+    try:
+        with _locked_row(db, sid) as row:
+            if row is None:
+                raise BadInput(f"session {sid!r}: no such session (see `ragcov sessions`)")
+            try:
+                lock = None if row["live"] else session_locks.acquire(database_file(db.conn), sid)
+            except session_locks.LockHeld:  # its owner exists (stopped, or its heartbeat lags): not dead
+                row["live"] = True
+            if row["live"]:
+                raise BadInput(f"session {sid} is still running ({owner_text(row)}{_silence(row)}): let it finish "
+                               "or stop it (Ctrl-C, or cancel in the app) before resuming it")
+            db.table("sessions").update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
+    except BaseException:  # not claimed after all (refused, or the write failed): let the lock go
+        session_locks.release(lock)
+        raise
+    _claim(db, sid, lock)
+
+
+def _silence(row: SessionRow) -> str:
+    """``, no heartbeat for 35 s: stopped?`` for a live owner whose heartbeat is stale (it holds its
+    lock: a stopped process, Ctrl-Z or SIGSTOP, resumes with ``kill -CONT``), else ''."""
+    age = heartbeat_age(row)
+    if age is not None and age < STALE_AFTER:
+        return ""
+    return (f", no heartbeat for {age:.0f} s" if age is not None else ", no heartbeat") + ": stopped?"
 
 
 def finish_session(
@@ -186,7 +212,7 @@ def _interrupted_note(sid: str, stopping: KeyboardInterrupt) -> str:
 
 def get_session(db: sqlite_utils.Database, sid: str) -> SessionRow | None:
     rows = list(db.query("SELECT * FROM sessions WHERE id = ?", [sid]))
-    return _decode(rows[0]) if rows else None
+    return _decoder(db)(rows[0]) if rows else None
 
 
 def list_sessions(
@@ -204,7 +230,7 @@ def list_sessions(
     if where:
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY created_at DESC, rowid DESC"
-    return [_decode(r) for r in db.query(sql, args)]
+    return list(map(_decoder(db), db.query(sql, args)))
 
 
 def resolve_session(db: sqlite_utils.Database, ref: str, kind: str | None = None) -> SessionRow:
@@ -227,7 +253,7 @@ def _find_session(db: sqlite_utils.Database, ref: str, kind: str | None) -> Sess
     exact = get_session(db, ref)
     if exact:
         return exact
-    rows = [_decode(r) for r in db.query("SELECT * FROM sessions WHERE id LIKE ? OR name = ?", [ref + "%", ref])]
+    rows = list(map(_decoder(db), db.query("SELECT * FROM sessions WHERE id LIKE ? OR name = ?", [ref + "%", ref])))
     if kind:
         rows = [r for r in rows if r["kind"] == kind] or rows  # none of that kind: the caller says so
     if not rows:
@@ -250,3 +276,4 @@ def delete_session(db: sqlite_utils.Database, sid: str) -> None:
             raise BadInput(f"session {sid} is running ({owner_text(row)}): cancel it first; "
                            "a running session cannot be deleted")
         db.execute("DELETE FROM sessions WHERE id = ?", [sid])
+        session_locks.remove(database_file(db.conn), sid)

@@ -28,7 +28,7 @@ ANALYZE_FLAGS = {"--seed": [], "--chunk-size": ["0", "1.5"], "--chunk-overlap": 
 EVAL_FLAGS = {"--k": ["0", "2.5"], "--paraphrases": ["101"], "--repeats": ["0"], "--concurrency": ["0", "1025"],
               "--chunk-size": ["0"], "--chunk-overlap": ["600"], "--max-drop": ["1.5"]}
 RAGCOV_VARS = {"RAGCOV_CONCURRENCY": ["0", "4.5"], "RAGCOV_RETRY_ATTEMPTS": [], "RAGCOV_RETRY_BASE_DELAY": [],
-               "RAGCOV_HTTP_TIMEOUT": [], "RAGCOV_DB_TIMEOUT": ["3601"]}
+               "RAGCOV_HTTP_TIMEOUT": [], "RAGCOV_HTTP_IDLE_TIMEOUT": [], "RAGCOV_DB_TIMEOUT": ["3601"]}
 
 
 @pytest.fixture(autouse=True)

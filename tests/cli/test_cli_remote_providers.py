@@ -42,7 +42,7 @@ def test_openai_embeddings_and_llm_themes_then_a_cached_rerun(server: FakeAPISer
     assert gap["themes"] == ["Search operators", "Quick search"]
     assert gap["suggested_questions"][0] == {"text": "How do I search for an exact phrase?", "origin": "llm:openai:gpt-4o-mini"}
     assert server.count("/embeddings") > 0 and server.count("/chat/completions") == len(report["gaps"])
-    assert all(b"test-key" not in p.read_bytes() for p in tmp_path.glob("db*"))  # the API key is never stored
+    assert all(b"test-key" not in p.read_bytes() for p in tmp_path.glob("db*") if p.is_file())  # the key is never stored
     emb = report["usage"]["embeddings"]
     assert emb["tokens"] > 0 and emb["cost_usd"] is None  # a list price is for api.openai.com, not this server
     before = len(server.requests)

@@ -186,3 +186,38 @@ def test_the_heartbeat_never_recreates_a_deleted_database(tmp_path: Path, monkey
     time.sleep(0.3)  # many beats
     HEARTBEATS.remove(sid)
     assert not path.exists()
+
+
+HOLD_LOCK = """
+import sys, time
+from ragcov_tui.store.session_locks import acquire
+fd = acquire(sys.argv[1], sys.argv[2])
+print("held" if fd is not None else "none", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_held_lock_keeps_a_session_live_without_a_heartbeat_until_its_process_dies(tmp_path: Path) -> None:
+    """Issue #23 §5: the owner's lock, not its heartbeat, decides on this host; the OS drops it on death."""
+    db = open_db(tmp_path / "r.db")
+    sid = create_session(db, "eval")
+    finish_session(db, sid, "failed", error="boom")  # this process lets go of it
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "r.db"), sid], stdout=subprocess.PIPE,
+                              text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        stale = (datetime.now(UTC) - timedelta(seconds=liveness.STALE_AFTER + 60)).isoformat(timespec="seconds")
+        with db.conn:  # the row as a run of the holder that stopped beating long ago would leave it
+            db.execute("UPDATE sessions SET status = 'running', pid = ?, heartbeat_at = ? WHERE id = ?",
+                       [holder.pid, stale, sid])
+        assert get_session(db, sid)["live"] is True
+        with pytest.raises(BadInput, match=rf"still running \(pid {holder.pid} on .*, no heartbeat for \d+ s: stopped\?\)"):
+            resume_session(db, sid)
+    finally:
+        holder.kill()
+        holder.wait()
+    row = get_session(db, sid)
+    assert (row["live"], row["status"]) == (False, "interrupted")
+    resume_session(db, sid)  # the lock went with its process: taken over
+    assert get_session(db, sid)["live"] is True
+    finish_session(db, sid, "done")

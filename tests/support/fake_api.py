@@ -35,7 +35,13 @@ counts.
 
 Scripting (all thread-safe): ``fail_next(n, status=429|500|503, body=None, retry_after=None)``
 queues ``n`` error replies; ``bad_json_next(n)`` queues ``n`` 200 replies whose body is not JSON;
-``latency`` seconds are slept before every reply; a client that closes the connection meanwhile
+``latency`` seconds are slept before every reply; a chat request with ``"stream": true`` is
+answered as server-sent events, one chunk per word of the content, ``token_delay`` seconds apart, then
+``finish_reason``, the usage (with ``stream_options.include_usage``) and ``[DONE]``; ``stall = (n,
+seconds)`` holds the stream ``seconds`` after its ``n``-th word (a server that stops mid-reply); a
+request with it gets a 400 with ``reject_stream``; a request without ``stream`` (or any, with
+``ignore_stream``) waits ``token_delay`` per word before its
+whole reply (a slow server); a client that closes the connection meanwhile
 (a cancelled request) gets no reply and is counted in ``dropped`` (``dropped_at``: ``time.monotonic()``
 when each was seen, within 50 ms). ``fault`` (persistent until set back to ``None``)
 makes every successful reply broken in one way: ``"html"`` (a 200 HTML page, like a proxy's login
@@ -94,6 +100,10 @@ class FakeAPIServer:
         self.models: list[str] | None = None
         self.dropped_at: list[float] = []
         self.fault: str | None = None
+        self.token_delay = 0.0
+        self.stall: tuple[int, float] | None = None
+        self.ignore_stream = False
+        self.reject_stream = False
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._log: list[RecordedRequest] = []
@@ -225,7 +235,7 @@ class FakeAPIServer:
         if path == "/v1/chat/completions":
             if self.reject_response_format and "response_format" in body:
                 return _send(h, 400, _error("response_format is not supported", "invalid_request"))
-            return _send(h, 200, json.dumps(self._chat(body)))
+            return self._chat_reply(h, body)
         return _send(h, 404, _error(f"no route {path}", "not_found"))
 
     def _wait_connected(self, h: BaseHTTPRequestHandler, seconds: float) -> bool:
@@ -245,6 +255,44 @@ class FakeAPIServer:
                 return False
             time.sleep(0.05)  # bytes of a next request: not a close
         return True
+
+    def _chat_reply(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        """Streamed when asked for (and not ``ignore_stream``), else whole after ``token_delay`` per word."""
+        if body.get("stream") and self.reject_stream:
+            return _send(h, 400, _error("'stream' is not supported by this server", "invalid_request"))
+        reply = self._chat(body)
+        if body.get("stream") and not self.ignore_stream:
+            return self._stream(h, reply, body)
+        time.sleep(self.token_delay * len(_pieces(_content(reply))))
+        return _send(h, 200, json.dumps(reply))
+
+    def _stream(self, h: BaseHTTPRequestHandler, reply: dict, body: dict) -> None:
+        """``reply`` as OpenAI's chat.completion.chunk events (the class docstring)."""
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.close_connection = True
+        base = {"id": reply["id"], "object": "chat.completion.chunk", "created": reply["created"], "model": reply["model"]}
+
+        def event(choices: list[dict], **extra: Any) -> None:
+            h.wfile.write(f"data: {json.dumps({**base, 'choices': choices, **extra})}\n\n".encode())
+            h.wfile.flush()
+
+        try:
+            for n, piece in enumerate(_pieces(_content(reply)), start=1):
+                event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
+                time.sleep(self.token_delay)
+                if self.stall is not None and n == self.stall[0]:
+                    time.sleep(self.stall[1])
+            if reply["choices"]:
+                event([{"index": 0, "delta": {}, "finish_reason": reply["choices"][0]["finish_reason"]}])
+            if (body.get("stream_options") or {}).get("include_usage"):
+                event([], usage=reply["usage"])
+            h.wfile.write(b"data: [DONE]\n\n")
+        except OSError:  # the client gave up (a stall it timed out on)
+            with self._lock:
+                self.dropped_at.append(time.monotonic())
 
     def _embeddings(self, body: dict, *, voyage: bool) -> dict:
         texts = body.get("input", [])
@@ -283,6 +331,16 @@ class FakeAPIServer:
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }
+
+
+def _content(reply: dict) -> str:
+    choices = reply["choices"]
+    return (choices[0]["message"]["content"] or "") if choices else ""
+
+
+def _pieces(content: str) -> list[str]:
+    """The content in stream chunks: one per word with the spaces after it (``""`` → none)."""
+    return re.findall(r"\s*\S+\s*", content) or ([content] if content else [])
 
 
 def _error(message: str, code: str) -> str:
