@@ -19,6 +19,8 @@ from ragcov_tui.evaluation.generation.support import Evidence, claim_sentences, 
 from ragcov_tui.evaluation.generation.text import strip_citations
 from ragcov_tui.llm import reply_schemas
 
+FAITHFUL_THRESHOLD = 0.5  # a faithfulness score at or above it reads "faithful" (agreement benchmark)
+
 
 def _claims(metric: str, text: str, ev: Evidence, judge: Judge | None) -> list[str]:
     if judge is None:

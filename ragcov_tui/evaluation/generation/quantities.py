@@ -80,6 +80,7 @@ _AMOUNT_RE = re.compile(
     rf"(?:\s?-?\s?(?P<unit>%|[a-z]+\b))?",
     re.I,
 )
+_SCALE_RE = re.compile(r"(?:\bout of|\d/)\s*$", re.I)
 _WORD_AMOUNT_RE = re.compile(
     r"\b(?P<word>a hundred|a thousand|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
     + r")[\s-]+(?P<unit>[a-z%]+)\b", re.I)
@@ -122,8 +123,16 @@ class Quantity:
         if self.kind == "version":
             return True
         if self.unit is None and other.unit is None:
+            if _year_like(self) != _year_like(other):
+                return False  # a year is not another count: "4.0 stars" vs "2013"
             return self.noun is None or other.noun is None or self.noun == other.noun
         return _dimension(self.unit) == _dimension(other.unit)
+
+
+def _year_like(q: Quantity) -> bool:
+    """A unitless whole number between 1800 and 2100: probably a year."""
+    value = float(q.value)
+    return q.unit is None and value.is_integer() and 1800 <= value <= 2100
 
 
 def _dimension(unit: str | None) -> str | None:
@@ -187,6 +196,8 @@ def extract_quantities(text: str) -> list[Quantity]:
         unit_word = m.group("unit")
         if unit_word and len(unit_word) == 1 and unit_word.isupper() and m.end("num") == m.start("unit"):
             continue  # 4G, 3D: an identifier
+        if _SCALE_RE.search(text, 0, m.start()):
+            continue  # "4.0 out of 5 stars", "8/10": the 5 and the 10 are the scale, not a figure
         value = _num(m.group("num"))
         mult = (m.group("mult") or "").lower()
         if mult in ("m", "b") and unit_word is None and not m.group("cur"):

@@ -4,21 +4,29 @@ Used by offline faithfulness (answer sentences vs retrieved chunks), context rec
 (ground-truth sentences vs retrieved chunks), context precision (ground truth vs each chunk) and
 graded correctness. For each claim:
 
-With ``s`` = cosine similarity of the claim to a context unit (a sentence, or two adjacent
-sentences of one chunk, see ``ContextIndex``):
+With ``s`` = cosine similarity of the claim to a context unit (a sentence, two adjacent
+sentences of one chunk, or a JSON record's ``field: value`` line, see ``ContextIndex`` and
+``claim_checks.context_units``), among the ``CANDIDATE_UNITS`` most similar units:
 
-1. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` has the claim's polarity (negated
-   or not) and every figure of the claim (numbers, money, percentages, durations, sizes,
-   versions, dates — see ``quantities``) appears in that unit's chunk. A made-up figure fails.
-2. **contradicted** when a figure of the claim missing from a best-matching unit's chunk differs
+1. **contradicted** when a unit with ``s >= ANTONYM_SIMILARITY`` says the opposite word
+   ("decreased" vs "increased", ``claim_checks.antonym_clash``);
+2. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` has the claim's polarity and holds
+   the claim's facts itself (``_gap``): every figure (numbers, money, percentages, durations,
+   sizes, versions, dates — see ``quantities``) in a sentence of that unit, every name in the
+   unit, and, in prose, all but ``MAX_MISSING_WORDS`` of its content words
+   (``MAX_MISSING_PARAPHRASE`` at ``s >= STRONG_SIMILARITY``). A figure found elsewhere in the
+   passage does not count: the reason says which figure, name or words were missing;
+3. **contradicted** when a figure of the claim missing from a best-matching unit's chunk differs
    from a figure of the same unit in that unit (cosine >= ``CONFLICT_SIMILARITY``, top
    ``CONFLICT_TOP_UNITS`` units: "$59" where the context says "$49"), or when only units of the
-   opposite polarity reach the threshold ("refunds are not available" vs "... are available").
-3. **not_found** otherwise (low similarity, or a figure the context does not have).
+   opposite polarity hold the claim ("refunds are not available" vs "... are available");
+4. **not_found** otherwise (low similarity, or a figure, name or words the unit does not have).
 
-``SUPPORT_THRESHOLD`` was calibrated for the default ``local`` embedder (all-MiniLM-L6-v2) on a
-development set of claim / context pairs kept apart from the labelled test set; other embedders
-have other similarity scales, so treat the heuristic as a smoke alarm, not a judge.
+The thresholds were tuned on the train half of HaluEval QA (benchmarks/faithfulness_agreement.py
+``--convert-halueval``; the test half is held out) under the constraint that the hand-labelled set
+of tests/evaluation/generation keeps its accuracy, for the default ``local`` embedder
+(all-MiniLM-L6-v2); other embedders have other similarity scales, so treat the heuristic as a
+smoke alarm, not a judge.
 """
 
 from __future__ import annotations
@@ -33,6 +41,14 @@ from typing import Protocol
 import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder, l2_normalise
+from ragcov_tui.evaluation.generation.claim_checks import (
+    SCALE_RE,
+    antonym_clash,
+    context_units,
+    meta_free,
+    missing_words,
+    names,
+)
 from ragcov_tui.evaluation.generation.models import GenerationInput
 from ragcov_tui.evaluation.generation.quantities import (
     Quantity,
@@ -40,10 +56,15 @@ from ragcov_tui.evaluation.generation.quantities import (
     extract_quantities,
     missing_quantities,
 )
-from ragcov_tui.evaluation.generation.text import split_sentences, strip_citations
+from ragcov_tui.evaluation.generation.text import contains_phrase, content_tokens, split_sentences, strip_citations
 
-SUPPORT_THRESHOLD = 0.62
+SUPPORT_THRESHOLD = 0.40
+CANDIDATE_UNITS = 8
+MAX_MISSING_WORDS = 0.1
+STRONG_SIMILARITY = 0.8
+MAX_MISSING_PARAPHRASE = 0.67
 CONFLICT_SIMILARITY = 0.40
+ANTONYM_SIMILARITY = 0.6
 CONFLICT_TOP_UNITS = 3
 _NEGATION_RE = re.compile(
     r"\b(not|no|never|cannot|can't|won't|isn't|aren't|doesn't|don't|didn't|wasn't|weren't|hasn't|"
@@ -60,8 +81,14 @@ def is_negated(text: str) -> bool:
 
 
 def claim_sentences(text: str) -> list[str]:
-    """Candidate claims of ``text``: its sentences minus pleasantries and "I don't know" refusals."""
-    return [s for s in split_sentences(text) if len(s.split()) >= 2 and not _NON_CLAIM_RE.search(s)]
+    """Candidate claims of ``text``: its sentences minus pleasantries, "I don't know" refusals and
+    meta sentences, without source-attribution prefixes (``claim_checks.meta_free``)."""
+    out = []
+    for sentence in split_sentences(text):
+        claim = meta_free(sentence)
+        if claim and len(claim.split()) >= 2 and not _NON_CLAIM_RE.search(claim):
+            out.append(claim)
+    return out
 
 
 @dataclass
@@ -77,22 +104,29 @@ class ContextIndex:
     unit_quantities: list[list[Quantity]]
     vectors: np.ndarray
     chunk_quantities: dict[str, list[Quantity]]
+    unit_parts: list[list[str]]
+    unit_structured: list[bool]
 
     @classmethod
     def build(cls, passages: Sequence[tuple[str, str]], embedder: TextEmbedder) -> ContextIndex:
-        per_chunk = [(chunk_id, split_sentences(text)) for chunk_id, text in passages]
+        split = [(chunk_id, context_units(text)) for chunk_id, text in passages]
+        per_chunk = [(chunk_id, sentences) for chunk_id, (sentences, _) in split]
         flat = [s for _, sentences in per_chunk for s in sentences]
+        parts: list[list[str]] = []
+        structured: list[bool] = []
         sentence_vecs = np.asarray(embedder.embed(flat)) if flat else np.zeros((0, 1), dtype=np.float32)
         units: list[str] = []
         chunks: list[str] = []
         negated: list[bool | None] = []
         blocks: list[np.ndarray] = []
         start = 0
-        for chunk_id, sentences in per_chunk:
+        for chunk_id, (sentences, is_record) in split:
             vecs = sentence_vecs[start:start + len(sentences)]
             start += len(sentences)
             pairs = list(pairwise(sentences))
             units.extend(sentences + [f"{a} {b}" for a, b in pairs])
+            parts.extend([[s] for s in sentences] + [[a, b] for a, b in pairs])
+            structured.extend([is_record] * (len(sentences) + len(pairs)))
             chunks.extend([chunk_id] * (len(sentences) + len(pairs)))
             negated.extend([is_negated(s) for s in sentences] + [_pair_polarity(a, b) for a, b in pairs])
             blocks.extend([vecs, l2_normalise(vecs[:-1] + vecs[1:])])
@@ -101,7 +135,7 @@ class ContextIndex:
         by_chunk: dict[str, list[Quantity]] = {}
         for chunk_id, text in passages:
             by_chunk.setdefault(chunk_id, []).extend(extract_quantities(text))
-        return cls(units, chunks, negated, quantities, vectors, by_chunk)
+        return cls(units, chunks, negated, quantities, vectors, by_chunk, parts, structured)
 
     def restrict(self, chunk_id: str) -> ContextIndex:
         """The units of one chunk only (no re-embedding)."""
@@ -109,7 +143,8 @@ class ContextIndex:
         return ContextIndex([self.units[i] for i in keep], [chunk_id] * len(keep),
                             [self.unit_negated[i] for i in keep], [self.unit_quantities[i] for i in keep],
                             self.vectors[keep] if keep else self.vectors[:0],
-                            {chunk_id: self.chunk_quantities.get(chunk_id, [])})
+                            {chunk_id: self.chunk_quantities.get(chunk_id, [])},
+                            [self.unit_parts[i] for i in keep], [self.unit_structured[i] for i in keep])
 
 
 def _pair_polarity(first: str, second: str) -> bool | None:
@@ -141,30 +176,75 @@ def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
     order = [int(u) for u in np.argsort(-sims)]
     figures = extract_quantities(claim)
     negated = is_negated(claim)
+    wording = _without_figures(claim, figures)
 
-    def missing_in_chunk(u: int) -> list[Quantity]:
-        return missing_quantities(figures, index.chunk_quantities[index.unit_chunks[u]])
+    def gaps(u: int) -> str | None:
+        return _gap(index, u, figures, wording, float(sims[u]))
 
-    above = [u for u in order if sims[u] >= SUPPORT_THRESHOLD]
+    above = [u for u in order[:CANDIDATE_UNITS] if sims[u] >= SUPPORT_THRESHOLD]
+    reasons: dict[int, str] = {}
     for u in above:
-        if index.unit_negated[u] == negated and not missing_in_chunk(u):
+        clash = antonym_clash(claim, index.units[u]) if sims[u] >= ANTONYM_SIMILARITY else None
+        if clash is not None:
+            return result("contradicted", u, f"the claim says {clash[0]!r}, the context says {clash[1]!r}")
+        gap = gaps(u)
+        if gap is None and index.unit_negated[u] == negated:
             return result("supported", u, f"similarity {sims[u]:.2f}")
+        reasons[u] = gap or "the matching context sentence has the opposite polarity"
     for u in order[:CONFLICT_TOP_UNITS]:
         if sims[u] < CONFLICT_SIMILARITY:
             break
-        pairs = conflicting_pairs(missing_in_chunk(u), index.unit_quantities[u])
+        missing = missing_quantities(figures, index.unit_quantities[u])
+        pairs = conflicting_pairs(missing, index.unit_quantities[u]) if missing_in_chunk(figures, index, u) else []
         if pairs:
             q, c = pairs[0]
             return result("contradicted", u, f"the claim says {q.text!r}, the context says {c.text!r}")
-    flipped = [u for u in above if index.unit_negated[u] is not None and not missing_in_chunk(u)]
+    flipped = [u for u in above if index.unit_negated[u] is not None and index.unit_negated[u] != negated
+               and gaps(u) is None]
     if flipped:
         return result("contradicted", flipped[0], "the matching context sentence has the opposite polarity")
     best = order[0]
-    missing = missing_in_chunk(best)
-    if missing:
-        return result("not_found", best, "figure(s) not in the matching context: "
-                      + ", ".join(repr(q.text) for q in missing))
+    if best in reasons:
+        return result("not_found", best, reasons[best])
     return result("not_found", best, f"best similarity {sims[best]:.2f} < {SUPPORT_THRESHOLD}")
+
+
+def _gap(index: ContextIndex, u: int, figures: list[Quantity], wording: str, similarity: float) -> str | None:
+    """Why unit ``u`` does not hold the claim's facts (None when it does). ``wording`` is the claim
+    without its figures. A figure must sit in a sentence of the unit that carries more than half
+    of the claim's words (so "arrested on March 26" is not held by "arrested on Thursday. On
+    March 26, she bought a ticket"); names must be in the unit; in prose (not a record's fields)
+    at most ``MAX_MISSING_WORDS`` of the claim's words may be missing from the unit, or
+    ``MAX_MISSING_PARAPHRASE`` when the similarity reaches ``STRONG_SIMILARITY`` (a paraphrase)."""
+    total = len(content_tokens(wording)) or 1
+    parts = index.unit_parts[u]
+    if len(parts) > 1 and not index.unit_structured[u]:
+        parts = [p for p in parts if len(missing_words(wording, p)) / total < 0.5]
+    missing = missing_quantities(figures, [q for p in parts for q in extract_quantities(p)])
+    if missing:
+        return f"figure {missing[0].text!r} not in the supporting sentence"
+    absent = [n for n in names(wording) if not contains_phrase(index.units[u], n)]
+    if absent:
+        return f"name {absent[0]!r} not in the supporting sentence"
+    if index.unit_structured[u]:
+        return None  # a record's fields name their values in keys, not in prose
+    words = missing_words(wording, index.units[u])
+    if len(words) / total > (MAX_MISSING_WORDS if similarity < STRONG_SIMILARITY else MAX_MISSING_PARAPHRASE):
+        return "words not in the supporting sentence: " + ", ".join(words[:4])
+    return None
+
+
+def _without_figures(claim: str, figures: list[Quantity]) -> str:
+    """The claim with its figures' text (and their units: "120 minutes", "49 USD") removed."""
+    for q in figures:
+        claim = claim.replace(q.text, " ")
+    return SCALE_RE.sub(" ", claim)
+
+
+def missing_in_chunk(figures: list[Quantity], index: ContextIndex, unit: int) -> bool:
+    """True when some figure of the claim occurs nowhere in the unit's chunk (a figure that is
+    elsewhere in the chunk is a mismatch of sentence, not a conflict of values)."""
+    return bool(missing_quantities(figures, index.chunk_quantities[index.unit_chunks[unit]]))
 
 
 def support_share(verdicts: Sequence[dict]) -> float:
@@ -217,7 +297,7 @@ class Evidence:
         reference = (item.ground_truth or "").strip()
         wanted: list[str] = []
         if metrics & {"faithfulness", "context_recall", "context_precision"} and self.passages:
-            wanted += [s for _, text in self.passages for s in split_sentences(text)]
+            wanted += [s for _, text in self.passages for s in context_units(text)[0]]
         if answer and "faithfulness" in metrics:
             wanted += claim_sentences(answer)
         if answer and "answer_relevance" in metrics:
