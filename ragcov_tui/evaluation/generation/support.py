@@ -85,7 +85,7 @@ def claim_sentences(text: str) -> list[str]:
     meta sentences, without source-attribution prefixes (``claim_checks.meta_free``)."""
     out = []
     for sentence in split_sentences(text):
-        claim = meta_free(sentence)
+        claim = None if _NON_CLAIM_RE.search(sentence) else meta_free(sentence)
         if claim and len(claim.split()) >= 2 and not _NON_CLAIM_RE.search(claim):
             out.append(claim)
     return out
