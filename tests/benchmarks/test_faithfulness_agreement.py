@@ -40,3 +40,14 @@ def test_ragtruth_sources_become_the_product_s_contexts() -> None:
     record = fa.item_of({"id": "2", "response": "B.", "labels": [{"start": 0, "end": 1}]},
                         {"task_type": "Data2txt", "source_info": {"name": "Cafe"}})
     assert json.loads(record.passages[0]) == {"name": "Cafe"} and not record.faithful
+
+
+@pytest.mark.slow  # loads the ONNX model and scores 40 answers
+def test_offline_faithfulness_separates_labelled_answers() -> None:
+    from ragcov_tui.embeddings.factory import make_embedder
+
+    items = fa.load(Path(__file__).parent / "halueval_sample", "train")
+    assert len(items) == 40 and sum(i.faithful for i in items) == 20
+    scores, _, _ = fa.faithfulness_scores(items, make_embedder("local"))
+    # measured 0.675 with the checks of issue #26; the scorer before them: 0.275 (worse than chance)
+    assert fa.roc_auc(scores, [i.faithful for i in items]) >= 0.6
