@@ -111,6 +111,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--paraphrases",
                    help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
     e.add_argument("--repeats", help="judge each item N times and report mean and spread (default {repeats})")
+    e.add_argument("--no-preflight", action="store_true",
+                   help="skip the judge's known-answer probe that stops a judged run whose judge cannot answer")
     e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")
     e.add_argument("--baseline", metavar="SESSION|FILE", help="compare with an earlier eval; regressions fail the gate")
     e.add_argument("--max-drop", help="allowed drop per metric against the baseline, 0 to 1 (default {max_drop})")

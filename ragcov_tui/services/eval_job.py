@@ -30,6 +30,8 @@ from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
+from ragcov_tui.evaluation.generation.preflight import preflight_judge
+from ragcov_tui.evaluation.generation.registry import METRICS
 from ragcov_tui.evaluation.gold_contexts import gold_from_contexts
 from ragcov_tui.evaluation.items import EvalContext, evaluate_question
 from ragcov_tui.evaluation.metric_names import select_metrics
@@ -86,6 +88,7 @@ class EvalOptions:
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)
+    no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -113,6 +116,9 @@ def run_eval(
     retrieval_metrics, generation_metrics = select_metrics(
         opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
+    llms = _llms(opts, db, warn)
+    if llms["judge"] is not None and not opts.no_preflight and any(METRICS[m].uses_llm for m in generation_metrics):
+        preflight_judge(llms["judge"])  # a judge that cannot answer stops the run here, in one line
     documents: list[Document] = []
     chunks: list[Chunk] = []
     if opts.corpus:
@@ -122,7 +128,6 @@ def run_eval(
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     # file gold ids first (above), then reference-context texts for the questions without any
     from_contexts = gold_from_contexts(testset.questions, documents, chunks, opts.corpus, embedder, progress)
-    llms = _llms(opts, db, warn)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
                          questions=testset.questions, join=opts.join)
     # records whose contexts are bare texts, with no corpus to find them in: no retrieval metric

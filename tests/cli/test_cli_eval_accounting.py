@@ -26,7 +26,8 @@ METRICS = "answer_relevance,answer_correctness"  # two judgements per question
 def run_eval(tmp: Path, *extra: str) -> int:
     return main(["eval", "--db", str(tmp / "r.db"), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
                  "--system", "builtin:bm25", "--embedder", "hash", "--judge-llm", "openai:gpt-4o-mini",
-                 "--metrics", METRICS, "--json", str(tmp / "report.json"), *extra])
+                 "--metrics", METRICS, "--json", str(tmp / "report.json"),
+                 "--no-preflight", *extra])  # counts here are per item; the probe: test_cli_eval_preflight
 
 
 def asked_questions(requests) -> set[str]:

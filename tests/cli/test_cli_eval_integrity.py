@@ -53,7 +53,7 @@ def test_no_judgement_succeeded_exits_1_naming_the_cause(tmp_path: Path, judge_s
                                                          capsys: pytest.CaptureFixture) -> None:
     judge_server.chat_handler = lambda messages, body: '{"score": NaN, "reason": "?"}'
     code = _eval(tmp_path, "--system", nan_system.replace(":answer", ":good"), "--judge-llm", "openai:judge",
-                 "--metrics", "answer_relevance")
+                 "--metrics", "answer_relevance", "--no-preflight")  # with the probe: exit 2 (test_cli_eval_preflight)
     err = capsys.readouterr().err
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "error: nothing to score: 3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable: " in err

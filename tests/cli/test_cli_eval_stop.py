@@ -34,7 +34,8 @@ def judged_eval(work: Path, server: FakeAPIServer, *extra: str) -> subprocess.Po
     env.pop("RAGCOV_PRICE_PER_MTOK", None)
     argv = ["eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--system", "builtin:bm25",
             "--embedder", "hash", "--judge-llm", "openai:gpt-4o-mini", "--metrics", "answer_relevance",
-            "--concurrency", str(CONCURRENCY), "--db", str(work / "r.db"), *extra]
+            "--concurrency", str(CONCURRENCY), "--db", str(work / "r.db"),
+            "--no-preflight", *extra]  # the servers here answer items only: the probe is pinned elsewhere
     return subprocess.Popen([sys.executable, "-m", "ragcov_tui", *argv], cwd=work, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

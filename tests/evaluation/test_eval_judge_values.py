@@ -67,7 +67,9 @@ def _records(tmp: Path) -> str:
 
 
 def _run(tmp: Path, db, metrics: list[str], **kw):
-    return run_eval(options(write_questions(tmp), _records(tmp), judge_llm="openai:judge",
+    # no_preflight: a scripted judge answers every prompt alike, so the preflight probe would stop
+    # the run before any item (tests/cli/test_cli_eval_preflight.py); these pin the items' handling
+    return run_eval(options(write_questions(tmp), _records(tmp), judge_llm="openai:judge", no_preflight=True,
                             metrics=["retrieval", *metrics], **kw), db)
 
 
@@ -130,7 +132,7 @@ def test_a_judged_run_where_no_judgement_succeeded_is_all_failed(tmp_path: Path,
     judge.chat_handler = ScriptedJudge("0.5", correctness="{}")
     db, _ = database(tmp_path)
     _, report = run_eval(options(write_questions(tmp_path, rows), _records(tmp_path), judge_llm="openai:judge",
-                                 metrics=["answer_correctness"]), db)
+                                 metrics=["answer_correctness"], no_preflight=True), db)
     assert report["counts"]["done"] == 2 and report["counts"]["errors"] == 1
     assert all_failed(report)
 

@@ -86,7 +86,8 @@ def test_eval_judge_llm_three_items_then_cached(via_proxy: LlamaServer, tmp_path
         before = via_proxy.requests()
         code = main(["eval", "-q", "--db", str(tmp_path / "ragcov.db"), "--questions", str(questions), "--system",
                      f"records:{records}", "--embedder", "hash", "--judge-llm", f"openai:{via_proxy.local.model}",
-                     "--metrics", "answer_relevance,answer_correctness", "--json", str(tmp_path / f"{run}.json")])
+                     "--metrics", "answer_relevance,answer_correctness", "--json", str(tmp_path / f"{run}.json"),
+                     "--no-preflight"])  # a 135M judge may fail the probe: its items' handling is what is pinned
         assert code == 0
         requests.append(via_proxy.requests() - before)
         reports.append(json.loads((tmp_path / f"{run}.json").read_text()))
@@ -101,6 +102,19 @@ def test_eval_judge_llm_three_items_then_cached(via_proxy: LlamaServer, tmp_path
     # the second run: every parsed reply served by the cache; only unusable ones are asked again (ask + repair)
     assert requests[1] == 2 * len(cold["errors"])
     assert reports[1]["aggregate"] == cold["aggregate"] or cold["errors"]
+
+
+def test_the_judge_preflight_judges_the_small_model_in_one_line(via_proxy: LlamaServer) -> None:
+    """The probe reaches the real server and is judged: a 135M model without grammar bounds often
+    replies off-shape or wrong, and then the preflight says so in one line naming the model."""
+    from ragcov_tui.errors import BadInput
+    from ragcov_tui.evaluation.generation.preflight import preflight_judge
+
+    try:
+        preflight_judge(OpenAIChat(via_proxy.local.model))
+    except BadInput as exc:
+        assert str(exc).startswith(f"judge preflight failed for openai:{via_proxy.local.model}: ")
+        assert "\n" not in str(exc)
 
 
 def test_a_passage_longer_than_the_context_is_trimmed_answered_and_not_retried(via_proxy: LlamaServer) -> None:
