@@ -5,7 +5,8 @@
   the answer rather than the world ("Here is a summary in 175 words:", "The passages do not
   provide specific information about …"): such sentences are not claims.
 - ``context_units(text)``: a chunk's units. A JSON record (object or list) becomes one
-  ``path: value`` line per field (``hours Monday: 10:0-16:0``, ``business stars: 4.0``), long
+  ``path: value`` line per field (``hours Monday: 10:0-16:0``, ``business stars: 4.0``,
+  ``attributes Outdoor Seating: True``: the last two keys, split at ``_`` and camelCase), long
   string values split into sentences, so a claim is checked against the field that holds its
   figure, not against prose elsewhere; other text is split by ``text.split_sentences``.
 - ``names(claim)``: capitalised words (not the first word) and acronyms: the names a
@@ -39,6 +40,7 @@ _META_SENTENCE_RE = re.compile(
     r"\bthere (?:is|was) no (?:information|mention|data|details?)\b|"
     r"\b(?:not|no) (?:specific |further |additional |more )?(?:information|details?) "
     r"(?:is |are )?(?:provided|given|available|mentioned)\b", re.I)
+_CAMEL_RE = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2})")
 SCALE_RE = re.compile(r"\b(?:out of|/)\s*\d+(?:\.\d+)?(?:\s+(?:stars?|points?))?", re.I)
 _NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
 _ANTONYMS = [
@@ -89,7 +91,7 @@ def _json_record(text: str) -> Any:
 def _flatten(value: Any, path: list[str], out: list[str]) -> None:
     if isinstance(value, dict):
         for key, inner in value.items():
-            _flatten(inner, path + [str(key).replace("_", " ")], out)
+            _flatten(inner, path + [_CAMEL_RE.sub(" ", str(key)).replace("_", " ")], out)
     elif isinstance(value, list):
         for inner in value:
             _flatten(inner, path, out)

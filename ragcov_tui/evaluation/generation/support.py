@@ -63,6 +63,7 @@ CANDIDATE_UNITS = 8
 MAX_MISSING_WORDS = 0.1
 STRONG_SIMILARITY = 0.8
 MAX_MISSING_PARAPHRASE = 0.67
+MAX_MISSING_RECORD = 0.5
 CONFLICT_SIMILARITY = 0.40
 ANTONYM_SIMILARITY = 0.6
 CONFLICT_TOP_UNITS = 3
@@ -213,7 +214,7 @@ def _gap(index: ContextIndex, u: int, figures: list[Quantity], wording: str, sim
     """Why unit ``u`` does not hold the claim's facts (None when it does). ``wording`` is the claim
     without its figures. A figure must sit in a sentence of the unit that carries more than half
     of the claim's words (so "arrested on March 26" is not held by "arrested on Thursday. On
-    March 26, she bought a ticket"); names must be in the unit; in prose (not a record's fields)
+    March 26, she bought a ticket"); names must be in the unit (in a record: in the record); in prose (not a record's fields)
     at most ``MAX_MISSING_WORDS`` of the claim's words may be missing from the unit, or
     ``MAX_MISSING_PARAPHRASE`` when the similarity reaches ``STRONG_SIMILARITY`` (a paraphrase)."""
     total = len(content_tokens(wording)) or 1
@@ -223,13 +224,24 @@ def _gap(index: ContextIndex, u: int, figures: list[Quantity], wording: str, sim
     missing = missing_quantities(figures, [q for p in parts for q in extract_quantities(p)])
     if missing:
         return f"figure {missing[0].text!r} not in the supporting sentence"
-    absent = [n for n in names(wording) if not contains_phrase(index.units[u], n)]
+    # a record names its subject once (its "name" field): a name is looked up in the whole record
+    where = index.units[u] if not index.unit_structured[u] else " ".join(
+        text for text, chunk in zip(index.units, index.unit_chunks, strict=True) if chunk == index.unit_chunks[u])
+    absent = [n for n in names(wording) if not contains_phrase(where, n)]
     if absent:
         return f"name {absent[0]!r} not in the supporting sentence"
-    if index.unit_structured[u]:
-        return None  # a record's fields name their values in keys, not in prose
-    words = missing_words(wording, index.units[u])
-    if len(words) / total > (MAX_MISSING_WORDS if similarity < STRONG_SIMILARITY else MAX_MISSING_PARAPHRASE):
+    if index.unit_structured[u]:  # fields name their values in keys, not prose: half the words will do
+        # names are checked against the record above; the record's subject ("name: Blue Cafe") is
+        # what every field is about, so its words count as present in each field
+        subject = [t for text, chunk in zip(index.units, index.unit_chunks, strict=True)
+                   if chunk == index.unit_chunks[u] and text.startswith(("name:", "title:"))
+                   for t in content_tokens(text)]
+        named = {t for n in names(wording) for t in content_tokens(n)} | set(subject)
+        words, allowed = [w for w in missing_words(wording, index.units[u]) if w not in named], MAX_MISSING_RECORD
+    else:
+        words = missing_words(wording, index.units[u])
+        allowed = MAX_MISSING_WORDS if similarity < STRONG_SIMILARITY else MAX_MISSING_PARAPHRASE
+    if len(words) / total > allowed:
         return "words not in the supporting sentence: " + ", ".join(words[:4])
     return None
 

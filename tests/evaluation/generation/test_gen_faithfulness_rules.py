@@ -16,7 +16,8 @@ NEWS = [("cnn#0", "The FBI charged a Philadelphia woman on Thursday with trying 
          "She was arrested on Thursday in Philadelphia. On March 26, Thomas purchased a ticket to Barcelona. "
          "Sales of tickets increased last year.")]
 RECORD = [("biz#0", json.dumps({
-    "name": "Blue Cafe", "business_stars": 4.0, "hours": {"Monday": "10:0-16:0"},
+    "name": "Blue Cafe", "business_stars": 4.0, "hours": {"Monday": "10:0-16:0", "Tuesday": "10:0-16:0"},
+    "attributes": {"WiFi": "free", "OutdoorSeating": "True"},
     "review_info": [{"review_date": "2013-04-05", "review_stars": 5,
                      "review_text": "Lovely little place with friendly staff and great coffee, we will come back."}]}))]
 
@@ -50,6 +51,14 @@ def test_a_rating_is_read_from_the_record_field_not_the_review_year(local) -> No
     assert v["verdict"] == "supported" and "4.0" in v["evidence"]
     wrong = verdict("Blue Cafe has a rating of 3.5 out of 5 stars.", RECORD, local)
     assert wrong["verdict"] == "contradicted" and "'4.0'" in wrong["reason"]
+
+
+@pytest.mark.slow
+def test_record_fields_support_what_they_hold_and_nothing_else(local) -> None:
+    opens = verdict("Blue Cafe opens at 10:00 am on Monday.", RECORD, local)
+    assert opens["verdict"] == "supported" and "10:0-16:0" in opens["evidence"]
+    assert verdict("Blue Cafe offers free WiFi and outdoor seating.", RECORD, local)["verdict"] == "supported"
+    assert verdict("Blue Cafe offers free valet parking.", RECORD, local)["verdict"] != "supported"
 
 
 def test_a_scale_is_not_a_figure_and_a_year_does_not_contradict_a_count() -> None:
