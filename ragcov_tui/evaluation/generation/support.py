@@ -97,7 +97,9 @@ class ContextIndex:
     """Context units of each chunk with their vectors: its sentences (``text.split_sentences``:
     the same strings the extractive answerer uses, so the embedding cache serves both) and its
     adjacent sentence pairs. A pair is not embedded: its vector is the normalised sum of its two
-    sentence vectors (as good as embedding the joined text on the labelled set, at no cost)."""
+    sentence vectors (as good as embedding the joined text on the labelled set, at no cost).
+    ``unit_parts`` holds each unit's sentences (one, or the pair's two) and ``unit_structured``
+    whether it is a JSON record's field (``claim_checks.context_units``)."""
 
     units: list[str]
     unit_chunks: list[str]
@@ -214,9 +216,10 @@ def _gap(index: ContextIndex, u: int, figures: list[Quantity], wording: str, sim
     """Why unit ``u`` does not hold the claim's facts (None when it does). ``wording`` is the claim
     without its figures. A figure must sit in a sentence of the unit that carries more than half
     of the claim's words (so "arrested on March 26" is not held by "arrested on Thursday. On
-    March 26, she bought a ticket"); names must be in the unit (in a record: in the record); in prose (not a record's fields)
-    at most ``MAX_MISSING_WORDS`` of the claim's words may be missing from the unit, or
-    ``MAX_MISSING_PARAPHRASE`` when the similarity reaches ``STRONG_SIMILARITY`` (a paraphrase)."""
+    March 26, she bought a ticket"); names must be in the unit (in a record: in the record); in
+    prose at most ``MAX_MISSING_WORDS`` of the claim's words may be missing from the unit, or
+    ``MAX_MISSING_PARAPHRASE`` when the similarity reaches ``STRONG_SIMILARITY`` (a paraphrase);
+    in a record's field ``MAX_MISSING_RECORD``, not counting names and the record's subject."""
     total = len(content_tokens(wording)) or 1
     parts = index.unit_parts[u]
     if len(parts) > 1 and not index.unit_structured[u]:
