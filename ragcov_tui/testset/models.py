@@ -22,7 +22,8 @@ class Question:
     the 2nd, 3rd… row with that text: :func:`ragcov_tui.testset.ids.content_ids`); it stays put
     when other rows are dropped, inserted or moved, and moves only among rows sharing one text.
     ``reference_contexts`` are the texts the reference answer rests on (Ragas / LlamaIndex
-    ``reference_contexts``, DeepEval ``context``, Giskard ``reference_context`` as one text);
+    ``reference_contexts``, DeepEval ``context``, Giskard ``reference_context`` as one text, the
+    ``contexts`` of a Ragas 0.1 test set: :func:`ragcov_tui.testset.fields.is_ragas_testset`);
     ``seed_document_id`` is Giskard's ``metadata.seed_document_id``. Both are read, never mapped
     to corpus ids here.
     """

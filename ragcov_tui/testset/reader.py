@@ -13,6 +13,9 @@ having it uses (for CSV: the header). Values are checked and normalised:
   the sha256 of its normalised question; the 2nd, 3rd… row with that text gets ``-2``, ``-3``…:
   :func:`ragcov_tui.testset.ids.content_ids`), so dropping or inserting a row moves no other id;
 - reference contexts: a list of texts, or one text (Giskard's ``reference_context``, never split);
+  Ragas 0.1's ``contexts`` are reference contexts in a file with no answer field (its test set),
+  retrieved contexts otherwise (its records), with a note saying which
+  (:func:`ragcov_tui.testset.fields.is_ragas_testset`);
   ``seed_document_id`` comes from a ``metadata`` object (a CSV cell: JSON or Python literal);
 - CSV cells are text: a list-valued cell is a JSON list or a Python list literal (pandas'
   ``to_csv``), or ``;``/``|``-separated (texts such as paraphrases and contexts split on ``|``
@@ -38,7 +41,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import read_input_file
 from ragcov_tui.input_values import is_finite_number, quoted, vector_problem
 from ragcov_tui.testset.cells import cell_value as _cell_value
-from ragcov_tui.testset.fields import FIELD_ALIASES, aliases_text, resolve_fields
+from ragcov_tui.testset.fields import FIELD_ALIASES, RAGAS_CONTEXTS, aliases_text, is_ragas_testset, resolve_fields
 from ragcov_tui.testset.ids import content_ids
 from ragcov_tui.testset.layout import Layout, decode, split_layout
 from ragcov_tui.testset.models import Question, TestFormat, TestSet
@@ -77,13 +80,14 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
         raise BadInput(f"{path}: the file is empty (no questions)")
     fmt, note = sniff_format(path, text, fmt)
     layout = split_layout(path, text, fmt)
-    field_names: dict[str, str] = resolve_fields(layout.header) if fmt == "csv" else {}
+    ragas_testset = is_ragas_testset({k for raw in layout.rows for k, v in raw.value.items() if not _is_blank(v, fmt)})
+    field_names: dict[str, str] = resolve_fields(layout.header, ragas_testset=ragas_testset) if fmt == "csv" else {}
     questions: list[Question] = []
     seen_ids: dict[str, int] = {}
     first_vector: tuple[int, int] | None = None  # (length, line)
     for raw in layout.rows:
         where = layout.where(path, raw)
-        names = resolve_fields(k for k, v in raw.value.items() if not _is_blank(v, fmt))
+        names = resolve_fields((k for k, v in raw.value.items() if not _is_blank(v, fmt)), ragas_testset=ragas_testset)
         for canonical, actual in names.items():
             field_names.setdefault(canonical, actual)
         question = _question(where, raw.value, names, fmt)
@@ -104,8 +108,18 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     for question, qid in zip(without_id, content_ids((q.text for q in without_id), set(seen_ids)), strict=True):
         question.id = qid
     testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container,
-                      notes=([] if note is None else [note]) + layout.notes)
+                      notes=([] if note is None else [note]) + layout.notes + _contexts_note(path, field_names))
     return testset, layout
+
+
+def _contexts_note(path: Path, field_names: dict[str, str]) -> list[str]:
+    """One line saying how Ragas 0.1's ambiguous ``contexts`` field was read (not used: no line)."""
+    if field_names.get("reference_contexts") == RAGAS_CONTEXTS:
+        return [f"{path}: read as a Ragas 0.1 test set ({RAGAS_CONTEXTS!r} and no answer field): its "
+                f"{RAGAS_CONTEXTS!r} are the reference contexts the questions were written from, gold where a row has no gold ids"]
+    if field_names.get("retrieved_contexts") == RAGAS_CONTEXTS:
+        return [f"{path}: read as Ragas records (the rows have answers): {RAGAS_CONTEXTS!r} are retrieved contexts, not gold"]
+    return []
 
 
 def _is_blank(value: Any, fmt: TestFormat) -> bool:

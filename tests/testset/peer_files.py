@@ -61,6 +61,14 @@ RAGAS_TESTSET_ROWS = [
     {"user_input": q, "reference_contexts": c, "reference": a, "synthesizer_name": "single_hop_specifc_query_synthesizer"}
     for q, a, c in zip(QUESTIONS, ANSWERS, CONTEXTS, strict=True)
 ]
+# Ragas 0.1: ``TestDataset.to_pandas()`` (``contexts`` the question was written from, no answer), and
+# the records its ``evaluate`` reads (``answer``; ``contexts`` then the retrieved ones).
+RAGAS01_TESTSET_ROWS = [
+    {"question": q, "contexts": c, "ground_truth": a, "evolution_type": "simple",
+     "metadata": [{"source": f"doc-{i}"}], "episode_done": True}
+    for i, (q, a, c) in enumerate(zip(QUESTIONS, ANSWERS, CONTEXTS, strict=True))]
+RAGAS01_RECORDS_ROWS = [{"question": q, "answer": r, "contexts": c, "ground_truth": a}
+                        for q, a, c, r in zip(QUESTIONS, ANSWERS, CONTEXTS, RESPONSES, strict=True)]
 DEEPEVAL_ROWS = [
     {"input": q, "actual_output": r, "expected_output": a, "context": c, "retrieval_context": c[:1],
      "additional_metadata": {"owner": "docs"}, "comments": None}
@@ -102,6 +110,10 @@ LAYOUTS: dict[str, tuple[str, str, str | None]] = {
     "ragas-testset-jsonl": ("testset.jsonl", jsonl(RAGAS_TESTSET_ROWS), "ragas-testset"),
     "ragas-testset-csv": ("testset.csv", pandas_csv(
         list(RAGAS_TESTSET_ROWS[0]), [list(r.values()) for r in RAGAS_TESTSET_ROWS]), None),
+    "ragas01-testset-jsonl": ("testset.jsonl", jsonl(RAGAS01_TESTSET_ROWS), None),
+    "ragas01-testset-csv": ("testset.csv", pandas_csv(
+        list(RAGAS01_TESTSET_ROWS[0]), [list(r.values()) for r in RAGAS01_TESTSET_ROWS]), None),
+    "ragas01-records-jsonl": ("records.jsonl", jsonl(RAGAS01_RECORDS_ROWS), None),
     "deepeval-goldens-json": ("goldens.json", json.dumps(DEEPEVAL_ROWS, indent=4, ensure_ascii=False), "deepeval"),
     "deepeval-goldens-csv": ("goldens.csv", deepeval_csv(DEEPEVAL_ROWS), "deepeval-csv"),
     "giskard-jsonl": ("qa_testset.jsonl", jsonl(GISKARD_ROWS), "giskard"),

@@ -44,9 +44,10 @@ def csv_file(tmp_path: Path, header: list[str], rows: list[list[str]], name: str
                                    "retrieved_context_ids", "reference_context_ids", "contexts", "retrieval_context"])
 @pytest.mark.parametrize("items", ITEMS, ids=range(len(ITEMS)))
 def test_every_list_field_takes_a_python_literal_as_pandas_writes_it(tmp_path, field, items):
+    # no answer field: `contexts` are a Ragas 0.1 test set's reference contexts
     path = csv_file(tmp_path, ["user_input", field], [["Q?", str(items)], ["R?", json.dumps(items)]])
     first, second = read_testset(path).questions
-    got = {"retrieved_contexts": lambda q: q.retrieved_contexts, "contexts": lambda q: q.retrieved_contexts,
+    got = {"retrieved_contexts": lambda q: q.retrieved_contexts, "contexts": lambda q: q.reference_contexts,
            "retrieval_context": lambda q: q.retrieved_contexts, "reference_contexts": lambda q: q.reference_contexts,
            "paraphrases": lambda q: q.paraphrases, "expected_keywords": lambda q: q.expected_keywords,
            "retrieved_context_ids": lambda q: q.retrieved_ids, "reference_context_ids": lambda q: list(q.gold)}[field]

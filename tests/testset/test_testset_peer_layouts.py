@@ -28,28 +28,32 @@ def put(tmp_path: Path, layout: str) -> Path:
     return path
 
 
-# layout -> (which contexts the rows hold, answers read, note expected)
+TESTSET_NOTE = "read as a Ragas 0.1 test set ('contexts' and no answer field)"
+# layout -> (which contexts the rows hold, answers read, the notes expected, in order)
 READS = {
-    "ragas-eval-csv-index": ("retrieved", RESPONSES, "ignoring column 1 (pandas index)"),
-    "ragas-eval-csv-unnamed-0": ("retrieved", RESPONSES, "ignoring column 1 (pandas index)"),
-    "ragas-eval-csv-trailing-comma": ("retrieved", RESPONSES, "ignoring column 7 (no name)"),
-    "ragas-eval-jsonl": ("retrieved", RESPONSES, None),
-    "ragas-testset-jsonl": ("reference", None, None),
-    "ragas-testset-csv": ("reference", None, "ignoring column 1 (pandas index)"),
-    "deepeval-goldens-json": ("both", RESPONSES, None),
-    "deepeval-goldens-csv": ("both", RESPONSES, None),
-    "giskard-jsonl": ("giskard", None, None),
-    "giskard-jsonl-named-json": ("giskard", None, "holds JSON Lines despite its .json name"),
-    "giskard-csv": ("giskard", None, None),
-    "llamaindex-labelled-rag-json": ("reference", None, None),
-    "json-list-named-jsonl": (None, None, "holds a JSON document despite its .jsonl name"),
+    "ragas-eval-csv-index": ("retrieved", RESPONSES, ("ignoring column 1 (pandas index)",)),
+    "ragas-eval-csv-unnamed-0": ("retrieved", RESPONSES, ("ignoring column 1 (pandas index)",)),
+    "ragas-eval-csv-trailing-comma": ("retrieved", RESPONSES, ("ignoring column 7 (no name)",)),
+    "ragas-eval-jsonl": ("retrieved", RESPONSES, ()),
+    "ragas-testset-jsonl": ("reference", None, ()),
+    "ragas-testset-csv": ("reference", None, ("ignoring column 1 (pandas index)",)),
+    "ragas01-testset-jsonl": ("reference", None, (TESTSET_NOTE,)),
+    "ragas01-testset-csv": ("reference", None, ("ignoring column 1 (pandas index)", TESTSET_NOTE)),
+    "ragas01-records-jsonl": ("retrieved", RESPONSES, ("read as Ragas records (the rows have answers)",)),
+    "deepeval-goldens-json": ("both", RESPONSES, ()),
+    "deepeval-goldens-csv": ("both", RESPONSES, ()),
+    "giskard-jsonl": ("giskard", None, ()),
+    "giskard-jsonl-named-json": ("giskard", None, ("holds JSON Lines despite its .json name",)),
+    "giskard-csv": ("giskard", None, ()),
+    "llamaindex-labelled-rag-json": ("reference", None, ()),
+    "json-list-named-jsonl": (None, None, ("holds a JSON document despite its .jsonl name",)),
 }
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_each_peer_layout_reads_its_questions_answers_and_contexts(tmp_path, layout):
     testset = read_testset(put(tmp_path, layout))
-    contexts, answers, note = READS[layout]
+    contexts, answers, notes = READS[layout]
     questions = testset.questions
     assert [q.text for q in questions] == QUESTIONS
     assert [q.ground_truth for q in questions] == ANSWERS
@@ -66,10 +70,8 @@ def test_each_peer_layout_reads_its_questions_answers_and_contexts(tmp_path, lay
         assert reference == [[row["reference_context"]] for row in GISKARD_ROWS]
         assert [q.seed_document_id for q in questions] == ["doc-0", "doc-1", "doc-2"]
         assert [q.id for q in questions] == [row["id"] for row in GISKARD_ROWS]
-    if note is None:
-        assert testset.notes == []
-    else:
-        assert len(testset.notes) == 1 and note in testset.notes[0] and "\n" not in testset.notes[0]
+    assert len(testset.notes) == len(notes)
+    assert all(note in got and "\n" not in got for note, got in zip(notes, testset.notes, strict=True))
 
 
 @pytest.mark.parametrize("layout", sorted(k for k, v in LAYOUTS.items() if v[2]))
