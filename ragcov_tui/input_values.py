@@ -22,6 +22,7 @@ import numpy as np
 from ragcov_tui.errors import BadInput
 
 MAX_DEPTH = 100
+MAX_GRADE = 1e6  # far above any real judgement scale (0-3, 0-100); keeps every DCG sum finite
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -179,6 +180,20 @@ def is_finite_number(value: Any) -> bool:
         return math.isfinite(value)
     except OverflowError:
         return False
+
+
+def grade_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a relevance grade, in a few words; None when it can.
+
+    A grade is a finite number no larger than :data:`MAX_GRADE`: a sum of grades (nDCG's ideal
+    DCG) must stay finite, or the score it divides becomes 0 whatever was retrieved. Whether a
+    negative grade is refused or counted as 0 is the reader's rule (trec_eval's qrels: 0).
+    """
+    if not is_finite_number(value):
+        return "must be a finite number"
+    if value > MAX_GRADE:
+        return f"must be at most {MAX_GRADE:g} (scale the grades down)"
+    return None
 
 
 def vector_problem(value: Any) -> str | None:

@@ -13,6 +13,13 @@ _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 FALLBACK_PREFIX = "ragcov-"
 
 
+def id_key(value: str | int) -> str:
+    """The form in which two question ids are compared: the text of the id, without surrounding
+    whitespace (``1``, ``"1"`` and ``" 1 "`` are one id, as in a qrels file's fields). Two rows
+    whose ids are equal under it are duplicates."""
+    return str(value).strip()
+
+
 def text_key(text: str) -> str:
     """The normalised form of a question, equal for questions that differ only trivially.
 

@@ -35,10 +35,10 @@ from typing import Any
 import numpy as np
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import read_input_file
+from ragcov_tui.input_files import decode_text, read_input_file
 from ragcov_tui.input_values import is_finite_number, parse_json_line, quoted
 from ragcov_tui.safe_text import single_line
-from ragcov_tui.testset.layout import CSV_FIELD_LIMIT, decode
+from ragcov_tui.testset.layout import CSV_FIELD_LIMIT
 
 QUERY_FIELDS = ("query", "question", "text", "input", "user_input", "prompt")
 COUNT_FIELDS = ("count", "n", "frequency", "hits")
@@ -97,7 +97,7 @@ def read_traffic(path: str | Path) -> TrafficLog:
     if path.is_dir():
         raise BadInput(f"--traffic {path}: is a directory, expected a .jsonl, .csv or .txt query log")
     data = read_input_file(path, f"--traffic {path}")
-    text = decode(path, data)
+    text = decode_text(data, str(path))
     fields: dict[str, str] = {}
     rows = {"jsonl": _jsonl_rows, "csv": _csv_rows, "txt": _txt_rows}[fmt](path, text.removeprefix("\ufeff"), fields)
     log = aggregate(path, rows)
