@@ -31,6 +31,8 @@ _KINDS = (
     (stat.S_ISDIR, "a directory"),
 )
 
+LINK_LOOP = "is a symbolic link loop (it points back to itself)"
+
 
 def kind_problem(mode: int) -> str | None:
     """``is a named pipe (FIFO), not a regular file`` and the like; None for a regular file."""
@@ -43,7 +45,7 @@ def kind_problem(mode: int) -> str | None:
 def os_error_problem(exc: OSError, path: Path) -> str:
     """A few words for an ``OSError`` raised on ``path`` (loops and dangling links named as such)."""
     if exc.errno == errno.ELOOP:
-        return "is a symbolic link loop (it points back to itself)"
+        return LINK_LOOP
     if exc.errno == errno.ENOENT and os.path.islink(path):
         return "is a broken symbolic link (its target does not exist)"
     if exc.errno == errno.ENOENT:

@@ -106,7 +106,7 @@ def run_analysis(
     cache = None if opts.no_cache else db
     embedder = make_embedder(opts.embedder, db=cache, concurrency=opts.concurrency)
     if log is not None and embedder.provider == "precomputed":
-        raise BadInput("--traffic: the precomputed embedder has no vectors for the log's queries; "
+        raise BadInput(f"query log {opts.traffic}: the precomputed embedder has no vectors for the log's queries; "
                        "name the embedder that made the vectors (e.g. --embedder openai:MODEL)")
     llm = make_llm(opts.llm, db=cache, concurrency=opts.concurrency)
     sid = create_session(

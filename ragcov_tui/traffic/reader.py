@@ -12,6 +12,9 @@ Fields (first alias present wins): query ← ``query`` | ``question`` | ``text``
 timestamp ← ``timestamp`` | ``ts`` | ``time`` (optional: ISO 8601 text, or Unix seconds —
 milliseconds when above 10¹¹). Other fields are ignored.
 
+Whole-file errors name the file as ``query log FILE`` (it may come from ``--traffic``, a
+``ragcov.toml`` key or the Jobs form). A time must fall between the years 1 and 9999 once in UTC.
+
 A query is made safe where it enters: runs of whitespace become one space, every control, bidi
 or other unsafe character becomes its visible stand-in (:func:`~ragcov_tui.safe_text.single_line`),
 so no log line can reach a terminal or a report raw. Rows whose queries are equal once
@@ -86,7 +89,7 @@ _Row = tuple  # (query text, count, Unix seconds or None)
 def traffic_format(path: Path) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise BadInput(f"--traffic {path}: unsupported file type {path.suffix!r} (use .jsonl, .csv, .tsv or .txt)")
+        raise BadInput(f"query log {path}: unsupported file type {path.suffix!r} (use .jsonl, .csv, .tsv or .txt)")
     return fmt
 
 
@@ -95,8 +98,8 @@ def read_traffic(path: str | Path) -> TrafficLog:
     path = Path(path)
     fmt = traffic_format(path)
     if path.is_dir():
-        raise BadInput(f"--traffic {path}: is a directory, expected a .jsonl, .csv or .txt query log")
-    data = read_input_file(path, f"--traffic {path}")
+        raise BadInput(f"query log {path}: is a directory, expected a .jsonl, .csv or .txt query log")
+    data = read_input_file(path, f"query log {path}")
     text = decode_text(data, str(path))
     fields: dict[str, str] = {}
     rows = {"jsonl": _jsonl_rows, "csv": _csv_rows, "txt": _txt_rows}[fmt](path, text.removeprefix("\ufeff"), fields)
@@ -131,7 +134,7 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
             seen = last[at]
             last[at] = time if seen is None or time > seen else seen
     if not texts:
-        raise BadInput(f"--traffic {path}: no queries in the file")
+        raise BadInput(f"query log {path}: no queries in the file")
     count_array = np.asarray(counts, dtype=np.int64)
     order = np.argsort(-count_array, kind="stable")
     return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [_iso(first[i]) for i in order],
@@ -177,15 +180,17 @@ def _time(where: str, name: str, value: Any, is_text: bool) -> float:
     try:
         if is_finite_number(number):
             seconds = float(number / 1000 if number > EPOCH_MS_ABOVE else number)
-            if YEAR_1 <= seconds < YEAR_10000:
-                return seconds
-            raise bad
-        if isinstance(number, str):
+        elif isinstance(number, str):  # a zone offset can carry 9999-12-31 past the year 9999 in UTC
             moment = datetime.fromisoformat(number.strip())
-            return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).timestamp()
+            seconds = (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).timestamp()
+        else:
+            raise bad
     except (ValueError, OverflowError, OSError):
-        pass
-    raise bad
+        raise bad from None
+    if not YEAR_1 <= seconds < YEAR_10000:
+        raise BadInput(f"{where}: field {name!r} is out of range: {quoted(value, 40)} is not between the years 1 "
+                       f"and 9999 in UTC")
+    return seconds
 
 
 def _first(names: Any, aliases: tuple[str, ...], present: Any = None) -> str | None:
