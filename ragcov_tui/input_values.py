@@ -172,6 +172,13 @@ def quoted(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def is_ascii_whole(text: str, max_digits: int = 18) -> bool:
+    """``text`` is 1 to ``max_digits`` ASCII digits, which ``int(text)`` always reads:
+    ``str.isdigit`` also accepts ``²`` and ``①`` (``int`` refuses them) and any length (``int``
+    refuses more than 4300 digits)."""
+    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
+
+
 def is_finite_number(value: Any) -> bool:
     """An int or float (not a bool) that is finite as a float (huge integers are not)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

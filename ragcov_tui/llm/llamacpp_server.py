@@ -32,6 +32,7 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput, ConfigError
 from ragcov_tui.input_files import resolved
+from ragcov_tui.input_values import is_ascii_whole
 from ragcov_tui.llm.gguf import context_length, read_gguf_metadata
 from ragcov_tui.safe_text import visible
 
@@ -63,7 +64,7 @@ def _env_int(name: str, low: int, high: int) -> int | None:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not is_ascii_whole(raw) or not low <= int(raw) <= high:
         raise ConfigError(f"${name}: expected a whole number from {low} to {high}, got {visible(raw)!r}")
     return int(raw)
 

@@ -9,7 +9,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_NUMBERED = re.compile(r"^(.*?)([0-9]{1,18})$")  # ASCII digits (int() of "²" fails), 18 at most (of 5000 too)
 FALLBACK_PREFIX = "ragcov-"
 
 
