@@ -22,6 +22,7 @@ import numpy as np
 from ragcov_tui.errors import BadInput
 
 MAX_DEPTH = 100
+EMBED_TEXT_CHARS = 8_000  # one text's share of an embedder: ~2k word pieces, ~9 windows of the local model
 MAX_GRADE = 1e6  # far above any real judgement scale (0-3, 0-100); keeps every DCG sum finite
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -187,6 +188,14 @@ def is_finite_number(value: Any) -> bool:
         return math.isfinite(value)
     except OverflowError:
         return False
+
+
+def long_text_note(where: str, what: str, length: int, count: int = 1) -> str:
+    """The one warning for the texts of a file cut to :data:`EMBED_TEXT_CHARS` before embedding,
+    naming the first (``where``: ``file:line``; ``what``: ``the query``, ``a text of field 'x'``)
+    and how many there are."""
+    more = f" ({count - 1:,} more such texts in the file)" if count > 1 else ""
+    return f"{where}: {what} is {length:,} characters; only its first {EMBED_TEXT_CHARS:,} are embedded{more}"
 
 
 def grade_problem(value: Any) -> str | None:

@@ -37,7 +37,7 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import decode_text, read_input_file
-from ragcov_tui.input_values import grade_problem, quoted, vector_problem
+from ragcov_tui.input_values import EMBED_TEXT_CHARS, grade_problem, long_text_note, quoted, vector_problem
 from ragcov_tui.testset.cells import cell_value as _cell_value
 from ragcov_tui.testset.fields import FIELD_ALIASES, aliases_text, resolve_fields
 from ragcov_tui.testset.ids import content_ids, id_key
@@ -82,6 +82,7 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     questions: list[Question] = []
     seen_ids: dict[str, int] = {}
     first_vector: tuple[int, int] | None = None  # (length, line)
+    long: list[tuple[str, str, int]] = []  # (where, field, characters) of reference contexts cut for embedding
     for raw in layout.rows:
         where = layout.where(path, raw)
         names = resolve_fields(k for k, v in raw.value.items() if not _is_blank(v, fmt))
@@ -99,14 +100,18 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
             if len(question.vector) != first_vector[0]:
                 raise BadInput(f"{where}: field {names['vector']!r} has {len(question.vector)} numbers "
                                f"but the vector on line {first_vector[1]} has {first_vector[0]}")
+        long += [(where, names["reference_contexts"], len(text)) for text in question.reference_contexts or ()
+                 if len(text) > EMBED_TEXT_CHARS]
         questions.append(question)
     if not questions:
         raise BadInput(f"{path}: no questions in the file")
     without_id = [q for q in questions if not q.id_in_file]  # explicit ids first: they win
     for question, qid in zip(without_id, content_ids((q.text for q in without_id), set(seen_ids)), strict=True):
         question.id = qid
-    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container,
-                      notes=([] if note is None else [note]) + layout.notes)
+    notes = ([] if note is None else [note]) + layout.notes
+    if long:
+        notes.append(long_text_note(long[0][0], f"a text of field {long[0][1]!r}", long[0][2], len(long)))
+    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container, notes=notes)
     return testset, layout
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import decode_text, read_input_file
-from ragcov_tui.input_values import is_finite_number, parse_json_line, quoted
+from ragcov_tui.input_values import EMBED_TEXT_CHARS, is_finite_number, long_text_note, parse_json_line, quoted
 from ragcov_tui.safe_text import single_line
 from ragcov_tui.testset.layout import CSV_FIELD_LIMIT
 
@@ -70,6 +70,7 @@ class TrafficLog:
     rows: int
     fields: dict[str, str] = field(default_factory=dict)
     sha256: str = ""
+    notes: list[str] = field(default_factory=list)  # one-line warnings for the caller to show
 
     @property
     def total(self) -> int:
@@ -83,7 +84,7 @@ class TrafficLog:
                 "first": min(seen) if seen else None, "last": max(seen) if seen else None}
 
 
-_Row = tuple  # (query text, count, Unix seconds or None)
+_Row = tuple  # (query text, count, Unix seconds or None, "file:line")
 
 
 def traffic_format(path: Path) -> str:
@@ -109,15 +110,23 @@ def read_traffic(path: str | Path) -> TrafficLog:
 
 
 def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
-    """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first."""
+    """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first.
+
+    A query longer than :data:`~ragcov_tui.input_values.EMBED_TEXT_CHARS` keeps its first that
+    many characters (it is embedded, and one text must not cost minutes), said in one note
+    naming the first such line."""
     index: dict[str, int] = {}
+    long: list[tuple[str, int]] = []  # (file:line, characters) of the queries cut
     texts: list[str] = []
     counts: list[int] = []
     first: list[float | None] = []
     last: list[float | None] = []
     n_rows = 0
-    for text, count, time in rows:
+    for text, count, time, where in rows:
         n_rows += 1
+        if len(text) > EMBED_TEXT_CHARS:
+            long.append((where, len(text)))
+            text = text[:EMBED_TEXT_CHARS]
         key = text.casefold()
         at = index.get(key)
         if at is None:
@@ -137,8 +146,9 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
         raise BadInput(f"query log {path}: no queries in the file")
     count_array = np.asarray(counts, dtype=np.int64)
     order = np.argsort(-count_array, kind="stable")
+    notes = [long_text_note(long[0][0], "the query", long[0][1], len(long))] if long else []
     return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [_iso(first[i]) for i in order],
-                      [_iso(last[i]) for i in order], n_rows)
+                      [_iso(last[i]) for i in order], n_rows, notes=notes)
 
 
 def _iso(seconds: float | None) -> str | None:
@@ -225,7 +235,7 @@ def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str
         raise BadInput(f"{where}: no query field (expected one of: {', '.join(QUERY_FIELDS)})")
     count = _count(where, cname, value[cname], is_text) if cname else 1
     time = _time(where, tname, value[tname], is_text) if tname else None
-    return _clean_query(where, qname, value[qname]), count, time
+    return _clean_query(where, qname, value[qname]), count, time, where
 
 
 def _jsonl_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
@@ -236,7 +246,7 @@ def _jsonl_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]
         where = f"{path}:{number}"
         value = parse_json_line(line, where)
         if isinstance(value, str):
-            yield _clean_query(where, "(the line)", value), 1, None
+            yield _clean_query(where, "(the line)", value), 1, None, where
             continue
         if not isinstance(value, dict):
             raise BadInput(f"{where}: expected a JSON object or a string (got {type(value).__name__})")
@@ -270,4 +280,4 @@ def _txt_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
     fields["query"] = "(one query per line)"
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
-            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None
+            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None, f"{path}:{number}"
