@@ -81,12 +81,13 @@ def parse_json(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise InvalidJson(exc.msg, exc.lineno, exc.colno) from None
     except _Refused as exc:
-        literal = str(exc)
+        literal, field = str(exc), _non_finite_field(text)
         if literal in ("NaN", "Infinity", "-Infinity"):
             found = next((m for m in _CONSTANTS.finditer(text) if m.group(1)), None)
-            raise _fail(text, f"{literal} is not valid JSON (numbers must be finite)",
+            raise _fail(text, f"{literal} is not valid JSON (numbers must be finite){field}",
                         found.start() if found else 0) from None
-        raise _fail(text, f"number {literal[:30]} is too large (not a finite number)", text.find(literal)) from None
+        raise _fail(text, f"number {literal[:30]} is too large (not a finite number){field}",
+                    text.find(literal)) from None
     except RecursionError:
         raise InvalidJson(f"nested deeper than {MAX_DEPTH} levels", 1, 1) from None
     except ValueError:  # int() refusing a literal of more than 4300 digits
@@ -95,6 +96,26 @@ def parse_json(text: str) -> Any:
     if _SURROGATE.search(text):
         _check_surrogates(text, value)
     return value
+
+
+def _non_finite_field(text: str) -> str:
+    """`` in field 'x'``: the outermost object key above the first non-finite number of ``text``
+    (read leniently, as Python's ``json`` does: ``NaN`` and ``1e400`` become floats), so a
+    message names ``relevant_doc_ids`` or ``vector``, not only a column; empty when none."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    stack: list[tuple[Any, str | None]] = [(value, None)]
+    while stack:
+        item, key = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return f" in field {quoted(key)}" if key is not None else ""
+        if isinstance(item, dict):
+            stack.extend((v, k if key is None else key) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((v, key) for v in reversed(item))
+    return ""
 
 
 def _depth(text: str) -> int:
