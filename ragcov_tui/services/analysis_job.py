@@ -100,8 +100,9 @@ def run_analysis(
     timings["load"] = time.perf_counter() - t0
     t = time.perf_counter()
     log = read_traffic(opts.traffic) if opts.traffic else None
-    for note in log.notes if log is not None and warn is not None else ():
-        warn(note)
+    if log is not None and warn is not None:
+        for note in log.notes:
+            warn(note)
     if log is not None:
         timings["traffic_read"] = time.perf_counter() - t
 
