@@ -168,6 +168,11 @@ def _nan(field: str, value: str) -> Callable[[Path], list[str]]:
     return make
 
 
+def _test_file_ids(t: Path) -> list[str]:
+    (t / "t.jsonl").write_text('{"id": 1, "question": "What is SSO?"}\n{"id": " 1", "question": "What is SCIM?"}\n')
+    return ["eval", "--questions", str(t / "t.jsonl"), "--corpus", str(CORPUS), "--system", "builtin:bm25"]
+
+
 def _closed_port(t: Path) -> list[str]:
     with socket.socket() as s:  # a port nobody listens on: bound, never listening, then closed
         s.bind(("127.0.0.1", 0))
@@ -206,6 +211,11 @@ CASES = {
     "NaN grade (§7)": (_nan("relevant_doc_ids", '{"a.md": NaN}'), ["t.jsonl:1:", "in field 'relevant_doc_ids'"]),
     "NaN vector (§7)": (_nan("vector", "[0.1, NaN]"), ["t.jsonl:1:", "in field 'vector'"]),
     "closed port in $OPENAI_BASE_URL (§7)": (_closed_port, ["unreachable after 1 attempts (Connection refused)"]),
+    # beyond the cases: "²".isdigit() is true and int("²") fails, wherever a number is read
+    "--k ²": (lambda t: _eval_gate("ndcg=0.5")(t) + ["--k", "²"],
+              ["--k: expected a whole number from 1 to"]),
+    "test file ids 1 and ' 1' (§1)": (_test_file_ids, ["t.jsonl:2: duplicate id ' 1' (also on line 1)"]),
+    "hash:²": (lambda t: _gate("basic=0.5")(t) + ["--embedder", "hash:²"], ["hash:DIM needs a whole number"]),
 }
 
 
