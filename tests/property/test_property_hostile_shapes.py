@@ -207,7 +207,7 @@ def test_chunk_ids_of_chunk_ids_resolve_without_recursion(depth: int, found: boo
 @example(moment=datetime(1, 1, 1, 0, 0), offset=14 * 60)  # …and before the year 1
 def test_traffic_times_with_any_offset_are_read_or_refused_naming_the_field(tmp_path_factory: pytest.TempPathFactory,
                                                                           moment: datetime, offset: int) -> None:
-    stamp = moment.replace(tzinfo=timezone(timedelta(minutes=offset))).isoformat()
+    stamp = moment.replace(microsecond=0, tzinfo=timezone(timedelta(minutes=offset))).isoformat()  # shown to the second
     path = tmp_path_factory.mktemp("traffic") / "log.jsonl"
     path.write_text(json.dumps({"query": "how do I reset a password", "timestamp": stamp}) + "\n")
     try:
