@@ -8,7 +8,11 @@ A folder ``DIR`` with::
 
 reads as a :class:`TestSet` whose questions are the queries judged in ``qrels/<split>.tsv``, in
 the order of ``queries.jsonl``, each with its graded gold ids; queries without a judgement in
-that split are left out (they have nothing to be scored against). ``TestSet.format`` is
+that split are left out (they have nothing to be scored against). Both files are read by the rules
+of every reader (:func:`ragcov_tui.input_files.read_input_text`: a FIFO or link loop is named,
+invalid UTF-8 refused naming the line; qrels exactly as ``--qrels FILE``), and a query ``_id``
+given twice — equal under :func:`ragcov_tui.testset.ids.id_key`: ``1``, ``"1"``, ``" 1"`` — is
+refused naming both lines. A split other than the default with a test file is refused. ``TestSet.format`` is
 ``"beir"`` and ``sha256`` is the digest of the queries and qrels bytes together; such a test set
 is read-only (the app's write-back needs a test file).
 
@@ -52,8 +56,8 @@ def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: 
     path = Path(questions)
     if is_ir_folder(path):
         testset = read_ir_folder(path, split)
-    elif split != DEFAULT_SPLIT:
-        raise BadInput(f"--split {split}: only a BEIR folder has splits, and {path} is a test file "
+    elif split != DEFAULT_SPLIT and not path.is_dir():  # never ignored silently (issue #23)
+        raise BadInput(f"split {split!r}: only a BEIR folder has splits, and {path} is a test file "
                        f"(use --qrels FILE to attach other judgements)")
     else:
         testset = _read_file(path)

@@ -202,7 +202,7 @@ CASES = {
     "gguf FIFO (§4)": (_gguf_fifo, ["m.gguf: is a named pipe (FIFO), not a regular file"]),
     "beir FIFO queries.jsonl (§7)": (_fifo_queries, ["queries.jsonl: is a named pipe (FIFO), not a regular file"]),
     "beir FIFO qrels (§7)": (_fifo_qrels, ["test.tsv: is a named pipe (FIFO), not a regular file"]),
-    "--split with a test file (§7)": (_split_with_a_file, ["--split dev: only a BEIR folder has splits"]),
+    "--split with a test file (§7)": (_split_with_a_file, ["split 'dev': only a BEIR folder has splits"]),
     "traffic named in ragcov.toml (§7)": (_traffic_from_toml, ["query log log.jsonl: is a named pipe"]),
     "covered_share=-0.1 (§7)": (_gate("covered_share=-0.1"), ["covered_share lies in [0, 1]", "always passes"]),
     "covered_share=1.5 (§7)": (_gate("covered_share=1.5"), ["covered_share lies in [0, 1]", "can never be met"]),
