@@ -14,6 +14,7 @@ import sqlite3
 import struct
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,16 +174,16 @@ def _test_file_ids(t: Path) -> list[str]:
     return ["eval", "--questions", str(t / "t.jsonl"), "--corpus", str(CORPUS), "--system", "builtin:bm25"]
 
 
-def _closed_port(t: Path) -> list[str]:
+def _closed_port(t: Path) -> tuple[list[str], dict[str, str]]:
     with socket.socket() as s:  # a port nobody listens on: bound, never listening, then closed
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{port}/v1"
-    os.environ["OPENAI_API_KEY"] = "sk-test"
-    return ["analyze", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "openai:text-embedding-3-small"]
+    return (["analyze", "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
+             "--embedder", "openai:text-embedding-3-small"],
+            {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "sk-test"})
 
 
-CASES = {
+CASES: dict[str, tuple[Callable[[Path], Any], list[str]]] = {
     "beir duplicate ids 1 and '1' (§1)": (_dup, ["queries.jsonl:2:", "field '_id'", "duplicate id '1'", "line 1"]),
     "beir invalid UTF-8 in queries (§1)": (_bad_query_bytes, ["queries.jsonl:2: not valid UTF-8"]),
     "beir invalid UTF-8 in qrels (§1)": (_bad_qrels_bytes, ["test.tsv:2: not valid UTF-8"]),
@@ -221,9 +222,12 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_each_bad_input_is_one_line_exit_2_nothing_written_nothing_running(
-        case: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+        case: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     make, needles = CASES[case]
-    argv = make(tmp_path)
+    made = make(tmp_path)
+    argv, environ = made if isinstance(made, tuple) else (made, {})
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
     db, report = tmp_path / "r.db", tmp_path / "report.json"
     code = call_within(60, run_cli, *argv, "--quiet", "--db", str(db), "--json", str(report))
     one_line_error(capsys, code, *needles)
