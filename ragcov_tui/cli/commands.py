@@ -18,7 +18,7 @@ from rich.text import Text
 from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.cli.output import dump_json, write_output
 from ragcov_tui.cli.render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
-from ragcov_tui.cli.safe_console import SafeConsole
+from ragcov_tui.cli.safe_console import SafeConsole, plain_line
 from ragcov_tui.cli.traffic_views import print_traffic
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
