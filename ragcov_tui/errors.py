@@ -30,6 +30,14 @@ class ProviderError(RagcovError):
     exit_code = EXIT_FAILURE
 
 
+class Unreachable(ProviderError):
+    """No server answers at a provider's address after every retry (connection refused, unknown
+    host): the setting that names it (``$OPENAI_BASE_URL``, ``http:URL``…) points at nothing, a
+    mistake to fix before running again, so exit 2 like any bad setting."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
 class ConfigError(BadInput):
     """A setting is missing or invalid (e.g. an API key env var is not set): exit 2."""
 

@@ -7,7 +7,9 @@ connection errors) or not (400, 401, invalid JSON…). Retryable failures are re
 ``min(max_delay, base_delay * 2**i) * uniform(0.5, 1.5)``, or the server's ``Retry-After`` when it
 sent one (capped at ``max_delay``). What finally escapes is a one-line
 :class:`~ragcov_tui.errors.ProviderError`, e.g.
-``openai embeddings at http://127.0.0.1:9/v1: unreachable after 4 attempts (Connection refused)``.
+``openai embeddings at http://127.0.0.1:9/v1: unreachable after 4 attempts (Connection refused)``
+— an :class:`~ragcov_tui.errors.Unreachable` (exit 2: the address is wrong) when no connection was
+ever made.
 
 ``RAGCOV_RETRY_ATTEMPTS``, ``RAGCOV_RETRY_BASE_DELAY`` (seconds, default 1),
 ``RAGCOV_HTTP_TIMEOUT`` (seconds per request, default 60) and ``RAGCOV_HTTP_IDLE_TIMEOUT``
@@ -28,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ragcov_tui.errors import Cancelled, ConfigError, ProviderError
+from ragcov_tui.errors import Cancelled, ConfigError, ProviderError, Unreachable
 from ragcov_tui.redact import redact_text
 
 T = TypeVar("T")
@@ -164,9 +166,10 @@ def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], 
             if not failure.retryable:
                 raise ProviderError(redact_text(f"{what}: {failure.reason}")) from exc
             if attempt + 1 >= policy.attempts:
+                error = Unreachable if failure.unreachable else ProviderError
                 verb = "unreachable" if failure.unreachable else "failed"
-                raise ProviderError(redact_text(f"{what}: {verb} after {policy.attempts} attempts "
-                                                f"({failure.reason})")) from exc
+                raise error(redact_text(f"{what}: {verb} after {policy.attempts} attempts "
+                                        f"({failure.reason})")) from exc
             sleep(policy.delay(attempt, failure.retry_after))
             continue
         if on_attempt is not None:

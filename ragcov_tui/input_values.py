@@ -22,6 +22,8 @@ import numpy as np
 from ragcov_tui.errors import BadInput
 
 MAX_DEPTH = 100
+EMBED_TEXT_CHARS = 8_000  # one text's share of an embedder: ~2k word pieces, ~9 windows of the local model
+MAX_GRADE = 1e6  # far above any real judgement scale (0-3, 0-100); keeps every DCG sum finite
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -79,12 +81,13 @@ def parse_json(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise InvalidJson(exc.msg, exc.lineno, exc.colno) from None
     except _Refused as exc:
-        literal = str(exc)
+        literal, field = str(exc), _non_finite_field(text)
         if literal in ("NaN", "Infinity", "-Infinity"):
             found = next((m for m in _CONSTANTS.finditer(text) if m.group(1)), None)
-            raise _fail(text, f"{literal} is not valid JSON (numbers must be finite)",
+            raise _fail(text, f"{literal} is not valid JSON (numbers must be finite){field}",
                         found.start() if found else 0) from None
-        raise _fail(text, f"number {literal[:30]} is too large (not a finite number)", text.find(literal)) from None
+        raise _fail(text, f"number {literal[:30]} is too large (not a finite number){field}",
+                    text.find(literal)) from None
     except RecursionError:
         raise InvalidJson(f"nested deeper than {MAX_DEPTH} levels", 1, 1) from None
     except ValueError:  # int() refusing a literal of more than 4300 digits
@@ -93,6 +96,26 @@ def parse_json(text: str) -> Any:
     if _SURROGATE.search(text):
         _check_surrogates(text, value)
     return value
+
+
+def _non_finite_field(text: str) -> str:
+    """`` in field 'x'``: the outermost object key above the first non-finite number of ``text``
+    (read leniently, as Python's ``json`` does: ``NaN`` and ``1e400`` become floats), so a
+    message names ``relevant_doc_ids`` or ``vector``, not only a column; empty when none."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    stack: list[tuple[Any, str | None]] = [(value, None)]
+    while stack:
+        item, key = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return f" in field {quoted(key)}" if key is not None else ""
+        if isinstance(item, dict):
+            stack.extend((v, k if key is None else key) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((v, key) for v in reversed(item))
+    return ""
 
 
 def _depth(text: str) -> int:
@@ -171,6 +194,13 @@ def quoted(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def is_ascii_whole(text: str, max_digits: int = 18) -> bool:
+    """``text`` is 1 to ``max_digits`` ASCII digits, which ``int(text)`` always reads:
+    ``str.isdigit`` also accepts ``²`` and ``①`` (``int`` refuses them) and any length (``int``
+    refuses more than 4300 digits)."""
+    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
+
+
 def is_finite_number(value: Any) -> bool:
     """An int or float (not a bool) that is finite as a float (huge integers are not)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -179,6 +209,28 @@ def is_finite_number(value: Any) -> bool:
         return math.isfinite(value)
     except OverflowError:
         return False
+
+
+def long_text_note(where: str, what: str, length: int, count: int = 1) -> str:
+    """The one warning for the texts of a file cut to :data:`EMBED_TEXT_CHARS` before embedding,
+    naming the first (``where``: ``file:line``; ``what``: ``the query``, ``a text of field 'x'``)
+    and how many there are."""
+    more = f" ({count - 1:,} more such texts in the file)" if count > 1 else ""
+    return f"{where}: {what} is {length:,} characters; only its first {EMBED_TEXT_CHARS:,} are embedded{more}"
+
+
+def grade_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a relevance grade, in a few words; None when it can.
+
+    A grade is a finite number no larger than :data:`MAX_GRADE`: a sum of grades (nDCG's ideal
+    DCG) must stay finite, or the score it divides becomes 0 whatever was retrieved. Whether a
+    negative grade is refused or counted as 0 is the reader's rule (trec_eval's qrels: 0).
+    """
+    if not is_finite_number(value):
+        return "must be a finite number"
+    if value > MAX_GRADE:
+        return f"must be at most {MAX_GRADE:g} (scale the grades down)"
+    return None
 
 
 def vector_problem(value: Any) -> str | None:

@@ -1,7 +1,8 @@
 """Minimum-value gates shared by ``ragcov analyze --fail-under`` and ``ragcov eval --fail-under``.
 
 A threshold is ``METRIC=VALUE``; a metric fails its gate when its value is below the minimum or
-undefined (``None``: it cannot be shown to pass). Which metric names are valid is the caller's
+undefined (``None``: it cannot be shown to pass). A minimum outside the metric's range is refused
+up front (:func:`bounded_threshold`). Which metric names are valid, and their ranges, is the caller's
 business (:mod:`ragcov_tui.coverage.gates`, :mod:`ragcov_tui.evaluation.gates`).
 """
 
@@ -43,6 +44,17 @@ def parse_threshold_spec(spec: str, example: str) -> tuple[str, float]:
     if not math.isfinite(minimum):
         raise BadInput(f"--fail-under {spec!r}: the minimum must be a finite number")
     return name.strip(), minimum
+
+
+def bounded_threshold(spec: str, metric: str, minimum: float, low: float, high: float) -> Threshold:
+    """``Threshold(metric, minimum)``; BadInput, before any work, when ``minimum`` lies outside
+    ``[low, high]``, the values ``metric`` can take: below, the gate always passes; above, it
+    always fails, and only after the whole run."""
+    if not low <= minimum <= high:
+        never = "always passes" if minimum < low else "can never be met"
+        raise BadInput(f"--fail-under {spec!r}: {metric} lies in [{low:g}, {high:g}], so a minimum of "
+                       f"{minimum:g} {never}")
+    return Threshold(metric, minimum)
 
 
 def below_thresholds(means: dict[str, float | None], thresholds: Sequence[Threshold]) -> list[BelowThreshold]:

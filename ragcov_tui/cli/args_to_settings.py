@@ -19,6 +19,7 @@ from typing import Any
 from ragcov_tui.cli.progress_lines import progress_every
 from ragcov_tui.errors import BadInput
 from ragcov_tui.http_retry import RetryPolicy
+from ragcov_tui.input_files import LINK_LOOP, path_problem, resolved
 from ragcov_tui.llm.cost import user_prices
 from ragcov_tui.services.config import Config, load_config
 from ragcov_tui.services.settings import build_options, resolve
@@ -109,9 +110,11 @@ def check_output_path(raw: str, flag: str, protected: list[tuple[str, str]]) -> 
     path = Path(raw)
     if path.is_dir():
         raise BadInput(f"{flag} {raw}: is a folder; name a file")
-    target = path.resolve()
+    if os.path.islink(path) and path_problem(path) == LINK_LOOP:
+        raise BadInput(f"{flag} {raw}: {LINK_LOOP}")
+    target = resolved(path)  # an input that is a link loop is not resolved here: its reader names it
     for other, what in protected:
-        source = Path(other).resolve()
+        source = resolved(other)
         if target == source:
             raise BadInput(f"{flag} {raw}: is {what}; writing the report there would overwrite it")
         if source.is_dir() and target.is_relative_to(source) and target.exists():

@@ -22,7 +22,8 @@ from ragcov_tui.cli.safe_console import SafeConsole, plain_line
 from ragcov_tui.cli.traffic_views import print_traffic
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
-from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError
+from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError, Unreachable
+from ragcov_tui.safe_text import single_line
 from ragcov_tui.services.config import Config
 from ragcov_tui.store import open_db
 from ragcov_tui.store.analysis_contract import AnalysisReport
@@ -39,7 +40,8 @@ STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 
 def interruptible(cmd: Command) -> Command:
     """While ``cmd`` runs, SIGTERM / SIGHUP unwind it like Ctrl-C (its session is marked
-    ``interrupted`` on the way out); the command then says so on stderr and exits 128 + signal.
+    ``interrupted`` on the way out); the command then says so in one line on stderr (``interrupted
+    by SIGTERM: <the stop report, parts joined by "; ">``) and exits 128 + signal.
     The first stop signal unwinds (calls in flight are abandoned: :mod:`ragcov_tui.concurrency`)
     and, once the session is recorded and the stop reported, the process ends at once: the
     interpreter's teardown (~1 s with the numeric libraries loaded) would keep the abandoned
@@ -71,9 +73,10 @@ def interruptible(cmd: Command) -> Command:
         except KeyboardInterrupt as exc:
             if not stopped_by:  # not one of our signals: the caller reports it
                 raise
+            said = "; ".join(getattr(args, "stopped", ()))  # the command's stop report, if it made one
             if isinstance(exc, Interrupted):
-                _leave(f"interrupted by {exc.signal_name}", exc.exit_code)
-            _leave("interrupted", 130)
+                _leave(f"interrupted by {exc.signal_name}" + (f": {said}" if said else ""), exc.exit_code)
+            _leave("interrupted" + (f": {said}" if said else ""), 130)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -82,10 +85,11 @@ def interruptible(cmd: Command) -> Command:
 
 
 def _leave(line: str, code: int) -> NoReturn:
-    """Flush what was printed, say ``line`` on stderr and end the process now (no teardown)."""
+    """Flush what was printed, say ``line`` (made one safe line) on stderr and end the process now
+    (no teardown)."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
-    os.write(2, (line + "\n").encode())
+    os.write(2, (single_line(line) + "\n").encode())
     os._exit(code)
 
 
@@ -248,7 +252,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
     from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
-    from ragcov_tui.evaluation.report import all_failed, failure_note
+    from ragcov_tui.evaluation.report import all_failed, all_unreachable, failure_note
     from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
     opts: EvalOptions = command_options(args, cfg)
@@ -263,26 +267,25 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         try:
             _, report = run_eval(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
-        except (KeyboardInterrupt, Cancelled):  # say what was kept and how to go on
-            _print_stopped(db, progress)
+        except (KeyboardInterrupt, Cancelled):  # the stop line says what was kept and how to go on
+            args.stopped = _stopped(db, progress)
             raise
     _eval_outputs(args, out, report)
     if all_failed(report):
-        raise ProviderError(f"nothing to score: {failure_note(report)}; fix the cause and continue "
-                            f"with --resume {report.get('session_id')}")
+        error = Unreachable if all_unreachable(report) else ProviderError  # a wrong address: exit 2
+        raise error(f"nothing to score: {failure_note(report)}; fix the cause and continue "
+                    f"with --resume {report.get('session_id')}")
     gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [],
                         **({} if max_drop is None else {"max_drop": max_drop}))
     return _gate_exit(gates.lines())
 
 
-def _print_stopped(db: Any, tracker: Any) -> None:
-    """The stop report of the eval session this run claimed (none when it stopped before one)."""
+def _stopped(db: Any, tracker: Any) -> list[str]:
+    """The stop report of the eval session this run claimed (none when it stopped before one), for
+    :func:`interruptible` to join into its one ``interrupted by …`` line."""
     from ragcov_tui.evaluation.stop_report import stop_report
 
-    err = SafeConsole(stderr=True, soft_wrap=True)
-    for sid in tracker.sessions[-1:]:
-        for line in stop_report(db, sid, tracker.last):
-            err.print(plain_line(line))
+    return [part for sid in tracker.sessions[-1:] for part in stop_report(db, sid, tracker.last)]
 
 
 def cmd_compare(args: argparse.Namespace, out: Console) -> int:

@@ -12,9 +12,18 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store.analysis_contract import AnalysisReport
-from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
+from ragcov_tui.thresholds import (
+    BelowThreshold,
+    Threshold,
+    below_thresholds,
+    bounded_threshold,
+    parse_threshold_spec,
+)
 
-COVERAGE_METRICS = ("basic", "weighted", "multi_threshold", "multi_n", "covered_share")
+# Each metric's range: 1 − a mean cosine distance (distances lie in [0, 2]), or a share.
+COVERAGE_RANGES = {"basic": (-1.0, 1.0), "weighted": (-1.0, 1.0), "multi_threshold": (-1.0, 1.0),
+                   "multi_n": (-1.0, 1.0), "covered_share": (0.0, 1.0)}
+COVERAGE_METRICS = tuple(COVERAGE_RANGES)
 
 
 def parse_coverage_gates(specs: Iterable[str]) -> list[Threshold]:
@@ -24,7 +33,7 @@ def parse_coverage_gates(specs: Iterable[str]) -> list[Threshold]:
         name, minimum = parse_threshold_spec(spec, "basic=0.6")
         if name not in COVERAGE_METRICS:
             raise BadInput(f"--fail-under {spec!r}: unknown metric {name!r} (one of {', '.join(COVERAGE_METRICS)})")
-        out.append(Threshold(name, minimum))
+        out.append(bounded_threshold(spec, name, minimum, *COVERAGE_RANGES[name]))
     return out
 
 

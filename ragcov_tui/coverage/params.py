@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import is_ascii_whole
 
 
 @dataclass
@@ -62,7 +63,7 @@ class CoverageParams:
             text = clusters.strip().lower()
             if text == "auto":
                 clusters = "auto"
-            elif text.isdigit():
+            elif is_ascii_whole(text):
                 clusters = int(text)
             else:
                 raise BadInput(f"--clusters {self.clusters!r}: expected a positive integer or 'auto'")

@@ -29,7 +29,7 @@ import numpy as np
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.coverage.ctfidf import cluster_themes
 from ragcov_tui.coverage.suggest_offline import Embed, offline_suggestions
-from ragcov_tui.errors import ProviderError
+from ragcov_tui.errors import ProviderError, Unreachable
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.number_text import count
 from ragcov_tui.progress import Progress
@@ -107,6 +107,8 @@ def llm_themes(llm: ChatModel, central_texts: list[str], n_themes: int, n_questi
             f"would ask that these passages answer.\nReply as {{\"themes\": [...], \"questions\": [...]}}.\n\n{passages}")},
     ]
     result = complete_json(llm, messages, validate=validate_reply, schema=reply_schemas.themes(n_themes, n_questions))
+    if result.unreachable:  # no server at the address: the caller's fallback says so, exit 2
+        raise Unreachable(result.error or "unreachable")
     if not result.ok:
         return result.error or "unusable reply"
     origin = f"llm:{llm.spec}"
@@ -159,7 +161,9 @@ def check_llm_fallback(themes: list[ClusterThemes], llm_spec: str, *, allow: boo
     every = fallback["gaps"] == fallback["asked"]
     share = "every gap" if every else f"{count(fallback['gaps'])} of {count(fallback['asked'])} gaps"
     message = f"--llm {llm_spec}: themes and questions of {share} fell back to the heuristic ({fallback['cause']})"
-    if every and not allow:
-        raise ProviderError(f"{message}; fix the model server, or pass --allow-fallback to accept heuristic themes")
+    if every and not allow:  # no server at the address at all (Unreachable, exit 2), or a failing one
+        failed = [t.fallback for t in themes if t.fallback]
+        error = Unreachable if all(f.startswith(f"{Unreachable.__name__}: ") for f in failed) else ProviderError
+        raise error(f"{message}; fix the model server, or pass --allow-fallback to accept heuristic themes")
     if warn is not None:
         warn(message)

@@ -17,6 +17,7 @@ from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_values import is_ascii_whole
 from ragcov_tui.progress import Progress
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
         raise BadInput(f"embedder {spec!r}: name the model, e.g. {provider}:MODEL")
     if provider == "hash":
         arg = arg.removeprefix("test-hash-")
-        if arg and not (arg.isdigit() and 2 <= int(arg) <= 65536):
+        if arg and not (is_ascii_whole(arg) and 2 <= int(arg) <= 65536):
             raise BadInput(f"embedder {spec!r}: hash:DIM needs a whole number of dimensions")
     return provider, arg
 

@@ -24,7 +24,13 @@ from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.store.eval_contract import EvalReport
-from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, parse_threshold_spec
+from ragcov_tui.thresholds import (
+    BelowThreshold,
+    Threshold,
+    below_thresholds,
+    bounded_threshold,
+    parse_threshold_spec,
+)
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,8 @@ def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
     out = []
     for spec in specs:
         name, minimum = parse_threshold_spec(spec, f"ndcg@{k}=0.6")
-        out.append(Threshold(canonical_metric(name, k, where=f"--fail-under {spec!r}")[1], minimum))
+        metric = canonical_metric(name, k, where=f"--fail-under {spec!r}")[1]
+        out.append(bounded_threshold(spec, metric, minimum, 0.0, 1.0))  # every eval metric is a score in [0, 1]
     return out
 
 

@@ -10,7 +10,9 @@ Ragas / LlamaIndex ``reference_contexts``, DeepEval ``context`` and Giskard ``re
    ``metadata.seed_document_id`` when that names a corpus id (by the rules of
    :mod:`ragcov_tui.testset.gold_ids`);
 4. ``embedding``   — a context still unmatched takes the chunk whose vector (the run's embedder)
-   has cosine ≥ :data:`EMBEDDING_MIN` with its own, the best one.
+   has cosine ≥ :data:`EMBEDDING_MIN` with its own, the best one. Only a context's first
+   :data:`~ragcov_tui.input_values.EMBED_TEXT_CHARS` characters are embedded (the test-file
+   reader warns, naming the line, when one is longer).
 
 A context found in several chunks makes all of them gold (grade 1). Gold ids written in the test
 file always win: a question that has any is left alone. The result counts contexts per tier and
@@ -32,6 +34,7 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.context_index import ContextIndex
+from ragcov_tui.input_values import EMBED_TEXT_CHARS
 from ragcov_tui.number_text import count
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.eval_contract import GoldFromContexts
@@ -163,7 +166,7 @@ def _embedding_tier(pending: list[tuple[Question, str]], chunks: Sequence[Chunk]
         return
     chunk_vectors = embedder.embed([c.text for c in chunks], progress=progress,
                                    stage="embedding the corpus for reference contexts")
-    context_vectors = embedder.embed([text for _, text in pending], progress=progress,
+    context_vectors = embedder.embed([text[:EMBED_TEXT_CHARS] for _, text in pending], progress=progress,
                                      stage="embedding reference contexts")
     result.embedded += len(chunks) + len(pending)
     sims = context_vectors @ chunk_vectors.T

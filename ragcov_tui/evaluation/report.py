@@ -19,7 +19,7 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.errors import BadInput, Unreachable
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.retrieval import aggregate
 from ragcov_tui.input_files import path_problem, read_input_file
@@ -124,6 +124,14 @@ def failure_note(report: Mapping[str, Any]) -> str | None:
     first = errors[0]
     where = f"{first.get('id')}: {first['metric']}" if first.get("metric") else f"{first.get('id')}"
     return f"{count(failed)} of {count(total)} question{'s' if total != 1 else ''} failed (first: {where}: {first.get('error')})"
+
+
+def all_unreachable(report: Mapping[str, Any]) -> bool:
+    """True when the report has errors and every one is an :class:`~ragcov_tui.errors.Unreachable`
+    (no server at the address a setting names)."""
+    errors = [str(e.get("error", "")) for e in report.get("errors") or []]
+    mark = f"{Unreachable.__name__}:"  # errors read "system: Unreachable: …" or "faithfulness: Unreachable: …"
+    return bool(errors) and all(e.startswith(mark) or e.partition(": ")[2].startswith(mark) for e in errors)
 
 
 def all_failed(report: Mapping[str, Any]) -> bool:

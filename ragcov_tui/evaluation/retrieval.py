@@ -103,11 +103,16 @@ def reciprocal_rank(r: Ranked) -> float:
 def ndcg_at_k(r: Ranked) -> float:
     """DCG@k / IDCG@k with linear gains and a log2 discount, ``DCG@k = sum_{i<=k} g_i / log2(i + 1)``
     (``g_i`` the grade at rank i); the ideal ranking is built from *every* relevant item sorted by
-    grade (``ndcg_cut_k``); 0 when IDCG is 0."""
-    dcg = sum(r.grades[item] / math.log2(i + 1) for i, item in enumerate(r.ranking[: r.k], start=1)
+    grade (``ndcg_cut_k``); 0 when IDCG is 0. The ratio does not change when every grade is scaled
+    by one factor, so grades are divided by the largest first: the sums stay finite whatever the
+    grades (readers bound them too: :func:`ragcov_tui.input_values.grade_problem`)."""
+    top = max(r.grades.values())
+    if top <= 0:
+        return 0.0
+    dcg = sum(r.grades[item] / top / math.log2(i + 1) for i, item in enumerate(r.ranking[: r.k], start=1)
               if item in r.grades)
     ideal = sorted(r.grades.values(), reverse=True)[: r.k]
-    idcg = sum(g / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
+    idcg = sum(g / top / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
     return dcg / idcg if idcg > 0 else 0.0
 
 

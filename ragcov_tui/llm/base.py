@@ -84,6 +84,7 @@ class JsonResult:
     error: str | None = None
     prompt: list[Message] = field(default_factory=list)
     raw: str = ""
+    unreachable: bool = False  # the error is an Unreachable: no server at the model's address
 
 
 class ChatModel(ABC):

@@ -10,11 +10,13 @@ values (arrays are skipped: the vocabulary alone holds tens of thousands of stri
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_files import os_error_problem, require_regular_file
 from ragcov_tui.safe_text import visible
 
 MAGIC = b"GGUF"
@@ -22,6 +24,7 @@ _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<
 STRING, ARRAY = 8, 9
 MAX_KEYS = 100_000  # far above any real file; a corrupt count fails here, not after reading gigabytes
 MAX_STRING = 1 << 24
+MAX_NESTING = 8  # arrays of arrays; real files have none
 
 
 class _Corrupt(Exception):
@@ -46,29 +49,55 @@ def _string(f: BinaryIO) -> str:
     return _read(f, n).decode("utf-8", "replace")
 
 
-def _value(f: BinaryIO, kind: int) -> Any:
+def _smallest(kind: int) -> int:
+    """The fewest bytes one value of type ``kind`` takes (a string: its length; an array: its
+    item type and count), so a count the rest of the file cannot hold is refused before reading."""
+    return struct.calcsize(_SCALARS[kind]) if kind in _SCALARS else 8 if kind == STRING else 12
+
+
+def _value(f: BinaryIO, kind: int, size: int) -> Any:
+    """One value of type ``kind``; arrays are skipped (None). ``size`` is the file's length.
+
+    An array of arrays is walked with an explicit stack, not by recursion, and may be nested
+    :data:`MAX_NESTING` deep (real files nest none); every count is checked against the bytes left.
+    """
     if kind in _SCALARS:
         return _unpack(f, _SCALARS[kind])
     if kind == STRING:
         return _string(f)
-    if kind == ARRAY:
-        item, count = _unpack(f, "<I"), _unpack(f, "<Q")
+    if kind != ARRAY:
+        raise _Corrupt(f"unknown value type {kind}")
+    pending = [(_unpack(f, "<I"), _unpack(f, "<Q"))]  # (item type, items left) per open array
+    while pending:
+        item, count = pending.pop()
+        if item not in _SCALARS and item not in (STRING, ARRAY):
+            raise _Corrupt(f"unknown value type {item}")
+        if count > (size - f.tell()) // _smallest(item):
+            raise _Corrupt(f"an array of {count} items runs past the end of the file")
         if item in _SCALARS:
             f.seek(count * struct.calcsize(_SCALARS[item]), 1)
-        else:
+        elif item == STRING:
             for _ in range(count):
-                _value(f, item)
-        return None
-    raise _Corrupt(f"unknown value type {kind}")
+                _string(f)
+        elif count:
+            if len(pending) >= MAX_NESTING:
+                raise _Corrupt(f"arrays nested deeper than {MAX_NESTING} levels")
+            pending += [(item, count - 1), (_unpack(f, "<I"), _unpack(f, "<Q"))]
+    return None
 
 
 def read_gguf_metadata(path: str | Path) -> dict[str, Any]:
     """The scalar and string metadata of the GGUF file at ``path`` (``general.architecture``,
     ``{arch}.context_length``, ``general.name``…); BadInput naming the path when it is missing,
-    unreadable or not GGUF."""
+    not a regular file (a FIFO is refused before it is opened: opening one blocks), unreadable or
+    not GGUF."""
     shown = visible(str(path))
+    if not os.path.lexists(path):
+        raise BadInput(f"{shown}: no such GGUF model file")
+    require_regular_file(Path(path), shown)
     try:
         with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
             if f.read(4) != MAGIC:
                 raise BadInput(f"{shown}: not a GGUF model file (it does not start with 'GGUF')")
             version = _unpack(f, "<I")
@@ -81,16 +110,12 @@ def read_gguf_metadata(path: str | Path) -> dict[str, Any]:
             meta: dict[str, Any] = {}
             for _ in range(n_keys):
                 key = _string(f)
-                value = _value(f, _unpack(f, "<I"))
+                value = _value(f, _unpack(f, "<I"), size)
                 if value is not None:
                     meta[key] = value
             return meta
-    except FileNotFoundError:
-        raise BadInput(f"{shown}: no such GGUF model file") from None
-    except IsADirectoryError:
-        raise BadInput(f"{shown}: is a directory, not a GGUF model file") from None
     except OSError as exc:
-        raise BadInput(f"{shown}: cannot read the GGUF model file ({exc.strerror or exc})") from None
+        raise BadInput(f"{shown}: cannot read the GGUF model file ({os_error_problem(exc, Path(path))})") from None
     except (_Corrupt, struct.error) as exc:
         raise BadInput(f"{shown}: damaged GGUF model file ({exc})") from None
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ragcov_tui.errors import ProviderError
+from ragcov_tui.errors import ProviderError, Unreachable
 from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.llm.base import ChatModel, JsonResult, Message
 from ragcov_tui.llm.reply_schemas import ReplySchema
@@ -126,7 +126,7 @@ def complete_json(model: ChatModel, messages: list[Message], *, validate: Callab
     When no usable reply came back, the replies that were unusable are dropped from the model's
     cache (:meth:`ChatModel.forget`), so asking again (``eval --resume``) really asks again.
     """
-    raw = ""
+    raw, unreachable = "", False
     asked: list[list[Message]] = []
     json_mode: bool | ReplySchema = schema if schema is not None else True
     if max_tokens is None and schema is not None:
@@ -146,7 +146,7 @@ def complete_json(model: ChatModel, messages: list[Message], *, validate: Callab
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
         error = f"unusable JSON reply after one repair: {problem}"
     except ProviderError as exc:
-        error = str(exc)
+        error, unreachable = str(exc), isinstance(exc, Unreachable)
     for request in asked:
         model.forget(request, max_tokens=max_tokens, json_mode=json_mode)
-    return JsonResult(ok=False, error=error, prompt=messages, raw=raw)
+    return JsonResult(ok=False, error=error, prompt=messages, raw=raw, unreachable=unreachable)

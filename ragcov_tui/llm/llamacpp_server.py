@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from ragcov_tui.errors import BadInput, ConfigError
+from ragcov_tui.input_files import resolved
+from ragcov_tui.input_values import is_ascii_whole
 from ragcov_tui.llm.gguf import context_length, read_gguf_metadata
 from ragcov_tui.safe_text import visible
 
@@ -62,7 +64,7 @@ def _env_int(name: str, low: int, high: int) -> int | None:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not is_ascii_whole(raw) or not low <= int(raw) <= high:
         raise ConfigError(f"${name}: expected a whole number from {low} to {high}, got {visible(raw)!r}")
     return int(raw)
 
@@ -108,7 +110,7 @@ def local_server(spec_path: str, *, embedding: bool = False) -> LocalServer:
     """The running server for the GGUF file ``spec_path`` (started on first use)."""
     if not spec_path.strip():
         raise BadInput("llamacpp: name the model file, e.g. llamacpp:/models/qwen2.5-1.5b-instruct-q4_k_m.gguf")
-    path = Path(spec_path.strip()).expanduser().resolve()
+    path = resolved(Path(spec_path.strip()).expanduser())  # a link loop is left for the reader to name
     meta = read_gguf_metadata(path)  # BadInput naming the path for a missing / damaged file
     xllamacpp = _import_xllamacpp()
     n_ctx, threads = context_size(meta), local_threads()

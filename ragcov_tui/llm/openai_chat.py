@@ -30,6 +30,7 @@ import openai
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
+from ragcov_tui.input_values import is_ascii_whole
 from ragcov_tui.llm.base import DEFAULT_TEMPERATURE, ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.chat_stream import StreamMode, classify_chat_error, streamed_reply
@@ -59,7 +60,7 @@ def capped_max_tokens(max_tokens: int | None) -> int | None:
     raw = os.environ.get(MAX_TOKENS_ENV, "").strip()
     if not raw:
         return max_tokens
-    if not raw.isdigit() or int(raw) < 1:
+    if not is_ascii_whole(raw) or int(raw) < 1:
         raise ConfigError(f"${MAX_TOKENS_ENV}: expected a whole number of tokens above 0, got {visible(raw)!r}")
     return int(raw) if max_tokens is None else min(max_tokens, int(raw))
 

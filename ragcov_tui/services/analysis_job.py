@@ -39,7 +39,7 @@ from ragcov_tui.store.traffic import save_traffic
 from ragcov_tui.store.vectors import save_documents, save_vectors
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet
-from ragcov_tui.traffic.reader import read_traffic
+from ragcov_tui.traffic.reader import TrafficLog, read_traffic
 
 # AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
 PARAM_FIELDS = ("clusters", "threshold", "top_n", "gap_threshold", "lof_neighbors", "contamination", "seed")
@@ -82,6 +82,17 @@ class AnalyzeOptions:
         return dataclasses.replace(CoverageParams(), **given, **self.extra).validated()
 
 
+def _read_log(path: str | None, warn: Callable[[str], None] | None) -> TrafficLog | None:
+    """The query log (``--traffic``), each of its notes given to ``warn``; None without one."""
+    if not path:
+        return None
+    log = read_traffic(path)
+    if warn is not None:
+        for note in log.notes:
+            warn(note)
+    return log
+
+
 def run_analysis(
     opts: AnalyzeOptions,
     db: sqlite_utils.Database,
@@ -99,14 +110,14 @@ def run_analysis(
         chunks = [chunks[i] for i in rows]
     timings["load"] = time.perf_counter() - t0
     t = time.perf_counter()
-    log = read_traffic(opts.traffic) if opts.traffic else None
+    log = _read_log(opts.traffic, warn)
     if log is not None:
         timings["traffic_read"] = time.perf_counter() - t
 
     cache = None if opts.no_cache else db
     embedder = make_embedder(opts.embedder, db=cache, concurrency=opts.concurrency)
     if log is not None and embedder.provider == "precomputed":
-        raise BadInput("--traffic: the precomputed embedder has no vectors for the log's queries; "
+        raise BadInput(f"query log {opts.traffic}: the precomputed embedder has no vectors for the log's queries; "
                        "name the embedder that made the vectors (e.g. --embedder openai:MODEL)")
     llm = make_llm(opts.llm, db=cache, concurrency=opts.concurrency)
     sid = create_session(

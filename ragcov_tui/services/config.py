@@ -69,6 +69,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         raise ConfigError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p}: invalid TOML ({' '.join(str(exc).split())})") from None
+    except RecursionError:  # tomllib parses arrays and inline tables by recursion
+        raise ConfigError(f"{p}: invalid TOML (arrays or tables nested too deep)") from None
     sections = {k: v for k, v in data.items() if isinstance(v, dict)}
     values = {k: v for k, v in data.items() if not isinstance(v, dict)}
     for secret in ("api_key", "openai_api_key", "voyage_api_key"):

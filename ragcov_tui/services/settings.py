@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcov_tui.errors import BadInput, ConfigError
+from ragcov_tui.input_values import is_ascii_whole
 
 Parser = Callable[[Any, bool], Any]  # (value, is_text) -> typed value; ValueError(reason) when bad
 
@@ -40,7 +41,7 @@ def _whole(low: int, high: int) -> Parser:
         bad = ValueError(f"expected a whole number from {low} to {high}, got {_shown(value)}")
         if is_text and isinstance(value, str):
             text = value.strip()
-            if not text.lstrip("+-").isdigit() or len(text) > 30:
+            if not is_ascii_whole(text.lstrip("+-"), 30):
                 raise bad
             value = int(text)
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -8,7 +8,11 @@ A folder ``DIR`` with::
 
 reads as a :class:`TestSet` whose questions are the queries judged in ``qrels/<split>.tsv``, in
 the order of ``queries.jsonl``, each with its graded gold ids; queries without a judgement in
-that split are left out (they have nothing to be scored against). ``TestSet.format`` is
+that split are left out (they have nothing to be scored against). Both files are read by the rules
+of every reader (:func:`ragcov_tui.input_files.read_input_text`: a FIFO or link loop is named,
+invalid UTF-8 refused naming the line; qrels exactly as ``--qrels FILE``), and a query ``_id``
+given twice — equal under :func:`ragcov_tui.testset.ids.id_key`: ``1``, ``"1"``, ``" 1"`` — is
+refused naming both lines. A split other than the default with a test file is refused. ``TestSet.format`` is
 ``"beir"`` and ``sha256`` is the digest of the queries and qrels bytes together; such a test set
 is read-only (the app's write-back needs a test file).
 
@@ -21,14 +25,17 @@ given, else the folder's ``corpus.jsonl``.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import parse_json_line
+from ragcov_tui.input_files import read_input_text
+from ragcov_tui.input_values import parse_json_line, quoted
 from ragcov_tui.number_text import count
+from ragcov_tui.testset.ids import id_key
 from ragcov_tui.testset.models import Question, TestSet
-from ragcov_tui.testset.qrels import Qrels, parse_qrels, read_qrels
-from ragcov_tui.testset.reader import read_bytes, read_testset
+from ragcov_tui.testset.qrels import Qrels, read_qrels, read_qrels_file
+from ragcov_tui.testset.reader import read_testset
 
 CORPUS_FILE = "corpus.jsonl"
 QUERIES_FILE = "queries.jsonl"
@@ -37,8 +44,9 @@ DEFAULT_SPLIT = "test"
 
 
 def is_ir_folder(path: str | Path) -> bool:
-    """True when ``path`` is a folder holding ``queries.jsonl`` (the BEIR layout)."""
-    return Path(path).is_dir() and (Path(path) / QUERIES_FILE).is_file()
+    """True when ``path`` is a folder holding an entry named ``queries.jsonl`` (the BEIR layout;
+    whether that entry is a readable file is the reader's check, so a FIFO there is named as one)."""
+    return Path(path).is_dir() and os.path.lexists(Path(path) / QUERIES_FILE)
 
 
 def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: str | Path | None = None,
@@ -46,7 +54,13 @@ def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: 
     """The test set named by ``--questions`` (a file, or a BEIR folder read at ``split``), with the
     gold ids of ``qrels`` attached when given; ``warn`` gets each of the reader's notes."""
     path = Path(questions)
-    testset = read_ir_folder(path, split) if path.is_dir() and is_ir_folder(path) else _read_file(path)
+    if is_ir_folder(path):
+        testset = read_ir_folder(path, split)
+    elif split != DEFAULT_SPLIT and not path.is_dir():  # never ignored silently (issue #23)
+        raise BadInput(f"split {split!r}: only a BEIR folder has splits, and {path} is a test file "
+                       f"(use --qrels FILE to attach other judgements)")
+    else:
+        testset = _read_file(path)
     for note in testset.notes if warn is not None else ():
         warn(note)
     if qrels is not None:
@@ -66,7 +80,7 @@ def corpus_paths(questions: str | Path, corpus: list[str] | None) -> list[str]:
     if corpus:
         return list(corpus)
     folder = Path(questions)
-    if is_ir_folder(folder) and (folder / CORPUS_FILE).is_file():
+    if is_ir_folder(folder) and os.path.lexists(folder / CORPUS_FILE):
         return [str(folder / CORPUS_FILE)]
     return []
 
@@ -76,7 +90,7 @@ def qrels_file(folder: Path, split: str) -> Path:
     if not split or "/" in split or "\\" in split or split.startswith("."):
         raise BadInput(f"--split: {split!r} is not a split name (e.g. test, dev, train)")
     path = folder / QRELS_DIR / f"{split}.tsv"
-    if not path.is_file():
+    if not os.path.lexists(path):
         have = sorted(p.stem for p in (folder / QRELS_DIR).glob("*.tsv")) if (folder / QRELS_DIR).is_dir() else []
         listed = ", ".join(have) if have else f"none: {folder / QRELS_DIR} has no .tsv file"
         raise BadInput(f"{folder}: no qrels for split {split!r} ({path} is missing; splits: {listed})")
@@ -86,16 +100,19 @@ def qrels_file(folder: Path, split: str) -> Path:
 def read_ir_folder(folder: Path, split: str = DEFAULT_SPLIT) -> TestSet:
     """The judged queries of ``folder`` at ``split`` as a TestSet (see the module docstring)."""
     qrels_path = qrels_file(folder, split)
-    qrels_bytes = read_bytes(qrels_path)
-    qrels = parse_qrels(qrels_bytes.decode("utf-8-sig", errors="replace"), str(qrels_path))
+    qrels, qrels_bytes = read_qrels_file(qrels_path)  # the --qrels FILE reader: one rule for both
     queries_path = folder / QUERIES_FILE
-    queries_bytes = read_bytes(queries_path)
+    queries_text, queries_bytes = read_input_text(queries_path)  # FIFO, bad UTF-8…: refused, naming the line
     questions: list[Question] = []
-    for lineno, line in enumerate(queries_bytes.decode("utf-8-sig", errors="replace").split("\n"), start=1):
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(queries_text.removeprefix("\ufeff").split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{queries_path}:{lineno}"
         qid, text, row = _query_row(line, where)
+        if qid in seen:
+            raise BadInput(f"{where}: field '_id': duplicate id {quoted(qid)} (also on line {seen[qid]})")
+        seen[qid] = lineno
         if qid in qrels:
             questions.append(Question(id=qid, text=text, gold=dict(qrels[qid]), row=lineno - 1, line=lineno, raw=row))
     if not questions:
@@ -116,7 +133,7 @@ def _query_row(line: str, where: str) -> tuple[str, str, dict]:
     text = row.get("text")
     if not isinstance(text, str) or not text.strip():
         raise BadInput(f"{where}: field 'text' must be a non-empty string (the query)")
-    return str(qid), text.strip(), row
+    return id_key(qid), text.strip(), row
 
 
 def attach_qrels(testset: TestSet, qrels: Qrels, display: str, warn=None) -> None:

@@ -56,6 +56,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
+        if any(isinstance(k, tuple) for k in value):  # a list as a key: JSON keys are constants
+            raise NotALiteral("a dict key must be a string or a number, not a tuple or list")
         return {_plain(k): _plain(v) for k, v in value.items()}
     if type(value) not in _LITERAL_CONSTANTS or (isinstance(value, float) and not math.isfinite(value)):
         raise NotALiteral(f"a {type(value).__name__} value is not allowed")

@@ -33,6 +33,7 @@ from typing import Any
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
+from ragcov_tui.input_files import resolved
 from ragcov_tui.number_text import count
 from ragcov_tui.testset.models import Question
 
@@ -106,19 +107,24 @@ class CorpusIds:
             by_stem[PurePosixPath(parts[-1]).stem].add(doc)
         return by_suffix, by_name, by_stem
 
-    def resolve(self, gold: str) -> tuple[str | None, str | None, bool]:
-        """``(corpus id, rule, ambiguous)``: rule None for an exact match, corpus id None for none."""
+    def resolve(self, gold: str, *, via_chunk: bool = True) -> tuple[str | None, str | None, bool]:
+        """``(corpus id, rule, ambiguous)``: rule None for an exact match, corpus id None for none.
+
+        ``via_chunk=False`` leaves out the chunk→document rule: the document a chunk id names is
+        resolved by the other rules only, so an id of chunk suffixes on chunk suffixes
+        (``a#0-…#1-…#2-…``, thousands deep) costs one step, never a recursion per suffix.
+        """
         if gold in self.all:
             return gold, None, False
         ambiguous = False
-        for rule, candidates in self._candidates(gold):
+        for rule, candidates in self._candidates(gold, via_chunk):
             hits = {c for c in candidates if c in self.all}
             if len(hits) == 1:
                 return hits.pop(), rule, False
             ambiguous = ambiguous or len(hits) > 1
         return None, None, ambiguous
 
-    def _candidates(self, gold: str) -> Iterable[tuple[str, Iterable[str]]]:
+    def _candidates(self, gold: str, via_chunk: bool) -> Iterable[tuple[str, Iterable[str]]]:
         cleaned = _clean(gold)
         yield "cleaned", [cleaned]
         yield "relative", [rel for root in self.roots if (rel := _relative(cleaned, root))]
@@ -129,9 +135,9 @@ class CorpusIds:
                 break
         by_suffix, by_name, by_stem = self._lookups
         yield "suffix", by_suffix.get(cleaned, ())
-        if CHUNK_ID.fullmatch(gold):
+        if via_chunk and CHUNK_ID.fullmatch(gold):
             document = gold.rpartition("#")[0]
-            found, _, _ = self.resolve(document)
+            found, _, _ = self.resolve(document, via_chunk=False)
             yield "chunk→document", [found] if found else []
         name = parts[-1]
         if "#" in name:  # a chunk-like id is never matched by its file name alone
@@ -224,7 +230,7 @@ def _root_text(root: str | Path) -> str:
 
 def _relative(gold: str, root: str) -> str | None:
     """``gold`` relative to ``root`` when it starts with it (as given, or as an absolute path)."""
-    for base in {root, _clean(str(Path(root).resolve()))}:
+    for base in {root, _clean(str(resolved(root)))}:
         if base and base != "." and gold.startswith(base + "/"):
             return gold[len(base) + 1:]
     return None

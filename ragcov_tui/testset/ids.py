@@ -9,8 +9,15 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_NUMBERED = re.compile(r"^(.*?)([0-9]{1,18})$")  # ASCII digits (int() of "²" fails), 18 at most (of 5000 too)
 FALLBACK_PREFIX = "ragcov-"
+
+
+def id_key(value: str | int) -> str:
+    """The form in which two question ids are compared: the text of the id, without surrounding
+    whitespace (``1``, ``"1"`` and ``" 1 "`` are one id, as in a qrels file's fields). Two rows
+    whose ids are equal under it are duplicates."""
+    return str(value).strip()
 
 
 def text_key(text: str) -> str:

@@ -40,7 +40,6 @@ from ragcov_tui.testset.models import TestFormat
 BOM = "\ufeff"
 CSV_DELIMITERS = (",", ";", "\t", "|")
 CSV_FIELD_LIMIT = 64 * 1024 * 1024
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _JSON_WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
@@ -77,22 +76,6 @@ class Layout:
         if self.format == "json":
             return _json_where(path, row.line, self.container, row.index)
         return f"{path}:{row.line}"
-
-
-def decode(path: Path, data: bytes) -> str:
-    """The file's bytes as text; BadInput naming the line of the first invalid UTF-8 or NUL byte."""
-    if data.startswith(_UTF16_BOMS):
-        raise BadInput(f"{path}: UTF-16 text (save the file as UTF-8)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise BadInput(f"{path}:{line}: not valid UTF-8 (byte offset {exc.start})") from None
-    nul = text.find("\0")
-    if nul >= 0:
-        line = text.count("\n", 0, nul) + 1
-        raise BadInput(f"{path}:{line}: NUL byte (a binary file, or UTF-16 text: save it as UTF-8)")
-    return text
 
 
 def detect_newline(text: str) -> str:

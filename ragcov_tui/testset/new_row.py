@@ -28,7 +28,7 @@ import json
 from typing import Any
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, parse_json
+from ragcov_tui.input_values import InvalidJson, is_ascii_whole, parse_json
 from ragcov_tui.testset.cells import NotALiteral, python_literal
 from ragcov_tui.testset.fields import PROVENANCE_FIELD
 from ragcov_tui.testset.ids import content_ids, fresh_id
@@ -111,8 +111,9 @@ def _provenance(samples: dict[str, Any], provenance: dict[str, Any]) -> dict[str
 
 
 def _next_index(cells: Any) -> str:
-    """pandas' next index: the largest integer index + 1 (empty when the column holds none)."""
-    numbers = [int(c) for c in (str(c).strip() for c in cells) if c.isdigit()]
+    """pandas' next index: the largest integer index + 1 (empty when the column holds none); an
+    index is ASCII digits, 18 at most (``"²".isdigit()`` is true, ``int("²")`` fails)."""
+    numbers = [int(c) for c in (str(c).strip() for c in cells) if is_ascii_whole(c)]
     return str(max(numbers) + 1) if numbers else ""
 
 

@@ -6,19 +6,22 @@
   header line ``query-id corpus-id score``.
 
 The layout is decided per line by its number of fields, so a file may not mix them. A grade
-must be a finite number; a negative grade (TREC's "judged, non-relevant" -1 …) counts as 0, as in
-trec_eval. When a (query, document) pair is judged twice, the last grade wins. Every mistake is
-one :class:`BadInput` naming ``file:line``.
+must be a finite number no larger than ``MAX_GRADE`` (:func:`ragcov_tui.input_values.grade_problem`,
+the rule the test file's graded gold ids follow too); a negative grade (TREC's "judged, non-relevant" -1 …) counts as 0, as in
+trec_eval. When a (query, document) pair is judged twice, the last grade wins. The file is decoded by
+:func:`ragcov_tui.input_files.decode_text` (the rule of every text reader: invalid UTF-8 is refused,
+naming the line), whether it is given as ``--qrels FILE`` or read from a BEIR folder. Every
+mistake is one :class:`BadInput` naming ``file:line``.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import read_input_file
+from ragcov_tui.input_files import read_input_text
+from ragcov_tui.input_values import grade_problem
 
 Qrels = dict[str, dict[str, float]]  # query id -> {document id: grade}
 
@@ -27,16 +30,15 @@ HEADER_FIRST_FIELDS = ("query-id", "query_id", "qid", "query")
 
 def read_qrels(path: str | Path) -> Qrels:
     """The judgements of the qrels file at ``path``; BadInput when it is missing, empty or malformed."""
-    path = Path(path)
+    return read_qrels_file(Path(path))[0]
+
+
+def read_qrels_file(path: Path) -> tuple[Qrels, bytes]:
+    """The judgements of the qrels file at ``path`` and the bytes they were read from."""
     if not os.path.lexists(path):
         raise BadInput(f"{path}: no such qrels file")
-    data = read_input_file(path)  # BadInput for a FIFO, a directory, a link loop… (never blocks)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise BadInput(f"{path}:{line}: cannot read qrels (not valid UTF-8 at byte offset {exc.start})") from None
-    return parse_qrels(text, str(path))
+    text, data = read_input_text(path)  # BadInput for a FIFO, a directory, a link loop, bad UTF-8…
+    return parse_qrels(text.removeprefix("\ufeff"), str(path)), data
 
 
 def parse_qrels(text: str, display: str) -> Qrels:
@@ -65,8 +67,9 @@ def parse_qrels(text: str, display: str) -> Qrels:
             grade = float(grade_text)
         except ValueError:
             raise BadInput(f"{where}: grade {grade_text[:40]!r} is not a number") from None
-        if not math.isfinite(grade):
-            raise BadInput(f"{where}: grade {grade_text[:40]!r} is not a finite number")
+        problem = grade_problem(grade)
+        if problem is not None:
+            raise BadInput(f"{where}: grade {grade_text[:40]!r} {problem}")
         qrels.setdefault(qid, {})[docid] = max(grade, 0.0)
     if not qrels:
         raise BadInput(f"{display}: no judgements in the qrels file")

@@ -8,7 +8,8 @@ Field names are resolved through :mod:`ragcov_tui.testset.fields` row by row (fi
 present wins); ``TestSet.field_names`` records, per canonical field, the name the first row
 having it uses (for CSV: the header). Values are checked and normalised:
 
-- gold ids: a list gives grade 1.0 each, an object ``{"id": grade}`` gives grades (numbers >= 0);
+- gold ids: a list gives grade 1.0 each, an object ``{"id": grade}`` gives grades (numbers from 0 to
+  ``MAX_GRADE``: :func:`ragcov_tui.input_values.grade_problem`, the qrels rule too);
 - ids may be strings or integers; a row without one gets its content id (``q-`` + 10 hex digits of
   the sha256 of its normalised question; the 2nd, 3rd… row with that text gets ``-2``, ``-3``…:
   :func:`ragcov_tui.testset.ids.content_ids`), so dropping or inserting a row moves no other id;
@@ -38,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import read_input_file
-from ragcov_tui.input_values import is_finite_number, quoted, vector_problem
+from ragcov_tui.input_files import decode_text, read_input_file
+from ragcov_tui.input_values import EMBED_TEXT_CHARS, grade_problem, long_text_note, quoted, vector_problem
 from ragcov_tui.testset.cells import cell_value as _cell_value
 from ragcov_tui.testset.fields import FIELD_ALIASES, RAGAS_CONTEXTS, aliases_text, is_ragas_testset, resolve_fields
-from ragcov_tui.testset.ids import content_ids
-from ragcov_tui.testset.layout import Layout, decode, split_layout
+from ragcov_tui.testset.ids import content_ids, id_key
+from ragcov_tui.testset.layout import Layout, split_layout
 from ragcov_tui.testset.models import Question, TestFormat, TestSet
 from ragcov_tui.testset.sniff import sniff_format
 
@@ -75,7 +76,7 @@ def file_format(path: Path) -> TestFormat:
 def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     """Parse ``data`` (the bytes of ``path``) into a TestSet and the Layout the writer edits."""
     fmt = file_format(path)
-    text = decode(path, data)
+    text = decode_text(data, str(path))
     if not text.lstrip("\ufeff").strip():
         raise BadInput(f"{path}: the file is empty (no questions)")
     fmt, note = sniff_format(path, text, fmt)
@@ -85,6 +86,7 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     questions: list[Question] = []
     seen_ids: dict[str, int] = {}
     first_vector: tuple[int, int] | None = None  # (length, line)
+    long: list[tuple[str, str, int]] = []  # (where, field, characters) of reference contexts cut for embedding
     for raw in layout.rows:
         where = layout.where(path, raw)
         names = resolve_fields((k for k, v in raw.value.items() if not _is_blank(v, fmt)), ragas_testset=ragas_testset)
@@ -93,22 +95,27 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
         question = _question(where, raw.value, names, fmt)
         question.row, question.line, question.raw = raw.index, raw.line, raw.value
         if question.id_in_file:
-            if question.id in seen_ids:
-                raise BadInput(f"{where}: duplicate id {quoted(question.id)} (also on line {seen_ids[question.id]})")
-            seen_ids[question.id] = raw.line
+            key = id_key(question.id)
+            if key in seen_ids:
+                raise BadInput(f"{where}: duplicate id {quoted(question.id)} (also on line {seen_ids[key]})")
+            seen_ids[key] = raw.line
         if question.vector is not None:
             first_vector = first_vector or (len(question.vector), raw.line)
             if len(question.vector) != first_vector[0]:
                 raise BadInput(f"{where}: field {names['vector']!r} has {len(question.vector)} numbers "
                                f"but the vector on line {first_vector[1]} has {first_vector[0]}")
+        long += [(where, names["reference_contexts"], len(text)) for text in question.reference_contexts or ()
+                 if len(text) > EMBED_TEXT_CHARS]
         questions.append(question)
     if not questions:
         raise BadInput(f"{path}: no questions in the file")
     without_id = [q for q in questions if not q.id_in_file]  # explicit ids first: they win
     for question, qid in zip(without_id, content_ids((q.text for q in without_id), set(seen_ids)), strict=True):
         question.id = qid
-    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container,
-                      notes=([] if note is None else [note]) + layout.notes + _contexts_note(path, field_names))
+    notes = ([] if note is None else [note]) + layout.notes + _contexts_note(path, field_names)
+    if long:
+        notes.append(long_text_note(long[0][0], f"a text of field {long[0][1]!r}", long[0][2], len(long)))
+    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container, notes=notes)
     return testset, layout
 
 
@@ -216,10 +223,10 @@ def _gold(where: str, name: str, gold: Any) -> dict[str, float]:
     if _is_list_of(gold, _is_id):
         return {str(g): 1.0 for g in gold}
     if isinstance(gold, dict):
-        bad = next((k for k, v in gold.items() if not is_finite_number(v) or v < 0), None)
-        if bad is not None:
-            raise BadInput(f"{where}: field {name!r}: grade of {quoted(bad)} must be a number >= 0 "
-                           f"(got {quoted(gold[bad], 30)})")
+        for key, grade in gold.items():
+            problem = grade_problem(grade) or ("must be >= 0" if grade < 0 else None)
+            if problem is not None:
+                raise BadInput(f"{where}: field {name!r}: grade of {quoted(key)} {problem} (got {quoted(grade, 30)})")
         return {str(k): float(v) for k, v in gold.items()}
     raise BadInput(f"{where}: field {name!r} must be a list of ids or an object {{id: grade}} "
                    f"(got {type(gold).__name__})")

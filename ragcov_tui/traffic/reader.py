@@ -12,6 +12,9 @@ Fields (first alias present wins): query ← ``query`` | ``question`` | ``text``
 timestamp ← ``timestamp`` | ``ts`` | ``time`` (optional: ISO 8601 text, or Unix seconds —
 milliseconds when above 10¹¹). Other fields are ignored.
 
+Whole-file errors name the file as ``query log FILE`` (it may come from ``--traffic``, a
+``ragcov.toml`` key or the Jobs form). A time must fall between the years 1 and 9999 once in UTC.
+
 A query is made safe where it enters: runs of whitespace become one space, every control, bidi
 or other unsafe character becomes its visible stand-in (:func:`~ragcov_tui.safe_text.single_line`),
 so no log line can reach a terminal or a report raw. Rows whose queries are equal once
@@ -35,10 +38,10 @@ from typing import Any
 import numpy as np
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import read_input_file
-from ragcov_tui.input_values import is_finite_number, parse_json_line, quoted
+from ragcov_tui.input_files import decode_text, read_input_file
+from ragcov_tui.input_values import EMBED_TEXT_CHARS, is_finite_number, long_text_note, parse_json_line, quoted
 from ragcov_tui.safe_text import single_line
-from ragcov_tui.testset.layout import CSV_FIELD_LIMIT, decode
+from ragcov_tui.testset.layout import CSV_FIELD_LIMIT
 
 QUERY_FIELDS = ("query", "question", "text", "input", "user_input", "prompt")
 COUNT_FIELDS = ("count", "n", "frequency", "hits")
@@ -67,6 +70,7 @@ class TrafficLog:
     rows: int
     fields: dict[str, str] = field(default_factory=dict)
     sha256: str = ""
+    notes: list[str] = field(default_factory=list)  # one-line warnings for the caller to show
 
     @property
     def total(self) -> int:
@@ -80,13 +84,13 @@ class TrafficLog:
                 "first": min(seen) if seen else None, "last": max(seen) if seen else None}
 
 
-_Row = tuple  # (query text, count, Unix seconds or None)
+_Row = tuple  # (query text, count, Unix seconds or None, "file:line")
 
 
 def traffic_format(path: Path) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise BadInput(f"--traffic {path}: unsupported file type {path.suffix!r} (use .jsonl, .csv, .tsv or .txt)")
+        raise BadInput(f"query log {path}: unsupported file type {path.suffix!r} (use .jsonl, .csv, .tsv or .txt)")
     return fmt
 
 
@@ -95,9 +99,9 @@ def read_traffic(path: str | Path) -> TrafficLog:
     path = Path(path)
     fmt = traffic_format(path)
     if path.is_dir():
-        raise BadInput(f"--traffic {path}: is a directory, expected a .jsonl, .csv or .txt query log")
-    data = read_input_file(path, f"--traffic {path}")
-    text = decode(path, data)
+        raise BadInput(f"query log {path}: is a directory, expected a .jsonl, .csv or .txt query log")
+    data = read_input_file(path, f"query log {path}")
+    text = decode_text(data, str(path))
     fields: dict[str, str] = {}
     rows = {"jsonl": _jsonl_rows, "csv": _csv_rows, "txt": _txt_rows}[fmt](path, text.removeprefix("\ufeff"), fields)
     log = aggregate(path, rows)
@@ -106,15 +110,23 @@ def read_traffic(path: str | Path) -> TrafficLog:
 
 
 def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
-    """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first."""
+    """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first.
+
+    A query longer than :data:`~ragcov_tui.input_values.EMBED_TEXT_CHARS` keeps its first that
+    many characters (it is embedded, and one text must not cost minutes), said in one note
+    naming the first such line."""
     index: dict[str, int] = {}
+    long: list[tuple[str, int]] = []  # (file:line, characters) of the queries cut
     texts: list[str] = []
     counts: list[int] = []
     first: list[float | None] = []
     last: list[float | None] = []
     n_rows = 0
-    for text, count, time in rows:
+    for text, count, time, where in rows:
         n_rows += 1
+        if len(text) > EMBED_TEXT_CHARS:
+            long.append((where, len(text)))
+            text = text[:EMBED_TEXT_CHARS]
         key = text.casefold()
         at = index.get(key)
         if at is None:
@@ -131,11 +143,12 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
             seen = last[at]
             last[at] = time if seen is None or time > seen else seen
     if not texts:
-        raise BadInput(f"--traffic {path}: no queries in the file")
+        raise BadInput(f"query log {path}: no queries in the file")
     count_array = np.asarray(counts, dtype=np.int64)
     order = np.argsort(-count_array, kind="stable")
+    notes = [long_text_note(long[0][0], "the query", long[0][1], len(long))] if long else []
     return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [_iso(first[i]) for i in order],
-                      [_iso(last[i]) for i in order], n_rows)
+                      [_iso(last[i]) for i in order], n_rows, notes=notes)
 
 
 def _iso(seconds: float | None) -> str | None:
@@ -177,15 +190,17 @@ def _time(where: str, name: str, value: Any, is_text: bool) -> float:
     try:
         if is_finite_number(number):
             seconds = float(number / 1000 if number > EPOCH_MS_ABOVE else number)
-            if YEAR_1 <= seconds < YEAR_10000:
-                return seconds
-            raise bad
-        if isinstance(number, str):
+        elif isinstance(number, str):  # a zone offset can carry 9999-12-31 past the year 9999 in UTC
             moment = datetime.fromisoformat(number.strip())
-            return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).timestamp()
+            seconds = (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).timestamp()
+        else:
+            raise bad
     except (ValueError, OverflowError, OSError):
-        pass
-    raise bad
+        raise bad from None
+    if not YEAR_1 <= seconds < YEAR_10000:
+        raise BadInput(f"{where}: field {name!r} is out of range: {quoted(value, 40)} is not between the years 1 "
+                       f"and 9999 in UTC")
+    return seconds
 
 
 def _first(names: Any, aliases: tuple[str, ...], present: Any = None) -> str | None:
@@ -220,7 +235,7 @@ def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str
         raise BadInput(f"{where}: no query field (expected one of: {', '.join(QUERY_FIELDS)})")
     count = _count(where, cname, value[cname], is_text) if cname else 1
     time = _time(where, tname, value[tname], is_text) if tname else None
-    return _clean_query(where, qname, value[qname]), count, time
+    return _clean_query(where, qname, value[qname]), count, time, where
 
 
 def _jsonl_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
@@ -231,7 +246,7 @@ def _jsonl_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]
         where = f"{path}:{number}"
         value = parse_json_line(line, where)
         if isinstance(value, str):
-            yield _clean_query(where, "(the line)", value), 1, None
+            yield _clean_query(where, "(the line)", value), 1, None, where
             continue
         if not isinstance(value, dict):
             raise BadInput(f"{where}: expected a JSON object or a string (got {type(value).__name__})")
@@ -265,4 +280,4 @@ def _txt_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
     fields["query"] = "(one query per line)"
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
-            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None
+            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None, f"{path}:{number}"

@@ -50,7 +50,7 @@ def test_qrels_layouts(text: str, expected: dict) -> None:
     ("q1\td1\n", "q.tsv:1: expected"),
     ("q1 0 d1 1 extra\n", "q.tsv:1: expected"),
     ("q1\td1\tyes\n", "q.tsv:1: grade 'yes' is not a number"),
-    ("q1\td1\t1\nq2\td2\tnan\n", "q.tsv:2: grade 'nan' is not a finite number"),
+    ("q1\td1\t1\nq2\td2\tnan\n", "q.tsv:2: grade 'nan' must be a finite number"),
     ("q1\td1\t1\nq2 0 d2 1\n", "q.tsv:2: 4 fields where the lines above have 3"),
     ("q1\t\t1\n", "q.tsv:1: empty query or document id"),
 ])

@@ -186,7 +186,10 @@ def test_the_next_pandas_index_follows_the_largest_after_a_drop(tmp_path):
     assert [r[0] for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8")))] == ["", "0", "1", "2", "3"]
 
 
-@pytest.mark.parametrize(("index", "expected"), [(["0", "1"], "2"), (["7", "x"], "8"), (["a", "b"], ""), (["", ""], "")])
+@pytest.mark.parametrize(("index", "expected"), [
+    (["0", "1"], "2"), (["7", "x"], "8"), (["a", "b"], ""), (["", ""], ""),
+    (["0", "²"], "1"), (["3", "9" * 5000], "4"), (["١", "2"], "3"),  # isdigit() but not for int() (issue #23 §3)
+])
 def test_an_unnamed_first_column_gets_the_next_integer_or_stays_empty(tmp_path, index, expected):
     path = tmp_path / "t.csv"
     path.write_text(",question\n" + "".join(f"{i},Q{n}?\n" for n, i in enumerate(index)))

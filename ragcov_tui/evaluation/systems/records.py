@@ -29,10 +29,11 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import context_from_value
+from ragcov_tui.input_files import decode_text
 from ragcov_tui.input_values import quoted
 from ragcov_tui.testset.fields import aliases_text, resolve_fields
 from ragcov_tui.testset.ids import content_id
-from ragcov_tui.testset.layout import decode, split_layout
+from ragcov_tui.testset.layout import split_layout
 from ragcov_tui.testset.reader import _cell_value, file_format, read_bytes
 
 Context = tuple["str | None", "str | None", "float | None"]  # (id, text, score), unknown parts None
@@ -78,7 +79,7 @@ def load_records(path: str | Path) -> RecordsFile:
     here: they are fine for ``--join order`` and reported by the join otherwise."""
     p = Path(path)
     fmt = file_format(p)
-    layout = split_layout(p, decode(p, read_bytes(p)), fmt)
+    layout = split_layout(p, decode_text(read_bytes(p), str(p)), fmt)
     records = RecordsFile(p)
     by_id: dict[str, Record] = {}
     for raw in layout.rows:
