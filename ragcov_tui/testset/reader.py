@@ -72,7 +72,6 @@ def file_format(path: Path) -> TestFormat:
     return fmt
 
 
-
 def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     """Parse ``data`` (the bytes of ``path``) into a TestSet and the Layout the writer edits."""
     fmt = file_format(path)
