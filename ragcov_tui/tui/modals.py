@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -19,6 +21,7 @@ from ragcov_tui.store import open_db
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary
 from ragcov_tui.store.rows import SessionRow
+from ragcov_tui.tui.type_ahead import hold_keys
 from ragcov_tui.tui.widgets.literal import lit
 
 CLOSE: list[BindingType] = [Binding("escape", "close", "Back"), Binding("q", "close", "Back", show=False)]
@@ -106,10 +109,16 @@ class TextPrompt(Closable):
         super().__init__()
         self.title_text, self.value = title, value
 
+    def open(self, app: App, done: Callable[[str | None], None]) -> None:
+        """Push the prompt; keys typed before its field has focus wait and go into it, in order."""
+        app.push_screen(self, done)
+        hold_keys(app, lambda: app.screen is self and isinstance(app.focused, Input))
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Static(lit(self.title_text, "bold"))
-            yield Input(self.value, id="prompt-input")
+            # the cursor at the end, nothing selected: a key typed at once edits the text, never replaces it
+            yield Input(self.value, id="prompt-input", select_on_focus=False)
             yield Static(lit("enter: save · esc: cancel", "dim"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

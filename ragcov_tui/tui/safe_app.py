@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
-from textual.app import App
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
 from ragcov_tui.safe_text import single_line, visible
+from ragcov_tui.tui.type_ahead import TypeAheadApp
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.screen_guard import ControlCharFilter
 
@@ -28,7 +28,7 @@ NOTICE_MARK = {"information": "✓", "warning": "!", "error": "✗"}
 NOTICE_STYLE = {"information": "bold", "warning": "bold yellow", "error": "bold red"}
 
 
-class SafeTextApp(App):
+class SafeTextApp(TypeAheadApp):
     """An App whose notifications, titles and lines are safe to show; the subclass draws the status
     line (``#status-line``) in :meth:`_update_status`, from :attr:`notice` when one is shown."""
 

@@ -3,12 +3,17 @@ format, ids in natural order, and keys typed at 30 ms a key never lost nor landi
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 import pytest
+from textual import events
+from textual.keys import _character_to_key
 
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.tui.panes.documents import DocumentsPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.synthetic_sessions import make_analysis_session, make_eval_session
 
@@ -66,3 +71,52 @@ def test_ids_sort_in_natural_order_across_pages(tmp_path: Path) -> None:
     assert shown[-3:] == ["q9", "q10", "Q11"]
     backwards = [r["question_id"] for r in queries.eval_page(db, "e0000001", sort="id", descending=True, limit=3).rows]
     assert backwards == ["Q11", "q10", "q9"]
+
+
+SPECIAL_CHARS = {"enter": "\r", "backspace": "\x08", "escape": "\x1b", "end": None, "home": None}
+
+
+async def type_ahead(pilot, keys: list[str], gap: float) -> None:
+    """Send ``keys`` as the terminal does: one every ``gap`` seconds whether or not the app has
+    handled the previous ones (``pilot.press`` waits for each; a busy app does not). Single
+    characters are typed as themselves, longer names are keys (``enter``, ``end``…)."""
+    driver = pilot.app._driver
+    for key in keys:
+        if len(key) == 1:
+            event = events.Key(_character_to_key(key) if not key.isalnum() else key, key)
+        else:
+            event = events.Key(key, SPECIAL_CHARS[key])
+        event.set_sender(pilot.app)
+        driver.send_message(event)
+        await asyncio.sleep(gap)
+    for _ in range(5):
+        await pilot.pause()
+
+
+@pytest.mark.parametrize("gap", [0.0, KEY_GAP])
+async def test_a_filter_typed_right_after_slash_lands_in_the_filter_whole(tui_db: Path, gap: float) -> None:
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show_pane("documents")
+        await pilot.pause()
+        await type_ahead(pilot, ["/", *"doc-003", "enter"], gap)
+        pane = app.query_one(DocumentsPane)
+        assert app.active_pane() is pane  # the 3 did not switch to Clusters
+        assert pane.query_text == "doc-003"
+        assert [r["source"] for r in app.query_one("#documents-table", PagedTable).page.rows] == ["doc-003.md"]
+
+
+@pytest.mark.parametrize("gap", [0.0, KEY_GAP])
+async def test_an_edit_typed_into_the_just_opened_prompt_is_what_the_test_file_gets(tui_db: Path, gap: float) -> None:
+    testset = tui_db.parent / "questions.jsonl"
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show_pane("gaps")
+        await pilot.pause()
+        before = testset.read_text()
+        original = app.query_one("#gaps-suggestions", PagedTable).current["text"]
+        await type_ahead(pilot, ["e", "end", "backspace", *" in Skein?", "enter"], gap)
+        after = testset.read_text()
+        assert after.startswith(before)
+        added = [json.loads(line)["question"] for line in after[len(before):].splitlines()]
+        assert added == [original.rstrip()[:-1] + " in Skein?"]

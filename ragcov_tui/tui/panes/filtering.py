@@ -22,7 +22,7 @@ from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import Table
 
 FILTER_BINDINGS = [
-    Binding("slash", "filter", "Filter", key_display="/"),
+    Binding("slash", "filter", "Filter", key_display="/", priority=True),  # see tui/type_ahead.py
     Binding("n", "step(1)", "Next"),
     Binding("N", "step(-1)", "Prev match", show=False),
     Binding("escape", "clear_filter", "Clear filter, else back", key_display="esc", show=False),
@@ -39,8 +39,9 @@ class FilterBar(Input):
         self.display = False
 
     def open(self) -> None:
+        """Show the bar and focus it now, so the very next key typed goes into it."""
         self.display = True
-        self.focus()
+        self.screen.set_focus(self)
 
     def action_cancel(self) -> None:
         self.value = ""

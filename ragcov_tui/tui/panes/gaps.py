@@ -48,7 +48,7 @@ class GapsPane(Filterable):
     filter_table = "#gaps-table"
     BINDINGS = [
         # decisions, then looking around (g / G jump to the first / last row in every table)
-        Binding("a", "accept", "Accept"), Binding("d", "reject", "Reject"), Binding("e", "edit", "Edit+add"),
+        Binding("a", "accept", "Accept"), Binding("d", "reject", "Reject"), Binding("e", "edit", "Edit+add", priority=True),
         Binding("u", "undo", "Undo"),
         Binding("enter", "detail", "Detail"), Binding("m", "generate", "More"), Binding("space", "mark", "Mark"),
         *FILTER_BINDINGS,

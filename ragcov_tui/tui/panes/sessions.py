@@ -50,7 +50,7 @@ class SessionsPane(Filterable):
     title = "Sessions"
     filter_table = "#sessions-table"
     BINDINGS = [
-        Binding("enter", "open", "Open"), Binding("r", "rename", "Rename"), Binding("d", "delete", "Delete"),
+        Binding("enter", "open", "Open"), Binding("r", "rename", "Rename", priority=True), Binding("d", "delete", "Delete"),
         Binding("space", "mark", "Mark"), Binding("c", "compare", "Compare"),  # two marked sessions side by side
         Binding("t", "toggle_trend", "Trend"),
         *FILTER_BINDINGS,
@@ -166,7 +166,7 @@ class SessionsPane(Filterable):
                 rename_session(self.context.db, row["id"], name)
                 self.load()
 
-        self.app.push_screen(TextPrompt(f"Rename session {row['id']}", row.get("name") or ""), done)
+        TextPrompt(f"Rename session {row['id']}", row.get("name") or "").open(self.app, done)
 
     def action_delete(self) -> None:
         row = self.query_one(PagedTable).current
