@@ -1,6 +1,7 @@
 """Gaps: the ranked gap list (the paper's gap table) and its suggested questions.
 
-Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file,
+Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file (the
+cursor moves on to the next open suggestion),
 ``d`` reject (remembered; the cursor stays on its row, now the next suggestion), ``e`` edit then
 accept (listed with the edited text and origin ``edited``; the box shows it as suggested too),
 ``u`` undo, ``m`` more suggestions (the session's LLM, or the offline heuristic when it ran
@@ -188,7 +189,7 @@ class GapsPane(Filterable):
 
         done = sum(run_triage(self.app, what, call(s)) for s in targets)
         self.query_one(PagedTable).marked.clear()
-        self._refresh(cursor)
+        self._refresh(cursor, next_open=bool(done))
         if done:
             self.app.notify(f"{what}: {done} suggestion{'s' if done > 1 else ''}" + (f" → {self.testset}" if what != "reject" else ""),
                             markup=False)
@@ -211,12 +212,19 @@ class GapsPane(Filterable):
                 what = "accepted" if text.strip() == s["text"].strip() else "edited and accepted"  # the core's rule
                 self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s["id"], text=text))
 
-        self.app.push_screen(TextPrompt("Edit the question, enter to accept it into the test file", s["text"]), done)
+        TextPrompt("Edit the question, enter to accept it into the test file", s["text"]).open(self.app, done)
 
-    def _refresh(self, cursor: int) -> None:
+    def _next_open(self, cursor: int) -> int:
+        """After a decision: the first open suggestion of the gap from row ``cursor`` on (an accepted
+        one stays listed as ADDED, a rejected one leaves), else the first before it, else ``cursor``."""
+        rows = self.gap["suggestions"] if self.gap else []
+        order = [*range(cursor, len(rows)), *range(min(cursor, len(rows)))]
+        return next((i for i in order if rows[i]["status"] == "open"), cursor)
+
+    def _refresh(self, cursor: int, *, next_open: bool = False) -> None:
         decided(self)
         self.render_session()
-        self._show_suggestions(cursor)
+        self._show_suggestions(self._next_open(cursor) if next_open else cursor)
 
     def action_undo(self) -> None:
         cursor = self._position()
