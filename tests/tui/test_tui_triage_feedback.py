@@ -1,13 +1,22 @@
-"""Issue #22 §5 at 80x24: triage says what it did in the user's words and where it goes next."""
+"""Issue #22 §5 at 80x24: triage says what it did in the user's words and where it goes next; R asks
+first; the Jobs form does not reuse a session name; ctrl+x on another process's run says where it runs."""
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, Static
 
+from ragcov_tui.store import liveness, open_db
+from ragcov_tui.store.sessions import create_session, finish_session, list_sessions
 from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.tui.modals import ConfirmScreen
+from ragcov_tui.tui.panes.jobs import JobRequest, JobsPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
+from tests.support.screen_text import static_text
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -39,3 +48,56 @@ async def test_accept_moves_to_the_next_open_suggestion_and_undo_quotes_the_ques
         said = messages(app)[:2]
         assert said == [f'undid accept of "{first}"', f'undid reject of "{second}"']
         assert not any("suggestion " in m and m[-1].isdigit() for m in said)
+
+
+async def test_rerun_asks_first(tui_db: Path) -> None:
+    started: list[object] = []
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        jobs = app.query_one(JobsPane)
+        jobs.action_start = lambda **_: started.append(jobs.request())  # what would run, without running it
+        app.show_pane("gaps")
+        await press(pilot, "R")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert static_text(app.screen.query_one(Static)).startswith("Rerun analysis a0000001? This starts a new session")
+        await press(pilot, "n")
+        assert not started and app.active_pane().id == "gaps"
+        await press(pilot, "R", "y")
+        assert len(started) == 1 and app.active_pane().id == "jobs"
+
+
+async def test_the_jobs_form_forgets_the_name_once_a_session_has_it(tui_db: Path) -> None:
+    def quick_job(request: JobRequest, db, progress) -> tuple[str, dict]:
+        sid = create_session(db, "analysis", questions_path=request.fields["questions"], name=request.fields["name"] or None)
+        finish_session(db, sid, "done", summary={})
+        return sid, {}
+
+    app = RagcovApp(tui_db, "a0000001", job_runner=quick_job)
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("jobs")
+        await pilot.pause()
+        app.query_one("#job-name", Input).value = "baseline"
+        await press(pilot, "ctrl+r")
+        for _ in range(50):
+            if not app.query_one(JobsPane).running:
+                break
+            await pilot.pause(0.02)
+        names = [s.get("name") for s in list_sessions(open_db(tui_db), kind="analysis")]
+        assert names.count("baseline") == 1
+        app.show_pane("jobs")
+        await pilot.pause()
+        assert app.query_one("#job-name", Input).value == ""  # the next run would get a duplicate name
+
+
+async def test_ctrl_x_on_a_run_of_another_process_says_where_to_stop_it(tui_db: Path) -> None:
+    db = open_db(tui_db)
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    other = os.getppid()  # a live process that is not this one
+    with db.conn:
+        db["sessions"].insert({"id": "e0000009", "kind": "eval", "status": "running", "created_at": now, "pid": other,
+                               "host": liveness.this_host(), "heartbeat_at": now, "system": "python:x:y"})
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("sessions")
+        await press(pilot, "g", "ctrl+x")  # the newest session: the running one
+        assert messages(app)[0].startswith(f"eval e0000009 is running in pid {other} on {liveness.this_host()}: stop it there")

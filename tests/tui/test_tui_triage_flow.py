@@ -476,7 +476,7 @@ async def test_R_reruns_the_session_of_the_pane_in_use(tui_db: Path, pane: str, 
         await pilot.pause()
         if pane == "sessions":
             await pilot.press("G")  # the analysis, below the newer eval
-        await pilot.press("R")
+        await pilot.press("R", "y")
         await pilot.pause()
         assert app.active_pane().id == "jobs" and started
         assert started[0].kind == ("analysis" if expected.startswith("a") else "eval")
