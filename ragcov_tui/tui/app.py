@@ -390,6 +390,11 @@ def help_text(notices: Iterable[tuple[str, str, str]] = (), pane: str | None = N
                 key = b.key_display or b.key
                 out.append(f"  {key:<12}", style="bold").append(f"{b.description or b.action}\n")
         out.append("\n")
+    out.append("Sessions: the first column\n", style="bold underline")
+    for mark, meaning in (("*", "marked with space (c compares two marked sessions)"),
+                          (">", "open: the session the other panes show (one analysis, one eval)")):
+        out.append(f"  {mark:<12}", style="bold").append(f"{meaning}\n")
+    out.append("\n")
     out.append("Results: diagnosis column (/ finds either form)\n", style="bold underline")
     for name, short in DIAGNOSIS_LABELS.items():
         out.append(f"  {short:<12}", style="bold").append(f"{name}\n")

@@ -216,9 +216,9 @@ class GapsPane(Filterable):
 
     def _next_open(self, cursor: int) -> int:
         """After a decision: the first open suggestion of the gap from row ``cursor`` on (an accepted
-        one stays listed as ADDED, a rejected one leaves), else the first before it, else ``cursor``."""
+        one stays listed as ADDED, a rejected one leaves), else the nearest before it, else ``cursor``."""
         rows = self.gap["suggestions"] if self.gap else []
-        order = [*range(cursor, len(rows)), *range(min(cursor, len(rows)))]
+        order = [*range(cursor, len(rows)), *range(min(cursor, len(rows)) - 1, -1, -1)]
         return next((i for i in order if rows[i]["status"] == "open"), cursor)
 
     def _refresh(self, cursor: int, *, next_open: bool = False) -> None:
