@@ -17,6 +17,7 @@ highlighted suggestion in full.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any
 
 from rich.text import Text
@@ -66,8 +67,10 @@ class GapsPane(Filterable):
                          key="id", id="gaps-suggestions")
         yield Static(id="gaps-detail")
 
+    write_problem: str | None = None  # why accepted questions cannot go to the test file (None: they can)
+
     def load(self) -> None:
-        reload_in(self)
+        self.write_problem = reload_in(self)
         super().load()
 
     def render_session(self) -> None:
@@ -142,6 +145,8 @@ class GapsPane(Filterable):
         pairs.append(("themes", ", ".join(gap.get("themes") or []) or None))
         if self.rule:
             pairs.append(("rule", self.rule))
+        pairs.append(("cannot add", lit(f"a / e cannot write here: {self.write_problem}", "bold")) if self.write_problem
+                     else ("adds to", PurePath(self.testset or "").name or None))  # the path: in Sessions' detail
         if gap["note"]:
             pairs.append(("note", lit(gap["note"], "bold")))
         if gap["flagged_documents"] and gap["flagged_documents"][0] not in gap["note"]:
@@ -183,7 +188,7 @@ class GapsPane(Filterable):
             self.app.notify("No open suggestion here.", severity="warning")
             return
         cursor = self._position()
-        reload_in(self)
+        self.write_problem = reload_in(self)
         def call(s: dict[str, Any]) -> Callable[[bool], Any]:
             return lambda _force: fn(s)
 

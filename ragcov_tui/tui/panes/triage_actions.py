@@ -20,22 +20,24 @@ from ragcov_tui.tui.modals import ConfirmScreen
 from ragcov_tui.tui.panes.base import Pane
 
 
-def reload_in(pane: Pane) -> None:
+def reload_in(pane: Pane) -> str | None:
     """Re-read the test file of the session ``pane`` shows; notify the one line on what changed on
-    disk, if anything.
+    disk, if anything. Returns why the file cannot be read (then nothing can be written to it; a
+    pane says so beforehand), else None.
 
     Quiet when the file cannot be read: the action that needs it says why.
     """
     from ragcov_tui.services.triage import reload
 
     if not pane.sid:
-        return
+        return None
     try:
         note = reload(pane.context.db, pane.sid)
-    except RagcovError:
-        return
+    except RagcovError as exc:
+        return str(exc)
     if note:
         pane.app.notify(note, title="test file reloaded", markup=False, timeout=10)
+    return None
 
 
 def decided(pane: Pane) -> None:
