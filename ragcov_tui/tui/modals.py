@@ -126,21 +126,25 @@ class TextPrompt(Closable):
 
 
 def compare_text(a: SessionRow, b: SessionRow) -> Text:
-    """Two sessions' headline figures side by side, with the change from the older to the newer."""
+    """Two sessions' headline figures side by side, with the change from the older to the newer; the
+    name column is as wide as the longest metric name (at least 28), so every row lines up."""
     old, new = sorted((a, b), key=lambda s: s["created_at"])
     fo, fn = flat_summary(old.get("summary")), flat_summary(new.get("summary"))
+    keys = list(dict.fromkeys([*fo, *fn]))
+    width = max([28, *(len(key) + 2 for key in keys)])
     out = Text()
-    out.append(f"{'':28}{old['id']:>10}{new['id']:>10}{'change':>10}\n", style="bold")
+    out.append(f"{'':{width}}{old['id']:>10}{new['id']:>10}{'change':>10}\n", style="bold")
     for label, key in (("kind", "kind"), ("created", "created_at"), ("embedder", "embedder"), ("system", "system")):
         x, y = (str(s.get(key) or "—") for s in (old, new))
         if key == "created_at":
             x, y = x[:16].replace("T", " "), y[:16].replace("T", " ")
-        out.append(f"{label:<28}").append_text(lit(f"{x} (both)" if x == y else f"{x}  →  {y}")).append("\n")
-    for key in list(dict.fromkeys([*fo, *fn])):
+        out.append(f"{label:<{width}}").append_text(lit(f"{x} (both)" if x == y else f"{x}  →  {y}")).append("\n")
+    for key in keys:
         before, after = fo.get(key), fn.get(key)
         delta = signed(after - before) if before is not None and after is not None else "—"
         show = lambda v: "—" if v is None else (f"{v:,}" if isinstance(v, int) else f"{v:.3f}")  # noqa: E731
-        out.append(f"{key:<28}{show(before):>10}{show(after):>10}{delta:>10}\n")
+        name = lit(key)
+        out.append_text(name).append(" " * (width - len(name))).append(f"{show(before):>10}{show(after):>10}{delta:>10}\n")
     return out
 
 

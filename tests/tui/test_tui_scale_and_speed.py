@@ -13,6 +13,7 @@ from textual.keys import _character_to_key
 
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.tui.modals import compare_text
 from ragcov_tui.tui.panes.documents import DocumentsPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.synthetic_sessions import make_analysis_session, make_eval_session
@@ -120,3 +121,14 @@ async def test_an_edit_typed_into_the_just_opened_prompt_is_what_the_test_file_g
         assert after.startswith(before)
         added = [json.loads(line)["question"] for line in after[len(before):].splitlines()]
         assert added == [original.rstrip()[:-1] + " in Skein?"]
+
+
+def test_the_compare_pop_up_lines_up_metric_names_longer_than_28_characters() -> None:
+    long_name = "generation.answer_correctness_against_reference"  # 47 characters
+    a = {"id": "e0000001", "kind": "eval", "created_at": "2025-01-02T10:00", "summary": {"means": {"retrieval.mrr": 0.5, long_name: 0.25}}}
+    b = {**a, "id": "e0000002", "created_at": "2025-01-03T10:00", "summary": {"means": {"retrieval.mrr": 0.75, long_name: 0.5}}}
+    lines = compare_text(a, b).plain.splitlines()  # type: ignore[arg-type]
+    rows = [line for line in lines if line.startswith(("retrieval.mrr", long_name))]
+    assert len(rows) == 2
+    assert {len(line) for line in rows} == {len(lines[0])}  # the figures end where the header's columns end
+    assert rows[1].startswith(long_name + " ") and rows[1].endswith("+0.250")

@@ -3,6 +3,7 @@ first; the Jobs form does not reuse a session name; ctrl+x on another process's 
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +16,7 @@ from ragcov_tui.store.sessions import create_session, finish_session, list_sessi
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import ConfirmScreen
 from ragcov_tui.tui.panes.jobs import JobRequest, JobsPane
+from ragcov_tui.tui.safe_app import NOTICE_HOLD
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
 
@@ -123,3 +125,36 @@ async def test_sessions_at_80_columns_show_date_and_time_and_names_that_fit_and_
         await press(pilot, "question_mark")
         body = static_text(app.screen.query_one("#text-body", Static))
         assert ">           open: the session the other panes show" in body
+
+
+async def test_below_100x30_the_reloaded_notice_is_read_before_accepted_replaces_it(tui_db: Path) -> None:
+    testset = tui_db.parent / "questions.jsonl"
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.show_pane("gaps")
+        await pilot.pause()
+        testset.write_text(testset.read_text() + json.dumps({"id": "x1", "question": "Added by a teammate?"}) + "\n")
+        await press(pilot, "a")
+        status = lambda: static_text(app.query_one("#status-line", Static))  # noqa: E731
+        assert "questions.jsonl changed on disk: 1 row added" in status()
+        await pilot.pause(NOTICE_HOLD + 0.3)
+        assert "accepted: 1 suggestion" in status()
+
+
+@pytest.mark.parametrize("source", ["file", "folder"])
+async def test_gaps_say_beforehand_where_accepted_questions_go_or_why_they_cannot(tui_db: Path, source: str) -> None:
+    if source == "folder":  # questions read from a BEIR folder: nothing can be appended to it
+        beir = tui_db.parent / "scifact"
+        beir.mkdir()
+        db = open_db(tui_db)
+        with db.conn:
+            db.execute("UPDATE sessions SET questions_path = ? WHERE id = 'a0000001'", [str(beir)])
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("gaps")
+        await pilot.pause()
+        detail = " ".join(static_text(app.query_one("#gaps-detail", Static)).split())
+        if source == "file":
+            assert "adds to questions.jsonl" in detail and "cannot add" not in detail
+        else:
+            assert "cannot add a / e cannot write here:" in detail and "is a directory" in detail
