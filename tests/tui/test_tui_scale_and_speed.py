@@ -16,6 +16,7 @@ from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import compare_text
 from ragcov_tui.tui.panes.documents import DocumentsPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
+from tests.support.screen_text import screen_text
 from tests.support.synthetic_sessions import make_analysis_session, make_eval_session
 
 pytestmark = pytest.mark.anyio
@@ -132,3 +133,24 @@ def test_the_compare_pop_up_lines_up_metric_names_longer_than_28_characters() ->
     assert len(rows) == 2
     assert {len(line) for line in rows} == {len(lines[0])}  # the figures end where the header's columns end
     assert rows[1].startswith(long_name + " ") and rows[1].endswith("+0.250")
+
+
+async def test_growing_the_window_fills_the_results_histograms_and_the_overview_table_shows_every_column(
+        tui_db: Path) -> None:
+    app = RagcovApp(tui_db, "e0000001")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show_pane("results")
+        await pilot.pause()
+        await pilot.resize_terminal(120, 40)
+        for _ in range(3):
+            await pilot.pause()
+        assert "faithfulness (n=" in screen_text(app)  # no h needed (it took two)
+        app.show_pane("overview")
+        for _ in range(3):
+            await pilot.pause()
+        lines = screen_text(app).splitlines()
+        header = next(line for line in lines if " metric " in line and "± std" in line)
+        assert header.split()[:7] == ["metric", "mean", "±", "std", "n", "min", "max"]
+        row = next(line for line in lines if "gen faithfulness" in line)
+        figures = row.split("gen faithfulness")[1].split()
+        assert len(figures) >= 5 and all(f.replace(".", "").isdigit() for f in figures[:5])  # mean std n min max, apart
