@@ -140,13 +140,13 @@ class GapsPane(Filterable):
             box.update(lit(f"{empty} {self.rule or ''}".strip()))
             return
         pairs: list[tuple[str, Any]] = [("advice", lit(open_gap_advice(gap), "bold"))]
+        pairs.append(("cannot add", lit(f"a / e cannot write here: {self.write_problem}", "bold")) if self.write_problem
+                     else ("adds to", PurePath(self.testset or "").name or None))  # the path: in Sessions' detail
         if text := unreached_text(gap):
             pairs.append(("unreached", text.removeprefix("unreached: ")))
         pairs.append(("themes", ", ".join(gap.get("themes") or []) or None))
         if self.rule:
             pairs.append(("rule", self.rule))
-        pairs.append(("cannot add", lit(f"a / e cannot write here: {self.write_problem}", "bold")) if self.write_problem
-                     else ("adds to", PurePath(self.testset or "").name or None))  # the path: in Sessions' detail
         if gap["note"]:
             pairs.append(("note", lit(gap["note"], "bold")))
         if gap["flagged_documents"] and gap["flagged_documents"][0] not in gap["note"]:
