@@ -109,7 +109,7 @@ async def test_sessions_at_80_columns_show_date_and_time_and_names_that_fit_and_
         tui_db: Path) -> None:
     db = open_db(tui_db)
     with db.conn:
-        db.execute("UPDATE sessions SET name = 'nightly-bm25' WHERE id = 'e0000001'")
+        db.execute("UPDATE sessions SET name = 'nightly-v2' WHERE id = 'e0000001'")
         db.execute("UPDATE sessions SET name = 'a name far too long for eighty columns' WHERE id = 'a0000001'")
     app = RagcovApp(tui_db, "e0000001")
     async with app.run_test(size=SIZE) as pilot:
@@ -117,8 +117,9 @@ async def test_sessions_at_80_columns_show_date_and_time_and_names_that_fit_and_
         await pilot.pause()
         table = app.query_one("#sessions-table", PagedTable)
         rows = {r[1].plain: [c.plain for c in r] for r in (table.get_row_at(i) for i in range(table.row_count))}
-        assert rows["e0000001"][4] == "01-02 11:00" and rows["e0000001"][5] == "nightly-bm25"  # not cut to 8
-        assert rows["a0000001"][5] == "a name far to…"  # cut, with an ellipsis, only when needed
+        assert rows["e0000001"][4] == "01-02 11:00" and rows["e0000001"][5] == "nightly-v2"  # not cut to 8
+        assert rows["a0000001"][5] == "a name fa…"  # cut, with an ellipsis, only when needed
+        assert sum((width or 0) + 2 for _, width in table.column_spec) <= 80
         screen = "\n".join(static_text(w) for w in app.query(Static) if w.id == "sessions-detail")
         assert "2025-01-02 11:00:00" in screen and "a name far" not in screen
         assert "> open, * marked" in table.border_title

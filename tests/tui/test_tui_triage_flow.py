@@ -357,7 +357,7 @@ async def test_sessions_table_re_lays_out_on_resize(tui_db: Path) -> None:
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         await pilot.pause()
-        assert [t for t, _ in table.column_spec][-2] == "name" and "embedder/sys" not in screen_text(app)
+        assert [t for t, _ in table.column_spec][-3] == "name" and "embedder/sys" not in screen_text(app)
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         await pilot.pause()

@@ -29,9 +29,10 @@ from ragcov_tui.tui.widgets.paged_table import PagedTable
 HEADLINE = {"analysis": ("basic", "weighted"), "eval": ("retrieval.mrr", "generation.faithfulness")}
 WIDE = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 16), ("name", 14), ("test file", 13),
         ("embedder/sys", 12), ("cov/MRR", 7), ("w/faith", 7)]  # 117 columns: both figures at 120
-# below 100 columns: the date without its year but with its time, a name that fits (the detail box
-# under the list shows the year, the name in full and the second headline figure)
-NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 11), ("name", 14), ("cov/MRR", 7)]
+# below 100 columns (79 in all, both figures kept): the date without its year but with its time, and
+# the name cut with an ellipsis past 10 characters (the detail box under the list shows both in full)
+NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 11), ("name", 10), ("cov/MRR", 7),
+          ("w/faith", 7)]
 MARKS = "> open, * marked"  # the first column's marks, in the list's title (? says more)
 
 
