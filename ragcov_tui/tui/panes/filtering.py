@@ -35,13 +35,17 @@ class FilterBar(Input):
     BINDINGS = [Binding("escape", "cancel", "Clear filter")]
 
     def __init__(self, placeholder: str, id: str | None = None) -> None:
-        super().__init__(placeholder=placeholder, id=id, classes="filter-bar", compact=True)
+        # selected here, as it opens, not when Textual delivers the focus event: by then keys typed
+        # right after / are in it, and a selection made then would let the next key replace them
+        super().__init__(placeholder=placeholder, id=id, classes="filter-bar", compact=True, select_on_focus=False)
         self.display = False
 
     def open(self) -> None:
-        """Show the bar and focus it now, so the very next key typed goes into it."""
+        """Show the bar and focus it now, so the very next key typed goes into it; the filter it
+        shows is selected, so typing replaces it."""
         self.display = True
         self.screen.set_focus(self)
+        self.select_all()
 
     def action_cancel(self) -> None:
         self.value = ""
