@@ -8,6 +8,7 @@ edit of an old one. A database newer than this code is refused with a clear mess
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import weakref
@@ -46,6 +47,24 @@ def connection_lock(db: sqlite_utils.Database) -> threading.RLock:
         if lock is None:
             lock = _CONNECTION_LOCKS[db] = threading.RLock()
         return lock
+
+
+_DIGITS = re.compile(r"([0-9]+)")
+NATURAL = "natural_order"  # the collation name: ``ORDER BY question_id COLLATE natural_order``
+
+
+def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key for ids in natural order: runs of ASCII digits compare as numbers, the rest as
+    case-folded text, so 1, 2, 10, 100 (not 1, 10, 100, 2) and ``q2`` before ``q10``; the text itself
+    breaks ties (``q01`` / ``q1``)."""
+    parts = _DIGITS.split(text)
+    key = tuple((0, int(p), "") if i % 2 else (1, 0, p.casefold()) for i, p in enumerate(parts) if p)
+    return (*key, (2, 0, text))
+
+
+def _natural_compare(a: str, b: str) -> int:
+    ka, kb = natural_key(a), natural_key(b)
+    return (ka > kb) - (ka < kb)
 
 
 def default_db_path() -> Path:
@@ -90,6 +109,7 @@ def open_db(path: str | os.PathLike[str] | None = None, *, where: str = "--db",
             raise BadInput(f"{where} {path}: {exc.strerror or exc}") from None
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
+    conn.create_collation(NATURAL, _natural_compare)
     db = sqlite_utils.Database(conn)
     try:
         migrate(db, where=f"{where} {path}")

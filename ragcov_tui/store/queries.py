@@ -21,6 +21,7 @@ import sqlite_utils
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.store.analysis_contract import ClusterEntry
+from ragcov_tui.store.db import NATURAL, natural_key
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
 from ragcov_tui.store.rows import ClusterRow, RedundantPairRow, SessionRow
@@ -292,7 +293,7 @@ def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: i
     covered share; reports without it: flagged first, then by coverage); ``query`` filters by source."""
     docs = sorted((d for d in analysis_report(db, sid).get("documents", []) if matches(query, d["source"])),
                   key=lambda d: (d.get("rank") or 0, not d.get("flagged"), d.get("coverage") is None,
-                                 d.get("coverage") or 0, d["source"]))
+                                 d.get("coverage") or 0, natural_key(d["source"])))
     return Page(docs[offset: offset + limit], len(docs), offset)
 
 
@@ -388,6 +389,8 @@ def eval_page(db: sqlite_utils.Database, sid: str, *, sort: str = "id", descendi
         where += " AND (" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in ("question_id", "question", "answer", "diagnosis")) + ")"
         args += [like] * 4
     order, oargs = _metric_expr(db, sid, sort)
+    if sort in EVAL_TEXT_COLUMNS:
+        order += f" COLLATE {NATURAL}"  # ids in natural order: q2 before q10, 113 before 1012
     direction = "DESC" if descending else "ASC"
     total = db.execute(f"SELECT count(*) FROM eval_items WHERE {where}", args).fetchone()[0]
     rows = db.query(

@@ -22,16 +22,17 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import open_db
+from ragcov_tui.store.liveness import owner_text
 from ragcov_tui.store.sessions import get_session, resolve_session
 from ragcov_tui.store.traffic import has_traffic
 from ragcov_tui.tui.context import KINDS, JobRunner, PaneContext
 from ragcov_tui.tui.messages import DecisionMade, JobFinished, SessionDeleted, SessionOpened
-from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.modals import ConfirmScreen, TextScreen
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.clusters import ClustersPane
 from ragcov_tui.tui.panes.documents import DocumentsPane
 from ragcov_tui.tui.panes.gaps import GapsPane
-from ragcov_tui.tui.panes.jobs import JobsPane, run_job
+from ragcov_tui.tui.panes.jobs import JobsPane, resumes, run_job
 from ragcov_tui.tui.panes.outliers import OutliersPane
 from ragcov_tui.tui.panes.overview import OverviewPane
 from ragcov_tui.tui.panes.results import DIAGNOSIS_LABELS, ResultsPane
@@ -65,6 +66,8 @@ class RagcovApp(SafeTextApp):
         Binding("R", "rerun", "Rerun"),
         # priority: heard before a focused Input (whose ctrl+x is cut); shown while a job runs
         Binding("ctrl+x", "cancel_job", "Cancel job", priority=True),
+        # no job of this app running (and no text field taking the key): say where the session in view runs
+        Binding("ctrl+x", "cancel_elsewhere", "Cancel job", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "back", "Back", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -282,18 +285,26 @@ class RagcovApp(SafeTextApp):
 
     def action_rerun(self) -> None:
         """``R``: rerun the session of the pane in use (Gaps: its analysis; Results: its eval;
-        Sessions: the highlighted one), not merely the one opened last."""
+        Sessions: the highlighted one), not merely the one opened last, once the user confirms."""
         sid = self.active_pane().rerun_sid()
         session = get_session(self.db, sid) if sid else None
         if session is None:
             self.notify("No session to rerun.", severity="warning")
             return
-        self.show_pane("jobs")
-        self.query_one(JobsPane).rerun(session)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.show_pane("jobs")
+                self.query_one(JobsPane).rerun(session)
+
+        name = f" '{session['name']}'" if session.get("name") else ""
+        plan = (f"resumes this {session['status']} eval, keeping its finished questions" if resumes(session)
+                else "starts a new session with the same settings")
+        self.push_screen(ConfirmScreen(f"Rerun {session['kind']} {session['id']}{name}? This {plan}, in Jobs."), answered)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``ctrl+x`` is live (and in the footer) only while a job runs; otherwise the key goes on to
-        the focused widget."""
+        """``ctrl+x`` cancels (and shows in the footer) only while a job runs; otherwise the key goes on
+        to the focused widget (a text field cuts), then to :meth:`action_cancel_elsewhere`."""
         if action == "cancel_job":
             jobs = self.query(JobsPane)
             return bool(jobs) and jobs.first().running
@@ -301,6 +312,17 @@ class RagcovApp(SafeTextApp):
 
     def action_cancel_job(self) -> None:
         self.query_one(JobsPane).action_cancel()
+
+    def action_cancel_elsewhere(self) -> None:
+        """``ctrl+x`` while this app runs no job: the session in view may run in another process
+        (``ragcov eval`` in a terminal): say which, and that it is stopped there."""
+        sid = self.active_pane().rerun_sid()
+        session = get_session(self.db, sid) if sid else None
+        if session is not None and session["live"]:
+            self.notify(f"{session['kind']} {sid} is running in {owner_text(session)}: stop it there (ctrl+c in its "
+                        "terminal, or kill its pid).", severity="warning", markup=False)
+        else:
+            self.notify("No job is running in this app.", severity="warning")
 
     def action_help(self) -> None:
         self.push_screen(TextScreen("Keys", help_text(self.notice_log, self.active_pane().title)))
@@ -368,6 +390,11 @@ def help_text(notices: Iterable[tuple[str, str, str]] = (), pane: str | None = N
                 key = b.key_display or b.key
                 out.append(f"  {key:<12}", style="bold").append(f"{b.description or b.action}\n")
         out.append("\n")
+    out.append("Sessions: the first column\n", style="bold underline")
+    for mark, meaning in (("*", "marked with space (c compares two marked sessions)"),
+                          (">", "open: the session the other panes show (one analysis, one eval)")):
+        out.append(f"  {mark:<12}", style="bold").append(f"{meaning}\n")
+    out.append("\n")
     out.append("Results: diagnosis column (/ finds either form)\n", style="bold underline")
     for name, short in DIAGNOSIS_LABELS.items():
         out.append(f"  {short:<12}", style="bold").append(f"{name}\n")

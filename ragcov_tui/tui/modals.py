@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -19,6 +21,7 @@ from ragcov_tui.store import open_db
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary
 from ragcov_tui.store.rows import SessionRow
+from ragcov_tui.tui.type_ahead import hold_keys
 from ragcov_tui.tui.widgets.literal import lit
 
 CLOSE: list[BindingType] = [Binding("escape", "close", "Back"), Binding("q", "close", "Back", show=False)]
@@ -106,10 +109,16 @@ class TextPrompt(Closable):
         super().__init__()
         self.title_text, self.value = title, value
 
+    def open(self, app: App, done: Callable[[str | None], None]) -> None:
+        """Push the prompt; keys typed before its field has focus wait and go into it, in order."""
+        app.push_screen(self, done)
+        hold_keys(app, lambda: app.screen is self and isinstance(app.focused, Input))
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Static(lit(self.title_text, "bold"))
-            yield Input(self.value, id="prompt-input")
+            # the cursor at the end, nothing selected: a key typed at once edits the text, never replaces it
+            yield Input(self.value, id="prompt-input", select_on_focus=False)
             yield Static(lit("enter: save · esc: cancel", "dim"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -117,21 +126,25 @@ class TextPrompt(Closable):
 
 
 def compare_text(a: SessionRow, b: SessionRow) -> Text:
-    """Two sessions' headline figures side by side, with the change from the older to the newer."""
+    """Two sessions' headline figures side by side, with the change from the older to the newer; the
+    name column is as wide as the longest metric name (at least 28), so every row lines up."""
     old, new = sorted((a, b), key=lambda s: s["created_at"])
     fo, fn = flat_summary(old.get("summary")), flat_summary(new.get("summary"))
+    keys = list(dict.fromkeys([*fo, *fn]))
+    width = max([28, *(len(key) + 2 for key in keys)])
     out = Text()
-    out.append(f"{'':28}{old['id']:>10}{new['id']:>10}{'change':>10}\n", style="bold")
+    out.append(f"{'':{width}}{old['id']:>10}{new['id']:>10}{'change':>10}\n", style="bold")
     for label, key in (("kind", "kind"), ("created", "created_at"), ("embedder", "embedder"), ("system", "system")):
         x, y = (str(s.get(key) or "—") for s in (old, new))
         if key == "created_at":
             x, y = x[:16].replace("T", " "), y[:16].replace("T", " ")
-        out.append(f"{label:<28}").append_text(lit(f"{x} (both)" if x == y else f"{x}  →  {y}")).append("\n")
-    for key in list(dict.fromkeys([*fo, *fn])):
+        out.append(f"{label:<{width}}").append_text(lit(f"{x} (both)" if x == y else f"{x}  →  {y}")).append("\n")
+    for key in keys:
         before, after = fo.get(key), fn.get(key)
         delta = signed(after - before) if before is not None and after is not None else "—"
         show = lambda v: "—" if v is None else (f"{v:,}" if isinstance(v, int) else f"{v:.3f}")  # noqa: E731
-        out.append(f"{key:<28}{show(before):>10}{show(after):>10}{delta:>10}\n")
+        name = lit(key)
+        out.append_text(name).append(" " * (width - len(name))).append(f"{show(before):>10}{show(after):>10}{delta:>10}\n")
     return out
 
 

@@ -73,7 +73,7 @@ async def test_no_control_character_reaches_any_pane(hostile_db: Path) -> None:
                             await pilot.press("escape")
                             await pilot.pause()
         app.show_pane("jobs")
-        await pilot.press("R")  # rerun the eval: the form is filled with its hostile paths, the job fails quoting one
+        await pilot.press("R", "y")  # rerun the eval: the form is filled with its hostile paths, the job fails quoting one
         for _ in range(20):
             await pilot.pause(0.05)
         screens["jobs rerun"] = screen_text(app)

@@ -92,8 +92,10 @@ async def test_two_rejects_and_an_accept_act_on_the_rows_under_the_cursor(tui_db
         assert suggestions(app).current["text"] == texts[2]
         await press(pilot, "a")
         assert file_rows(tui_db)[-1]["question"] == texts[2]
-        assert suggestions(app).cursor_row == 1 and "ADDED" in screen_text(app)
-        await press(pilot, "k", "d")
+        # the accepted row stays listed (ADDED); the cursor moves on to the open one left, above it
+        assert suggestions(app).cursor_row == 0 and suggestions(app).current["text"] == texts[0]
+        assert "ADDED" in screen_text(app)
+        await press(pilot, "d")
         assert [s["text"] for s in suggestions(app).page.rows] == [texts[2]] and suggestions(app).cursor_row == 0
 
 
@@ -116,10 +118,12 @@ async def test_edit_and_accept_lists_the_edited_text_and_says_edited(tui_db: Pat
         original = suggestions(app).current
         await edit_to(pilot, edited)
         table = suggestions(app)
-        assert table.cursor_row == row and table.current["id"] == original["id"]
-        screen = screen_text(app)
-        line = next(ln for ln in screen.splitlines() if "ADDED" in ln)
-        assert "edited" in line and edited[:30] in line  # the list: status, "edited" for its origin, the text
+        assert table.cursor_row != row and table.current["status"] == "open"  # moved on to the next open one
+        assert table.cursor_row == 1
+        await press(pilot, "k" if row == 0 else "j")  # back to the edited one
+        assert table.current["id"] == original["id"]
+        line = " ".join(c.plain for c in table.get_row_at(row))
+        assert "ADDED" in line and "edited" in line and edited[:30] in line  # the list: status, "edited" for its origin, the text
         assert original["text"] not in line
         detail = folded(static_text(app.query_one("#gaps-detail", Static)))
         assert f"edited {edited}" in detail and f"heuristic {original['text']}" in detail
@@ -149,8 +153,9 @@ async def test_undo_of_an_edit_lists_the_suggestion_as_suggested_again(tui_db: P
         await press(pilot, "u")
         table = suggestions(app)
         assert (tui_db.parent / "questions.jsonl").read_bytes() == before
-        assert table.cursor_row == 1 and table.current["text"] == original["text"] and not table.current["edited"]
-        assert "edited" not in screen_text(app) and "ADDED" not in screen_text(app)
+        assert table.page.rows[1]["text"] == original["text"] and not table.page.rows[1]["edited"]
+        lists = "\n".join(screen_text(app).splitlines()[1:])  # (the status line may still say what was accepted)
+        assert "edited" not in lists and "ADDED" not in lists
 
 
 async def test_an_edit_that_changes_nothing_is_a_plain_accept(tui_db: Path) -> None:

@@ -112,7 +112,7 @@ async def test_rerun_prefills_the_form_from_the_session(tui_db: Path) -> None:
     app = RagcovApp(tui_db, "a0000001", job_runner=slow_job(release))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await pilot.press("R")
+        await pilot.press("R", "y")
         await wait_for(pilot, lambda: app.current_sid not in ("a0000001",))
         assert app.query_one("#job-clusters").value == "6"
 
@@ -129,7 +129,7 @@ async def test_rerun_while_a_job_runs_leaves_the_form_alone(tui_db: Path) -> Non
         await wait_for(pilot, lambda: "embed" in str(app.query_one("#job-status", Static).render()))
         app.show_pane("gaps")
         await pilot.pause()
-        await pilot.press("R")
+        await pilot.press("R", "y")
         await pilot.pause()
         assert app.query_one("#job-clusters").value == "9"
         assert app.notice_log[0][2].startswith("A job is already running")

@@ -177,7 +177,7 @@ async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_question
         figures = " ".join(static_text(app.query_one("#overview-figures", Static)).split())
         assert "cancelled · cancelled by the user" in figures and f"items {len(before)} done {len(before)}" in figures
         monkeypatch.setenv("SLOW_RAG_DELAY", "0")
-        await pilot.press("R")  # rerun = resume this eval
+        await pilot.press("R", "y")  # rerun = resume this eval
         await wait_for(pilot, lambda: job_status(app).startswith(f"eval finished: session {sid}"), timeout=60)
         after = dict(db.execute("SELECT question_id, finished_at FROM eval_items WHERE session_id = ? AND status = 'done'",
                                 [sid]).fetchall())

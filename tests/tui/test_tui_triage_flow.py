@@ -353,15 +353,15 @@ async def test_sessions_table_re_lays_out_on_resize(tui_db: Path) -> None:
         app.show_pane("sessions")
         await pilot.pause()
         table = app.query_one("#sessions-table", PagedTable)
-        assert "embedder / system" in screen_text(app)
+        assert "embedder/sys" in screen_text(app)
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         await pilot.pause()
-        assert [t for t, _ in table.column_spec][-3] == "name" and "embedder / system" not in screen_text(app)
+        assert [t for t, _ in table.column_spec][-3] == "name" and "embedder/sys" not in screen_text(app)
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         await pilot.pause()
-        assert "embedder / system" in screen_text(app) and table.row_count == 2
+        assert "embedder/sys" in screen_text(app) and table.row_count == 2
 
 
 # ---------------------------------------------------------------- 5. the Sessions cursor follows the session
@@ -476,7 +476,7 @@ async def test_R_reruns_the_session_of_the_pane_in_use(tui_db: Path, pane: str, 
         await pilot.pause()
         if pane == "sessions":
             await pilot.press("G")  # the analysis, below the newer eval
-        await pilot.press("R")
+        await pilot.press("R", "y")
         await pilot.pause()
         assert app.active_pane().id == "jobs" and started
         assert started[0].kind == ("analysis" if expected.startswith("a") else "eval")

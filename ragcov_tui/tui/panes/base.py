@@ -6,9 +6,10 @@ from typing import ClassVar
 
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from ragcov_tui.tui.context import PaneContext
+from ragcov_tui.tui.type_ahead import TEXT_OPENERS
 from ragcov_tui.tui.widgets.literal import lit
 
 
@@ -35,6 +36,11 @@ class Pane(Vertical):
     def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.context = context
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A key that opens a text field (:data:`~ragcov_tui.tui.type_ahead.TEXT_OPENERS`, bound with
+        priority) is off while a text field has focus: the key is typed there."""
+        return not (action in TEXT_OPENERS and isinstance(self.app.focused, Input))
 
     def action_cycle_lists(self, step: int) -> None:
         """``tab`` / ``shift+tab``: focus the next / previous list shown in this pane (a pane with

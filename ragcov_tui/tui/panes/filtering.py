@@ -22,7 +22,7 @@ from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import Table
 
 FILTER_BINDINGS = [
-    Binding("slash", "filter", "Filter", key_display="/"),
+    Binding("slash", "filter", "Filter", key_display="/", priority=True),  # see tui/type_ahead.py
     Binding("n", "step(1)", "Next"),
     Binding("N", "step(-1)", "Prev match", show=False),
     Binding("escape", "clear_filter", "Clear filter, else back", key_display="esc", show=False),
@@ -35,12 +35,17 @@ class FilterBar(Input):
     BINDINGS = [Binding("escape", "cancel", "Clear filter")]
 
     def __init__(self, placeholder: str, id: str | None = None) -> None:
-        super().__init__(placeholder=placeholder, id=id, classes="filter-bar", compact=True)
+        # selected here, as it opens, not when Textual delivers the focus event: by then keys typed
+        # right after / are in it, and a selection made then would let the next key replace them
+        super().__init__(placeholder=placeholder, id=id, classes="filter-bar", compact=True, select_on_focus=False)
         self.display = False
 
     def open(self) -> None:
+        """Show the bar and focus it now, so the very next key typed goes into it; the filter it
+        shows is selected, so typing replaces it."""
         self.display = True
-        self.focus()
+        self.screen.set_focus(self)
+        self.select_all()
 
     def action_cancel(self) -> None:
         self.value = ""

@@ -1,6 +1,7 @@
 """Gaps: the ranked gap list (the paper's gap table) and its suggested questions.
 
-Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file,
+Keys act on the highlighted suggestion (or every marked one): ``a`` accept into the test file (the
+cursor moves on to the next open suggestion),
 ``d`` reject (remembered; the cursor stays on its row, now the next suggestion), ``e`` edit then
 accept (listed with the edited text and origin ``edited``; the box shows it as suggested too),
 ``u`` undo, ``m`` more suggestions (the session's LLM, or the offline heuristic when it ran
@@ -16,6 +17,7 @@ highlighted suggestion in full.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any
 
 from rich.text import Text
@@ -48,7 +50,7 @@ class GapsPane(Filterable):
     filter_table = "#gaps-table"
     BINDINGS = [
         # decisions, then looking around (g / G jump to the first / last row in every table)
-        Binding("a", "accept", "Accept"), Binding("d", "reject", "Reject"), Binding("e", "edit", "Edit+add"),
+        Binding("a", "accept", "Accept"), Binding("d", "reject", "Reject"), Binding("e", "edit", "Edit+add", priority=True),
         Binding("u", "undo", "Undo"),
         Binding("enter", "detail", "Detail"), Binding("m", "generate", "More"), Binding("space", "mark", "Mark"),
         *FILTER_BINDINGS,
@@ -65,8 +67,10 @@ class GapsPane(Filterable):
                          key="id", id="gaps-suggestions")
         yield Static(id="gaps-detail")
 
+    write_problem: str | None = None  # why accepted questions cannot go to the test file (None: they can)
+
     def load(self) -> None:
-        reload_in(self)
+        self.write_problem = reload_in(self)
         super().load()
 
     def render_session(self) -> None:
@@ -136,6 +140,8 @@ class GapsPane(Filterable):
             box.update(lit(f"{empty} {self.rule or ''}".strip()))
             return
         pairs: list[tuple[str, Any]] = [("advice", lit(open_gap_advice(gap), "bold"))]
+        pairs.append(("cannot add", lit(f"a / e cannot write here: {self.write_problem}", "bold")) if self.write_problem
+                     else ("adds to", PurePath(self.testset or "").name or None))  # the path: in Sessions' detail
         if text := unreached_text(gap):
             pairs.append(("unreached", text.removeprefix("unreached: ")))
         pairs.append(("themes", ", ".join(gap.get("themes") or []) or None))
@@ -182,13 +188,13 @@ class GapsPane(Filterable):
             self.app.notify("No open suggestion here.", severity="warning")
             return
         cursor = self._position()
-        reload_in(self)
+        self.write_problem = reload_in(self)
         def call(s: dict[str, Any]) -> Callable[[bool], Any]:
             return lambda _force: fn(s)
 
         done = sum(run_triage(self.app, what, call(s)) for s in targets)
         self.query_one(PagedTable).marked.clear()
-        self._refresh(cursor)
+        self._refresh(cursor, next_open=bool(done))
         if done:
             self.app.notify(f"{what}: {done} suggestion{'s' if done > 1 else ''}" + (f" → {self.testset}" if what != "reject" else ""),
                             markup=False)
@@ -211,12 +217,19 @@ class GapsPane(Filterable):
                 what = "accepted" if text.strip() == s["text"].strip() else "edited and accepted"  # the core's rule
                 self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s["id"], text=text))
 
-        self.app.push_screen(TextPrompt("Edit the question, enter to accept it into the test file", s["text"]), done)
+        TextPrompt("Edit the question, enter to accept it into the test file", s["text"]).open(self.app, done)
 
-    def _refresh(self, cursor: int) -> None:
+    def _next_open(self, cursor: int) -> int:
+        """After a decision: the first open suggestion of the gap from row ``cursor`` on (an accepted
+        one stays listed as ADDED, a rejected one leaves), else the nearest before it, else ``cursor``."""
+        rows = self.gap["suggestions"] if self.gap else []
+        order = [*range(cursor, len(rows)), *range(min(cursor, len(rows)) - 1, -1, -1)]
+        return next((i for i in order if rows[i]["status"] == "open"), cursor)
+
+    def _refresh(self, cursor: int, *, next_open: bool = False) -> None:
         decided(self)
         self.render_session()
-        self._show_suggestions(cursor)
+        self._show_suggestions(self._next_open(cursor) if next_open else cursor)
 
     def action_undo(self) -> None:
         cursor = self._position()

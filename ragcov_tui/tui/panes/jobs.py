@@ -94,6 +94,12 @@ def prefill(session: SessionRow | None) -> dict[str, str]:
     }
 
 
+def resumes(session: SessionRow) -> bool:
+    """Whether ``R`` resumes ``session`` (an eval that stopped before its end: its finished questions
+    are not redone) rather than starting a new session with its settings."""
+    return session["kind"] == "eval" and session["status"] in RESUMABLE
+
+
 def eta_text(stage: str, done: int, total: int, started: float, now: float) -> str:
     """``stage done/total · ETA 12s`` from the stage's rate so far (no ETA before the first item)."""
     if total <= 0:
@@ -244,6 +250,8 @@ class JobsPane(Pane):
         self.query_one("#job-start", Button).disabled = False
         self.query_one("#job-cancel", Button).disabled = True
         self.query_one("#job-status", Static).update(lit(message))
+        if sid:
+            self.forget_name()
         severity: SeverityLevel = "information" if status == "done" else "warning" if status in ("cancelled", "partial") else "error"
         title = "Job finished with errors" if status == "partial" else f"Job {status}"
         away = not self.on_active_tab  # the user went on working elsewhere: stay there
@@ -255,6 +263,10 @@ class JobsPane(Pane):
         elif sid:
             self.post_message(JobFinished(sid, open_it=True))
 
+    def forget_name(self) -> None:
+        """After a job made a session: the name field empties, so the next run does not get the same name."""
+        self.query_one("#job-name", Input).value = ""
+
     def rerun(self, session: SessionRow) -> None:
         """Prefill from ``session`` and start at once (``R``); an eval that stopped before its end
         (cancelled, interrupted, failed) is resumed: its finished questions are not redone. While a
@@ -263,5 +275,4 @@ class JobsPane(Pane):
             self.app.notify("A job is already running; cancel it first (ctrl+x), then rerun.", severity="warning")
             return
         self.fill(session["kind"], session)
-        resumable = session["kind"] == "eval" and session["status"] in RESUMABLE
-        self.action_start(resume=session["id"] if resumable else None)
+        self.action_start(resume=session["id"] if resumes(session) else None)

@@ -155,7 +155,7 @@ class OutliersPane(Filterable):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keep / drop / mark act on the outlier list: off (and out of the footer) while the pairs
         view hides it, or they would decide for a question the user cannot see."""
-        return not (action in ("keep", "drop", "mark") and self.has_class("-pairs"))
+        return not (action in ("keep", "drop", "mark") and self.has_class("-pairs")) and super().check_action(action, parameters)
 
     def action_toggle_pairs(self) -> None:
         self.toggle_class("-pairs")

@@ -154,6 +154,10 @@ class ResultsPane(Filterable):
         self.descending = not self.descending
         self._show()
 
+    def on_resize(self) -> None:
+        """A terminal grown past 30 rows shows the histograms: fill them then, not only on ``h``."""
+        self.call_after_refresh(self._draw_charts)
+
     def action_toggle_charts(self) -> None:
         if self.sid and not self.charts:
             self.app.notify(f"No histograms: {' and '.join(HISTOGRAMS)} were not measured in this session")

@@ -27,9 +27,13 @@ from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 HEADLINE = {"analysis": ("basic", "weighted"), "eval": ("retrieval.mrr", "generation.faithfulness")}
-WIDE = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 16), ("name", 12), ("test file", 16),
-        ("embedder / system", 22), ("cov/MRR", 7), ("w/faith", 7)]
-NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 10), ("name", 8), ("cov/MRR", 7), ("w/faith", 7)]
+WIDE = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 16), ("name", 14), ("test file", 13),
+        ("embedder/sys", 12), ("cov/MRR", 7), ("w/faith", 7)]  # 117 columns: both figures at 120
+# below 100 columns (79 in all, both figures kept): the date without its year but with its time, and
+# the name cut with an ellipsis past 10 characters (the detail box under the list shows both in full)
+NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 11), ("name", 10), ("cov/MRR", 7),
+          ("w/faith", 7)]
+MARKS = "> open, * marked"  # the first column's marks, in the list's title (? says more)
 
 
 def status_cell(session: dict[str, Any]) -> Text:
@@ -46,11 +50,17 @@ def headline_cells(session: dict[str, Any]) -> tuple[Text, Text]:
     return num(flat.get(first)), num(flat.get(second))
 
 
+def headline_text(session: dict[str, Any]) -> str:
+    """The two headline figures named (``basic 0.610 · weighted 0.580``), for the detail box."""
+    names = HEADLINE.get(session["kind"], ())
+    return "  ·  ".join(f"{name.split('.')[-1]} {cell.plain}" for name, cell in zip(names, headline_cells(session), strict=False))
+
+
 class SessionsPane(Filterable):
     title = "Sessions"
     filter_table = "#sessions-table"
     BINDINGS = [
-        Binding("enter", "open", "Open"), Binding("r", "rename", "Rename"), Binding("d", "delete", "Delete"),
+        Binding("enter", "open", "Open"), Binding("r", "rename", "Rename", priority=True), Binding("d", "delete", "Delete"),
         Binding("space", "mark", "Mark"), Binding("c", "compare", "Compare"),  # two marked sessions side by side
         Binding("t", "toggle_trend", "Trend"),
         *FILTER_BINDINGS,
@@ -58,7 +68,7 @@ class SessionsPane(Filterable):
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
-        yield FilterBar("find in id, name, kind, test file, embedder / system, date · enter apply · esc clear",
+        yield FilterBar("find in id, name, kind, test file, embedder, system, date · enter apply · esc clear",
                         id="sessions-filter")
         yield PagedTable("Sessions", WIDE, key="id", page_size=500, id="sessions-table")
         yield Static(id="sessions-detail")
@@ -77,7 +87,7 @@ class SessionsPane(Filterable):
         columns = NARROW if self.app.size.width < 100 else WIDE
         if columns != table.column_spec:
             table.set_columns(columns)
-        table.label = f"Sessions, newest first{self.filter_caption()}"
+        table.label = f"Sessions, newest first · {MARKS}{self.filter_caption()}"
         table.show(self._fetch, self._row, cursor=cursor)
         ids = [row["id"] for row in table.page.rows]
         if on in ids and ids.index(on) != table.cursor_row:
@@ -101,10 +111,15 @@ class SessionsPane(Filterable):
         opened = s["id"] in (self.context.sessions.analysis, self.context.sessions.eval)
         mark = "*" if table.is_marked(s) else (">" if opened else " ")
         what = s.get("system") if s["kind"] == "eval" else s.get("embedder")
+        widths = dict(table.column_spec)
+        created = (s["created_at"] or "")[:16].replace("T", " ")
         cells = {"id": lit(s["id"]), "kind": lit(s["kind"]), "status": status_cell(s),
-                 "created": lit((s["created_at"] or "")[:16].replace("T", " ")), "name": lit(s.get("name") or ""),
-                 "test file": lit(PurePath(s.get("questions_path") or "").name), "embedder / system": lit(what)}
-        return [lit(mark, "bold"), *(cells[title] for title, _ in table.column_spec[1:-2]), *headline_cells(s)]
+                 "created": lit(created if (widths["created"] or 0) >= 16 else created[5:]),
+                 "name": lit(s.get("name") or "", width=widths["name"]),
+                 "test file": lit(PurePath(s.get("questions_path") or "").name, width=widths.get("test file")),
+                 "embedder/sys": lit(what, width=widths.get("embedder/sys"))}
+        cells["cov/MRR"], cells["w/faith"] = headline_cells(s)
+        return [lit(mark, "bold"), *(cells[title] for title, _ in table.column_spec[1:])]
 
     def render_session(self) -> None:
         self.load()
@@ -125,6 +140,7 @@ class SessionsPane(Filterable):
             ("test file", s.get("questions_path")),
             ("corpus", ", ".join(s.get("corpus") or []) or None),
             ("with", f"{what}embedder {s.get('embedder') or '—'}  ·  LLM {s.get('llm') or 'none'}"),
+            ("scores", headline_text(s)),
             *([("state", state_line(s))] if s["status"] != "done" else []),
         ], label_width=10))
 
@@ -166,7 +182,7 @@ class SessionsPane(Filterable):
                 rename_session(self.context.db, row["id"], name)
                 self.load()
 
-        self.app.push_screen(TextPrompt(f"Rename session {row['id']}", row.get("name") or ""), done)
+        TextPrompt(f"Rename session {row['id']}", row.get("name") or "").open(self.app, done)
 
     def action_delete(self) -> None:
         row = self.query_one(PagedTable).current

@@ -20,22 +20,24 @@ from ragcov_tui.tui.modals import ConfirmScreen
 from ragcov_tui.tui.panes.base import Pane
 
 
-def reload_in(pane: Pane) -> None:
+def reload_in(pane: Pane) -> str | None:
     """Re-read the test file of the session ``pane`` shows; notify the one line on what changed on
-    disk, if anything.
+    disk, if anything. Returns why the file cannot be read (then nothing can be written to it; a
+    pane says so beforehand), else None.
 
     Quiet when the file cannot be read: the action that needs it says why.
     """
     from ragcov_tui.services.triage import reload
 
     if not pane.sid:
-        return
+        return None
     try:
         note = reload(pane.context.db, pane.sid)
-    except RagcovError:
-        return
+    except RagcovError as exc:
+        return str(exc)
     if note:
         pane.app.notify(note, title="test file reloaded", markup=False, timeout=10)
+    return None
 
 
 def decided(pane: Pane) -> None:
@@ -73,6 +75,13 @@ def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[
     return True
 
 
+def undo_message(payload: dict[str, Any], kind: str, target: str) -> str:
+    """What an undo says: the decision undone and the question it was about, quoted (a suggestion's
+    text; a test-file question by the id the file gives it), never the store's internal ids."""
+    what = f'"{payload["text"]}"' if payload.get("text") else f"question {target}" if kind == "question" else kind
+    return f"undid {payload.get('action')} of {what}"
+
+
 def undo_in(pane: Pane, then: Callable[[], None] | None = None) -> bool:
     """Undo the newest standing decision of the session ``pane`` shows; notify what was undone.
     True when something was."""
@@ -80,7 +89,7 @@ def undo_in(pane: Pane, then: Callable[[], None] | None = None) -> bool:
 
     def undo(force: bool) -> Any:
         d = undo_last(pane.context.db, pane.sid, force=force)
-        pane.app.notify(f"undid {d.payload.get('action')} of {d.kind} {d.target}", markup=False)
+        pane.app.notify(undo_message(d.payload, d.kind, d.target), markup=False)
         decided(pane)
         return d
 

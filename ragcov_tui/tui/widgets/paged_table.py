@@ -1,8 +1,9 @@
 """A DataTable that shows one page of a core query at a time (never 100k rows at once).
 
 The owner gives ``fetch(offset, limit) -> Page`` and ``render(row) -> cells``; moving the cursor
-past the last row of a page loads the next one, above the first loads the previous one. The top
-border shows ``label  first–last of total``.
+past the last row of a page loads the next one, above the first loads the previous one; pgdn / pgup
+move a screenful of rows across page boundaries alike. The top border shows
+``label  first–last of total`` (thousands separated, e.g. ``5,001–5,183 of 5,183``).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class PagedTable(Table):
 
     def _caption(self) -> None:
         p = self.page
-        span = f"{p.offset + 1}–{p.offset + len(p.rows)} of {p.total:,}" if p.rows else "none"
+        span = f"{p.offset + 1:,}–{p.offset + len(p.rows):,} of {p.total:,}" if p.rows else "none"
         marks = f" · {len(self.marked)} marked" if self.marked else ""
         self.border_title = f"{self.label}  {span}{marks}"
 
@@ -138,13 +139,29 @@ class PagedTable(Table):
         """The last row of the whole query (``G`` / end), loading its page."""
         self.step(self.page.total - 1 - (self.page.offset + self.cursor_row))
 
+    def action_page_down(self) -> None:
+        """pgdn: a screenful of rows down, into the next page when it starts there; stops at the last row."""
+        self._move_to(min(self.page.total - 1, self.page.offset + self.cursor_row + self._screenful()))
+
+    def action_page_up(self) -> None:
+        """pgup: a screenful of rows up, into the previous page; stops at the first row."""
+        self._move_to(max(0, self.page.offset + self.cursor_row - self._screenful()))
+
+    def _screenful(self) -> int:
+        """The rows one screen of the table shows (at least one)."""
+        header = self.header_height if self.show_header else 0
+        return max(1, self.scrollable_content_region.height - header)
+
     def step(self, delta: int) -> None:
         """Move ``delta`` rows (``n`` / ``N``: one), across pages, wrapping around the ends."""
+        if self.page.total:
+            self._move_to((self.page.offset + self.cursor_row + delta) % self.page.total)
+
+    def _move_to(self, at: int) -> None:
+        """Put the cursor on row ``at`` of the whole query, loading its page when it is not the one shown."""
         p = self.page
-        at = p.offset + self.cursor_row + delta
-        if p.total == 0:
+        if p.total == 0 or at < 0:
             return
-        at %= p.total
         if p.offset <= at < p.offset + len(p.rows):
             self.move_cursor(row=at - p.offset)
         elif self.fetch and self.render_row:
