@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
-from ragcov_tui.cli.output import dump_json, write_output
+from ragcov_tui.cli.output import dump_json, has_terminal, write_output
 from ragcov_tui.cli.render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.cli.safe_console import SafeConsole, plain_line
 from ragcov_tui.cli.traffic_views import print_traffic
@@ -201,8 +201,7 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
 
 
 def cmd_tui(args: argparse.Namespace, out: Console) -> int:
-    from ragcov_tui.tui.app import run_tui
-
+    """Open the app (``main`` has refused already when there is no terminal)."""
     cfg, db_path = _setup(args)
     keep = setting(args, cfg, "keep_backups")
     if keep is not None:  # --keep-backups or ragcov.toml: the writer reads the variable (testset/durable.py)
@@ -210,8 +209,8 @@ def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     db = _open(args, db_path)  # create / migrate before the app starts, and fail here on a bad path
     if args.session and not args.session.startswith("latest"):
         resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # Textual would spin forever on a closed stdin
-        raise BadInput("ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)")
+    from ragcov_tui.tui.app import run_tui
+
     return run_tui(db_path, session_id=args.session)
 
 
@@ -234,7 +233,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
         _, eval_report = run_eval(
             EvalOptions(questions=str(questions), corpus=[str(corpus)], system="builtin:hybrid"), db, progress=progress
         )
-    if args.no_tui or not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if args.no_tui or not has_terminal():
         print_analysis(out, report, db_path)
         print_traffic(out, report)
         print_eval(out, eval_report)

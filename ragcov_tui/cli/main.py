@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui import __version__
+from ragcov_tui.cli.output import has_terminal
 from ragcov_tui.cli.safe_console import SafeConsole
 from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, RagcovError
 from ragcov_tui.redact import redact_text
@@ -37,6 +38,9 @@ EXAMPLES = {
     "tui": "ragcov tui --session latest",
     "demo": "ragcov demo",
 }
+
+
+NO_TERMINAL = "ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)"
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -191,6 +195,9 @@ def _run(argv: list[str] | None) -> int:
     if not args.command:
         _parser().print_help()
         return EXIT_OK
+    if args.command == "tui" and not has_terminal():  # refused before the app's imports (seconds)
+        sys.stderr.write(f"error: {NO_TERMINAL}\n")
+        return EXIT_BAD_INPUT
     from ragcov_tui.cli import commands as cli_commands  # its pipelines' imports: not for --help or a usage error
 
     handler: Callable[[argparse.Namespace, Console], int] = getattr(cli_commands, f"cmd_{args.command}")

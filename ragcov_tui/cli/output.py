@@ -13,6 +13,11 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.safe_text import escape_json_text
 
 
+def has_terminal() -> bool:
+    """stdin and stdout are both a terminal: the app can run (Textual would spin forever on a closed stdin)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def write_output(path: str | None, text: str, out: Console) -> None:
     """Write ``text`` to ``path`` ('-' = stdout); BadInput when the file cannot be written."""
     if not path:

@@ -1,0 +1,46 @@
+"""A new user's first commands (issue #22 §6): ``ragcov tui`` without a terminal refuses before the
+app's imports, and with one a mistyped session is still a one-line error before any app starts."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.conftest import REPO
+
+NO_TERMINAL = "error: ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)"
+PROBE = ("import sys; from ragcov_tui.cli.main import main; code = main(['tui', '--db', sys.argv[1]]); "
+         "print(code, [m for m in ('textual', 'numpy', 'sqlite_utils') if m in sys.modules])")
+
+
+def _python(*argv: str, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, *argv], env=env, text=True, capture_output=True, timeout=120, **kw)
+
+
+def test_tui_without_a_terminal_refuses_before_importing_the_app(tmp_path: Path) -> None:
+    """It took 4.6–8.8 s to say so: Textual, numpy and the store were imported first."""
+    done = _python("-c", PROBE, str(tmp_path / "r.db"), stdin=subprocess.DEVNULL)
+    assert done.stdout.split("\n")[0] == "2 []"
+    assert done.stderr.strip() == NO_TERMINAL
+    assert not (tmp_path / "r.db").exists()  # nothing was opened or created
+
+
+def test_tui_in_a_terminal_names_a_mistyped_session_before_any_app_starts(tmp_path: Path) -> None:
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "ragcov_tui", "tui", "--db", str(tmp_path / "r.db"),
+                                 "--session", "zzz"], env={**os.environ, "PYTHONPATH": str(REPO)},
+                                stdin=secondary, stdout=secondary, stderr=subprocess.PIPE, text=True)
+        try:
+            err = proc.communicate(timeout=120)[1]
+        finally:
+            proc.kill()
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert proc.returncode == 2
+    assert "session 'zzz': no such session" in err and len(err.strip().splitlines()) == 1
