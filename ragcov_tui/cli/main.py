@@ -106,7 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--join",
                    help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question"
                         " | order (row n is question n) (default {join})")
-    e.add_argument("--embedder")
+    e.add_argument("--embedder",
+                   help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf: "
+                        "builtin:dense / hybrid retrieval, gold ids from context texts, offline answer scores")
     e.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf used by builtin systems to generate answers")
     e.add_argument("--judge-llm", help="openai:MODEL or llamacpp:PATH.gguf judging answers (default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
@@ -124,19 +126,19 @@ def _parser() -> argparse.ArgumentParser:
 
     c = add("compare", "Compare two eval sessions: deltas with bootstrap CIs, wins / losses / ties.")
     c.add_argument("a", metavar="A", help="session id/name or eval JSON report")
-    c.add_argument("b", metavar="B")
+    c.add_argument("b", metavar="B", help="the other session id/name or eval JSON report: deltas are B − A")
     c.add_argument("--pairwise", action="store_true", help="also ask an LLM judge which answer is better")
     c.add_argument("--llm", help="openai:MODEL for --pairwise")
-    c.add_argument("--json", metavar="FILE")
+    c.add_argument("--json", metavar="FILE", help="write the comparison as JSON ('-' for stdout)")
 
     s = add("sessions", "List stored sessions.")
-    s.add_argument("--kind", choices=["analysis", "eval"])
+    s.add_argument("--kind", choices=["analysis", "eval"], help="list only analysis or only eval sessions")
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     r = add("report", "Re-export a stored session as JSON / Markdown (no recomputation).")
     r.add_argument("session", help="id, id prefix, name, or latest / latest-analysis / latest-eval")
-    r.add_argument("--json", metavar="FILE")
-    r.add_argument("--markdown", metavar="FILE")
+    r.add_argument("--json", metavar="FILE", help="write the session's JSON report ('-' for stdout)")
+    r.add_argument("--markdown", metavar="FILE", help="write the session's Markdown report")
 
     t = add("tui", "Open the terminal app on the stored sessions.")
     t.add_argument("--session", help="session to open first (default: the newest)")

@@ -3,6 +3,7 @@ app's imports, and with one a mistyped session is still a one-line error before 
 
 from __future__ import annotations
 
+import argparse
 import os
 import pty
 import subprocess
@@ -44,3 +45,14 @@ def test_tui_in_a_terminal_names_a_mistyped_session_before_any_app_starts(tmp_pa
         os.close(secondary)
     assert proc.returncode == 2
     assert "session 'zzz': no such session" in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_flag_and_argument_of_every_command_says_what_it_does() -> None:
+    """``eval --embedder``, compare's B and ``--json``, ``sessions --kind``, report's ``--json`` and
+    ``--markdown`` had no help."""
+    from ragcov_tui.cli.main import _parser
+
+    [commands] = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    silent = [f"{name} {action.dest}" for name, sub in commands.choices.items() for action in sub._actions
+              if not action.help]
+    assert silent == []
