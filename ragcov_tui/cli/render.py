@@ -23,7 +23,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from ragcov_tui.cli.coverage_views import print_documents, print_gaps
+from ragcov_tui.cli.coverage_views import print_documents, print_gaps, print_most_severe
 from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
@@ -163,14 +163,14 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
     print_gaps(console, report)
     if fallback_line(report):
         console.print(plain_line(fallback_line(report), style="yellow"))
-    flagged = [d for d in report.get("documents", []) if d.get("flagged")]
-    for d in flagged:
-        console.print(plain_line(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))
+    flagged = sorted((d for d in report.get("documents", []) if d.get("flagged")), key=lambda d: d.get("coverage") or 0.0)
+    print_most_severe(console, [f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"
+                                for d in flagged], "flagged documents")
     print_documents(console, report)
-    for detail in report.get("question_details", []):
-        if detail.get("outlier"):
-            console.print(plain_line(f"outlier question: {detail['id']} (LOF {fmt(detail.get('lof_score'), 2)}) "
-                                     f"{detail.get('text', '')}"))
+    outliers = sorted((d for d in report.get("question_details", []) if d.get("outlier")),
+                      key=lambda d: -(d.get("lof_score") or 0.0))
+    print_most_severe(console, [f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"
+                                for d in outliers], "outlier questions")
     for line in usage_lines(report.get("usage") or {}):
         console.print(plain_line(line, style="dim"))
     console.print(plain_line(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
