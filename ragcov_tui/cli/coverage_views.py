@@ -42,8 +42,7 @@ def print_gaps(console: Console, report: AnalysisReport) -> None:
     gaps = report.get("gaps", [])
     if gaps:
         more = f", first {GAPS_SHOWN} shown" if len(gaps) > GAPS_SHOWN else ""
-        t = Table(title=f"Gaps ({len(gaps):,}, least covered first{more})", title_justify="left",
-                  caption=PRIORITY_NOTE, caption_justify="left")
+        t = Table(title=f"Gaps ({len(gaps):,}, least covered first{more})", title_justify="left")
         columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("cluster", "right"), ("prio", "right"),
                                                     ("covered", "right"), ("coverage", "right"), ("size", "right"),
                                                     ("share", "right"), ("themes", "left")]
@@ -54,6 +53,7 @@ def print_gaps(console: Console, report: AnalysisReport) -> None:
                       fmt(gap.get("coverage")), count(gap.get("size")), pct(gap.get("share")),
                       plain_line(themes_text(gap, report)))
         console.print(t)
+        console.print(plain_line(PRIORITY_NOTE))  # not the table's caption: that wraps at the table's width
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):  # below the table: a table column too narrow to read at 80
             console.print(plain_line(f"#{i} cluster {gap['cluster']}: {gap_advice(gap)}"))
             if text := unreached_text(gap):
@@ -71,8 +71,9 @@ def print_documents(console: Console, report: AnalysisReport) -> None:
     docs = report.get("documents", [])
     if docs and any(d.get("reach") is not None for d in docs):
         unreached = sum(1 for d in docs if d.get("unreached"))
-        t = Table(title=f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; all in the JSON report)",
-                  title_justify="left")
+        console.print(plain_line(f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; "
+                                 "all in the JSON report)"))
+        t = Table()  # the title above, not the table's: that wraps at the table's width
         columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("document", "left"), ("reach", "right"),
                                                     ("covered", "right"), ("gold", "right"), ("chunks", "right"),
                                                     ("", "left")]

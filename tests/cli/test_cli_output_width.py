@@ -32,6 +32,8 @@ def test_a_line_longer_than_80_columns_is_printed_whole_to_a_pipe(deep_sample: P
     [traffic] = [line for line in lines if line.startswith("Traffic ") and "queries" in line]
     assert f"{deep_sample / 'traffic.jsonl'}: 1,722 queries (55 distinct) in " in traffic
     assert len(traffic) > 200
+    assert any(line.startswith("Least-covered documents (") and line.endswith("; all in the JSON report)") for line in lines)
+    assert any(line.startswith("priority = 1 − covered share") and line.endswith("only break ties.") for line in lines)
 
 
 def test_columns_sets_the_width_when_given(deep_sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
