@@ -145,8 +145,10 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--keep-backups", metavar="N",
                    help="backups of the test file kept in .ragcov-backups/ per file, newest first (default {keep_backups})")
 
-    d = add("demo", "Analyse and evaluate sample_data/ offline, then open the app (prints the report without a terminal).")
-    d.add_argument("--data", default=None, help="the sample data directory (default: ./sample_data)")
+    d = add("demo", "Analyse and evaluate the bundled sample offline, then open the app (prints the report without a "
+                    "terminal). It works on a copy beside the database, never on the sample itself.")
+    d.add_argument("--data", default=None, help="a sample folder holding corpus/ and questions.jsonl (default: the "
+                                                "bundled sample_data)")
     d.add_argument("--no-tui", action="store_true", help="print the report and exit")
     return p
 
