@@ -6,6 +6,7 @@ Untrusted text goes to rich only through :mod:`ragcov_tui.cli.safe_console` (``p
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragcov_tui.cli.coverage_views import print_documents, print_gaps, print_most_severe
+from ragcov_tui.cli.output import ragcov_command
 from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
@@ -174,7 +176,8 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
                                 for d in outliers], "outlier questions")
     for line in usage_lines(report.get("usage") or {}):
         console.print(plain_line(line, style="dim"))
-    console.print(plain_line(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
+    console.print(plain_line(f"Open it: {ragcov_command()} tui --db {shlex.quote(db_path)} --session {report['session_id']}",
+                             style="dim"))
 
 
 def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
