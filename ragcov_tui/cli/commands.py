@@ -9,14 +9,14 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
-from ragcov_tui.cli.output import dump_json, write_output
+from ragcov_tui.cli.demo import demo_copy, demo_source
+from ragcov_tui.cli.output import dump_json, has_terminal, ragcov_command, write_output
 from ragcov_tui.cli.render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.cli.safe_console import SafeConsole, plain_line
 from ragcov_tui.cli.traffic_views import print_traffic
@@ -177,7 +177,7 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         sys.stdout.write(dump_json(sessions) + "\n")
     elif not sessions:
-        out.print(f"No sessions in {db_path} yet. Start with: ragcov analyze --help")
+        out.print(plain_line(f"No sessions in {db_path} yet. Start with: {ragcov_command()} analyze --help"))
     else:
         print_sessions(out, sessions)
     return EXIT_OK
@@ -205,8 +205,7 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
 
 
 def cmd_tui(args: argparse.Namespace, out: Console) -> int:
-    from ragcov_tui.tui.app import run_tui
-
+    """Open the app (``main`` has refused already when there is no terminal)."""
     cfg, db_path = _setup(args)
     keep = setting(args, cfg, "keep_backups")
     if keep is not None:  # --keep-backups or ragcov.toml: the writer reads the variable (testset/durable.py)
@@ -214,23 +213,26 @@ def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     db = _open(args, db_path)  # create / migrate before the app starts, and fail here on a bad path
     if args.session and not args.session.startswith("latest"):
         resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # Textual would spin forever on a closed stdin
-        raise BadInput("ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)")
+    from ragcov_tui.tui.app import run_tui
+
     return run_tui(db_path, session_id=args.session)
 
 
 @interruptible
 def cmd_demo(args: argparse.Namespace, out: Console) -> int:
-    """Analyse + evaluate sample_data/ with the offline defaults, then open the app (or print)."""
+    """Analyse + evaluate the sample's working copy (:mod:`ragcov_tui.cli.demo`) with the offline
+    defaults, then open the app (or print)."""
     from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
     from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
     _, db_path = _setup(args)
-    data = Path(args.data) if args.data else Path("sample_data")
-    corpus, questions = data / "corpus", data / "questions.jsonl"
-    if not corpus.is_dir() or not questions.is_file():
-        raise BadInput(f"demo data not found: expected {corpus}/ and {questions} (run from the repository root or pass --data)")
+    source = demo_source(args.data)
     db = _open(args, db_path, writable=True)
+    data, made = demo_copy(source, db_path)
+    if not args.quiet:
+        SafeConsole(stderr=True, soft_wrap=True).print(plain_line(
+            f"demo: working on {'a new copy' if made else 'the copy'} of {source} in {data} (accepted questions go there)"))
+    corpus, questions = data / "corpus", data / "questions.jsonl"
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         traffic = data / "traffic.jsonl"  # the sample's query log, when there is one: the Traffic pane has data
         sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions),
@@ -238,7 +240,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
         _, eval_report = run_eval(
             EvalOptions(questions=str(questions), corpus=[str(corpus)], system="builtin:hybrid"), db, progress=progress
         )
-    if args.no_tui or not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if args.no_tui or not has_terminal():
         print_analysis(out, report, db_path)
         print_traffic(out, report)
         print_eval(out, eval_report)

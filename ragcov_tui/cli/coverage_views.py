@@ -1,20 +1,33 @@
 """Terminal views of an analysis's calibrated figures: the gap table (each gap's advice and unreached
 part on lines under it), uneven clusters, the least-covered documents and gold coverage. No logic of
 its own: the advice and the unreached-part texts come from :mod:`ragcov_tui.coverage.advice` (the Markdown report uses the same functions).
+
+Every list is cut to its most severe few (:func:`print_most_severe`): on a corpus of thousands of
+documents the terminal shows what to look at first and says how many more the reports hold.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from ragcov_tui.cli.safe_console import plain_line
-from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
+from ragcov_tui.coverage.advice import gap_advice, named, unreached_summary, unreached_text
 from ragcov_tui.coverage.report_md import PRIORITY_NOTE, fmt, pct, themes_text
 from ragcov_tui.number_text import count
 from ragcov_tui.store.analysis_contract import AnalysisReport
 
-GAPS_SHOWN, DOCUMENTS_SHOWN = 8, 10
+GAPS_SHOWN, DOCUMENTS_SHOWN, LINES_SHOWN = 8, 10, 5
+
+
+def print_most_severe(console: Console, lines: Sequence[str], noun: str, shown: int = LINES_SHOWN) -> None:
+    """The first ``shown`` of ``lines`` (most severe first), then ``and N more NOUN (--markdown / --json)``."""
+    for line in lines[:shown]:
+        console.print(plain_line(line))
+    if len(lines) > shown:
+        console.print(plain_line(f"and {len(lines) - shown:,} more {noun} (--markdown / --json)", style="dim"))
 
 
 def print_gaps(console: Console, report: AnalysisReport) -> None:
@@ -24,11 +37,12 @@ def print_gaps(console: Console, report: AnalysisReport) -> None:
         console.print(plain_line(calibration["text"]))
     if calibration.get("gaps_text"):
         console.print(plain_line(calibration["gaps_text"], style="bold"))
+    if summary := unreached_summary(report):
+        console.print(plain_line(summary))
     gaps = report.get("gaps", [])
     if gaps:
         more = f", first {GAPS_SHOWN} shown" if len(gaps) > GAPS_SHOWN else ""
-        t = Table(title=f"Gaps ({len(gaps)}, least covered first{more})", title_justify="left",
-                  caption=PRIORITY_NOTE, caption_justify="left")
+        t = Table(title=f"Gaps ({len(gaps):,}, least covered first{more})", title_justify="left")
         columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("cluster", "right"), ("prio", "right"),
                                                     ("covered", "right"), ("coverage", "right"), ("size", "right"),
                                                     ("share", "right"), ("themes", "left")]
@@ -39,13 +53,17 @@ def print_gaps(console: Console, report: AnalysisReport) -> None:
                       fmt(gap.get("coverage")), count(gap.get("size")), pct(gap.get("share")),
                       plain_line(themes_text(gap, report)))
         console.print(t)
+        console.print(plain_line(PRIORITY_NOTE))  # not the table's caption: that wraps at the table's width
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):  # below the table: a table column too narrow to read at 80
             console.print(plain_line(f"#{i} cluster {gap['cluster']}: {gap_advice(gap)}"))
             if text := unreached_text(gap):
                 console.print(plain_line(f"   {text}"))
-    for c in report.get("clusters", []):
-        if c.get("uneven"):
-            console.print(plain_line(f"uneven cluster {c['id']} (covered {pct(c.get('covered_share'))}): {unreached_text(c)}"))
+        if len(gaps) > GAPS_SHOWN:
+            console.print(plain_line(f"and {len(gaps) - GAPS_SHOWN:,} more gaps (--markdown / --json)", style="dim"))
+    uneven = sorted((c for c in report.get("clusters", []) if c.get("uneven")),
+                    key=lambda c: (c.get("covered_share") or 0.0, -(c.get("unreached_share") or 0.0), c["id"]))
+    print_most_severe(console, [f"uneven cluster {c['id']} (covered {pct(c.get('covered_share'))}): {unreached_text(c)}"
+                                for c in uneven], "uneven clusters")
 
 
 def print_documents(console: Console, report: AnalysisReport) -> None:
@@ -53,8 +71,9 @@ def print_documents(console: Console, report: AnalysisReport) -> None:
     docs = report.get("documents", [])
     if docs and any(d.get("reach") is not None for d in docs):
         unreached = sum(1 for d in docs if d.get("unreached"))
-        t = Table(title=f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; all in the JSON report)",
-                  title_justify="left")
+        console.print(plain_line(f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; "
+                                 "all in the JSON report)"))
+        t = Table()  # the title above, not the table's: that wraps at the table's width
         columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("document", "left"), ("reach", "right"),
                                                     ("covered", "right"), ("gold", "right"), ("chunks", "right"),
                                                     ("", "left")]

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragcov_tui import __version__
+from ragcov_tui.cli.output import has_terminal
 from ragcov_tui.cli.safe_console import SafeConsole
 from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, RagcovError
 from ragcov_tui.redact import redact_text
@@ -37,6 +38,9 @@ EXAMPLES = {
     "tui": "ragcov tui --session latest",
     "demo": "ragcov demo",
 }
+
+
+NO_TERMINAL = "ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)"
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -102,7 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--join",
                    help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question"
                         " | order (row n is question n) (default {join})")
-    e.add_argument("--embedder")
+    e.add_argument("--embedder",
+                   help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf: "
+                        "builtin:dense / hybrid retrieval, gold ids from context texts, offline answer scores")
     e.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf used by builtin systems to generate answers")
     e.add_argument("--judge-llm", help="openai:MODEL or llamacpp:PATH.gguf judging answers (default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
@@ -120,27 +126,29 @@ def _parser() -> argparse.ArgumentParser:
 
     c = add("compare", "Compare two eval sessions: deltas with bootstrap CIs, wins / losses / ties.")
     c.add_argument("a", metavar="A", help="session id/name or eval JSON report")
-    c.add_argument("b", metavar="B")
+    c.add_argument("b", metavar="B", help="the other session id/name or eval JSON report: deltas are B − A")
     c.add_argument("--pairwise", action="store_true", help="also ask an LLM judge which answer is better")
     c.add_argument("--llm", help="openai:MODEL for --pairwise")
-    c.add_argument("--json", metavar="FILE")
+    c.add_argument("--json", metavar="FILE", help="write the comparison as JSON ('-' for stdout)")
 
     s = add("sessions", "List stored sessions.")
-    s.add_argument("--kind", choices=["analysis", "eval"])
+    s.add_argument("--kind", choices=["analysis", "eval"], help="list only analysis or only eval sessions")
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     r = add("report", "Re-export a stored session as JSON / Markdown (no recomputation).")
     r.add_argument("session", help="id, id prefix, name, or latest / latest-analysis / latest-eval")
-    r.add_argument("--json", metavar="FILE")
-    r.add_argument("--markdown", metavar="FILE")
+    r.add_argument("--json", metavar="FILE", help="write the session's JSON report ('-' for stdout)")
+    r.add_argument("--markdown", metavar="FILE", help="write the session's Markdown report")
 
     t = add("tui", "Open the terminal app on the stored sessions.")
     t.add_argument("--session", help="session to open first (default: the newest)")
     t.add_argument("--keep-backups", metavar="N",
                    help="backups of the test file kept in .ragcov-backups/ per file, newest first (default {keep_backups})")
 
-    d = add("demo", "Analyse and evaluate sample_data/ offline, then open the app (prints the report without a terminal).")
-    d.add_argument("--data", default=None, help="the sample data directory (default: ./sample_data)")
+    d = add("demo", "Analyse and evaluate the bundled sample offline, then open the app (prints the report without a "
+                    "terminal). It works on a copy beside the database, never on the sample itself.")
+    d.add_argument("--data", default=None, help="a sample folder holding corpus/ and questions.jsonl (default: the "
+                                                "bundled sample_data)")
     d.add_argument("--no-tui", action="store_true", help="print the report and exit")
     return p
 
@@ -191,6 +199,9 @@ def _run(argv: list[str] | None) -> int:
     if not args.command:
         _parser().print_help()
         return EXIT_OK
+    if args.command == "tui" and not has_terminal():  # refused before the app's imports (seconds)
+        sys.stderr.write(f"error: {NO_TERMINAL}\n")
+        return EXIT_BAD_INPUT
     from ragcov_tui.cli import commands as cli_commands  # its pipelines' imports: not for --help or a usage error
 
     handler: Callable[[argparse.Namespace, Console], int] = getattr(cli_commands, f"cmd_{args.command}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,22 @@ from rich.console import Console
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.safe_text import escape_json_text
+
+
+def ragcov_command() -> str:
+    """How the user's shell runs this ragcov, to be pasted as it is: ``ragcov`` when that name on
+    PATH is this installation's script; else that script's full path (a virtual environment that
+    is not activated: ``.venv/bin/ragcov``); else this Python with ``-m ragcov_tui``."""
+    script = Path(sys.executable).parent / "ragcov"
+    on_path = shutil.which("ragcov")
+    if script.is_file():
+        return "ragcov" if on_path and Path(on_path).resolve() == script.resolve() else shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m ragcov_tui"
+
+
+def has_terminal() -> bool:
+    """stdin and stdout are both a terminal: the app can run (Textual would spin forever on a closed stdin)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def write_output(path: str | None, text: str, out: Console) -> None:

@@ -6,10 +6,12 @@ Untrusted text goes to rich only through :mod:`ragcov_tui.cli.safe_console` (``p
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console, JustifyMethod
 from rich.progress import (
     BarColumn,
@@ -23,7 +25,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from ragcov_tui.cli.coverage_views import print_documents, print_gaps
+from ragcov_tui.cli.coverage_views import print_documents, print_gaps, print_most_severe
+from ragcov_tui.cli.output import ragcov_command
 from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
@@ -35,7 +38,7 @@ from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.number_text import count, signed
 from ragcov_tui.progress import remaining_seconds
 from ragcov_tui.redact import redact_text
-from ragcov_tui.safe_text import visible_line
+from ragcov_tui.safe_text import single_line, visible_line
 from ragcov_tui.store.analysis_contract import AnalysisReport, SampleEstimate
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.rows import SessionRow
@@ -163,17 +166,18 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
     print_gaps(console, report)
     if fallback_line(report):
         console.print(plain_line(fallback_line(report), style="yellow"))
-    flagged = [d for d in report.get("documents", []) if d.get("flagged")]
-    for d in flagged:
-        console.print(plain_line(f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"))
+    flagged = sorted((d for d in report.get("documents", []) if d.get("flagged")), key=lambda d: d.get("coverage") or 0.0)
+    print_most_severe(console, [f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"
+                                for d in flagged], "flagged documents")
     print_documents(console, report)
-    for detail in report.get("question_details", []):
-        if detail.get("outlier"):
-            console.print(plain_line(f"outlier question: {detail['id']} (LOF {fmt(detail.get('lof_score'), 2)}) "
-                                     f"{detail.get('text', '')}"))
+    outliers = sorted((d for d in report.get("question_details", []) if d.get("outlier")),
+                      key=lambda d: -(d.get("lof_score") or 0.0))
+    print_most_severe(console, [f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"
+                                for d in outliers], "outlier questions")
     for line in usage_lines(report.get("usage") or {}):
         console.print(plain_line(line, style="dim"))
-    console.print(plain_line(f"Open it: ragcov tui --db {db_path} --session {report['session_id']}", style="dim"))
+    console.print(plain_line(f"Open it: {ragcov_command()} tui --db {shlex.quote(db_path)} --session {report['session_id']}",
+                             style="dim"))
 
 
 def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
@@ -251,8 +255,8 @@ def session_headline(session: SessionRow) -> str:
     """The few figures that identify a session at a glance."""
     summary = session.get("summary") or {}
     if session["kind"] == "analysis":
-        return (f"basic {fmt(summary.get('basic'))} · {count(summary.get('gaps'))} gaps · "
-                f"{count(summary.get('outliers'))} outliers")
+        gaps, outliers = summary.get("gaps"), summary.get("outliers")
+        return f"basic {fmt(summary.get('basic'))} · {count(gaps)} gap{'' if gaps == 1 else 's'} · {count(outliers)} outliers"
     means = summary.get("means") or {}
     k = summary.get("k", DEFAULT_K)
     picks = [(f"hit@{k}", means.get(f"retrieval.hit@{k}")), ("ndcg", means.get(f"retrieval.ndcg@{k}")),
@@ -260,20 +264,57 @@ def session_headline(session: SessionRow) -> str:
     return " · ".join(f"{name} {fmt(value, 2)}" for name, value in picks if value is not None)
 
 
+SESSION_COLUMNS = ("id", "kind", "status", "created UTC", "embedder / system", "name", "test file")
+FREE_TEXT_COLUMNS, MIN_FREE_TEXT = ("embedder / system", "name", "test file"), 12  # cut to fit a narrow terminal
+
+
+def session_cells(session: SessionRow) -> dict[str, str]:
+    """A session's identity as :data:`SESSION_COLUMNS` cells, each one visible line: an eval names
+    its system (a records file by its file name), an analysis its embedder — what tells two
+    unnamed runs on one test file apart."""
+    what = session.get("system") if session["kind"] == "eval" else session.get("embedder")
+    if what and what.startswith("records:"):
+        what = "records:" + Path(what.removeprefix("records:")).name
+    questions_path = session.get("questions_path")
+    cells = {"id": session["id"], "kind": session["kind"], "status": session["status"],
+             "created UTC": (session.get("created_at") or "")[5:16].replace("T", " "), "embedder / system": what or "",
+             "name": session.get("name") or "", "test file": Path(questions_path).name if questions_path else ""}
+    return {column: single_line(value) for column, value in cells.items()}
+
+
 def print_sessions(console: Console, sessions: list[SessionRow]) -> None:
-    named = any(s.get("name") for s in sessions)
-    t = Table(title="Sessions", title_justify="left", box=None, header_style="bold")
-    for col in ("id", "kind", "status", "created UTC", *(("name",) if named else ()), "test file"):
-        t.add_column(col, no_wrap=True)
-    t.add_column("headline", overflow="fold")
-    for s in sessions:
-        created = (s.get("created_at") or "")[5:16].replace("T", " ")
-        questions_path = s.get("questions_path")
-        test_file = Path(questions_path).name if questions_path else ""
-        name = (plain_line(s.get("name") or ""),) if named else ()
-        t.add_row(plain_line(s["id"]), plain_line(s["kind"]), plain_line(s["status"]), plain_line(created), *name,
-                  plain_line(test_file), plain_line(session_headline(s)))
-    console.print(t)
+    """One line per session, its headline last; where that would not fit the console (a terminal
+    narrower than the longest line) the headline goes on a line of its own under the session, and
+    the widest of the free-text columns (embedder / system, name, test file) are cut with "…" until
+    the session's line fits."""
+    columns = [c for c in SESSION_COLUMNS if c != "name" or any(s.get("name") for s in sessions)]
+    rows = [(session_cells(s), single_line(session_headline(s))) for s in sessions]
+    widths = {c: max(cell_len(c), *(cell_len(cells[c]) for cells, _ in rows)) for c in columns}
+    gaps = 2 * (len(columns) - 1)
+    one_line = sum(widths.values()) + gaps + 2 + max(cell_len(h) for _, h in rows) <= console.width
+    while not one_line and sum(widths.values()) + gaps > console.width:
+        widest = max((c for c in columns if c in FREE_TEXT_COLUMNS), key=lambda c: widths[c])
+        if widths[widest] <= MIN_FREE_TEXT:
+            break
+        widths[widest] -= 1
+
+    def line(cells: dict[str, str]) -> str:
+        return "  ".join(fit(cells[c], widths[c]) for c in columns).rstrip()
+
+    console.print(Text("Sessions", style="bold"))
+    console.print(Text(line({c: c for c in columns}) + ("  headline" if one_line else ""), style="bold"), no_wrap=True,
+                  overflow="ellipsis")
+    for cells, headline in rows:
+        if one_line:
+            console.print(Text(f"{line(cells)}  {headline}"), no_wrap=True)
+        else:
+            console.print(Text(line(cells)), no_wrap=True, overflow="ellipsis")
+            console.print(Text(" " * (widths["id"] + 2) + headline), no_wrap=True, overflow="ellipsis")
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal cells, or cut to it with a final "…"."""
+    return text + " " * (width - cell_len(text)) if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
 
 
 def elapsed(start: float) -> str:

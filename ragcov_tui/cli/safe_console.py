@@ -3,11 +3,14 @@
 Untrusted text (questions, document names, model output, file names, error messages) is passed
 to rich through :func:`plain` / :func:`plain_line`: a ``Text`` (markup shown literally) whose
 control characters are made visible before the layout measures it (:mod:`ragcov_tui.safe_text`).
-Every console is a :class:`SafeConsole`, which makes visible whatever a print forgot.
+Every console is a :class:`SafeConsole`, which makes visible whatever a print forgot, and which
+wraps lines only for a terminal: output to a file, a pipe or a CI log keeps each line whole (at most
+``COLUMNS`` wide when that is set).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,6 +20,8 @@ from rich.text import Text
 
 from ragcov_tui.safe_text import UNSAFE, single_line, visible
 
+UNWRAPPED_WIDTH = 100_000  # the width of output that is no terminal: no line of a report is this long
+
 
 class SafeConsole(Console):
     """A ``Console`` that never writes an unsafe character it was given as text.
@@ -25,6 +30,10 @@ class SafeConsole(Console):
     own control segments: cursor moves of the progress bar) is passed through
     :func:`~ragcov_tui.safe_text.visible`, so a print that forgot :func:`plain` still shows
     ``␛`` instead of sending ESC.
+
+    Its width is the terminal's; written anywhere else (a file, a pipe, a log), it is ``COLUMNS``
+    when that is set, else :data:`UNWRAPPED_WIDTH`: rich's default of 80 columns would break log
+    lines mid-phrase, and tests would pass or fail with the length of the paths they print.
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -32,6 +41,8 @@ class SafeConsole(Console):
         kwargs.setdefault("emoji", False)
         kwargs.setdefault("highlight", False)
         super().__init__(**kwargs)
+        if "width" not in kwargs and not self.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+            self.width = UNWRAPPED_WIDTH
 
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):

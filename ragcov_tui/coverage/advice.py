@@ -48,6 +48,33 @@ def unreached_text(cluster: Mapping[str, Any]) -> str:
     return f"unreached: {len(docs)} {noun} ({share:.0%} of its chunks) with no chunk within reach: {named(docs)}"
 
 
+def unreached_summary(report: Mapping[str, Any]) -> str:
+    """The one sentence that reconciles the gap count with the unreached documents ('' when every
+    document has a chunk within reach): how many unreached documents lie outside the gaps, and why —
+    a gap is a cluster covered far below the median cluster (or, with ``--gap-threshold``, one whose
+    coverage is below it), so a cluster that questions reach through its other documents is no gap
+    however many of its documents they miss."""
+    docs = report.get("documents") or []
+    unreached = {d.get("source") for d in docs if d.get("unreached")}
+    if not unreached:
+        return ""
+    gap_ids = {g.get("cluster") for g in report.get("gaps") or []}
+    in_gaps = {doc for c in report.get("clusters") or [] if c.get("id") in gap_ids for doc in c.get("unreached_documents") or []}
+    outside = len(unreached - in_gaps)
+    head = f"{len(unreached):,} of {len(docs):,} documents have no chunk within reach of a question"
+    if not outside:
+        return f"{head}, all of them in the gaps"
+    calibration = report.get("calibration") or {}
+    median = calibration.get("median_covered_share")
+    if calibration.get("gap_rule") == "threshold":
+        why = "a gap is a cluster whose mean coverage is below --gap-threshold"
+    else:
+        why = "a gap is a cluster covered far below the typical one" + (
+            f" (the median cluster has {median:.0%} of its chunks within reach)" if median is not None else "")
+    return (f"{head}; {outside:,} of them lie in clusters that are not gaps: {why}, and questions reach those "
+            "clusters through their other documents (see the uneven clusters and the least-covered documents)")
+
+
 def open_gap_advice(gap: Mapping[str, Any]) -> str:
     """:func:`gap_advice` over the suggestions nobody has accepted or rejected yet (the app's gap rows
     carry them as ``suggestions`` with a ``status``), so the advice never repeats a decided one."""

@@ -27,7 +27,12 @@ Sentences (after list markers and Markdown markup are removed):
 
 A shaped question has at most :data:`MAX_WORDS` words after its opening, no menu path (→), no
 vague object (it, one, them…). Second-person words are turned to the asker's (you → I, or me after
-a preposition or verb that takes a person; your → my; "I are" → "I am").
+a preposition or verb that takes a person; your → my; "I are" → "I am"). "To X, …" gives "How do I
+X?" only when what follows is addressed to the reader, not a report of what its authors did ("To
+aid diagnosis, we developed …": :data:`NARRATIVE`).
+
+:func:`well_formed` is the last check on any shaped question (the offline suggester offers no
+other): see its doc.
 """
 
 from __future__ import annotations
@@ -99,6 +104,15 @@ YOU_FORMS = [(re.compile(r"^you\s+(?:can|cannot|can't|may)\s+(?:also\s+|only\s+)
              (re.compile(r"^you\s+should\s+(?:also\s+)?(.+)$", re.I), "Should I {}?"),
              (re.compile(r"^if\s+you\s+(.+?),\s+.+$", re.I), "What happens if I {}?")]  # {}: after "you", as the asker's
 MAX_WORDS = 12
+SUBORDINATORS = frozenset("whether although though because since while whereas unless if once as".split())
+SECTION_LABELS = frozenset("""ABSTRACT AIM AIMS BACKGROUND CONCLUSION CONCLUSIONS CONTEXT DESIGN FINDINGS IMPORTANCE
+    INTERPRETATION INTRODUCTION METHOD METHODS MOTIVATION OBJECTIVE OBJECTIVES PARTICIPANTS PURPOSE RESULTS SETTING
+    SUMMARY""".split())  # a structured abstract's headings, run into its first sentence
+VAGUE_SUBJECTS = frozenset("""aim aims analysis approach article data design end finding findings method methods paper
+    purpose question questions result results review study work""".split())
+TITLE_WORDS = frozenset("A An And As At Be By For From In Into Is Of On Or The To With".split())  # Title Case In A Question
+NARRATIVE = re.compile(r"\b(?:we|our|us)\b|\b(?:this|the present|the current) (?:study|paper|work|article|review|trial)\b"
+                       r"|\b(?:was|were) \w+ed\b", re.IGNORECASE)  # authors reporting, not a reader's step
 
 
 def plain(sentence: str) -> str:
@@ -250,7 +264,8 @@ def sentence_question(sentence: str, known: frozenset[str] = frozenset(), source
         return (s, 0) if ok else None
     if first == "to" and "," in s:
         purpose = clause(s[3:])
-        return (f"How do I {asker(purpose)}?", 2) if purpose and len(purpose.split()) >= 2 else None
+        addressed = not NARRATIVE.search(s.split(",", 1)[1])
+        return (f"How do I {asker(purpose)}?", 2) if purpose and len(purpose.split()) >= 2 and addressed else None
     if first in IMPERATIVES:
         m = re.search(r"\s(?:to|in order to)\s+(\w+)\s+(.+)$", s)
         verb = m.group(1).lower() if m else ""
@@ -282,3 +297,33 @@ def sentence_question(sentence: str, known: frozenset[str] = frozenset(), source
         article = f"{m.group(1).lower()} " if m.group(1) and m.group(1).lower() in ("the", "a", "an") else ""
         return f"Can {article}{lower_first(m.group(2), source)} {asker(rest)}?", 3
     return None
+
+
+def well_formed(question: str) -> bool:
+    """Whether a shaped question reads as one a person would type: one final ``?`` after a capital
+    letter, three or more words, no "…", brackets and quotes paired, no word twice in a row, no
+    structured-abstract label (BACKGROUND, PURPOSE…), no Title Case ("Can Subclasses Be Defined by
+    …"), no dangling last word ("… and?"), no second finite verb after "Can X …" ("… but involves …"),
+    no subordinator or second question word as the subject ("Can whether …", "Who is where …"),
+    "How do I" followed by a verb (not "How do I this end?") and no authors' voice (we, our, this
+    study), and "What is" not asking about one vague noun ("What is the design?"; "What are the payment
+    methods?" is fine)."""
+    words = question.rstrip("?").split()
+    lows = [w.lower().strip(",;:") for w in words]
+    if (not question.endswith("?") or question.count("?") != 1 or not question[:1].isupper() or len(words) < 3
+            or "…" in question or question.count("(") != question.count(")") or question.count('"') % 2
+            or any(a == b for a, b in pairwise(lows)) or any(w.strip(",;:") in SECTION_LABELS for w in words)
+            or any(w in TITLE_WORDS for w in words[2:]) or lows[-1] in DANGLING):
+        return False
+    if lows[0] in AUXILIARIES and any(a in ("but", "yet", "whereas") and b.endswith("s") and not b.endswith("ss")
+                                      for a, b in pairwise(lows)):
+        return False  # "Can X be accurate but involves …": a second finite verb
+    subject = lows[1] if lows[0] in AUXILIARIES else lows[2] if lows[0] in QUESTION_WORDS and lows[1] in AUXILIARIES else ""
+    if subject in SUBORDINATORS | QUESTION_WORDS:
+        return False
+    if lows[:3] == ["how", "do", "i"] and (len(lows) < 4 or lows[3] in DETERMINERS | VAGUE_OBJECTS | SUBORDINATORS
+                                           or NARRATIVE.search(question)):
+        return False
+    named = [w for w in lows[2:] if w not in DETERMINERS]
+    return not (lows[0] == "what" and lows[1] in ("is", "are") and named
+                and (named == named[:1] and named[0] in VAGUE_SUBJECTS or named[0] in ("present", "current", "also", "most")))

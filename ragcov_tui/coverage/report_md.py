@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragcov_tui.coverage.advice import gap_advice, named, unreached_text
+from ragcov_tui.coverage.advice import gap_advice, named, unreached_summary, unreached_text
 from ragcov_tui.markdown import cell, code, fmt, pct, table
 from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import visible
@@ -83,6 +83,8 @@ def analysis_markdown(report: AnalysisReport) -> str:
     gaps = report.get("gaps", [])
     if calibration.get("gaps_text"):
         lines += [cell(calibration["gaps_text"]) + ". " + PRIORITY_NOTE, ""]
+    if summary := unreached_summary(report):
+        lines += [cell(summary) + ".", ""]
     if gaps:
         lines += table(["#", "cluster", "priority", "covered", "coverage", "size", "share", "themes", "advice"],
                        [[i, g.get("cluster"), fmt(g.get("priority"), 2), pct(g.get("covered_share")),

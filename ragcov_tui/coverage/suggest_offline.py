@@ -1,7 +1,8 @@
 """Offline suggested questions for a gap: shaped from its least-covered chunks, never a repeat.
 
 Candidates, per chunk (least covered first): an English chunk gives the questions its headings and
-sentences shape into (:mod:`~ragcov_tui.coverage.question_forms`), best shape first; a chunk in
+sentences shape into (:mod:`~ragcov_tui.coverage.question_forms`), best shape first, each one
+:func:`~ragcov_tui.coverage.question_forms.well_formed` (a malformed one is not offered); a chunk in
 another language (:func:`~ragcov_tui.coverage.lexicon.language`) gives one passage to ask about —
 ``Ask about: «…»`` around its first heading or sentence — because an English template around
 foreign text is no question anyone would type. The candidates are taken round-robin over the
@@ -24,7 +25,13 @@ from itertools import zip_longest
 import numpy as np
 
 from ragcov_tui.coverage import lexicon
-from ragcov_tui.coverage.question_forms import GENERIC_HEADINGS, heading_question, plain, sentence_question
+from ragcov_tui.coverage.question_forms import (
+    GENERIC_HEADINGS,
+    heading_question,
+    plain,
+    sentence_question,
+    well_formed,
+)
 from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.store.analysis_contract import SuggestedQuestion
 from ragcov_tui.testset.ids import text_key
@@ -106,7 +113,7 @@ def chunk_candidates(chunk_id: str, text: str, known: frozenset[str] = frozenset
     seen: set[str] = set()
     out = []
     for _, _, question in sorted(shaped):
-        if text_key(question) not in seen:
+        if well_formed(question) and text_key(question) not in seen:
             seen.add(text_key(question))
             out.append(Candidate(question, chunk_id, "question"))
     return out

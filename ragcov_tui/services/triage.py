@@ -28,12 +28,11 @@ import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 import numpy as np
 import sqlite_utils
 
-from ragcov_tui.coverage.suggest_offline import Embed
 from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
@@ -55,6 +54,9 @@ from ragcov_tui.store.suggestions import (
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writer import ConflictError, Edit, FileChangedError, Snapshot
+
+if TYPE_CHECKING:  # the suggester's lexicon imports scikit-learn (0.6 s): not at the app's start
+    from ragcov_tui.coverage.suggest_offline import Embed
 
 HEURISTIC_ORIGIN = "heuristic"
 Args = ParamSpec("Args")

@@ -20,6 +20,12 @@ def run_cli(*argv: str) -> int:
     return main([*argv])
 
 
+@pytest.fixture(autouse=True)
+def no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The printed reports are as a pipe gets them, whatever ``COLUMNS`` the shell running the tests exports."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture(scope="session")
 def manifest() -> dict:
     return json.loads((SAMPLE / "manifest.json").read_text())

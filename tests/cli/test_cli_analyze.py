@@ -128,10 +128,9 @@ def test_help_of_every_command_has_an_example(capsys: pytest.CaptureFixture) -> 
         assert "Example" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("command", ["tui", "report"])
-def test_unknown_session_is_one_line_and_exit_2_before_any_app_starts(command: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code = run_cli(command, "--db", str(tmp_path / "db.sqlite"), "--session", "zzz") if command == "tui" \
-        else run_cli(command, "--db", str(tmp_path / "db.sqlite"), "zzz")
+def test_unknown_session_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """(``tui`` in a terminal: tests/cli/test_cli_first_steps.py.)"""
+    code = run_cli("report", "--db", str(tmp_path / "db.sqlite"), "zzz")
     err = capsys.readouterr().err.strip()
     assert code == 2 and "session 'zzz': no such session" in err and len(err.splitlines()) == 1
 

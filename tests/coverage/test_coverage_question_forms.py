@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui.coverage.question_forms import asker, base_form, clause, heading_question, plain, sentence_question
+from ragcov_tui.coverage.question_forms import (
+    asker,
+    base_form,
+    clause,
+    heading_question,
+    plain,
+    sentence_question,
+    well_formed,
+)
+from ragcov_tui.coverage.suggest_offline import chunk_candidates
 
 HEADINGS = [
     # already a question
@@ -180,3 +189,49 @@ def test_clause(text: str, expected: str | None) -> None:
 ])
 def test_plain(raw: str, expected: str) -> None:
     assert plain(raw) == expected
+
+
+MALFORMED = [  # what the offline suggester made of SciFact's abstracts (issue #22 §3)
+    "How do I this end?",
+    "How do I test our hypothesis?",
+    "Can manual segmentation be accurate but involves extensive and time-consuming user interaction?",
+    "Can whether BMI-1 autoantibodies be used as a biomarker for cervical carcinoma is unclear?",
+    "Can although vasculitis be classified by etiology?",
+    "Who is where at risk for Chronic Obstructive Pulmonary Disease?",
+    "What is BACKGROUND Alcohol?",
+    "What is CONCLUSIONS HAND2 methylation?",
+    "Can glioblastoma Subclasses Be Defined by Activity among Signal Transduction Pathways?",
+    "What is the design?",
+    "What is the present study?",
+    "What is also discussed?",
+    "What is EphA3 maintains tumorigenicity and?",
+    "How do I set up…?",
+    "what is this",
+]
+
+
+@pytest.mark.parametrize("question", MALFORMED)
+def test_a_malformed_question_is_not_well_formed(question: str) -> None:
+    assert not well_formed(question)
+
+
+@pytest.mark.parametrize("question", sorted({q for _, _, q in SHAPES}))
+def test_every_shaped_question_of_the_batteries_is_well_formed(question: str) -> None:
+    assert well_formed(question)
+
+
+@pytest.mark.parametrize("sentence", [
+    "To aid diagnosis, we developed a panel of six serum markers.",  # "How do I aid diagnosis?": the authors' aim
+    "To this end, we analysed 120 biopsies.",
+    "To determine the role of Atm, knockout mice were generated.",
+    "Manual segmentation can be accurate but involves extensive and time-consuming user interaction.",
+    "BACKGROUND Alcohol is a major risk factor for liver disease.",
+])
+def test_sentences_of_research_prose_give_no_question(sentence: str) -> None:
+    assert [c.text for c in chunk_candidates("c1", sentence)] == []
+
+
+@pytest.mark.parametrize("question", ["What are the payment methods?", "What is the audit log?", "How do I export my data?",
+                                      "What happens if I lose my phone?", "Can I pay monthly or annually?"])
+def test_a_faq_question_stays_well_formed(question: str) -> None:
+    assert well_formed(question)
