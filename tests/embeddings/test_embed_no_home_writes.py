@@ -46,5 +46,6 @@ def test_analyze_and_eval_write_only_the_named_paths(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "ragcov_tui", *argv], env=env, cwd=work, capture_output=True,
                               text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-    assert {p.name for p in work.iterdir()} - {"s.db-shm", "s.db-wal"} == {"e.md", "r.json", "s.db"}
+    # the database's own companions: SQLite's -shm / -wal, and the run locks (store/session_locks.py)
+    assert {p.name for p in work.iterdir()} - {"s.db-shm", "s.db-wal", "s.db.locks"} == {"e.md", "r.json", "s.db"}
     assert [str(p.relative_to(home)) for p in home.rglob("*")] == []

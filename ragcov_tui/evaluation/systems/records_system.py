@@ -31,7 +31,8 @@ class RecordsSystem:
         self.name = f"records:{path}"
         records = load_records(path)
         self.join = join_records(records, questions, join)
-        self._idless_rows = sum(1 for r in records.rows if any(cid is None for cid, _, _ in r.contexts))
+        self._idless_rows = sum(1 for r in records.rows if r.contexts and all(cid is None for cid, _, _ in r.contexts))
+        self._rows_with_ids = sum(1 for r in records.rows if any(cid is not None for cid, _, _ in r.contexts))
         self._rows = len(records.rows)
         self._by_text: dict[str, list[str]] = {}
         for question in questions:
@@ -55,9 +56,11 @@ class RecordsSystem:
         return SystemOutput(answer=record.answer, contexts=self._contexts(record))
 
     def retrieval_unmeasured(self) -> str | None:
-        """Why retrieval metrics cannot be computed, or None: rows give retrieved contexts as texts
-        without ids and there is no corpus to find those texts in (every one would read as a miss)."""
-        if self._chunk_id or not self._idless_rows:
+        """Why retrieval metrics cannot be computed, or None: no row names a retrieved context by id,
+        some give them as bare texts, and there is no corpus to find those texts in (every one would
+        read as a miss). A row that names some of its contexts by id is measured (its bare texts rank
+        as misses at their places)."""
+        if self._chunk_id or not self._idless_rows or self._rows_with_ids:
             return None
         return (f"{self._idless_rows:,} of {self._rows:,} rows give retrieved contexts as texts without ids; "
                 "--corpus is needed to match them to corpus chunks")
