@@ -1,0 +1,79 @@
+"""The same knowledge base in every engine: sample_data/'s chunks with the local embedder's vectors.
+
+``sample_rows()`` chunks sample_data/corpus exactly as ``ragcov analyze --corpus`` does and embeds
+the chunks with the default (local MiniLM) embedder; each ``build_*`` writes those rows into a real
+engine and returns the ``--corpus`` spec that reads them. ``client(name)`` imports an engine's
+client: skipped when absent on a developer's machine, a failure under ``CI=true`` (CI installs
+every client through the ``test`` extra, so a store test can never be skipped there silently).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from ragcov_tui.corpus import build_chunks
+from ragcov_tui.embeddings.factory import make_embedder
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "sample_data" / "corpus"
+QUESTIONS = REPO / "sample_data" / "questions.jsonl"
+
+
+def client(module: str) -> ModuleType:
+    """The engine's client module; skip without it, except in CI where it must be installed."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{module} is not installed: CI installs it through the 'test' extra")
+        pytest.skip(f"{module} not installed (pip install -e '.[test]')")
+
+
+@dataclass(frozen=True)
+class Rows:
+    ids: list[str]
+    texts: list[str]
+    docs: list[str]
+    vectors: np.ndarray  # float32, as the local embedder made them (unit rows)
+
+
+@functools.cache
+def sample_rows() -> Rows:
+    _, chunks = build_chunks([CORPUS])
+    vectors = make_embedder("local").embed([c.text for c in chunks])
+    return Rows([c.id for c in chunks], [c.text for c in chunks], [c.source for c in chunks], vectors)
+
+
+def arrow_table(rows: Rows, *, id: str = "id", text: str | None = "text", vector: str = "vector",
+                doc: str | None = "document"):
+    pa = client("pyarrow")
+    columns = {id: pa.array(rows.ids)}
+    if text:
+        columns[text] = pa.array(rows.texts)
+    if doc:
+        columns[doc] = pa.array(rows.docs)
+    dim = rows.vectors.shape[1]
+    columns[vector] = pa.FixedSizeListArray.from_arrays(pa.array(rows.vectors.ravel(), type=pa.float32()), dim)
+    return pa.table(columns)
+
+
+def build_lancedb(where: Path, rows: Rows, table: str = "docs", **names: str | None) -> str:
+    lancedb = client("lancedb")
+    lancedb.connect(str(where)).create_table(table, arrow_table(rows, **names))
+    return f"lancedb:{where}#{table}"
+
+
+def build_parquet(where: Path, rows: Rows, **names: str | None) -> str:
+    client("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(arrow_table(rows, **names), where, row_group_size=50)  # several row groups: batches for real
+    return f"parquet:{where}"

@@ -1,0 +1,109 @@
+"""``--corpus`` read from a vector store: the same chunks and vectors give the same analysis as the files.
+
+Every engine is real (LanceDB, Parquet through pyarrow); the store is built from sample_data/ with
+the local embedder (tests/vectorstores/stores.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import run_cli
+from tests.vectorstores.stores import CORPUS, QUESTIONS, Rows, build_lancedb, build_parquet, sample_rows
+
+BUILDERS: dict[str, Callable[..., str]] = {"lancedb": build_lancedb, "parquet": build_parquet}
+DIFFERS = ("session_id", "timings", "usage", "vector_store")  # what a run from a store reports differently
+
+
+def analyze(tmp_path: Path, corpus: str, *extra: str) -> tuple[int, dict]:
+    out = tmp_path / f"report-{len(list(tmp_path.iterdir()))}.json"
+    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "ragcov.db"), "--corpus", corpus, "--questions",
+                   str(QUESTIONS), "--json", str(out), *extra)
+    return code, json.loads(out.read_text()) if code == 0 else {}
+
+
+def store_at(tmp_path: Path, engine: str, rows: Rows | None = None, **names: str | None) -> str:
+    where = tmp_path / ("store.parquet" if engine == "parquet" else "store")
+    return BUILDERS[engine](where, rows or sample_rows(), **names)
+
+
+@pytest.fixture(scope="module")
+def from_files(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    code, report = analyze(tmp_path_factory.mktemp("files"), str(CORPUS))
+    assert code == 0
+    return report
+
+
+@pytest.mark.parametrize("engine", sorted(BUILDERS))
+def test_analyze_from_the_store_equals_analyze_from_the_files(engine: str, tmp_path: Path, from_files: dict) -> None:
+    code, report = analyze(tmp_path, store_at(tmp_path, engine))
+    assert code == 0
+    space = report["vector_store"]["space_check"]
+    assert space["checked"] and space["min_cos"] >= 0.99 and space["sample"] == 16
+    assert space["line"].startswith("embedding space verified: local:")
+    assert report["vector_store"]["fields"] == {"id": "id", "text": "text", "vector": "vector", "document": "document"}
+    same = {k: v for k, v in report.items() if k not in DIFFERS}
+    assert same == {k: v for k, v in from_files.items() if k not in DIFFERS}
+
+
+
+def test_a_store_without_text_still_gives_every_coverage_figure(tmp_path: Path, from_files: dict) -> None:
+    code, report = analyze(tmp_path, store_at(tmp_path, "lancedb", text=None), "--skip-space-check")
+    assert code == 0
+    assert report["coverage"] == from_files["coverage"]
+    assert [c["coverage"] for c in report["clusters"]] == [c["coverage"] for c in from_files["clusters"]]
+    assert report["vector_store"]["has_text"] is False and report["vector_store"]["fields"]["text"] is None
+    assert all(c["themes"] == [] for c in report["clusters"])
+    assert report["gaps"] and all("--text-field" in g["note"] and not g["suggested_questions"] for g in report["gaps"])
+    assert "NOT verified" in report["vector_store"]["space_check"]["line"]
+
+
+def test_another_model_is_refused_with_the_median_cosine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = analyze(tmp_path, store_at(tmp_path, "parquet"), "--embedder", "hash:384")
+    err = capsys.readouterr().err
+    assert code == 2 and "does not reproduce the store's vectors (median cos" in err and "another model" in err
+    assert "--skip-space-check" in err
+
+
+def test_a_dimension_mismatch_is_caught_before_any_embedding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = analyze(tmp_path, store_at(tmp_path, "parquet"), "--embedder", "hash:64", "--skip-space-check")
+    err = capsys.readouterr().err
+    assert code == 2 and "have 384 dimensions but hash:test-hash-64 makes 64" in err
+
+
+def test_skipping_the_space_check_proceeds_and_the_reports_say_so(tmp_path: Path) -> None:
+    md = tmp_path / "r.md"
+    code, report = analyze(tmp_path, store_at(tmp_path, "parquet"), "--embedder", "hash:384", "--skip-space-check",
+                           "--markdown", str(md))
+    assert code == 0 and report["vector_store"]["space_check"]["checked"] is False
+    assert "embedding space NOT verified" in md.read_text()
+
+
+@pytest.mark.parametrize("engine", sorted(BUILDERS))
+def test_a_missing_field_names_the_store_the_field_and_the_fields_there(engine: str, tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    spec = store_at(tmp_path, engine, vector="embedding")
+    code, _ = analyze(tmp_path, spec, "--embedder", "hash:384")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].endswith(f"{spec}: no vector field 'vector' (--vector-field); the store has: id, text, document, "
+                            "embedding")
+
+
+def test_the_field_flags_map_a_store_of_other_names(tmp_path: Path) -> None:
+    spec = store_at(tmp_path, "parquet", id="chunk_id", text="body", vector="embedding", doc="source")
+    code, report = analyze(tmp_path, spec, "--embedder", "hash:384", "--skip-space-check", "--id-field", "chunk_id",
+                           "--text-field", "body", "--vector-field", "embedding", "--doc-field", "source")
+    assert code == 0
+    assert report["vector_store"]["fields"] == {"id": "chunk_id", "text": "body", "vector": "embedding",
+                                                "document": "source"}
+    assert report["corpus"]["chunks"] == len(sample_rows().ids)
+
+
+def test_an_unknown_table_lists_the_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = store_at(tmp_path, "lancedb")
+    code, _ = analyze(tmp_path, spec.replace("#docs", "#nope"), "--embedder", "hash:384")
+    assert code == 2 and "no table 'nope'; the database has: docs" in capsys.readouterr().err
