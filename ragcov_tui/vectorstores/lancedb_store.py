@@ -61,7 +61,7 @@ class LanceReader(StoreReader):
                 yield store_batch(batch, self.fields, self.spec)
 
     def search(self, vectors: np.ndarray, k: int) -> list[list[Hit]]:
-        columns = [c for c in (self.fields.id, self.fields.text) if c]
+        columns = [c for c in (self.fields.id, self.fields.text) if c] + ["_distance"]
         out: list[list[Hit]] = []
         for vec in np.asarray(vectors, dtype=np.float32):
             found = self.table.search(vec, vector_column_name=self.fields.vector).select(columns).limit(k).to_arrow()
