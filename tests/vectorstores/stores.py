@@ -77,3 +77,26 @@ def build_parquet(where: Path, rows: Rows, **names: str | None) -> str:
 
     pq.write_table(arrow_table(rows, **names), where, row_group_size=50)  # several row groups: batches for real
     return f"parquet:{where}"
+
+
+def build_chroma(where: Path, rows: Rows, collection: str = "docs") -> str:
+    chromadb = client("chromadb")
+    db = chromadb.PersistentClient(path=str(where))
+    table = db.create_collection(collection, metadata={"hnsw:space": "cosine"})
+    table.add(ids=rows.ids, embeddings=rows.vectors, documents=rows.texts,
+              metadatas=[{"document": d} for d in rows.docs])
+    return f"chroma:{where}#{collection}"
+
+
+def build_qdrant(where: Path, rows: Rows, collection: str = "docs") -> str:
+    client("qdrant_client")
+    from qdrant_client import QdrantClient, models
+
+    db = QdrantClient(path=str(where))
+    db.create_collection(collection, vectors_config=models.VectorParams(size=rows.vectors.shape[1],
+                                                                        distance=models.Distance.COSINE))
+    db.upsert(collection, points=[models.PointStruct(id=n, vector=v.tolist(), payload={"id": i, "text": t, "document": d})
+                                  for n, (i, t, d, v) in enumerate(zip(rows.ids, rows.texts, rows.docs, rows.vectors,
+                                                                       strict=True))])
+    db.close()  # local mode locks the folder: the reader opens it again
+    return f"qdrant:{where}#{collection}"

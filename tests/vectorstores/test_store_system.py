@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import run_cli
-from tests.vectorstores.stores import CORPUS, QUESTIONS, build_lancedb, sample_rows
+from tests.vectorstores.stores import CORPUS, QUESTIONS, build_chroma, build_lancedb, build_qdrant, sample_rows
+
+SEARCHABLE = {"lancedb": build_lancedb, "chroma": build_chroma, "qdrant": build_qdrant}
 
 
 def evaluate(tmp_path: Path, system: str, *corpus_and_flags: str) -> tuple[int, dict]:
@@ -20,10 +22,18 @@ def evaluate(tmp_path: Path, system: str, *corpus_and_flags: str) -> tuple[int, 
     return code, json.loads(out.read_text()) if code == 0 else {}
 
 
-def test_the_stores_search_scores_the_questions_like_exact_dense_retrieval(tmp_path: Path) -> None:
-    spec = build_lancedb(tmp_path / "store", sample_rows())
-    code, dense = evaluate(tmp_path, "builtin:dense", "--corpus", str(CORPUS))
+@pytest.fixture(scope="module")
+def dense(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    code, report = evaluate(tmp_path_factory.mktemp("dense"), "builtin:dense", "--corpus", str(CORPUS))
     assert code == 0
+    return report
+
+
+@pytest.mark.parametrize("engine", sorted(SEARCHABLE))
+def test_the_stores_search_scores_the_questions_like_exact_dense_retrieval(engine: str, tmp_path: Path,
+                                                                          dense: dict) -> None:
+    """LanceDB without an index searches exactly; Chroma's and Qdrant's HNSW are exact on 100-odd rows."""
+    spec = SEARCHABLE[engine](tmp_path / "store", sample_rows())
     code, store = evaluate(tmp_path, spec, "--corpus", spec)
     assert code == 0
     assert store["system"] == spec and store["answer_label"].startswith("retrieval only")
