@@ -53,8 +53,7 @@ def _read_all(reader: StoreReader, progress: Progress | None) -> StoreCorpus:
         raise BadInput(f"{spec.text}: the store is empty")
     vectors = np.empty((total, dim), dtype=np.float32)
     chunks: list[Chunk] = []
-    documents: dict[str, Document] = {}
-    positions: dict[str, int] = {}
+    positions: dict[str, int] = {}  # chunks seen per document, in first-seen order
     seen: set[str] = set()
     has_text = reader.fields.text is not None
     report(progress, READ_STAGE, 0, total)
@@ -66,16 +65,24 @@ def _read_all(reader: StoreReader, progress: Progress | None) -> StoreCorpus:
             raise BadInput(f"{spec.text}: row {batch.ids[0]!r} has a {batch.vectors.shape[1]}-dimensional vector, "
                            f"the store's others {dim}")
         vectors[start:start + len(batch.ids)] = batch.vectors
+        fresh = set(batch.ids)
+        if len(fresh) != len(batch.ids) or not seen.isdisjoint(fresh):
+            twice = next(cid for n, cid in enumerate(batch.ids) if cid in seen or cid in batch.ids[:n])
+            raise BadInput(f"{spec.text}: id {twice!r} appears twice (field {reader.fields.id!r} must be unique)")
+        seen |= fresh
         texts = batch.texts if batch.texts is not None else [""] * len(batch.ids)
-        for cid, text, doc in zip(batch.ids, texts, batch.docs, strict=True):
-            if cid in seen:
-                raise BadInput(f"{spec.text}: id {cid!r} appears twice (field {reader.fields.id!r} must be unique)")
-            seen.add(cid)
-            if doc not in documents:
-                documents[doc] = Document(source=doc, text="")
-            position = positions.get(doc, 0)
-            positions[doc] = position + 1
-            chunks.append(Chunk(id=cid, text=text, source=doc, position=position))
+        chunks.extend(map(Chunk, batch.ids, texts, batch.docs, _positions(batch.docs, positions)))
         report(progress, READ_STAGE, len(chunks), total)
-    return StoreCorpus(spec=spec, engine=reader.engine, fields=reader.fields, documents=list(documents.values()),
+    documents = [Document(source=doc, text="") for doc in positions]
+    return StoreCorpus(spec=spec, engine=reader.engine, fields=reader.fields, documents=documents,
                        chunks=chunks, vectors=vectors[:len(chunks)], has_text=has_text)
+
+
+def _positions(docs: list[str], seen: dict[str, int]) -> list[int]:
+    """Each row's position within its document, counting on from ``seen`` (updated)."""
+    out = []
+    for doc in docs:
+        position = seen.get(doc, 0)
+        seen[doc] = position + 1
+        out.append(position)
+    return out

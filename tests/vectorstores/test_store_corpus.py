@@ -139,3 +139,16 @@ def test_an_unknown_table_lists_the_tables(tmp_path: Path, capsys: pytest.Captur
     spec = store_at(tmp_path, "lancedb")
     code, _ = analyze(tmp_path, spec.replace("#docs", "#nope"), "--embedder", "hash:384")
     assert code == 2 and "no table 'nope'; the database has: docs" in capsys.readouterr().err
+
+
+def test_a_duplicate_id_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = sample_rows()
+    twice = Rows([rows.ids[0], *rows.ids[:-1]], rows.texts, rows.docs, rows.vectors)
+    code, _ = analyze(tmp_path, store_at(tmp_path, "parquet", twice), "--embedder", "hash:384")
+    assert code == 2 and f"id {rows.ids[0]!r} appears twice (field 'id' must be unique)" in capsys.readouterr().err
+
+
+def test_a_store_mixed_with_files_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "ragcov.db"), "--corpus", str(CORPUS),
+                   f"lancedb:{tmp_path}#t", "--questions", str(QUESTIONS), "--embedder", "hash:384")
+    assert code == 2 and "a vector store is the whole corpus; give it alone" in capsys.readouterr().err
