@@ -131,6 +131,7 @@ def run_analysis(
         embedder=embedder.spec,
         llm=llm.spec if llm else "heuristic",
         params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap,
+                **opts.field_settings(),
                 **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {}),  # R reruns with it
                 **({"sample": opts.sample} if opts.sample else {})},
         name=opts.name,

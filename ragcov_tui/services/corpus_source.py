@@ -33,6 +33,10 @@ class StoreOptions:
     doc_field: str | None = None
     skip_space_check: bool = False
 
+    def field_settings(self) -> dict[str, str]:
+        """The field options that are set, as a session's parameters keep them (a rerun reads them back)."""
+        return {k: v for k in ("id_field", "text_field", "vector_field", "doc_field") if (v := getattr(self, k))}
+
     def field_overrides(self) -> FieldOverrides:
         return FieldOverrides(id=self.id_field, text=self.text_field, vector=self.vector_field, doc=self.doc_field)
 
