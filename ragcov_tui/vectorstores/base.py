@@ -11,7 +11,7 @@ there is one line naming the store, the field and the fields that exist (:func:`
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -121,7 +121,7 @@ class StoreReader(ABC):
         """The stored vectors' dimension."""
 
     @abstractmethod
-    def batches(self, size: int = READ_BATCH) -> Iterator[StoreBatch]:
+    def batches(self, size: int = READ_BATCH) -> Generator[StoreBatch, None, None]:
         """Every row, in the store's order, ``size`` at a time."""
 
     def search(self, vectors: np.ndarray, k: int) -> list[list[Hit]]:

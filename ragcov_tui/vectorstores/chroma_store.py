@@ -9,7 +9,7 @@ vectors (the only vector field); any other name is a metadata key (the default d
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ class ChromaReader(StoreReader):
             return list(got["documents"] or [])
         return [(m or {}).get(name) for m in got["metadatas"] or []]
 
-    def batches(self, size: int = READ_BATCH) -> Iterator[StoreBatch]:
+    def batches(self, size: int = READ_BATCH) -> Generator[StoreBatch, None, None]:
         offset = 0
         while True:
             got = self.collection.get(limit=size, offset=offset, include=["embeddings", "documents", "metadatas"])

@@ -6,7 +6,7 @@ is ``table.search(vector).limit(k)``: whatever ANN index the table has, as confi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +54,7 @@ class LanceReader(StoreReader):
             self._dim = 0 if first is None else int(first.vectors.shape[1])
         return self._dim
 
-    def batches(self, size: int = READ_BATCH) -> Iterator[StoreBatch]:
+    def batches(self, size: int = READ_BATCH) -> Generator[StoreBatch, None, None]:
         query = self.table.search().select(arrow_columns(self.fields)).limit(None)
         for batch in query.to_batches(size):
             if batch.num_rows:

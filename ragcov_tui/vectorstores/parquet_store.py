@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 from ragcov_tui.errors import BadInput
@@ -49,7 +49,7 @@ class ParquetReader(StoreReader):
             self._dim = 0 if first is None else int(first.vectors.shape[1])
         return self._dim
 
-    def batches(self, size: int = READ_BATCH) -> Iterator[StoreBatch]:
+    def batches(self, size: int = READ_BATCH) -> Generator[StoreBatch, None, None]:
         for batch in self.file.iter_batches(batch_size=size, columns=arrow_columns(self.fields)):
             if batch.num_rows:
                 yield store_batch(batch, self.fields, self.spec)

@@ -9,7 +9,7 @@ named vector, or the named vector ``--vector-field`` names.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ class QdrantReader(StoreReader):
         payload = point.payload or {}
         return payload.get(name, point.id) if name == POINT_ID else payload.get(name)
 
-    def batches(self, size: int = READ_BATCH) -> Iterator[StoreBatch]:
+    def batches(self, size: int = READ_BATCH) -> Generator[StoreBatch, None, None]:
         offset = None
         while True:
             with self._lock:

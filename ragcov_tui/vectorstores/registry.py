@@ -1,7 +1,7 @@
 """Store specs and their readers: ``SCHEME:LOCATION#NAME``, one reader module per scheme.
 
 Schemes: ``lancedb:PATH#TABLE``, ``parquet:FILE``, ``chroma:PATH#COLLECTION``,
-``qdrant:PATH#COLLECTION``. Each engine's client is an optional extra (``ragcov-tui[lancedb]``…),
+``qdrant:PATH#COLLECTION``, ``pgvector:postgresql://…#TABLE``. Each engine's client is an optional extra (``ragcov-tui[lancedb]``…),
 imported only when a spec names it: a missing client is one line with the install command.
 """
 
@@ -20,6 +20,7 @@ SCHEMES: dict[str, tuple[str, bool, str, str]] = {
     "parquet": ("parquet:FILE", False, "parquet_store", "parquet"),
     "chroma": ("chroma:PATH#COLLECTION", True, "chroma_store", "chroma"),
     "qdrant": ("qdrant:PATH#COLLECTION", True, "qdrant_store", "qdrant"),
+    "pgvector": ("pgvector:postgresql://…#TABLE", True, "pgvector_store", "pgvector"),
 }
 FORMS = ", ".join(form for form, *_ in SCHEMES.values())
 

@@ -100,3 +100,32 @@ def build_qdrant(where: Path, rows: Rows, collection: str = "docs") -> str:
                                                                        strict=True))])
     db.close()  # local mode locks the folder: the reader opens it again
     return f"qdrant:{where}#{collection}"
+
+
+@functools.cache
+def postgres() -> object:
+    """One PostgreSQL with pgvector per test process (pgserver's bundled build, in a temporary folder)."""
+    import tempfile
+
+    pgserver = client("pgserver")
+    return pgserver.get_server(tempfile.mkdtemp(prefix="ragcov-pg-"), cleanup_mode="delete")
+
+
+def build_pgvector(where: Path, rows: Rows, table: str = "docs") -> str:
+    """A database of its own (named after ``where``) holding one table with a ``vector(384)`` column."""
+    psycopg = client("psycopg")
+    from pgvector.psycopg import register_vector
+
+    server = postgres()
+    name = "db_" + "".join(ch if ch.isalnum() else "_" for ch in f"{where.parent.name}_{where.name}".lower())[-50:]
+    server.psql(f"CREATE DATABASE {name};")
+    uri = server.get_uri(name)
+    with psycopg.connect(uri) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        register_vector(conn)
+        conn.execute(f"CREATE TABLE {table} (id text PRIMARY KEY, text text, document text, "
+                     f"embedding vector({rows.vectors.shape[1]}))")
+        with conn.cursor() as cur:
+            cur.executemany(f"INSERT INTO {table} (id, text, document, embedding) VALUES (%s, %s, %s, %s)",
+                            list(zip(rows.ids, rows.texts, rows.docs, rows.vectors, strict=True)))
+    return f"pgvector:{uri}#{table}"

@@ -1,6 +1,7 @@
 """``--corpus`` read from a vector store: the same chunks and vectors give the same analysis as the files.
 
-Every engine is real (LanceDB, Parquet through pyarrow, Chroma embedded, Qdrant's local mode); the store is built from sample_data/ with
+Every engine is real (LanceDB, Parquet through pyarrow, Chroma embedded, Qdrant's local mode, PostgreSQL with
+pgvector started by the tests through pgserver); the store is built from sample_data/ with
 the local embedder (tests/vectorstores/stores.py)."""
 
 from __future__ import annotations
@@ -20,17 +21,19 @@ from tests.vectorstores.stores import (
     build_chroma,
     build_lancedb,
     build_parquet,
+    build_pgvector,
     build_qdrant,
     sample_rows,
 )
 
 BUILDERS: dict[str, Callable[..., str]] = {"lancedb": build_lancedb, "parquet": build_parquet, "chroma": build_chroma,
-                                           "qdrant": build_qdrant}
+                                           "qdrant": build_qdrant, "pgvector": build_pgvector}
 ARROW = ("lancedb", "parquet")  # the engines whose columns take any name
 DEFAULT_FIELDS = {  # each engine's default mapping, as the report shows it
     **{engine: {"id": "id", "text": "text", "vector": "vector", "document": "document"} for engine in ARROW},
     "chroma": {"id": "id", "text": "documents", "vector": "embeddings", "document": "document"},
     "qdrant": {"id": "id", "text": "text", "vector": "(unnamed vector)", "document": "document"},
+    "pgvector": {"id": "id", "text": "text", "vector": "embedding", "document": "document"},
 }
 DIFFERS = ("session_id", "timings", "usage", "vector_store")  # what a run from a store reports differently
 
@@ -65,7 +68,8 @@ def from_files(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return report
 
 
-@pytest.mark.parametrize("engine", sorted(BUILDERS))
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", sorted(set(BUILDERS) - {"pgvector"}))
 def test_analyze_from_the_store_equals_analyze_from_the_files(engine: str, tmp_path: Path, from_files: dict) -> None:
     code, report = analyze(tmp_path, store_at(tmp_path, engine))
     assert code == 0
@@ -152,3 +156,20 @@ def test_a_store_mixed_with_files_is_refused(tmp_path: Path, capsys: pytest.Capt
     code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "ragcov.db"), "--corpus", str(CORPUS),
                    f"lancedb:{tmp_path}#t", "--questions", str(QUESTIONS), "--embedder", "hash:384")
     assert code == 2 and "a vector store is the whole corpus; give it alone" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_analyze_from_pgvector_equals_analyze_from_lancedb_in_id_order(tmp_path: Path) -> None:
+    """PostgreSQL reads a table in id order (its physical order moves with free space), so the same
+    rows in id order in LanceDB, read as stored, must give the same report."""
+    rows = sample_rows()
+    order = sorted(range(len(rows.ids)), key=rows.ids.__getitem__)
+    by_id = Rows([rows.ids[i] for i in order], [rows.texts[i] for i in order], [rows.docs[i] for i in order],
+                 rows.vectors[order])
+    code, lance = analyze(tmp_path, build_lancedb(tmp_path / "lance", by_id))
+    assert code == 0
+    code, pg = analyze(tmp_path, build_pgvector(tmp_path / "pg", rows))
+    assert code == 0
+    assert pg["vector_store"]["engine"] == "PostgreSQL/pgvector" and pg["vector_store"]["space_check"]["checked"]
+    assert pg["vector_store"]["fields"] == DEFAULT_FIELDS["pgvector"]
+    assert {k: v for k, v in pg.items() if k not in DIFFERS} == {k: v for k, v in lance.items() if k not in DIFFERS}

@@ -10,9 +10,17 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import run_cli
-from tests.vectorstores.stores import CORPUS, QUESTIONS, build_chroma, build_lancedb, build_qdrant, sample_rows
+from tests.vectorstores.stores import (
+    CORPUS,
+    QUESTIONS,
+    build_chroma,
+    build_lancedb,
+    build_pgvector,
+    build_qdrant,
+    sample_rows,
+)
 
-SEARCHABLE = {"lancedb": build_lancedb, "chroma": build_chroma, "qdrant": build_qdrant}
+SEARCHABLE = {"lancedb": build_lancedb, "chroma": build_chroma, "qdrant": build_qdrant, "pgvector": build_pgvector}
 
 
 def evaluate(tmp_path: Path, system: str, *corpus_and_flags: str) -> tuple[int, dict]:
@@ -29,10 +37,11 @@ def dense(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", sorted(SEARCHABLE))
 def test_the_stores_search_scores_the_questions_like_exact_dense_retrieval(engine: str, tmp_path: Path,
                                                                           dense: dict) -> None:
-    """LanceDB without an index searches exactly; Chroma's and Qdrant's HNSW are exact on 100-odd rows."""
+    """LanceDB and PostgreSQL without an index search exactly; Chroma's and Qdrant's HNSW are exact on 100-odd rows."""
     spec = SEARCHABLE[engine](tmp_path / "store", sample_rows())
     code, store = evaluate(tmp_path, spec, "--corpus", spec)
     assert code == 0

@@ -10,6 +10,8 @@ question, the space check runs on a seeded sample of the store's first rows (ski
 
 from __future__ import annotations
 
+from contextlib import closing
+
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.embeddings.space_check import SpaceCheck, check_dimension, check_space
 from ragcov_tui.evaluation.systems.base import DEFAULT_K, RetrievedChunk, SystemOutput
@@ -36,7 +38,8 @@ class StoreSystem:
     def _space_check(self, skip: bool) -> SpaceCheck:
         """The space check on a seeded sample of the first rows (the dimension only when ``skip``)."""
         check_dimension(self.embedder, self.reader.dim(), self.name)
-        first = next(self.reader.batches(), None)
+        with closing(self.reader.batches()) as rows:  # the first batch only; closing releases the engine's cursor
+            first = next(rows, None)
         if skip or first is None:
             return SpaceCheck(embedder=self.embedder.spec, checked=False)
         return check_space(self.embedder, first.texts or [], first.vectors, store=self.name)
