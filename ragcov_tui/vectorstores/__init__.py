@@ -1,5 +1,5 @@
 """Vector stores as a corpus and as a system under test: ``lancedb:PATH#TABLE``, ``parquet:FILE``,
-``chroma:PATH#COLLECTION``, ``qdrant:PATH#COLLECTION``.
+``chroma:PATH#COLLECTION``, ``qdrant:PATH#COLLECTION``, ``pgvector:postgresql://…#TABLE``.
 
 :mod:`.registry` parses a spec and opens its reader (each client an optional extra, imported only
 when a spec names it); :mod:`.base` is the reader interface; :mod:`.corpus` reads a whole store

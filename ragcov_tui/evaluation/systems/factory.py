@@ -23,7 +23,7 @@ from ragcov_tui.vectorstores.base import FieldOverrides
 from ragcov_tui.vectorstores.registry import parse_store_spec, store_scheme
 
 SCHEMES = ("records:FILE", "python:package.module:function", "http:URL", "builtin:bm25|dense|hybrid",
-           "lancedb:PATH#TABLE", "chroma:PATH#COLLECTION", "qdrant:PATH#COLLECTION")
+           "lancedb:PATH#TABLE", "chroma:PATH#COLLECTION", "qdrant:PATH#COLLECTION", "pgvector:postgresql://…#TABLE")
 
 
 def make_system(
