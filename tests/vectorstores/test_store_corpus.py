@@ -79,10 +79,9 @@ def test_analyze_from_the_store_equals_analyze_from_the_files(engine: str, tmp_p
     assert report["vector_store"]["fields"] == DEFAULT_FIELDS[engine]
     same = {k: v for k, v in report.items() if k not in DIFFERS}
     expected = {k: v for k, v in from_files.items() if k not in DIFFERS}
-    if engine == "qdrant":  # a cosine collection stores each vector normalised again, in float32: 1e-8 apart
-        assert close(same, expected)
-    else:
-        assert same == expected
+    # float figures agree to 1e-6 (not bit for bit): the files' run embeds the chunks again, and onnxruntime's
+    # sums may round differently from one run to the next under load; Qdrant normalises each vector again
+    assert close(same, expected)
 
 
 
@@ -173,3 +172,12 @@ def test_analyze_from_pgvector_equals_analyze_from_lancedb_in_id_order(tmp_path:
     assert pg["vector_store"]["engine"] == "PostgreSQL/pgvector" and pg["vector_store"]["space_check"]["checked"]
     assert pg["vector_store"]["fields"] == DEFAULT_FIELDS["pgvector"]
     assert {k: v for k, v in pg.items() if k not in DIFFERS} == {k: v for k, v in lance.items() if k not in DIFFERS}
+
+
+def test_ragcov_toml_maps_the_fields_too(tmp_path: Path) -> None:
+    spec = store_at(tmp_path, "parquet", text="body", doc="source")
+    config = tmp_path / "ragcov.toml"
+    config.write_text('[analyze]\ntext_field = "body"\ndoc_field = "source"\n')
+    code, report = analyze(tmp_path, spec, "--embedder", "hash:384", "--skip-space-check", "--config", str(config))
+    assert code == 0 and report["vector_store"]["fields"]["text"] == "body"
+    assert report["vector_store"]["fields"]["document"] == "source"
