@@ -169,7 +169,7 @@ def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None
 
 def store_flags(parser: argparse.ArgumentParser) -> None:
     """A vector store's field mapping (each store has defaults) and the space check."""
-    for part, default in (("id", "id"), ("text", "text; Chroma: its documents"), ("vector", "vector"),
+    for part, default in (("id", "id"), ("text", "text; Chroma: its documents"), ("vector", "vector; pgvector: embedding"),
                           ("doc", "document")):
         parser.add_argument(f"--{part}-field", metavar="FIELD",
                             help=f"a vector store's {part} field (default per store: {default})")
