@@ -20,13 +20,14 @@ import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze, as_unit_matrix
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.sampling import sample_estimate, sample_rows
 from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.coverage.traffic import traffic_of
-from ragcov_tui.embeddings.base import discarded_note
+from ragcov_tui.embeddings.base import Embedder, discarded_note
 from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
@@ -47,6 +48,7 @@ from ragcov_tui.store.vectors import save_documents, save_vectors
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet
 from ragcov_tui.traffic.reader import read_traffic
+from ragcov_tui.vectorstores.corpus import StoreCorpus
 
 # AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
 PARAM_FIELDS = ("clusters", "threshold", "top_n", "gap_threshold", "lof_neighbors", "contamination", "seed")
@@ -118,9 +120,7 @@ def run_analysis(
         raise BadInput("--traffic: the precomputed embedder has no vectors for the log's queries; "
                        "name the embedder that made the vectors (e.g. --embedder openai:MODEL)")
     # the store's vectors are the chunks' vectors: check the embedder makes the same ones, before anything else
-    space = None if store is None else verify_space(embedder, store, opts, seed=params.seed)
-    if space is not None and not space.checked and warn is not None:  # the summary shows a verified space
-        warn(space.line())
+    space = verify_space(embedder, store, opts, seed=params.seed, warn=warn) if store is not None else None
     llm = make_llm(opts.llm, db=cache, concurrency=opts.concurrency)
     sid = create_session(
         db,
@@ -138,11 +138,7 @@ def run_analysis(
     )
     try:
         t = time.perf_counter()
-        stored = None if store is None else store.vectors if rows is None else store.vectors[rows]
-        chunk_vecs = as_unit_matrix(stored, "chunk", len(chunks)) if stored is not None else embed_items(
-            embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks", progress=progress,
-            labels=[c.id for c in chunks],
-        )
+        chunk_vecs = _chunk_vectors(embedder, chunks, store, rows, progress)
         question_vecs = embed_items(
             embedder,
             [q.text for q in testset.questions],
@@ -184,8 +180,7 @@ def run_analysis(
         timings["store"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0
 
-        if store is not None and space is not None:
-            result.vector_store = store_section(store, space)
+        result.vector_store = store_section(store, space)
         report = result.to_report()
         report["session_id"] = sid
         report["embedder"] = {"provider": embedder.provider, "model": embedder.model, "dim": int(chunk_vecs.shape[1])}
@@ -230,6 +225,15 @@ def sampled(result: CoverageResult, total: int) -> SampleEstimate:
     radius = result.calibration["radius"]
     within = None if result.mindist is None or radius is None else result.mindist <= radius
     return sample_estimate(result.mindist, within, result.clustering.labels, result.clustering.k, total)
+
+
+def _chunk_vectors(embedder: Embedder, chunks: list[Chunk], store: StoreCorpus | None, rows: np.ndarray | None,
+                   progress: Progress | None) -> np.ndarray:
+    """The chunks' unit vectors: a store's as stored (the sampled ``rows`` of them), else embedded."""
+    if store is not None:
+        return as_unit_matrix(store.vectors if rows is None else store.vectors[rows], "chunk", len(chunks))
+    return embed_items(embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks",
+                       progress=progress, labels=[c.id for c in chunks])
 
 
 def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:

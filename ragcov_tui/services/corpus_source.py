@@ -70,15 +70,23 @@ def session_corpus(corpus: list[str]) -> list[str]:
     return [c if store_scheme(c) else str(Path(c).resolve()) for c in corpus]
 
 
-def store_section(store: StoreCorpus, space: SpaceCheck) -> VectorStoreSection:
-    """The report's ``vector_store``: the store, its engine, the field mapping used and the space check."""
+def store_section(store: StoreCorpus | None, space: SpaceCheck | None) -> VectorStoreSection | None:
+    """The report's ``vector_store``: the store, its engine, the field mapping used and the space check
+    (None when the corpus is files)."""
+    if store is None or space is None:
+        return None
     return {"spec": store.spec.text, "engine": store.engine, "fields": store.fields.shown(), "rows": len(store.chunks),
             "dim": int(store.vectors.shape[1]), "has_text": store.has_text, "space_check": space.as_dict()}
 
 
-def verify_space(embedder: Embedder, store: StoreCorpus, opts: StoreOptions, *, seed: int = 0) -> SpaceCheck:
-    """The space check of ``embedder`` against ``store`` (dimensions are checked even when skipped)."""
+def verify_space(embedder: Embedder, store: StoreCorpus, opts: StoreOptions, *, seed: int = 0,
+                 warn: Callable[[str], None] | None = None) -> SpaceCheck:
+    """The space check of ``embedder`` against ``store`` (dimensions are checked even when skipped, and
+    ``warn`` hears that it was; the summary shows a verified space)."""
     if opts.skip_space_check:
         check_dimension(embedder, int(store.vectors.shape[1]), store.spec.text)
-        return SpaceCheck(embedder=embedder.spec, checked=False)
+        skipped = SpaceCheck(embedder=embedder.spec, checked=False)
+        if warn is not None:
+            warn(skipped.line())
+        return skipped
     return check_space(embedder, [c.text for c in store.chunks], store.vectors, store=store.spec.text, seed=seed)
