@@ -28,6 +28,7 @@ from ragcov_tui.cli.safe_console import SafeConsole
 from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, RagcovError
 from ragcov_tui.redact import redact_text
 from ragcov_tui.safe_text import visible, visible_line
+from ragcov_tui.vectorstores.registry import FORMS as STORE_FORMS
 
 EXAMPLES = {
     "analyze": "ragcov analyze --corpus sample_data/corpus --questions sample_data/questions.jsonl --json report.json",
@@ -71,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
 
     a = add("analyze", "Measure how well a test set covers a corpus (semantic-coverage method).")
     a.add_argument("--corpus", nargs="+", metavar="PATH",
-                   help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents); default: a BEIR folder's corpus.jsonl")
+                   help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents), or a vector store: "
+                        f"{STORE_FORMS}; default: a BEIR folder's corpus.jsonl")
     a.add_argument("--questions", required=True, metavar="FILE|DIR",
                    help="test file (.jsonl, .json, .csv) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     ir_flags(a)
@@ -100,9 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--questions", required=True, metavar="FILE|DIR",
                    help="test file or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     e.add_argument("--corpus", nargs="+", default=[], metavar="PATH",
-                   help="corpus (needed by builtin systems and document-level gold ids); default: a BEIR folder's corpus.jsonl")
+                   help="corpus (needed by builtin systems and document-level gold ids), files or a vector store; "
+                        "default: a BEIR folder's corpus.jsonl")
     ir_flags(e)
-    e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | builtin:bm25|dense|hybrid")
+    e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | "
+                   "builtin:bm25|dense|hybrid | a vector store searched by its own index: lancedb:PATH#TABLE, "
+                   "chroma:PATH#COLLECTION, qdrant:PATH#COLLECTION, pgvector:postgresql://…#TABLE")
     e.add_argument("--join",
                    help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question"
                         " | order (row n is question n) (default {join})")
@@ -167,6 +172,17 @@ def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None
     parser.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
     parser.add_argument("--markdown", metavar="FILE", help=f"write a Markdown report {markdown}")
     parser.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help=f"exit 3 when {gate}")
+    store_flags(parser)
+
+
+def store_flags(parser: argparse.ArgumentParser) -> None:
+    """A vector store's field mapping (each store has defaults) and the space check."""
+    for part, default in (("id", "id"), ("text", "text; Chroma: its documents"), ("vector", "vector; pgvector: embedding"),
+                          ("doc", "document")):
+        parser.add_argument(f"--{part}-field", metavar="FIELD",
+                            help=f"a vector store's {part} field (default per store: {default})")
+    parser.add_argument("--skip-space-check", action="store_true",
+                        help="do not check that --embedder reproduces the store's vectors (every report says so)")
 
 
 def ir_flags(parser: argparse.ArgumentParser) -> None:

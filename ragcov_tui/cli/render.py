@@ -29,7 +29,7 @@ from ragcov_tui.cli.coverage_views import print_documents, print_gaps, print_mos
 from ragcov_tui.cli.output import ragcov_command
 from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
-from ragcov_tui.coverage.report_md import fallback_line, fmt, pct
+from ragcov_tui.coverage.report_md import fallback_line, fmt, pct, store_line
 from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
@@ -163,6 +163,9 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
         console.print(plain_line(sample_line(sample)))
     if report.get("message"):
         console.print(plain(report["message"], style="yellow"))
+    if store := report.get("vector_store"):
+        console.print(plain_line(f"vector store: {store_line(store)}",
+                                 style="" if store["space_check"]["checked"] else "yellow"))
     print_gaps(console, report)
     if fallback_line(report):
         console.print(plain_line(fallback_line(report), style="yellow"))

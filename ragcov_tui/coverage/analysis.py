@@ -28,7 +28,7 @@ from ragcov_tui.coverage.reach import cluster_reach, mark_uneven
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.suggest_offline import Embed
-from ragcov_tui.coverage.themes import gap_themes
+from ragcov_tui.coverage.themes import gap_themes, textless_themes
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress, report
@@ -189,7 +189,7 @@ def analyze(
                                                  THEME_TEXTS_PER_CLUSTER) or central[g.cluster] for g in gaps}
     themes = gap_themes(llm, [[t for _, t in ts] for ts in central], gap_chunks, n_themes=params.n_themes,
                         n_questions=params.n_suggestions, progress=progress, existing=[q.text for q in questions],
-                        question_vecs=Q, embed=embed)
+                        question_vecs=Q, embed=embed) if any(c.text for c in chunks) else textless_themes(k)
     report(progress, "themes", 1, 1)
 
     report(progress, "map", 0, 1)

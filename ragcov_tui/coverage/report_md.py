@@ -19,7 +19,7 @@ from ragcov_tui.coverage.advice import gap_advice, named, unreached_summary, unr
 from ragcov_tui.markdown import cell, code, fmt, pct, table
 from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import visible
-from ragcov_tui.store.analysis_contract import AnalysisReport, GapEntry
+from ragcov_tui.store.analysis_contract import AnalysisReport, GapEntry, VectorStoreSection
 
 DOCUMENTS_SHOWN = 20  # least-covered documents in the Markdown table (the JSON lists all)
 GOLD_NAMED = 50  # unnamed documents listed by name
@@ -40,6 +40,12 @@ def fallback_line(report: Mapping[str, Any]) -> str | None:
         return None
     return (f"The LLM failed for {count(fallback.get('gaps'))} of {count(fallback.get('asked'))} gaps: their themes and questions "
             f"are heuristic ({fallback.get('cause')}).")
+
+
+def store_line(store: VectorStoreSection) -> str:
+    """The store the corpus was read from, its field mapping and the space check, as one line."""
+    fields = ", ".join(f"{role}={name}" for role, name in store["fields"].items() if name)
+    return f"{store['engine']} {store['spec']} ({store['rows']} rows; {fields}); {store['space_check']['line']}"
 
 
 def analysis_markdown(report: AnalysisReport) -> str:
@@ -63,6 +69,8 @@ def analysis_markdown(report: AnalysisReport) -> str:
         lines += [f"> **Note:** {cell(fallback_line(report))}", ""]
     if report.get("message"):
         lines += [f"> **Note:** {cell(report['message'])}", ""]
+    if store := report.get("vector_store"):  # the corpus came from a vector store: which, and was its space verified
+        lines += [f"> **Vector store:** {cell(store_line(store))}", ""]
     for adjustment in report.get("adjustments") or []:  # an option the data could not honour
         lines += [f"> **Adjusted:** {cell(adjustment)}", ""]
     lines += ["## Coverage", ""]

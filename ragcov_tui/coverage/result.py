@@ -36,6 +36,7 @@ from ragcov_tui.store.analysis_contract import (
     GapEntry,
     QuestionDetail,
     SampleEstimate,
+    VectorStoreSection,
 )
 
 
@@ -100,6 +101,7 @@ class CoverageResult:
     session_id: str | None = None
     embedder: dict[str, str | None] = field(default_factory=dict)  # provider, model (set by the caller)
     sample: SampleEstimate | None = None  # --sample: the intervals (coverage/sampling.py; set by the caller)
+    vector_store: VectorStoreSection | None = None  # the corpus's store and its space check (set by the caller)
 
     def to_report(self, *, details: bool = True) -> AnalysisReport:
         """The ``analyze --json`` report; ``details=False`` leaves out the per-item lists."""
@@ -151,6 +153,8 @@ class CoverageResult:
         }
         if self.sample is not None:
             report["sample"] = self.sample
+        if self.vector_store is not None:
+            report["vector_store"] = self.vector_store
         if details:
             report["question_details"] = self.question_details()
             report["chunk_details"] = self.chunk_details()

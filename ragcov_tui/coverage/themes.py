@@ -141,6 +141,14 @@ def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_chu
     return base
 
 
+NO_TEXT_NOTE = "no themes or suggested questions: the corpus has no chunk text (a vector store: map it with --text-field)"
+
+
+def textless_themes(k: int) -> list[ClusterThemes]:
+    """What a corpus without text gives each of its ``k`` clusters: no theme, a note saying what is needed."""
+    return [ClusterThemes(themes=[], note=NO_TEXT_NOTE) for _ in range(k)]
+
+
 def llm_fallback(themes: list[ClusterThemes]) -> LlmFallback | None:
     """``{"gaps": failed, "asked": asked, "cause": first failure}`` when the LLM was asked for gap
     themes and failed for at least one gap (those gaps carry heuristic themes), else None."""

@@ -19,19 +19,27 @@ import numpy as np
 import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
-from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
-from ragcov_tui.corpus.models import Chunk, Document
-from ragcov_tui.coverage.analysis import analyze
+from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.coverage.analysis import analyze, as_unit_matrix
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.sampling import sample_estimate, sample_rows
 from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.coverage.traffic import traffic_of
-from ragcov_tui.embeddings.base import discarded_note
+from ragcov_tui.embeddings.base import Embedder, discarded_note
 from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
+from ragcov_tui.services.corpus_source import (
+    LoadedCorpus,
+    StoreOptions,
+    load_corpus_source,
+    session_corpus,
+    store_section,
+    verify_space,
+)
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.analysis_contract import AnalysisHeadline, AnalysisReport, AnalysisUsage, SampleEstimate
 from ragcov_tui.store.sessions import create_session, finish_session
@@ -40,14 +48,16 @@ from ragcov_tui.store.vectors import save_documents, save_vectors
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet
 from ragcov_tui.traffic.reader import TrafficLog, read_traffic
+from ragcov_tui.vectorstores.corpus import StoreCorpus
 
 # AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
 PARAM_FIELDS = ("clusters", "threshold", "top_n", "gap_threshold", "lof_neighbors", "contamination", "seed")
 
 
 @dataclass
-class AnalyzeOptions:
-    """Everything one analysis run needs; ``None`` means "the engine's default"."""
+class AnalyzeOptions(StoreOptions):
+    """Everything one analysis run needs; ``None`` means "the engine's default". A vector store
+    as the corpus adds the field mapping and the space check (:class:`StoreOptions`)."""
 
     corpus: list[str]
     questions: str
@@ -103,7 +113,8 @@ def run_analysis(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     params = opts.coverage_params()
-    opts, testset, documents, chunks = load_inputs(opts, progress, warn)
+    opts, testset, loaded = load_inputs(opts, progress, warn)
+    documents, chunks, store = loaded.documents, loaded.chunks, loaded.store
     all_chunks = len(chunks)
     rows = sample_rows(all_chunks, opts.sample, params.seed)
     if rows is not None:
@@ -119,26 +130,26 @@ def run_analysis(
     if log is not None and embedder.provider == "precomputed":
         raise BadInput(f"query log {opts.traffic}: the precomputed embedder has no vectors for the log's queries; "
                        "name the embedder that made the vectors (e.g. --embedder openai:MODEL)")
+    # the store's vectors are the chunks' vectors: check the embedder makes the same ones, before anything else
+    space = verify_space(embedder, store, opts, seed=params.seed, warn=warn) if store is not None else None
     llm = make_llm(opts.llm, db=cache, concurrency=opts.concurrency)
     sid = create_session(
         db,
         "analysis",
-        corpus=[str(Path(p).resolve()) for p in opts.corpus],
+        corpus=session_corpus(opts.corpus),
         questions_path=str(Path(opts.questions).resolve()),
         testset_sha256=testset.sha256,
         embedder=embedder.spec,
         llm=llm.spec if llm else "heuristic",
         params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap,
+                **opts.field_settings(),
                 **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {}),  # R reruns with it
                 **({"sample": opts.sample} if opts.sample else {})},
         name=opts.name,
     )
     try:
         t = time.perf_counter()
-        chunk_vecs = embed_items(
-            embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks", progress=progress,
-            labels=[c.id for c in chunks],
-        )
+        chunk_vecs = _chunk_vectors(embedder, chunks, store, rows, progress)
         question_vecs = embed_items(
             embedder,
             [q.text for q in testset.questions],
@@ -180,6 +191,7 @@ def run_analysis(
         timings["store"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0
 
+        result.vector_store = store_section(store, space)
         report = result.to_report()
         report["session_id"] = sid
         report["embedder"] = {"provider": embedder.provider, "model": embedder.model, "dim": int(chunk_vecs.shape[1])}
@@ -203,21 +215,20 @@ def run_analysis(
 
 def load_inputs(
     opts: AnalyzeOptions, progress: Progress | None, warn: Callable[[str], None] | None
-) -> tuple[AnalyzeOptions, TestSet, list[Document], list[Chunk]]:
-    """The test set and the chunked corpus (``opts.corpus`` filled in from a BEIR folder); BadInput
-    when either is empty or no corpus is given."""
+) -> tuple[AnalyzeOptions, TestSet, LoadedCorpus]:
+    """The test set and the corpus, chunked or read from a vector store (``opts.corpus`` filled in
+    from a BEIR folder); BadInput when either is empty or no corpus is given."""
     testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
     if not testset.questions:
         raise BadInput(f"{opts.questions}: the test file has no questions")
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     if not opts.corpus:
         raise BadInput("--corpus: required (files or directories) unless --questions is a BEIR folder with corpus.jsonl")
-    documents, chunks = build_chunks(
-        opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn, progress=progress
-    )
-    if not chunks:
+    loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
+                                warn=warn, progress=progress)
+    if not loaded.chunks:
         raise BadInput("corpus: no text to analyse after loading and chunking")
-    return opts, testset, documents, chunks
+    return opts, testset, loaded
 
 
 def sampled(result: CoverageResult, total: int) -> SampleEstimate:
@@ -225,6 +236,15 @@ def sampled(result: CoverageResult, total: int) -> SampleEstimate:
     radius = result.calibration["radius"]
     within = None if result.mindist is None or radius is None else result.mindist <= radius
     return sample_estimate(result.mindist, within, result.clustering.labels, result.clustering.k, total)
+
+
+def _chunk_vectors(embedder: Embedder, chunks: list[Chunk], store: StoreCorpus | None, rows: np.ndarray | None,
+                   progress: Progress | None) -> np.ndarray:
+    """The chunks' unit vectors: a store's as stored (the sampled ``rows`` of them), else embedded."""
+    if store is not None:
+        return as_unit_matrix(store.vectors if rows is None else store.vectors[rows], "chunk", len(chunks))
+    return embed_items(embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks",
+                       progress=progress, labels=[c.id for c in chunks])
 
 
 def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:

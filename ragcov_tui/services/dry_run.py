@@ -147,14 +147,16 @@ def plan_analysis(opts: AnalyzeOptions, db: sqlite_utils.Database | None,
                   warn: Callable[[str], None] | None = None) -> RunPlan:
     """The plan of ``run_analysis(opts)`` (``db``: the read-only cache, or None)."""
     params = opts.coverage_params()
-    opts, testset, documents, chunks = load_inputs(opts, None, warn)
+    opts, testset, loaded = load_inputs(opts, None, warn)
+    documents, chunks = loaded.documents, loaded.chunks
     rows = sample_rows(len(chunks), opts.sample, params.seed)
     if rows is not None:  # --sample: only the sampled chunks are embedded
         chunks = [chunks[i] for i in rows]
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     texts: list[str] = []
     if embedder.provider != "precomputed":
-        texts = [c.text for c in chunks] + [q.text for q in testset.questions]
+        stored = loaded.store is not None  # a vector store's chunks keep their vectors: only the questions are embedded
+        texts = ([] if stored else [c.text for c in chunks]) + [q.text for q in testset.questions]
     llm = _llm_spec(opts.llm)
     bound = None if llm is None else (params.clusters if isinstance(params.clusters, int) else len(chunks))
     notes = ["--traffic: the log's queries are embedded too (not counted here)"] if opts.traffic else []

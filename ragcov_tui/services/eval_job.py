@@ -24,8 +24,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
-from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, build_chunks
-from ragcov_tui.corpus.models import Chunk, Document
+from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
@@ -46,6 +45,7 @@ from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
+from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
 from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage
 from ragcov_tui.store.evals import (
     NonFiniteValue,
@@ -59,12 +59,13 @@ from ragcov_tui.store.sessions import create_session, finish_session, resolve_se
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.gold_ids import match_gold_ids
 from ragcov_tui.testset.models import TestSet
+from ragcov_tui.vectorstores.registry import store_scheme
 
 STAGE = "evaluating"
 
 
 @dataclass
-class EvalOptions:
+class EvalOptions(StoreOptions):
     """Everything one eval run needs. ``judge_llm`` / ``paraphrase_llm`` default to ``llm``;
     ``metrics`` None means every metric (see :mod:`ragcov_tui.evaluation.metric_names`)."""
 
@@ -113,23 +114,25 @@ def run_eval(
     opts.check()
     testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
     # An IR folder holds queries and judgements only: retrieval metrics unless asked for more.
-    retrieval_metrics, generation_metrics = select_metrics(
-        opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
+    # An IR folder holds queries and judgements only, a vector store retrieves only: retrieval metrics unless asked.
+    retrieval_only = testset.format == "beir" or store_scheme(opts.system) is not None
+    retrieval_metrics, generation_metrics = select_metrics(opts.metrics or ("retrieval" if retrieval_only else None),
+                                                           opts.k)
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     llms = _llms(opts, db, warn)
     if llms["judge"] is not None and not opts.no_preflight and any(METRICS[m].uses_llm for m in generation_metrics):
         preflight_judge(llms["judge"])  # a judge that cannot answer stops the run here, in one line
-    documents: list[Document] = []
-    chunks: list[Chunk] = []
-    if opts.corpus:
-        documents, chunks = build_chunks(opts.corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
-                                 warn=warn, progress=progress)
-    gold_ids = match_gold_ids(testset.questions, chunks, opts.corpus, warn=warn).as_dict() if chunks else None
+    loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
+                                warn=warn, progress=progress) if opts.corpus else LoadedCorpus([], [])
+    documents, chunks = loaded.documents, loaded.chunks
+    roots = [] if loaded.store else opts.corpus  # gold ids relative to a corpus folder
+    gold_ids = match_gold_ids(testset.questions, chunks, roots, warn=warn).as_dict() if chunks else None
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     # file gold ids first (above), then reference-context texts for the questions without any
-    from_contexts = gold_from_contexts(testset.questions, documents, chunks, opts.corpus, embedder, progress)
+    from_contexts = gold_from_contexts(testset.questions, documents, chunks, roots, embedder, progress)
     system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
-                         questions=testset.questions, join=opts.join)
+                         questions=testset.questions, join=opts.join, fields=opts.field_overrides(),
+                         skip_space_check=opts.skip_space_check)
     # records whose contexts are bare texts, with no corpus to find them in: no retrieval metric
     unmeasured = system.retrieval_unmeasured() if hasattr(system, "retrieval_unmeasured") else None
     if unmeasured and not generation_metrics:
@@ -289,7 +292,7 @@ def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any
                            f"{', '.join(changed)}; start a new run instead")
         resume_session(db, session["id"])  # BadInput while another process still runs it
         return session["id"]
-    return create_session(db, "eval", corpus=[str(Path(p).resolve()) for p in opts.corpus],
+    return create_session(db, "eval", corpus=session_corpus(opts.corpus),
                           questions_path=str(Path(opts.questions).resolve()), testset_sha256=testset.sha256, embedder=embedder,
                           llm=judge.spec if judge else "heuristic", system=redact_text(opts.system), params=params,
                           name=opts.name)

@@ -166,6 +166,11 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("max_drop", _number(0.0, 1.0), ("eval",)),
     Spec("join", _choice("auto", "id", "question", "order"), ("eval",)),  # records_join.JOINS
     Spec("keep_backups", _whole(1, 1_000_000), ("tui",), "RAGCOV_KEEP_BACKUPS"),  # testset.durable: backups per file
+    # a vector store's field mapping (--corpus / --system lancedb:… ; vectorstores/base.py FieldMap)
+    Spec("id_field", _text, BOTH),
+    Spec("text_field", _text, BOTH),
+    Spec("vector_field", _text, BOTH),
+    Spec("doc_field", _text, BOTH),
 )}
 ENV_VARS = {s.key: s.env for s in SPECS.values() if s.env}
 

@@ -226,6 +226,27 @@ class SampleEstimate(TypedDict):
     basic: list[float] | None
     covered_share: list[float] | None
     clusters: list[SampleCluster]
+class SpaceCheckEntry(TypedDict):
+    """Did ``--embedder`` reproduce the store's vectors (embeddings/space_check.py)? ``checked`` False: skipped."""
+
+    embedder: str
+    checked: bool
+    sample: int
+    min_cos: float | None
+    median_cos: float | None
+    line: str
+
+
+class VectorStoreSection(TypedDict):
+    """The vector store the corpus was read from (``--corpus lancedb:…``), its field mapping and the space check."""
+
+    spec: str
+    engine: str
+    fields: dict[str, str | None]
+    rows: int
+    dim: int
+    has_text: bool
+    space_check: SpaceCheckEntry
 
 
 class AnalysisReport(TypedDict):
@@ -257,6 +278,7 @@ class AnalysisReport(TypedDict):
     usage: NotRequired[AnalysisUsage]
     traffic: NotRequired[TrafficSection]  # with --traffic only
     sample: NotRequired[SampleEstimate]  # with --sample only
+    vector_store: NotRequired[VectorStoreSection]  # with a vector store as the corpus only
 
 
 class AnalysisHeadline(TypedDict):

@@ -16,10 +16,14 @@ from ragcov_tui.evaluation.systems.builtin import BuiltinSystem
 from ragcov_tui.evaluation.systems.http_system import HttpSystem
 from ragcov_tui.evaluation.systems.python_callable import PythonCallableSystem
 from ragcov_tui.evaluation.systems.records_system import RecordsSystem
+from ragcov_tui.evaluation.systems.store_system import StoreSystem
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.testset.models import Question
+from ragcov_tui.vectorstores.base import FieldOverrides
+from ragcov_tui.vectorstores.registry import parse_store_spec, store_scheme
 
-SCHEMES = ("records:FILE", "python:package.module:function", "http:URL", "builtin:bm25|dense|hybrid")
+SCHEMES = ("records:FILE", "python:package.module:function", "http:URL", "builtin:bm25|dense|hybrid",
+           "lancedb:PATH#TABLE", "chroma:PATH#COLLECTION", "qdrant:PATH#COLLECTION", "pgvector:postgresql://…#TABLE")
 
 
 def make_system(
@@ -31,9 +35,15 @@ def make_system(
     k: int = DEFAULT_K,
     questions: Sequence[Question] = (),
     join: str = "auto",
+    fields: FieldOverrides | None = None,
+    skip_space_check: bool = False,
 ) -> System:
     """The system named by ``spec``; a records file is joined to ``questions`` by ``join``
-    (:mod:`ragcov_tui.evaluation.systems.records_join`)."""
+    (:mod:`ragcov_tui.evaluation.systems.records_join`); a vector store is searched by its own index
+    with ``fields`` mapping its rows (:mod:`ragcov_tui.evaluation.systems.store_system`)."""
+    if store_scheme(spec):
+        return StoreSystem(parse_store_spec(spec), embedder=embedder, overrides=fields, k=k,
+                           skip_space_check=skip_space_check)
     scheme, sep, target = spec.partition(":")
     if spec.startswith(("http://", "https://")):  # a bare URL is the http scheme
         scheme, sep, target = "http", ":", spec
