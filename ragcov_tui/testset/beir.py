@@ -76,13 +76,20 @@ def _read_file(path: Path) -> TestSet:
 
 
 def corpus_paths(questions: str | Path, corpus: list[str] | None) -> list[str]:
-    """The corpus to load: ``corpus`` when given, else the BEIR folder's ``corpus.jsonl``, else []."""
+    """The corpus to load: ``corpus`` when given, else the BEIR folder's ``corpus.jsonl``, else [].
+    A BEIR folder given as a corpus is its ``corpus.jsonl`` too: walked as a folder, its queries,
+    qrels and notes would be read as documents of the knowledge base."""
     if corpus:
-        return list(corpus)
-    folder = Path(questions)
+        return [_beir_corpus(path) or path for path in corpus]
+    return [found] if (found := _beir_corpus(str(questions))) else []
+
+
+def _beir_corpus(path: str) -> str | None:
+    """``path/corpus.jsonl`` when ``path`` is a BEIR folder holding one, else None."""
+    folder = Path(path)
     if is_ir_folder(folder) and os.path.lexists(folder / CORPUS_FILE):
-        return [str(folder / CORPUS_FILE)]
-    return []
+        return str(folder / CORPUS_FILE)
+    return None
 
 
 def qrels_file(folder: Path, split: str) -> Path:

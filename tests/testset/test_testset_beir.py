@@ -76,6 +76,16 @@ def test_folder_reads_only_judged_queries_in_file_order_with_graded_gold(tmp_pat
     assert corpus_paths(folder, ["other"]) == ["other"]
 
 
+def test_a_beir_folder_given_as_the_corpus_is_its_corpus_file_not_its_queries(tmp_path: Path) -> None:
+    """Walked as a folder, a BEIR folder's queries.jsonl, qrels and notes would become documents
+    (SciFact as --corpus read 6,293 documents instead of 5,183)."""
+    folder = write_beir(tmp_path / "b", queries=QUERIES, qrels={"test": "q1\td1\t1\n"})
+    plain = tmp_path / "docs"
+    plain.mkdir()
+    assert corpus_paths("q.jsonl", [str(folder), str(plain), "lancedb:x#t"]) == [
+        str(folder / "corpus.jsonl"), str(plain), "lancedb:x#t"]
+
+
 def test_split_picks_the_qrels_file_and_a_missing_split_lists_the_others(tmp_path: Path) -> None:
     folder = write_beir(tmp_path / "b", queries=QUERIES, qrels={"test": "q1\td1\t1\n", "dev": "q2\td1\t1\n"})
     assert [q.id for q in read_questions(folder, split="dev").questions] == ["q2"]
