@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.store.analysis_contract import AnalysisReport, ChunkDetail, QuestionDetail
+from ragcov_tui.errors import BadInput
+from ragcov_tui.store.analysis_contract import AnalysisReport, AnalysisUsage, ChunkDetail, QuestionDetail
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.testset.models import Question
@@ -70,11 +71,19 @@ def save_analysis(db: sqlite_utils.Database, session_id: str, result: StoredAnal
 
 
 def load_analysis_report(db: sqlite_utils.Database, session_id: str, *, details: bool = True) -> AnalysisReport:
-    """The ``analyze --json`` report of a stored session (KeyError if it has none)."""
+    """The ``analyze --json`` report of a stored session (KeyError if it has none, BadInput if the
+    stored text is not a JSON object)."""
     row = db.conn.execute("SELECT report FROM reports WHERE session_id = ?", [session_id]).fetchone()
     if row is None:
         raise KeyError(f"session {session_id}: no analysis report stored")
-    report: AnalysisReport = json.loads(row[0])
+    try:
+        stored: Any = json.loads(row[0])
+    except (TypeError, ValueError, RecursionError):
+        stored = None
+    if not isinstance(stored, dict):  # another version's row, or a hand edit
+        raise BadInput(f"session {session_id}: its stored analysis report is not readable (not a JSON object: left by "
+                       "another ragcov, or the database was edited): run it again")
+    report = cast(AnalysisReport, stored)
     session = get_session(db, session_id)  # its stored fields read defensively
     if session is not None:
         spec, llm, timings, usage = session["embedder"], session["llm"], session["timings"], session["usage"]
@@ -87,7 +96,7 @@ def load_analysis_report(db: sqlite_utils.Database, session_id: str, *, details:
         if timings is not None:
             report.setdefault("timings", timings)
         if usage is not None:  # an AnalysisUsage as this ragcov wrote it, or an object another one wrote
-            report.setdefault("usage", usage)  # type: ignore[typeddict-item]
+            report.setdefault("usage", cast(AnalysisUsage, usage))
     traffic = load_traffic(db, session_id, details=details)
     if traffic is not None:
         report["traffic"] = traffic

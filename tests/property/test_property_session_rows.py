@@ -149,3 +149,21 @@ def test_clock_skew_is_bounded_and_no_heartbeat_breaks_the_reader(at: datetime, 
     row = {"id": "a1b2c3d4", "status": "running", "pid": 999_999, "host": "elsewhere.example",
            "heartbeat_at": beat.isoformat()}
     assert is_live(row) is (age is not None and age < STALE_AFTER)
+
+
+@pytest.mark.parametrize("stored", ["not json", "[1, 2]", '"text"', "null", "{", "[" * 3000 + "]" * 3000],
+                         ids=["text", "list", "string", "null", "cut", "nested"])
+def test_report_on_an_analysis_whose_stored_report_is_unreadable_says_so_in_one_line(
+        stored: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A ``reports`` row another version or a hand edit left: one line and exit 2, not a traceback."""
+    db_path = tmp_path / "r.db"
+    _write(db_path, [{"id": "a1b2c3d4", "kind": "analysis", "status": "done", "created_at": NOW.isoformat()}])
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute("INSERT INTO reports (session_id, report) VALUES (?, ?)", ["a1b2c3d4", stored])
+    conn.close()
+    capsys.readouterr()
+    code = main(["report", "a1b2c3d4", "--db", str(db_path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out + err
+    assert err.strip().splitlines() == [err.strip()] and "not readable" in err
