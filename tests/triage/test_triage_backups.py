@@ -107,7 +107,8 @@ def test_a_bad_count_is_one_line_before_anything_is_written(env, monkeypatch) ->
     (["--keep-backups", "none"], "--keep-backups: expected a whole number from 1 to 1000000, got 'none'"),
     (["--config", "CONFIG"], "[tui] keep_backups: expected a whole number from 1 to 1000000, got 0"),
 ])
-def test_tui_checks_the_setting_at_start(tmp_path: Path, how: list[str], message: str, capsys) -> None:
+def test_tui_checks_the_setting_at_start(tmp_path: Path, how: list[str], message: str, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("ragcov_tui.cli.main.has_terminal", lambda: True)  # past the no-terminal refusal
     config = tmp_path / "ragcov.toml"
     config.write_text("[tui]\nkeep_backups = 0\n")
     assert main(["tui", "--db", str(tmp_path / "db"), *(str(config) if a == "CONFIG" else a for a in how)]) == 2
@@ -116,10 +117,12 @@ def test_tui_checks_the_setting_at_start(tmp_path: Path, how: list[str], message
 
 def test_tui_hands_the_setting_to_the_writer(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(KEEP_BACKUPS_ENV, "")  # unset for the run, restored afterwards
+    monkeypatch.setattr("ragcov_tui.cli.main.has_terminal", lambda: True)  # past the no-terminal refusal
     config = tmp_path / "ragcov.toml"
     config.write_text("keep_backups = 7\n")
-    # no terminal here: the app refuses to open, after the settings are read
-    assert main(["tui", "--config", str(config), "--db", str(tmp_path / "db")]) == 2
+    # a mistyped session: the app refuses to open, after the settings are read
+    tui = ["tui", "--config", str(config), "--db", str(tmp_path / "db"), "--session", "zzz"]
+    assert main(tui) == 2
     assert os.environ[KEEP_BACKUPS_ENV] == "7"
-    assert main(["tui", "--config", str(config), "--db", str(tmp_path / "db"), "--keep-backups", "4"]) == 2
+    assert main([*tui, "--keep-backups", "4"]) == 2
     assert os.environ[KEEP_BACKUPS_ENV] == "4"
