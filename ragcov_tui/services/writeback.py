@@ -29,6 +29,7 @@ from ragcov_tui.store.sessions import get_session
 from ragcov_tui.store.suggestions import session_question_raw, session_question_raws, set_suggestion_status
 from ragcov_tui.store.testset_views import get_view, save_view
 from ragcov_tui.testset import writer
+from ragcov_tui.testset.beir import is_ir_folder
 from ragcov_tui.testset.changes import RowPrint, compare, row_key, row_print
 from ragcov_tui.testset.ids import text_key
 from ragcov_tui.testset.models import Question
@@ -45,6 +46,9 @@ class Loaded:
     note: str | None
 
 
+BEIR_READ_ONLY = "questions come from a BEIR folder (read-only): accepted questions cannot be written into it"
+
+
 def testset_path(db: sqlite_utils.Database, sid: str) -> str:
     session = get_session(db, sid)
     if session is None:
@@ -52,6 +56,8 @@ def testset_path(db: sqlite_utils.Database, sid: str) -> str:
     path = session["questions_path"]
     if not path:
         raise BadInput(f"session {sid}: it records no test file to write to")
+    if is_ir_folder(path):
+        raise BadInput(BEIR_READ_ONLY)
     return path
 
 
