@@ -56,14 +56,14 @@ def testset_path(db: sqlite_utils.Database, sid: str) -> str:
     path = session["questions_path"]
     if not path:
         raise BadInput(f"session {sid}: it records no test file to write to")
-    if is_ir_folder(path):
-        raise BadInput(BEIR_READ_ONLY)
     return path
 
 
 def load(db: sqlite_utils.Database, sid: str) -> Loaded:
     """Reconcile, re-read and compare the session's test file (see the module docstring)."""
     path = testset_path(db, sid)
+    if is_ir_folder(path):  # queries + qrels: nothing is appended to, dropped from or undone in it
+        raise BadInput(BEIR_READ_ONLY)
     reconcile(db, path)
     snap = writer.snapshot(path)
     return Loaded(path, snap, _note_changes(db, sid, path, snap))

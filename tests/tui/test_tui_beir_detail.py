@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from ragcov_tui.errors import BadInput
+from ragcov_tui.services import triage
 from ragcov_tui.services.eval_job import EvalOptions, run_eval
 from ragcov_tui.store.db import open_db
 from ragcov_tui.tui.app import RagcovApp
@@ -47,3 +49,15 @@ async def test_result_detail_of_a_beir_run_shows_qrels_gold_and_tags_gold_chunks
     tagged = [line for line in body.splitlines() if "  gold  ·  score" in line]
     found = [line for line in body.splitlines() if any(f"{doc}#" in line for doc in gold)]
     assert found and tagged == found
+
+
+def test_a_beir_folder_refuses_writes_in_plain_words_but_keeps_and_rejects_still_record(tui_db: Path) -> None:
+    folder = make_beir(tui_db.parent / "scifact")
+    db = open_db(tui_db)
+    with db.conn:
+        db.execute("UPDATE sessions SET questions_path = ? WHERE id = 'a0000001'", [str(folder)])
+    suggestion = db.execute("SELECT id FROM suggestions WHERE session_id = 'a0000001' ORDER BY id LIMIT 2").fetchall()
+    with pytest.raises(BadInput, match=r"^questions come from a BEIR folder \(read-only\): accepted questions cannot"):
+        triage.accept_suggestion(db, "a0000001", suggestion[0][0])
+    assert triage.reject_suggestion(db, "a0000001", suggestion[1][0]).action == "reject"  # no file change: still fine
+    assert triage.keep_question(db, "a0000001", "q1").action == "keep"
