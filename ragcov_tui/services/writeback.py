@@ -29,6 +29,7 @@ from ragcov_tui.store.sessions import get_session
 from ragcov_tui.store.suggestions import session_question_raw, session_question_raws, set_suggestion_status
 from ragcov_tui.store.testset_views import get_view, save_view
 from ragcov_tui.testset import writer
+from ragcov_tui.testset.beir import is_ir_folder
 from ragcov_tui.testset.changes import RowPrint, compare, row_key, row_print
 from ragcov_tui.testset.ids import text_key
 from ragcov_tui.testset.models import Question
@@ -45,6 +46,9 @@ class Loaded:
     note: str | None
 
 
+BEIR_READ_ONLY = "questions come from a BEIR folder (read-only): accepted questions cannot be written into it"
+
+
 def testset_path(db: sqlite_utils.Database, sid: str) -> str:
     session = get_session(db, sid)
     if session is None:
@@ -58,6 +62,8 @@ def testset_path(db: sqlite_utils.Database, sid: str) -> str:
 def load(db: sqlite_utils.Database, sid: str) -> Loaded:
     """Reconcile, re-read and compare the session's test file (see the module docstring)."""
     path = testset_path(db, sid)
+    if is_ir_folder(path):  # queries + qrels: nothing is appended to, dropped from or undone in it
+        raise BadInput(BEIR_READ_ONLY)
     reconcile(db, path)
     snap = writer.snapshot(path)
     return Loaded(path, snap, _note_changes(db, sid, path, snap))

@@ -385,10 +385,11 @@ def help_text(notices: Iterable[tuple[str, str, str]] = (), pane: str | None = N
         if not bindings:
             continue
         out.append(f"{title}\n", style="bold underline")
+        listed = set()  # one key bound twice for one purpose (ctrl+x: cancel, or say there is no job) is one line
         for b in bindings:
-            if isinstance(b, Binding):
-                key = b.key_display or b.key
-                out.append(f"  {key:<12}", style="bold").append(f"{b.description or b.action}\n")
+            if isinstance(b, Binding) and (line := (b.key_display or b.key, b.description or b.action)) not in listed:
+                listed.add(line)
+                out.append(f"  {line[0]:<12}", style="bold").append(f"{line[1]}\n")
         out.append("\n")
     out.append("Sessions: the first column\n", style="bold underline")
     for mark, meaning in (("*", "marked with space (c compares two marked sessions)"),

@@ -216,3 +216,13 @@ async def test_empty_database_says_how_to_start(tmp_path: Path) -> None:
         await pilot.pause()
         assert "No session yet" in shown(app, "#overview-empty") and "ragcov eval" in shown(app, "#overview-empty")
         assert "No eval session yet" in shown(app, "#results-empty")
+
+
+async def test_help_lists_a_key_bound_twice_for_one_purpose_once(tui_db: Path) -> None:
+    """ctrl+x has two app bindings (cancel the job; say there is none here): one help line."""
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        body = static_text(app.screen.query_one("#text-body", Static))
+    assert [line.split() for line in body.splitlines() if line.strip().startswith("ctrl+x")] == [["ctrl+x", "Cancel", "job"]]

@@ -142,11 +142,13 @@ async def test_below_100x30_the_reloaded_notice_is_read_before_accepted_replaces
         assert "accepted: 1 suggestion" in status()
 
 
-@pytest.mark.parametrize("source", ["file", "folder"])
+@pytest.mark.parametrize("source", ["file", "folder", "beir"])
 async def test_gaps_say_beforehand_where_accepted_questions_go_or_why_they_cannot(tui_db: Path, source: str) -> None:
-    if source == "folder":  # questions read from a BEIR folder: nothing can be appended to it
+    if source != "file":  # a folder (a BEIR one: read-only, not a mistake) cannot take an appended question
         beir = tui_db.parent / "scifact"
         beir.mkdir()
+        if source == "beir":
+            (beir / "queries.jsonl").write_text('{"_id": "q1", "text": "what?"}\n')
         db = open_db(tui_db)
         with db.conn:
             db.execute("UPDATE sessions SET questions_path = ? WHERE id = 'a0000001'", [str(beir)])
@@ -157,5 +159,8 @@ async def test_gaps_say_beforehand_where_accepted_questions_go_or_why_they_canno
         detail = " ".join(static_text(app.query_one("#gaps-detail", Static)).split())
         if source == "file":
             assert "adds to questions.jsonl" in detail and "cannot add" not in detail
+        elif source == "folder":
+            assert "cannot add" in detail and "is a directory" in detail
         else:
-            assert "cannot add a / e cannot write here:" in detail and "is a directory" in detail
+            assert ("cannot add questions come from a BEIR folder (read-only): accepted questions cannot be written "
+                    "into it") in detail and "is a directory" not in detail

@@ -1,9 +1,10 @@
 """The Results detail view: everything stored about one eval item, as literal text in a scrollable page.
 
-Triage order: the question and status; the ground truth (read from the session's test file); the
-answer; the expected keywords the answer misses; each claim with its verdict; then every metric
+Triage order: the question and status; the ground truth and gold ids (``services.reference``: the
+session's test file or BEIR folder); the answer and the expected keywords it misses (neither when
+no answer was measured); each claim with its verdict; then every metric
 with its value, or why it is undefined / failed; the retrieved chunks, folded to one line each
-(``c`` unfolds their text, ``*`` = cited); the paraphrases with their answers; the judge's prompts
+(``c`` unfolds their text, ``*`` = cited, ``gold`` = relevant); the paraphrases with their answers; the judge's prompts
 and raw replies. Stored text keeps its line breaks behind a dim gutter, and a line that wraps on
 screen keeps its indent. Nothing is computed here: it is the stored ``eval_items`` row laid out.
 Answers, replies and verdicts come from the system and the judge: their control characters are
@@ -12,8 +13,6 @@ shown visible.
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,10 +21,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import single_line, visible
-from ragcov_tui.testset.reader import read_testset
+from ragcov_tui.services.reference import Reference
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, lit
 
@@ -86,26 +84,6 @@ def indented(value: Any, style: str = "") -> Table:
     return grid
 
 
-@functools.lru_cache(maxsize=8)
-def _testset(path: str, stamp: tuple[int, int]) -> Any:
-    return read_testset(path)
-
-
-def reference(path: str | None, question_id: Any) -> tuple[str | None, list[str], str | None]:
-    """``(ground truth, expected keywords, why none)`` of a question, from the session's test file
-    as it is now (read once per file version)."""
-    if not path:
-        return None, [], "the session names no test file"
-    try:
-        st = os.stat(path)
-        question = _testset(path, (st.st_mtime_ns, st.st_size)).by_id(str(question_id))
-    except (OSError, BadInput) as exc:
-        return None, [], f"test file not readable: {single_line(str(exc))}"
-    if question is None:
-        return None, [], "the question is no longer in the test file"
-    return question.ground_truth, list(question.expected_keywords), None
-
-
 def _claims(node: Any) -> Iterator[dict[str, Any]]:
     """Every ``{claim, verdict}`` dict anywhere under ``node``."""
     if isinstance(node, dict):
@@ -129,8 +107,10 @@ def _messages(out: Doc, prompt: Any) -> None:
     out.add(indented(prompt))
 
 
-def eval_item_text(item: dict[str, Any], *, testset: str | None = None, chunks: bool = False) -> Group:
-    """Everything about one eval item (see the module doc); ``chunks``: the retrieved text unfolded."""
+def eval_item_text(item: dict[str, Any], reference: Reference, *, chunks: bool = False) -> Group:
+    """Everything about one eval item (see the module doc); ``reference``: what its test set says of
+    the question; ``chunks``: the retrieved text unfolded. What was not measured has no section: a
+    retrieval-only run shows no answer and no keywords."""
     out = Doc()
     details = item.get("details") or {}
     generation = details.get("generation_details") or {}
@@ -144,18 +124,14 @@ def eval_item_text(item: dict[str, Any], *, testset: str | None = None, chunks: 
         f"  ·  judge: {details.get('judge') or UNDEFINED}")).append("\n")
     if item.get("error"):
         out.append("\nError     ", style="bold red").append_text(block(item["error"])).append("\n")
-    truth, keywords, why = reference(testset, item.get("question_id"))
-    head("Ground truth")
-    if truth is None:
-        out.append(f"   {why or 'none in the test file'}\n", style="dim")
-    else:
-        out.add(indented(truth))
-    head("Answer")
-    out.add(indented(item.get("answer")))
-    _keywords(out, generation, keywords)
+    _ground_truth(out, reference, head)
+    if item.get("answer") or generation or item.get("generation"):  # a retrieval-only run measured no answer
+        head("Answer")
+        out.add(indented(item.get("answer")))
+        _keywords(out, generation, reference.keywords)
     _verdicts(out, generation, head)
     _metrics(out, item, details, head)
-    _retrieved(out, item.get("retrieved") or [], chunks, head)
+    _retrieved(out, item.get("retrieved") or [], reference, chunks, head)
     _paraphrases(out, details, head)
     for call in item.get("judge_calls") or []:
         repeat = f" · repeat {call['repeat']}" if call.get("repeat") else ""
@@ -168,17 +144,31 @@ def eval_item_text(item: dict[str, Any], *, testset: str | None = None, chunks: 
     return out.render()
 
 
+def _ground_truth(out: Doc, reference: Reference, head: Any) -> None:
+    """The reference answer and the gold ids (a BEIR folder's qrels), or why there are none."""
+    head("Ground truth")
+    if reference.why:
+        out.append(f"   {reference.why}\n", style="dim")
+    elif reference.ground_truth is None and not reference.gold:
+        out.append("   none in the test set\n", style="dim")
+    if reference.ground_truth is not None:
+        out.add(indented(reference.ground_truth))
+    if reference.gold:
+        grades = ", ".join(f"{i} ({g:g})" for i, g in reference.gold.items())
+        out.append("gold ids  ", style="bold").append_text(lit(grades)).append("\n")
+
+
 def _keywords(out: Doc, generation: dict[str, Any], expected: list[str]) -> None:
     """The expected keywords the answer misses (as ``keyword_coverage`` stored them)."""
     stored = generation.get("keyword_coverage")
     missing = stored.get("missing") if isinstance(stored, dict) else None
+    if not isinstance(missing, list) and not expected:
+        return  # nothing measured and nothing expected: no line
     out.append("\nMissing keywords  ", style="bold")
     if isinstance(missing, list):
         out.append_text(lit(", ".join(map(str, missing)) or "none", "bold" if missing else "")).append("\n")
-    elif expected:
-        out.append_text(lit(f"not measured (expected: {', '.join(expected)})", "dim")).append("\n")
     else:
-        out.append("— (the question has no expected keywords)\n", style="dim")
+        out.append_text(lit(f"not measured (expected: {', '.join(expected)})", "dim")).append("\n")
 
 
 def _verdicts(out: Doc, generation: dict[str, Any], head: Any) -> None:
@@ -221,13 +211,16 @@ def _metrics(out: Doc, item: dict[str, Any], details: dict[str, Any], head: Any)
             out.append("\n")
 
 
-def _retrieved(out: Doc, retrieved: list[dict[str, Any]], unfolded: bool, head: Any) -> None:
-    """One line per retrieved chunk (rank, id, score); its text too when ``unfolded``."""
+def _retrieved(out: Doc, retrieved: list[dict[str, Any]], reference: Reference, unfolded: bool, head: Any) -> None:
+    """One line per retrieved chunk (rank, id, ``gold`` when relevant, score); its text too when ``unfolded``."""
     cited = sum(1 for c in retrieved if c.get("cited"))
     head(f"Retrieved: {count(len(retrieved))} chunks, {count(cited)} cited (*) · c: {'fold' if unfolded else 'show'} their text")
     for rank, c in enumerate(retrieved, 1):
         out.append(f"{'*' if c.get('cited') else ' '} {rank:>2}. ", style="bold")
-        out.append_text(lit(c.get("id"), "bold")).append(f"  ·  score {score_text(c.get('score'))}\n", style="dim")
+        out.append_text(lit(c.get("id"), "bold"))
+        if reference.is_gold(c.get("id")):
+            out.append("  gold", style="bold green")
+        out.append(f"  ·  score {score_text(c.get('score'))}\n", style="dim")
         if unfolded:
             out.add(indented(c.get("text")))
 
@@ -250,11 +243,11 @@ class EvalItemScreen(TextScreen):
 
     BINDINGS = [Binding("c", "toggle_chunks", "Chunk text")]
 
-    def __init__(self, item: dict[str, Any], testset: str | None = None) -> None:
-        self.item, self.testset, self.unfolded = item, testset, False
-        super().__init__(f"Result {item.get('question_id')}", eval_item_text(item, testset=testset),
+    def __init__(self, item: dict[str, Any], reference: Reference) -> None:
+        self.item, self.reference, self.unfolded = item, reference, False
+        super().__init__(f"Result {item.get('question_id')}", eval_item_text(item, reference),
                          keys="c chunk text")
 
     def action_toggle_chunks(self) -> None:
         self.unfolded = not self.unfolded
-        self.set_body(eval_item_text(self.item, testset=self.testset, chunks=self.unfolded))
+        self.set_body(eval_item_text(self.item, self.reference, chunks=self.unfolded))

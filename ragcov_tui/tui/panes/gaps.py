@@ -140,7 +140,7 @@ class GapsPane(Filterable):
             box.update(lit(f"{empty} {self.rule or ''}".strip()))
             return
         pairs: list[tuple[str, Any]] = [("advice", lit(open_gap_advice(gap), "bold"))]
-        pairs.append(("cannot add", lit(f"a / e cannot write here: {self.write_problem}", "bold")) if self.write_problem
+        pairs.append(("cannot add", lit(self.write_problem, "bold")) if self.write_problem
                      else ("adds to", PurePath(self.testset or "").name or None))  # the path: in Sessions' detail
         if text := unreached_text(gap):
             pairs.append(("unreached", text.removeprefix("unreached: ")))

@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.services.reference import question_reference
 from ragcov_tui.store import queries
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
@@ -170,7 +171,7 @@ class ResultsPane(Filterable):
         if row is not None:
             session = get_session(self.context.db, self.sid)
             self.app.push_screen(EvalItemScreen(queries.eval_detail(self.context.db, self.sid, row["question_id"]),
-                                                session["questions_path"] if session else None))
+                                                question_reference(session, row["question_id"])))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()
