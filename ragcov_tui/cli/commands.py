@@ -177,7 +177,8 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         sys.stdout.write(dump_json(sessions) + "\n")
     elif not sessions:
-        out.print(plain_line(f"No sessions in {db_path} yet. Start with: {ragcov_command()} analyze --help"))
+        out.print(plain_line(f"No sessions in {db_path} yet. Start with: {ragcov_command()} analyze --help"),
+                  soft_wrap=True)  # a command to paste: one line, whatever the width
     else:
         print_sessions(out, sessions)
     return EXIT_OK

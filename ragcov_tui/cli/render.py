@@ -180,7 +180,7 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
     for line in usage_lines(report.get("usage") or {}):
         console.print(plain_line(line, style="dim"))
     console.print(plain_line(f"Open it: {ragcov_command()} tui --db {shlex.quote(db_path)} --session {report['session_id']}",
-                             style="dim"))
+                             style="dim"), soft_wrap=True)  # a command to paste: one line, whatever the width
 
 
 def metrics_table(title: str, metrics: dict[str, Any]) -> Table:

@@ -1,0 +1,42 @@
+"""What a new user met on a first try of the CLI: commands printed to paste, files written, pipes closed early."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture()
+def terminal_80(monkeypatch: pytest.MonkeyPatch) -> None:
+    """stdout is taken for an 80-column terminal (rich reads both variables when a console is made)."""
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("COLUMNS", "80")
+
+
+def _lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return ANSI.sub("", capsys.readouterr().out).splitlines()
+
+
+def test_start_with_command_is_one_line_in_an_80_column_terminal(terminal_80: None, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / ("d" * 90) / "r.db"
+    assert run_cli("sessions", "--db", str(db)) == 0
+    [line] = [x for x in _lines(capsys) if "Start with:" in x]
+    assert line.endswith(" analyze --help")
+    assert len(line) > 80
+
+
+def test_open_it_command_is_one_line_in_an_80_column_terminal(terminal_80: None, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / ("d" * 90) / "r.db"
+    assert run_cli("analyze", "--quiet", "--db", str(db), "--embedder", "hash", "--corpus", str(CORPUS),
+                   "--questions", str(QUESTIONS)) == 0
+    [line] = [x for x in _lines(capsys) if x.startswith("Open it: ")]
+    assert re.search(f" tui --db {re.escape(shlex.quote(str(db)))} --session [0-9a-f]+$", line)
