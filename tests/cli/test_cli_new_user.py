@@ -40,3 +40,20 @@ def test_open_it_command_is_one_line_in_an_80_column_terminal(terminal_80: None,
                    "--questions", str(QUESTIONS)) == 0
     [line] = [x for x in _lines(capsys) if x.startswith("Open it: ")]
     assert re.search(f" tui --db {re.escape(shlex.quote(str(db)))} --session [0-9a-f]+$", line)
+
+
+def test_each_file_written_is_named_on_stderr(sample_analysis: tuple[dict, Path], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _, db = sample_analysis
+    md, js = tmp_path / "coverage.md", tmp_path / "report.json"
+    assert run_cli("report", "latest", "--db", str(db), "--markdown", str(md), "--json", str(js)) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert f"wrote {js}" in err and f"wrote {md}" in err
+    assert md.is_file() and js.is_file()
+
+
+def test_quiet_names_no_file(sample_analysis: tuple[dict, Path], tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    _, db = sample_analysis
+    assert run_cli("report", "latest", "--quiet", "--db", str(db), "--markdown", str(tmp_path / "c.md")) == 0
+    assert "wrote" not in capsys.readouterr().err
