@@ -57,3 +57,24 @@ def test_quiet_names_no_file(sample_analysis: tuple[dict, Path], tmp_path: Path,
     _, db = sample_analysis
     assert run_cli("report", "latest", "--quiet", "--db", str(db), "--markdown", str(tmp_path / "c.md")) == 0
     assert "wrote" not in capsys.readouterr().err
+
+
+def test_a_reader_closing_the_pipe_early_ends_quietly_with_exit_0(sample_analysis: tuple[dict, Path]) -> None:
+    """``ragcov sessions | head -1``: a real pipe whose reader has closed it (before the first write,
+    so that every write fails whatever the timing: a reader that read one line may close after the
+    last write of a short output)."""
+    import os
+    import subprocess
+    import sys
+
+    _, db = sample_analysis
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    for argv in (["sessions"], ["sessions", "--json"], ["report", "latest", "--json", "-"]):
+        proc = subprocess.Popen([sys.executable, "-m", "ragcov_tui", *argv, "--db", str(db)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0, (argv, err)
+        assert err == "", argv
