@@ -302,16 +302,18 @@ def print_sessions(console: Console, sessions: list[SessionRow]) -> None:
         widths[widest] -= 1
 
     def line(cells: dict[str, str]) -> str:
-        return "  ".join(fit(cells[c], widths[c]) for c in columns).rstrip()
+        """The cells padded to their columns' widths (the last one too: the headline follows it)."""
+        return "  ".join(fit(cells[c], widths[c]) for c in columns)
 
     console.print(Text("Sessions", style="bold"))
-    console.print(Text(line({c: c for c in columns}) + ("  headline" if one_line else ""), style="bold"), no_wrap=True,
+    header = {c: c for c in columns}
+    console.print(Text(f"{line(header)}  headline" if one_line else line(header).rstrip(), style="bold"), no_wrap=True,
                   overflow="ellipsis")
     for cells, headline in rows:
         if one_line:
             console.print(Text(f"{line(cells)}  {headline}"), no_wrap=True)
         else:
-            console.print(Text(line(cells)), no_wrap=True, overflow="ellipsis")
+            console.print(Text(line(cells).rstrip()), no_wrap=True, overflow="ellipsis")
             console.print(Text(" " * (widths["id"] + 2) + headline), no_wrap=True, overflow="ellipsis")
 
 
