@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 @pytest.fixture()
@@ -78,3 +78,26 @@ def test_a_reader_closing_the_pipe_early_ends_quietly_with_exit_0(sample_analysi
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 0, (argv, err)
         assert err == "", argv
+
+
+def test_figures_of_the_hash_test_embedder_carry_one_warning(sample_analysis: tuple[dict, Path], tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli("analyze", "--quiet", "--db", str(tmp_path / "r.db"), "--embedder", "hash", "--corpus", str(CORPUS),
+                   "--questions", str(QUESTIONS)) == 0
+    [warning] = [x for x in capsys.readouterr().out.splitlines() if "test embedder" in x]
+    assert warning.startswith("warning: embedder hash is a test embedder") and "not semantic" in warning
+    _, db = sample_analysis  # the default embedder: no such warning
+    assert run_cli("report", "latest", "--db", str(db)) == 0
+    assert "test embedder" not in capsys.readouterr().out
+
+
+def test_a_stage_with_nothing_to_do_is_drawn_complete_in_a_terminal(terminal_80: None,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Every text came from the cache: the embedding bar reads 0/0, not 0/? (unknown) for ever."""
+    from ragcov_tui.cli.render import ProgressBar
+
+    with ProgressBar() as bar:
+        bar("embedding chunks", 0, 0)
+    drawn = ANSI.sub("", capsys.readouterr().err).replace("\r", "\n").splitlines()
+    last = [line for line in drawn if "embedding chunks" in line][-1]
+    assert " 0/0 " in last and "0/?" not in last
