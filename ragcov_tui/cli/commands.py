@@ -135,7 +135,7 @@ def _warn(args: argparse.Namespace) -> Callable[[str], None] | None:
 
 def _print_plan(args: argparse.Namespace, out: Console, plan: Any) -> int:
     """``--dry-run``: the plan as JSON (``--json``) and as lines (unless the JSON went to stdout)."""
-    write_output(args.json, dump_json(plan.to_dict()), out)
+    write_output(args.json, dump_json(plan.to_dict()), args.quiet)
     if args.json != "-":
         for line in plan.lines():
             out.print(plain_line(line), soft_wrap=True)  # one line each, whatever the width
@@ -144,8 +144,8 @@ def _print_plan(args: argparse.Namespace, out: Console, plan: Any) -> int:
 
 def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str) -> None:
     """``--json`` and ``--markdown`` of an analysis, then its summary (unless the JSON went to stdout)."""
-    write_output(args.json, dump_json(report), out)
-    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report), out)
+    write_output(args.json, dump_json(report), args.quiet)
+    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report), args.quiet)
     if args.json != "-":
         print_analysis(out, report, db_path)
         print_traffic(out, report)
@@ -155,8 +155,8 @@ def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport) ->
     """``--json`` and ``--markdown`` of an eval, then its summary (unless the JSON went to stdout)."""
     from ragcov_tui.evaluation.report_md import eval_markdown
 
-    write_output(args.json, dump_json(report), out)
-    write_output(args.markdown, eval_markdown(report), out)
+    write_output(args.json, dump_json(report), args.quiet)
+    write_output(args.markdown, eval_markdown(report), args.quiet)
     if args.json != "-":
         print_eval(out, report)
 
@@ -177,7 +177,8 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         sys.stdout.write(dump_json(sessions) + "\n")
     elif not sessions:
-        out.print(plain_line(f"No sessions in {db_path} yet. Start with: {ragcov_command()} analyze --help"))
+        out.print(plain_line(f"No sessions in {db_path} yet. Start with: {ragcov_command()} analyze --help"),
+                  soft_wrap=True)  # a command to paste: one line, whatever the width
     else:
         print_sessions(out, sessions)
     return EXIT_OK
@@ -302,7 +303,7 @@ def cmd_compare(args: argparse.Namespace, out: Console) -> int:
         raise BadInput("--pairwise needs an LLM: pass --llm openai:MODEL")
     with ProgressBar(quiet=args.quiet) as bar:
         result = compare(db, args.a, args.b, llm=llm, progress=bar)
-    write_output(args.json, dump_json(result), out)
+    write_output(args.json, dump_json(result), args.quiet)
     if args.json != "-":
         print_compare(out, result)
     return EXIT_OK

@@ -203,11 +203,18 @@ class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``ragcov``; a reader that closed stdout early (``ragcov sessions | head -1``) ends it
+    quietly with exit 0, stdout pointed at devnull so the interpreter's final flush cannot fail."""
     try:
-        return _run(argv)
+        code = _run(argv)
+        sys.stdout.flush()  # a closed pipe fails here, inside the handler, not in the interpreter's exit
+        return code
     except KeyboardInterrupt:  # Ctrl-C while starting (imports, parsing): one line, no traceback
         sys.stderr.write("interrupted\n")
         return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 def _run(argv: list[str] | None) -> int:
@@ -238,6 +245,8 @@ def _run(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         err.print(Text("interrupted"))
         return 130
+    except BrokenPipeError:  # stdout closed by its reader: main ends quietly
+        raise
     except Exception as exc:  # a bug, not a user mistake: one line, traceback on request
         if os.environ.get("RAGCOV_DEBUG"):  # the traceback quotes untrusted values too: sanitised, redacted
             err.print(Text(visible(redact_text(traceback.format_exc().rstrip("\n")))))

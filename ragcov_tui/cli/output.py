@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
+from ragcov_tui.cli.safe_console import SafeConsole, plain_line
 from ragcov_tui.errors import BadInput
 from ragcov_tui.safe_text import escape_json_text
 
@@ -31,8 +30,9 @@ def has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def write_output(path: str | None, text: str, out: Console) -> None:
-    """Write ``text`` to ``path`` ('-' = stdout); BadInput when the file cannot be written."""
+def write_output(path: str | None, text: str, quiet: bool) -> None:
+    """Write ``text`` to ``path`` ('-' = stdout), then say ``wrote PATH`` on stderr (unless ``quiet``),
+    like the other status lines; BadInput when the file cannot be written."""
     if not path:
         return
     if path == "-":
@@ -43,6 +43,8 @@ def write_output(path: str | None, text: str, out: Console) -> None:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from exc
+    if not quiet:
+        SafeConsole(stderr=True, soft_wrap=True).print(plain_line(f"wrote {path}"))
 
 
 def dump_json(data: Any) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -118,10 +119,11 @@ class ProgressBar:
             return
         if not self._tasks:
             self._progress.start()  # lazily: a run that fails before any work draws nothing
+        size = 0 if done == total == 0 else total or None  # 0 of 0: nothing to do (all cached), a full bar, not 0/?
         task = self._tasks.get(stage)
         if task is None:
-            task = self._tasks[stage] = self._progress.add_task(visible_line(stage), total=total or None)
-        self._progress.update(task, completed=done, total=total or None, work=self._work.get(stage))
+            task = self._tasks[stage] = self._progress.add_task(visible_line(stage), total=size)
+        self._progress.update(task, completed=done, total=size, work=self._work.get(stage))
 
 
 def sample_line(sample: SampleEstimate) -> str:
@@ -144,6 +146,15 @@ def warn_printer(quiet: bool):
     return warn
 
 
+def test_embedder_line(embedder: Mapping[str, Any]) -> str | None:
+    """A warning when the figures come from ``hash`` (:mod:`ragcov_tui.embeddings.hashing`), the
+    bag-of-words test embedder: shared words, not meaning, decide what is near."""
+    if embedder.get("provider") != "hash":
+        return None
+    return ("warning: embedder hash is a test embedder (shared words, not meaning): these figures are not "
+            "semantic, for plumbing checks only; use the default embedder for a real measure")
+
+
 def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> None:
     """The short summary of an analysis: coverage figures and covered share, the calibrated gaps, flagged and
     least-covered documents, gold coverage, outliers."""
@@ -153,6 +164,8 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
         f"Session {report['session_id']}: {count(corpus['documents'])} documents, {count(corpus['chunks'])} chunks, "
         f"{count(q['total'])} questions ({count(q['outliers'])} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
     ))
+    if test_embedder_line(emb):
+        console.print(plain_line(test_embedder_line(emb), style="yellow"))
     t = Table(title="Coverage", title_justify="left")
     for col in ("basic", "weighted", f"multi (thr {cov.get('threshold')})", f"multi (top {cov.get('top_n')})", "covered"):
         t.add_column(col, justify="right")
@@ -180,7 +193,7 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
     for line in usage_lines(report.get("usage") or {}):
         console.print(plain_line(line, style="dim"))
     console.print(plain_line(f"Open it: {ragcov_command()} tui --db {shlex.quote(db_path)} --session {report['session_id']}",
-                             style="dim"))
+                             style="dim"), soft_wrap=True)  # a command to paste: one line, whatever the width
 
 
 def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
@@ -302,16 +315,18 @@ def print_sessions(console: Console, sessions: list[SessionRow]) -> None:
         widths[widest] -= 1
 
     def line(cells: dict[str, str]) -> str:
-        return "  ".join(fit(cells[c], widths[c]) for c in columns).rstrip()
+        """The cells padded to their columns' widths (the last one too: the headline follows it)."""
+        return "  ".join(fit(cells[c], widths[c]) for c in columns)
 
     console.print(Text("Sessions", style="bold"))
-    console.print(Text(line({c: c for c in columns}) + ("  headline" if one_line else ""), style="bold"), no_wrap=True,
+    header = {c: c for c in columns}
+    console.print(Text(f"{line(header)}  headline" if one_line else line(header).rstrip(), style="bold"), no_wrap=True,
                   overflow="ellipsis")
     for cells, headline in rows:
         if one_line:
             console.print(Text(f"{line(cells)}  {headline}"), no_wrap=True)
         else:
-            console.print(Text(line(cells)), no_wrap=True, overflow="ellipsis")
+            console.print(Text(line(cells).rstrip()), no_wrap=True, overflow="ellipsis")
             console.print(Text(" " * (widths["id"] + 2) + headline), no_wrap=True, overflow="ellipsis")
 
 

@@ -44,6 +44,12 @@ class SafeConsole(Console):
         if "width" not in kwargs and not self.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
             self.width = UNWRAPPED_WIDTH
 
+    def on_broken_pipe(self) -> None:
+        """The reader closed the pipe (``ragcov sessions | head -1``): print nothing more and let
+        :func:`ragcov_tui.cli.main.main` end quietly with exit 0 (rich's default exits 1)."""
+        self.quiet = True
+        raise BrokenPipeError
+
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
             if segment.control or not UNSAFE.search(segment.text):

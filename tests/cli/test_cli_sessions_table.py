@@ -51,3 +51,11 @@ def test_without_a_terminal_each_session_is_one_line() -> None:
     assert len(lines) == 2 + len(SESSIONS) and lines[1].split()[-1] == "headline"
     assert lines[2].split()[5:] == ["records:records-v2.jsonl", "questions.jsonl", *"hit@5 1.00 · ndcg 0.93 · faith 0.45".split()]
     assert lines[4].split()[5] == "local:all-MiniLM-L6-v2-int8"
+
+
+def test_each_header_starts_where_its_values_start() -> None:
+    """The header "test file" is narrower than its values: "headline" still starts above the headlines."""
+    header, *rows = _printed(None)[1:]
+    starts = {header.index("headline")} | {row.index("hit@5") if "hit@5" in row else row.index("basic") for row in rows}
+    assert len(starts) == 1
+    assert {header.index("test file")} == {row.index("questions.jsonl") for row in rows}
