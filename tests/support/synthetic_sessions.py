@@ -109,8 +109,8 @@ def make_analysis_session(
                           "reach": round(1 - float(mindist[mask].min()), 4) if mask.any() else None,
                           "covered_share": round(float(within[mask].mean()), 4) if mask.any() else None,
                           "unreached": bool(mask.any() and not within[mask].any()), "gold_count": None})
-    ranked = sorted(documents, key=lambda doc: (doc["reach"] is None, doc["covered_share"] or 0, doc["reach"] or 0,
-                                                doc["source"]))  # as coverage/documents.py ranks
+    ranked = sorted(documents, key=lambda doc: (doc["reach"] is None, doc["reach"] or 0, doc["covered_share"] or 0,
+                                                doc["source"]))
     for rank, doc in enumerate(ranked, 1):
         doc["rank"] = rank
     flagged = [min(documents, key=lambda doc: doc["coverage"] if doc["coverage"] is not None else 2.0)["source"]]
