@@ -74,15 +74,14 @@ def print_documents(console: Console, report: AnalysisReport) -> None:
         console.print(plain_line(f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; "
                                  "all in the JSON report)"))
         t = Table()  # the title above, not the table's: that wraps at the table's width
-        columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("document", "left"), ("covered", "right"),
-                                                    ("reach", "right"), ("coverage", "right"), ("gold", "right"), ("chunks", "right"),
+        columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("document", "left"), ("reach", "right"),
+                                                    ("covered", "right"), ("gold", "right"), ("chunks", "right"),
                                                     ("", "left")]
         for col, j in columns:
             t.add_column(col, justify=j)
         for d in docs[:DOCUMENTS_SHOWN]:
             gold_count = "n/a" if d.get("gold_count") is None else count(d["gold_count"])
-            t.add_row(plain_line(d.get("rank")), plain_line(d["source"]), pct(d.get("covered_share")), fmt(d.get("reach")),
-                      fmt(d.get("coverage")),
+            t.add_row(plain_line(d.get("rank")), plain_line(d["source"]), fmt(d.get("reach")), pct(d.get("covered_share")),
                       gold_count, count(d.get("chunks")), "unreached" if d.get("unreached") else "")
         console.print(t)
     gold = report.get("gold")

@@ -9,9 +9,8 @@ radius (:mod:`.calibration`), per document d:
 * covered_share(d) = fraction of its chunks with mindist ≤ r; d is *unreached* when it is 0;
 * gold_count(d) = the number of questions whose gold ids name d or one of its chunks (None when the
   test file has no gold ids);
-* rank: 1 = least covered — covered share ascending (unreached documents first), then reach
-  ascending, coverage, name (without a radius: reach first). Whether a question names d as gold
-  is shown beside it (``gold_count``), not ranked: it does not make d less covered.
+* rank: 1 = least covered — with gold ids, the documents no question names first (exact, and what
+  a person checks first); then reach ascending, covered share, coverage, name.
 
 All of them are computed with ``bincount`` / ``minimum.at`` over the chunk codes (no loop over chunks).
 A document is flagged when either
@@ -94,6 +93,7 @@ def document_coverage(sources: list[str], mindist: np.ndarray | None, *, within:
                                     covered_share=share, unreached=share == 0.0, gold_count=golds[i]))
     names = np.asarray(order, dtype=object)
     by_share = np.zeros(len(order)) if shares is None else shares
-    for rank, i in enumerate(np.lexsort((names, values, reach, by_share)).tolist(), 1):
+    named = np.zeros(len(order)) if gold_counts is None else (np.asarray(gold_counts) > 0).astype(float)
+    for rank, i in enumerate(np.lexsort((names, values, by_share, reach, named)).tolist(), 1):
         out[i].rank = rank
     return out

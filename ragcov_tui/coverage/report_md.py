@@ -163,16 +163,16 @@ def _uneven_lines(report: AnalysisReport) -> list[str]:
 
 
 def _document_lines(report: AnalysisReport) -> list[str]:
-    """The document view: the least-covered documents first (covered share, then reach)."""
+    """The document view: the least-covered documents first (reach, then covered share)."""
     docs = report.get("documents", [])
     unreached = sum(1 for d in docs if d.get("unreached"))
     lines = ["", "## Least-covered documents", "",
              f"{count(unreached)} of {count(len(docs))} documents have no chunk within reach of a question. Least covered first: "
-             "by covered share, then by reach = similarity of the document's closest chunk to its nearest "
-             "question; coverage = 1 − its chunks' mean distance. The JSON report lists every document.", ""]
+             "documents no question names as gold (when the test file has gold ids), then by reach = similarity "
+             "of the document's closest chunk to its nearest question; the JSON report lists every document.", ""]
     return lines + table(
-        ["rank", "document", "covered", "reach", "coverage", "gold", "chunks", "flag"],
-        [[d.get("rank"), d.get("source"), pct(d.get("covered_share")), fmt(d.get("reach")), fmt(d.get("coverage")),
+        ["rank", "document", "reach", "covered", "coverage", "gold", "chunks", "flag"],
+        [[d.get("rank"), d.get("source"), fmt(d.get("reach")), pct(d.get("covered_share")), fmt(d.get("coverage")),
           "n/a" if d.get("gold_count") is None else d["gold_count"], d.get("chunks"),
           "unreached" if d.get("unreached") else ""] for d in docs[:DOCUMENTS_SHOWN]])
 

@@ -1,5 +1,6 @@
-"""Documents: the document view — least covered first (covered share ascending, then reach: the
-similarity of the document's closest chunk to its nearest question), with the gold count and the flags
+"""Documents: the document view — least covered first (those no question names as gold first, when the
+test file has gold ids; then reach: the similarity of the document's closest chunk to its nearest
+question; then covered share), with the gold count and the flags
 (``UNREACH``: no chunk within the answering radius, ``FLAGGED``: misaligned); ``/`` filters by name."""
 
 from __future__ import annotations
