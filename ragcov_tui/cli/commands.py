@@ -16,10 +16,13 @@ from rich.text import Text
 
 from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.cli.demo import demo_copy, demo_source
+from ragcov_tui.cli.exercised_views import print_exercised
 from ragcov_tui.cli.output import dump_json, has_terminal, ragcov_command, write_output
 from ragcov_tui.cli.render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.cli.safe_console import SafeConsole, plain_line
 from ragcov_tui.cli.traffic_views import print_traffic
+from ragcov_tui.coverage.exercised import probes_line
+from ragcov_tui.coverage.report_exercised_md import exercised_markdown, probes_markdown
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError, Unreachable
@@ -112,11 +115,12 @@ def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> 
 @interruptible
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
-    from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
+    from ragcov_tui.coverage.gates import check_coverage_gates, check_gate_inputs, parse_coverage_gates
     from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 
     gates = parse_coverage_gates(args.fail_under or [])
     opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
+    check_gate_inputs(gates, opts.eval_session)
     opts.coverage_params()  # a bad engine option fails before the database is touched
     if args.dry_run:
         from ragcov_tui.services.dry_run import plan_analysis
@@ -145,10 +149,12 @@ def _print_plan(args: argparse.Namespace, out: Console, plan: Any) -> int:
 def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str) -> None:
     """``--json`` and ``--markdown`` of an analysis, then its summary (unless the JSON went to stdout)."""
     write_output(args.json, dump_json(report), args.quiet)
-    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report), args.quiet)
+    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report) + exercised_markdown(report),
+                 args.quiet)
     if args.json != "-":
         print_analysis(out, report, db_path)
         print_traffic(out, report)
+        print_exercised(out, report)
 
 
 def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport) -> None:
@@ -156,9 +162,11 @@ def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport) ->
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     write_output(args.json, dump_json(report), args.quiet)
-    write_output(args.markdown, eval_markdown(report), args.quiet)
+    write_output(args.markdown, eval_markdown(report) + probes_markdown(report), args.quiet)
     if args.json != "-":
         print_eval(out, report)
+        if probes := report.get("probes"):
+            out.print(plain_line(probes_line(probes)))
 
 
 def _gate_exit(failures: list[str]) -> int:

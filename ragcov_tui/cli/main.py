@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--traffic", metavar="FILE",
                    help="a query log (.jsonl, .csv, .txt: one query per row, optional count / timestamp): which "
                         "topics users ask are untested, which the corpus cannot answer, which tests nobody asks")
+    a.add_argument("--eval-session", metavar="SESSION",
+                   help="an eval session (id, name, latest-eval) of this test set and corpus: which chunks, clusters and "
+                        "documents its questions retrieve in the top k (exercised share, blind spots)")
     a.add_argument("--embedder",
                    help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
     a.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf for themes and suggested questions (default: offline heuristic)")
@@ -124,6 +127,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--repeats", help="judge each item N times and report mean and spread (default {repeats})")
     e.add_argument("--no-preflight", action="store_true",
                    help="skip the judge's known-answer probe that stops a judged run whose judge cannot answer")
+    e.add_argument("--probes", metavar="N",
+                   help="ask the system N questions written from sampled chunks no test question retrieved (seeded): "
+                        "a chunk it does not return even then is a corpus or index defect (default {probes}: none)")
+    e.add_argument("--seed", help="random seed of the probes' sample (default {seed})")
     e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")
     e.add_argument("--baseline", metavar="SESSION|FILE", help="compare with an earlier eval; regressions fail the gate")
     e.add_argument("--max-drop", help="allowed drop per metric against the baseline, 0 to 1 (default {max_drop})")

@@ -28,7 +28,7 @@ from ragcov_tui.coverage.reach import cluster_reach, mark_uneven
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.suggest_offline import Embed
-from ragcov_tui.coverage.themes import gap_themes, textless_themes
+from ragcov_tui.coverage.themes import ClusterThemes, gap_themes, textless_themes
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress, report
@@ -69,12 +69,36 @@ def central_texts(chunk_vecs: np.ndarray, texts: Sequence[T], labels: np.ndarray
 
 
 def least_covered_texts(texts: Sequence[T], labels: np.ndarray, mindist: np.ndarray | None, cluster: int,
-                        limit: int) -> list[T]:
-    """The texts of ``cluster``'s chunks farthest from every question first (empty when undefined)."""
+                        limit: int, blind: np.ndarray | None = None) -> list[T]:
+    """The texts of ``cluster``'s chunks farthest from every question first (empty when undefined).
+    With ``blind`` (per chunk, how many of "far from every question" and "never retrieved" hold,
+    0–2: :func:`blind_spot_reasons`), the chunks with more of them come first, then the farthest."""
     if mindist is None:
         return []
     members = np.flatnonzero(labels == cluster)
-    return [texts[i] for i in members[np.argsort(-mindist[members], kind="stable")][:limit]]
+    order = np.argsort(-mindist[members], kind="stable")
+    if blind is not None:
+        order = order[np.argsort(-blind[members][order], kind="stable")]
+    return [texts[i] for i in members[order][:limit]]
+
+
+FAR, NEVER_RETRIEVED = "far from every question", "never retrieved"
+
+
+def blind_spot_reasons(within: np.ndarray | None, exercised: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per chunk: far (outside the answering radius; every chunk when no radius is known) and never
+    retrieved by an eval's questions (``~exercised``), as two boolean arrays."""
+    far = np.ones(len(exercised), dtype=bool) if within is None else ~within
+    return far, ~exercised
+
+
+def mark_fixes(themes: Sequence[ClusterThemes], index: dict[str, int], far: np.ndarray, unretrieved: np.ndarray) -> None:
+    """Each suggestion written from a chunk says which of the two blind spots it fixes (``fixes``)."""
+    for t in themes:
+        for s in t.questions:
+            i = index.get(s.get("chunk_id") or "")
+            if i is not None:
+                s["fixes"] = [name for name, flag in ((FAR, far[i]), (NEVER_RETRIEVED, unretrieved[i])) if flag]
 
 
 def analyze(
@@ -87,9 +111,13 @@ def analyze(
     llm: ChatModel | None = None,
     progress: Progress | None = None,
     embed: Embed | None = None,
+    exercised: np.ndarray | None = None,
 ) -> CoverageResult:
     """Run the whole method; see the stage modules for every formula. ``embed`` (the run's
-    embedder) lets the offline suggestions be checked against the test questions for paraphrases."""
+    embedder) lets the offline suggestions be checked against the test questions for paraphrases.
+    ``exercised`` (per chunk: retrieved by an eval's questions, :mod:`.exercised`) aims the gaps'
+    suggestions at chunks both far from every question and never retrieved, and each says which
+    of the two it fixes."""
     params = params.validated()
     if not chunks:
         raise BadInput("corpus: no chunk to analyse")
@@ -185,11 +213,15 @@ def analyze(
     report(progress, "themes", 0, 1)
     items = [(c.id, c.text) for c in chunks]
     central = central_texts(C, items, labels, centroids, THEME_TEXTS_PER_CLUSTER)
-    gap_chunks = {g.cluster: least_covered_texts(items, labels, mindist, g.cluster,
-                                                 THEME_TEXTS_PER_CLUSTER) or central[g.cluster] for g in gaps}
+    reasons = None if exercised is None else blind_spot_reasons(within, exercised)
+    blind = None if reasons is None else reasons[0].astype(np.int8) + reasons[1]
+    gap_chunks = {g.cluster: least_covered_texts(items, labels, mindist, g.cluster, THEME_TEXTS_PER_CLUSTER, blind)
+                  or central[g.cluster] for g in gaps}
     themes = gap_themes(llm, [[t for _, t in ts] for ts in central], gap_chunks, n_themes=params.n_themes,
                         n_questions=params.n_suggestions, progress=progress, existing=[q.text for q in questions],
                         question_vecs=Q, embed=embed) if any(c.text for c in chunks) else textless_themes(k)
+    if reasons is not None:
+        mark_fixes(themes, {c.id: i for i, c in enumerate(chunks)}, *reasons)
     report(progress, "themes", 1, 1)
 
     report(progress, "map", 0, 1)

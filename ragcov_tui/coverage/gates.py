@@ -1,13 +1,14 @@
 """``ragcov analyze --fail-under basic=0.6``: coverage gates for CI (exit 3 when one fails).
 
 Any of ``basic``, ``weighted``, ``multi_threshold``, ``multi_n``, ``covered_share`` (the fraction of
-chunks within the calibrated answering radius, :mod:`.calibration`) may be gated; an undefined
+chunks within the calibrated answering radius, :mod:`.calibration`) and, with ``--eval-session``,
+``exercised_share`` (the fraction of chunks an eval's questions retrieve, :mod:`.exercised`) may be gated; an undefined
 metric (e.g. every question an outlier) fails its gate, since it cannot be shown to pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from ragcov_tui.errors import BadInput
@@ -22,7 +23,7 @@ from ragcov_tui.thresholds import (
 
 # Each metric's range: 1 − a mean cosine distance (distances lie in [0, 2]), or a share.
 COVERAGE_RANGES = {"basic": (-1.0, 1.0), "weighted": (-1.0, 1.0), "multi_threshold": (-1.0, 1.0),
-                   "multi_n": (-1.0, 1.0), "covered_share": (0.0, 1.0)}
+                   "multi_n": (-1.0, 1.0), "covered_share": (0.0, 1.0), "exercised_share": (0.0, 1.0)}
 COVERAGE_METRICS = tuple(COVERAGE_RANGES)
 
 
@@ -37,7 +38,15 @@ def parse_coverage_gates(specs: Iterable[str]) -> list[Threshold]:
     return out
 
 
+def check_gate_inputs(thresholds: list[Threshold], eval_session: str | None) -> None:
+    """BadInput before any work when ``exercised_share`` is gated without an eval to measure it."""
+    if not eval_session and any(t.metric == "exercised_share" for t in thresholds):
+        raise BadInput("--fail-under exercised_share: needs --eval-session SESSION (the eval whose retrievals it counts)")
+
+
 def check_coverage_gates(report: AnalysisReport, thresholds: list[Threshold]) -> list[BelowThreshold]:
     """The gates the report's coverage figures do not pass."""
-    figures: Mapping[str, Any] = report.get("coverage", {})
+    figures: dict[str, Any] = dict(report.get("coverage", {}))
+    exercised = report.get("exercised")
+    figures["exercised_share"] = None if exercised is None else exercised["share"]
     return below_thresholds({m: figures.get(m) for m in COVERAGE_METRICS}, thresholds)

@@ -147,6 +147,10 @@ def _suggestion_lines(gaps: list[GapEntry]) -> list[str]:
     rows = [[c, s.get("text", ""), s.get("form") or "n/a", s.get("chunk_id") or "n/a"] for c, s in found]
     if not rows:
         return []
+    if any("fixes" in s for _, s in found):  # analyze --eval-session: which blind spot each one fixes
+        return ["", "### Suggested questions", ""] + table(
+            ["cluster", "suggestion", "form", "from chunk", "fixes"],
+            [r + [" and ".join(s.get("fixes") or []) or "n/a"] for r, (_, s) in zip(rows, found, strict=True)])
     return ["", "### Suggested questions", ""] + table(["cluster", "suggestion", "form", "from chunk"], rows)
 
 

@@ -33,6 +33,7 @@ from ragcov_tui.store.analysis_contract import (
     CoverageFigures,
     DocumentEntry,
     EmbedderInfo,
+    ExercisedSection,
     GapEntry,
     QuestionDetail,
     SampleEstimate,
@@ -102,6 +103,7 @@ class CoverageResult:
     embedder: dict[str, str | None] = field(default_factory=dict)  # provider, model (set by the caller)
     sample: SampleEstimate | None = None  # --sample: the intervals (coverage/sampling.py; set by the caller)
     vector_store: VectorStoreSection | None = None  # the corpus's store and its space check (set by the caller)
+    exercised: ExercisedSection | None = None  # --eval-session: retrieval coverage (coverage/exercised.py; the caller)
 
     def to_report(self, *, details: bool = True) -> AnalysisReport:
         """The ``analyze --json`` report; ``details=False`` leaves out the per-item lists."""
@@ -155,6 +157,8 @@ class CoverageResult:
             report["sample"] = self.sample
         if self.vector_store is not None:
             report["vector_store"] = self.vector_store
+        if self.exercised is not None:
+            report["exercised"] = self.exercised
         if details:
             report["question_details"] = self.question_details()
             report["chunk_details"] = self.chunk_details()

@@ -22,6 +22,7 @@ from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze, as_unit_matrix
+from ragcov_tui.coverage.exercised import exercised_mask, exercised_section
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.sampling import sample_estimate, sample_rows
@@ -40,10 +41,18 @@ from ragcov_tui.services.corpus_source import (
     store_section,
     verify_space,
 )
+from ragcov_tui.services.eval_retrievals import EvalRetrievals, eval_retrievals
 from ragcov_tui.store.analysis import save_analysis
-from ragcov_tui.store.analysis_contract import AnalysisHeadline, AnalysisReport, AnalysisUsage, SampleEstimate
+from ragcov_tui.store.analysis_contract import (
+    AnalysisHeadline,
+    AnalysisReport,
+    AnalysisUsage,
+    ExercisedSection,
+    SampleEstimate,
+)
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.store.traffic import save_traffic
+from ragcov_tui.store.traffic_contract import TrafficSection
 from ragcov_tui.store.vectors import save_documents, save_vectors
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet
@@ -80,6 +89,7 @@ class AnalyzeOptions(StoreOptions):
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     traffic: str | None = None  # a query log (--traffic): traffic coverage, see coverage/traffic.py
     sample: int | None = None  # --sample N: estimate from N chunks drawn at random (coverage/sampling.py)
+    eval_session: str | None = None  # --eval-session: retrieval coverage from that eval (coverage/exercised.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
@@ -125,6 +135,8 @@ def run_analysis(
     if log is not None:
         timings["traffic_read"] = time.perf_counter() - t
 
+    joined = _join_eval(db, opts.eval_session, chunks)
+    traffic: TrafficSection | None = None
     cache = None if opts.no_cache else db
     embedder = make_embedder(opts.embedder, db=cache, concurrency=opts.concurrency)
     if log is not None and embedder.provider == "precomputed":
@@ -144,7 +156,8 @@ def run_analysis(
         params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap,
                 **opts.field_settings(),
                 **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {}),  # R reruns with it
-                **({"sample": opts.sample} if opts.sample else {})},
+                **({"sample": opts.sample} if opts.sample else {}),
+                **joined.params()},
         name=opts.name,
     )
     try:
@@ -167,7 +180,8 @@ def run_analysis(
 
         t = time.perf_counter()
         result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress,
-                         embed=embedder.embed)
+                         embed=embedder.embed,
+                         exercised=joined.mask)
         if rows is not None:
             result.sample = sampled(result, all_chunks)
         for note in result.adjustments:  # an option the data could not honour: say what was used
@@ -181,12 +195,13 @@ def run_analysis(
             traffic = traffic_of(result, log, traffic_vecs, chunk_vecs, question_vecs, progress=progress).to_report()
             timings["traffic"] = time.perf_counter() - t
 
+        result.exercised = joined.section(result, traffic)
         t = time.perf_counter()
         save_documents(db, sid, documents, chunks)
         save_vectors(db, sid, "chunk", [c.id for c in chunks], chunk_vecs)
         save_vectors(db, sid, "question", [q.id for q in testset.questions], question_vecs)
         save_analysis(db, sid, result, chunks, testset.questions)
-        if log is not None:
+        if traffic is not None:
             save_traffic(db, sid, traffic)
         timings["store"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t0
@@ -199,7 +214,7 @@ def run_analysis(
         report["timings"] = {k: round(v, 3) for k, v in timings.items()}
         usage: AnalysisUsage = {"embeddings": embedder.usage(), "llm": llm.usage.as_dict() if llm else None}
         report["usage"] = usage
-        if log is not None:
+        if traffic is not None:
             report["traffic"] = traffic
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
@@ -211,6 +226,45 @@ def run_analysis(
     except BaseException as exc:
         finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
         raise
+
+
+@dataclass(frozen=True)
+class EvalJoin:
+    """An eval session's retrievals met with this analysis's chunks (``--eval-session``); all
+    None without one."""
+
+    retrievals: EvalRetrievals | None = None
+    mask: np.ndarray | None = None  # per chunk: retrieved by some question in the eval's top k
+    unmatched: int = 0  # retrieved ids naming nothing in this corpus
+
+    def params(self) -> dict[str, str]:
+        """The session parameter naming the joined eval (so R in the app reruns with it)."""
+        return {} if self.retrievals is None else {"eval_session": self.retrievals.session_id}
+
+    def section(self, result: CoverageResult, traffic: TrafficSection | None) -> ExercisedSection | None:
+        """The report's ``exercised`` key (coverage/exercised.py), with the log's queries when given."""
+        r = self.retrievals
+        if r is None or self.mask is None:
+            return None
+        return exercised_section(
+            self.mask, result.clustering.labels, result.clustering.k, result.chunk_ids, result.chunk_sources,
+            themes=[t.themes for t in result.themes], eval_session=r.session_id, system=r.system, top_k=r.k,
+            questions=len(r.retrieved), unmatched_ids=self.unmatched, probes=r.probes,
+            traffic=None if traffic is None else [(q["nearest_chunk"], q["count"]) for q in traffic.get("details", [])])
+
+
+def _join_eval(db: sqlite_utils.Database, ref: str | None, chunks: list[Chunk]) -> EvalJoin:
+    """The eval session ``ref`` met with ``chunks`` (an empty join without one); BadInput when none
+    of its retrieved ids is in this corpus."""
+    if not ref:
+        return EvalJoin()
+    retrievals = eval_retrievals(db, ref)
+    mask, unmatched = exercised_mask(chunks, retrievals.retrieved)
+    if not mask.any():
+        raise BadInput(f"--eval-session {ref}: none of the {unmatched:,} ids session {retrievals.session_id} retrieved "
+                       "is a chunk or document of this corpus (chunk the same way: the same --chunk-size and "
+                       "--chunk-overlap)")
+    return EvalJoin(retrievals, mask, unmatched)
 
 
 def load_inputs(

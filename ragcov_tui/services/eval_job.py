@@ -25,6 +25,7 @@ import sqlite_utils
 
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
 from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
@@ -46,6 +47,7 @@ from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
+from ragcov_tui.services.probes import check_probes, run_probes
 from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage
 from ragcov_tui.store.evals import (
     NonFiniteValue,
@@ -90,11 +92,14 @@ class EvalOptions(StoreOptions):
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)
     no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
+    probes: int = 0  # --probes N: unexercised chunks asked about directly (services/probes.py)
+    seed: int = CoverageParams.seed  # the probes' sample
 
     def check(self) -> None:
         """BadInput for a value out of range."""
         for flag, value, least in (("--k", self.k, 1), ("--repeats", self.repeats, 1),
-                                   ("--paraphrases", self.paraphrases, 0), ("--concurrency", self.concurrency, 1)):
+                                   ("--paraphrases", self.paraphrases, 0), ("--concurrency", self.concurrency, 1),
+                                   ("--probes", self.probes, 0)):
             if not isinstance(value, int) or value < least:
                 raise BadInput(f"{flag}: must be a whole number >= {least}, got {value!r}")
 
@@ -125,6 +130,7 @@ def run_eval(
     loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                 warn=warn, progress=progress) if opts.corpus else LoadedCorpus([], [])
     documents, chunks = loaded.documents, loaded.chunks
+    check_probes(opts.probes, opts.system, chunks)
     roots = [] if loaded.store else opts.corpus  # gold ids relative to a corpus folder
     gold_ids = match_gold_ids(testset.questions, chunks, roots, warn=warn).as_dict() if chunks else None
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
@@ -161,6 +167,9 @@ def run_eval(
                           paraphrases=opts.paraphrases, repeats=opts.repeats, retrieval_measured=not unmeasured)
         _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
         items = load_eval_items(db, sid)
+        probed = run_probes(system, chunks, [[c["id"] for c in i["retrieved"]] for i in items if i["status"] == "done"],
+                            n=opts.probes, k=opts.k, seed=opts.seed, concurrency=opts.concurrency,
+                            progress=progress) if opts.probes else None
         header: EvalReport = {
             "session_id": sid, "name": opts.name, "kind": "eval", "questions_path": str(Path(opts.questions).resolve()),
             "system": system.name, "answer_label": next((label for i in items if (label := i.get("answer_label"))), ""),
@@ -178,6 +187,8 @@ def run_eval(
         }
         if unmeasured:
             header["retrieval_not_measured"] = unmeasured
+        if probed is not None:
+            header["probes"] = probed
         save_eval_header(db, sid, header)
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)

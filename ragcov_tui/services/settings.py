@@ -156,9 +156,11 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("gap_threshold", _number(0.0, 1.0), ("analyze",)),
     Spec("lof_neighbors", _whole(1, 1_000_000), ("analyze",)),
     Spec("contamination", _auto_or(_number(0.0, 0.5, low_open=True, high_open=True)), ("analyze",)),
-    Spec("seed", _whole(0, SEED_MAX), ("analyze",)),
+    Spec("seed", _whole(0, SEED_MAX), BOTH),
     Spec("traffic", _text, ("analyze",)),  # a query log path (--traffic)
     Spec("sample", _whole(1, 10**12), ("analyze",)),  # chunks to estimate from (--sample)
+    Spec("eval_session", _text, ("analyze",)),  # the eval whose retrievals give retrieval coverage (--eval-session)
+    Spec("probes", _whole(0, 1_000_000), ("eval",)),  # unexercised chunks asked about directly (--probes)
     Spec("metrics", _metric_list, ("eval",)),
     Spec("k", _whole(1, 10_000), ("eval",)),
     Spec("paraphrases", _whole(0, 100), ("eval",)),

@@ -15,6 +15,7 @@ annotations.
 
 from typing import Any, NotRequired, TypedDict
 
+from ragcov_tui.store.eval_contract import ProbeReport
 from ragcov_tui.store.traffic_contract import TrafficSection
 
 
@@ -91,6 +92,7 @@ class SuggestedQuestion(TypedDict):
     origin: str
     chunk_id: NotRequired[str | None]  # the chunk it was written from (absent from some LLM replies)
     form: NotRequired[str | None]
+    fixes: NotRequired[list[str]]  # with --eval-session: "far from every question" and / or "never retrieved"
 
 
 class GapEntry(ClusterReachEntry):
@@ -249,6 +251,56 @@ class VectorStoreSection(TypedDict):
     space_check: SpaceCheckEntry
 
 
+class ExercisedCluster(TypedDict):
+    cluster: int
+    chunks: int
+    exercised: int
+    share: float | None
+    themes: list[str]
+    traffic_queries: int | None  # logged queries whose nearest chunk is in it (None without --traffic)
+
+
+class ExercisedDocument(TypedDict):
+    source: str
+    chunks: int
+    exercised: int
+    share: float
+    unretrievable: int  # its probed chunks the system did not return when asked directly
+
+
+class ProbeDefect(TypedDict):
+    """A chunk the system did not return even for a question written from it."""
+
+    chunk_id: str
+    source: str
+    cluster: int
+    question: str
+
+
+class ExercisedSection(TypedDict):
+    """Retrieval coverage (``analyze --eval-session``, coverage/exercised.py)."""
+
+    eval_session: str
+    system: str
+    k: int
+    questions: int  # the eval's questions with retrieved contexts
+    chunks: int
+    exercised_chunks: int
+    share: float | None
+    documents: int
+    documents_exercised: int
+    document_share: float | None
+    unmatched_ids: int  # retrieved ids naming no chunk or document of this corpus
+    blind_clusters: list[int]
+    blind_documents: list[str]
+    blind_traffic: int | None  # logged queries landing in blind clusters (None without --traffic)
+    traffic_queries: int | None
+    clusters: list[ExercisedCluster]
+    document_detail: list[ExercisedDocument]  # least exercised first
+    probes: ProbeReport | None  # the eval's retrievability probes (eval --probes N)
+    defects: list[ProbeDefect]
+
+
 class AnalysisReport(TypedDict):
     """The whole ``analyze --json`` report (docs/architecture.md, "JSON contracts")."""
 
@@ -279,6 +331,7 @@ class AnalysisReport(TypedDict):
     traffic: NotRequired[TrafficSection]  # with --traffic only
     sample: NotRequired[SampleEstimate]  # with --sample only
     vector_store: NotRequired[VectorStoreSection]  # with a vector store as the corpus only
+    exercised: NotRequired[ExercisedSection]  # with --eval-session only
 
 
 class AnalysisHeadline(TypedDict):

@@ -199,6 +199,27 @@ class ReportQuestion(_ItemFields):
     retrieved: list[RetrievedRef]
 
 
+class ProbeAsked(TypedDict):
+    chunk_id: str
+    question: str
+    form: str  # "question" | "passage" (coverage/suggest_offline.py)
+
+
+class ProbeReport(TypedDict):
+    """Retrievability probes (``eval --probes N``, services/probes.py)."""
+
+    requested: int  # N
+    unexercised: int  # chunks no test question retrieved
+    seed: int
+    k: int
+    asked: int
+    found: int
+    unwritable: int  # sampled chunks no question could be written from
+    errors: int  # probes the system failed on
+    found_ids: list[str]
+    unretrievable: list[ProbeAsked]
+
+
 class EvalReport(TypedDict):
     """The whole ``eval --json`` report (docs/architecture.md, "JSON contracts")."""
 
@@ -223,6 +244,7 @@ class EvalReport(TypedDict):
     records_join: RecordsJoinReport | None  # None: the system is no records: file
     retrieval_not_measured: NotRequired[str]  # why no retrieval metric was computed (records texts, no corpus)
     embedding: EmbeddingUse
+    probes: NotRequired[ProbeReport]  # with --probes N only
     usage: EvalUsage
     timings: dict[str, float]
     questions: NotRequired[list[ReportQuestion]]  # absent only from the stored header

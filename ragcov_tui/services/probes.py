@@ -1,0 +1,81 @@
+"""Retrievability probes (``ragcov eval --probes N``): is an unexercised chunk a test gap or a defect?
+
+After an eval, the chunks no test question retrieved in its top ``k`` are *unexercised*
+(:mod:`ragcov_tui.coverage.exercised`). ``N`` of them are drawn uniformly at random with the
+run's seed; for each, one question is written from the chunk itself by the offline suggestion
+writer (:func:`ragcov_tui.coverage.suggest_offline.chunk_candidates`: the best-shaped question
+from its headings and sentences, or the passage itself outside English) and put to the system
+under test. A chunk that comes back in the top ``k`` is *retrievable*: no question asks about it
+yet (a test gap). One that does not, even when asked from its own words, is listed as
+*unretrievable*: a corpus or index defect (boilerplate, a broken extraction, a chunk the index
+lost), which a new test question would not fix. A sampled chunk that gives no question is counted
+``unwritable``; a probe the system fails on is counted in ``errors``. The budget is ``N`` system
+calls, asked ``concurrency`` at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ragcov_tui.concurrency import run_bounded
+from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.coverage.exercised import exercised_mask
+from ragcov_tui.coverage.suggest_offline import Candidate, chunk_candidates
+from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.systems.base import System
+from ragcov_tui.progress import Progress
+from ragcov_tui.store.eval_contract import ProbeAsked, ProbeReport
+
+STAGE = "probing unexercised chunks"
+PASSAGE_WRAP = ("Ask about: «", "»")  # suggest_offline's passage form: the system is asked the passage itself
+
+
+def check_probes(probes: int, system: str, chunks: Sequence[Chunk]) -> None:
+    """BadInput before any work when probes cannot be asked: a records file answers only the
+    questions it holds, and probes are written from the corpus's chunks."""
+    if probes and system.startswith("records:"):
+        raise BadInput(f"--probes {probes}: a records: file answers only its own questions; probes need a system that "
+                       "answers new ones (python:, http:, builtin:, a vector store)")
+    if probes and not chunks:
+        raise BadInput(f"--probes {probes}: needs the corpus (--corpus) to write the probes from")
+
+
+def probe_question(chunk: Chunk) -> Candidate | None:
+    """The question a probe asks about ``chunk`` (the passage itself for a ``passage`` form), or None."""
+    found = chunk_candidates(chunk.id, chunk.text)
+    if not found:
+        return None
+    best = found[0]
+    head, tail = PASSAGE_WRAP
+    if best.form == "passage" and best.text.startswith(head) and best.text.endswith(tail):
+        return Candidate(best.text[len(head):-len(tail)], best.chunk_id, best.form)
+    return best
+
+
+def run_probes(system: System, chunks: Sequence[Chunk], retrieved: Sequence[Sequence[str]], *, n: int, k: int,
+               seed: int, concurrency: int, progress: Progress | None = None) -> ProbeReport:
+    """Ask about ``n`` sampled unexercised chunks (module doc); ``retrieved``: each test question's
+    retrieved ids, best first."""
+    mask, _ = exercised_mask(chunks, [ids[:k] for ids in retrieved])
+    unexercised = np.flatnonzero(~mask)
+    rng = np.random.default_rng(seed)
+    picked = np.sort(rng.choice(unexercised, size=min(n, len(unexercised)), replace=False))
+    asked: list[tuple[Chunk, Candidate]] = []
+    for i in picked.tolist():
+        if (q := probe_question(chunks[i])) is not None:
+            asked.append((chunks[i], q))
+
+    def ask(pair: tuple[Chunk, Candidate]) -> bool:
+        chunk, question = pair
+        ids = [c.id for c in system.answer(question.text).contexts[:k]]
+        return bool(exercised_mask([chunk], [ids])[0][0])
+
+    outcomes = run_bounded(ask, asked, concurrency=concurrency, progress=progress, stage=STAGE)
+    found = [chunk.id for (chunk, _), o in zip(asked, outcomes, strict=True) if o.ok and o.value]
+    missed: list[ProbeAsked] = [{"chunk_id": chunk.id, "question": q.text, "form": q.form}
+                                for (chunk, q), o in zip(asked, outcomes, strict=True) if o.ok and not o.value]
+    return {"requested": n, "unexercised": len(unexercised), "seed": seed, "k": k, "asked": len(asked),
+            "found": len(found), "unwritable": len(picked) - len(asked),
+            "errors": sum(not o.ok for o in outcomes), "found_ids": found, "unretrievable": missed}
