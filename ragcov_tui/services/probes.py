@@ -4,7 +4,8 @@ After an eval, the chunks no test question retrieved in its top ``k`` are *unexe
 (:mod:`ragcov_tui.coverage.exercised`). ``N`` of them are drawn uniformly at random with the
 run's seed; for each, one question is written from the chunk itself by the offline suggestion
 writer (:func:`ragcov_tui.coverage.suggest_offline.chunk_candidates`: the best-shaped question
-from its headings and sentences, or the passage itself outside English) and put to the system
+from its headings and sentences, else the passage itself: its first specific heading or sentence,
+as outside English) and put to the system
 under test. A chunk that comes back in the top ``k`` is *retrievable*: no question asks about it
 yet (a test gap). One that does not, even when asked from its own words, is listed as
 *unretrievable*: a corpus or index defect (boilerplate, a broken extraction, a chunk the index
@@ -22,7 +23,7 @@ import numpy as np
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.exercised import exercised_mask
-from ragcov_tui.coverage.suggest_offline import Candidate, chunk_candidates
+from ragcov_tui.coverage.suggest_offline import Candidate, chunk_candidates, passage
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import System
 from ragcov_tui.progress import Progress
@@ -43,10 +44,12 @@ def check_probes(probes: int, system: str, chunks: Sequence[Chunk]) -> None:
 
 
 def probe_question(chunk: Chunk) -> Candidate | None:
-    """The question a probe asks about ``chunk`` (the passage itself for a ``passage`` form), or None."""
+    """The question a probe asks about ``chunk``: the best-shaped one, else the passage itself (its
+    first specific heading or sentence); None when the chunk has neither."""
     found = chunk_candidates(chunk.id, chunk.text)
     if not found:
-        return None
+        text = passage(chunk.text)
+        return None if text is None else Candidate(text, chunk.id, "passage")
     best = found[0]
     head, tail = PASSAGE_WRAP
     if best.form == "passage" and best.text.startswith(head) and best.text.endswith(tail):
