@@ -28,9 +28,8 @@ EXERCISED = {"billing.md", "sso.md", "webhooks.md"}  # one chunk each, the one i
 TRAFFIC = [("how do I feed the sourdough starter", 7), ("when are invoices emailed", 2)]
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("exercised")
+def write_corpus(root: Path) -> Path:
+    """The corpus (``root/corpus``), the test file and a query log; returns ``root``."""
     docs = root / "corpus"
     docs.mkdir()
     for name, text in TOPICS.items():
@@ -40,6 +39,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "questions.jsonl").write_text("".join(json.dumps({"id": i, "question": q}) + "\n" for i, q in TESTS))
     (root / "traffic.jsonl").write_text("".join(json.dumps({"query": q, "count": n}) + "\n" for q, n in TRAFFIC))
     return root
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("exercised"))
 
 
 def _eval(root: Path, db: Path, *extra: str) -> int:

@@ -8,6 +8,7 @@ it finishes, an eval shows the items it stored so far."""
 from __future__ import annotations
 
 from pathlib import PurePath
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -56,6 +57,19 @@ class OverviewPane(Pane):
         else:
             self._eval(session)
 
+    @staticmethod
+    def _exercised_rows(ex: dict[str, Any] | None) -> list[tuple[str, Text]]:
+        """With ``--eval-session``: the exercised share and the blind spots (coverage/exercised.py)."""
+        if not ex:
+            return []
+        share = "—" if ex.get("share") is None else f"{ex['share']:.0%}"
+        return [("exercised", lit(f"{ex.get('exercised_chunks', 0):,} of {ex.get('chunks', 0):,} chunks ({share}) by "
+                                  f"eval {ex.get('eval_session')}, top {ex.get('k')}")),
+                ("blind spots", lit(f"{len(ex.get('blind_clusters', []))} clusters   "
+                                    f"{len(ex.get('blind_documents', [])):,} documents"
+                                    + ("" if ex.get("probes") is None else
+                                       f"   unretrievable {len(ex.get('defects', []))}")))]
+
     def _analysis(self, session: SessionRow) -> None:
         db, sid = self.context.db, session["id"]
         r = queries.analysis_report(db, sid)
@@ -72,6 +86,7 @@ class OverviewPane(Pane):
             ("questions", lit(f"{qs.get('total', 0):,}   in {qs.get('inliers', 0):,}  out {qs.get('outliers', 0):,}")),
             ("gaps", lit(f"{len(r.get('gaps', []))}   flagged docs {sum(1 for d in r.get('documents', []) if d.get('flagged'))}")),
             ("embedder", lit(session.get("embedder"))),
+            *self._exercised_rows(r.get("exercised")),
         ], label_width=12))
         self.query_one("#overview-figures", Static).update(figures)
         clusters = r.get("clusters", [])
