@@ -11,7 +11,8 @@ yet (a test gap). One that does not, even when asked from its own words, is list
 *unretrievable*: a corpus or index defect (boilerplate, a broken extraction, a chunk the index
 lost), which a new test question would not fix. A sampled chunk that gives no question is counted
 ``unwritable``; a probe the system fails on is counted in ``errors``. The budget is ``N`` system
-calls, asked ``concurrency`` at a time.
+calls, asked ``concurrency`` at a time, each a retrieval only where the system can skip the answer
+(``retrieve_only``: the builtin systems, a vector store).
 """
 
 from __future__ import annotations
@@ -70,9 +71,11 @@ def run_probes(system: System, chunks: Sequence[Chunk], retrieved: Sequence[Sequ
         if (q := probe_question(chunks[i])) is not None:
             asked.append((chunks[i], q))
 
+    retrieve = getattr(system, "retrieve_only", None) or system.answer  # no answer needed where it can be skipped
+
     def ask(pair: tuple[Chunk, Candidate]) -> bool:
         chunk, question = pair
-        ids = [c.id for c in system.answer(question.text).contexts[:k]]
+        ids = [c.id for c in retrieve(question.text).contexts[:k]]
         return bool(exercised_mask([chunk], [ids])[0][0])
 
     outcomes = run_bounded(ask, asked, concurrency=concurrency, progress=progress, stage=STAGE)

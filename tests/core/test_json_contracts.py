@@ -109,7 +109,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                        "--traffic", str(SAMPLE / "traffic.jsonl"))
     json_of("report", "report", analysis["session_id"])
     evals = ["eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "hash"]
-    bm25 = json_of("eval", *evals, "--system", "builtin:bm25")
+    bm25 = json_of("eval", *evals, "--system", "builtin:bm25", "--probes", "3")
+    json_of("analyze_exercised", "analyze", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", "hash",
+            "--traffic", str(SAMPLE / "traffic.jsonl"), "--eval-session", bm25["session_id"])
     json_of("eval_repeats", *evals, "--system", "builtin:bm25", "--repeats", "2", "--metrics", "faithfulness,hit@5")
     dense = json_of("eval_dense", *evals, "--system", "builtin:dense")
     json_of("compare", "compare", bm25["session_id"], dense["session_id"])
@@ -140,7 +142,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return out
 
 
-CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("analyze_llm", AnalysisReport), ("eval", EvalReport),
+CONTRACTS = [("analyze", AnalysisReport), ("report", AnalysisReport), ("analyze_llm", AnalysisReport),
+             ("analyze_exercised", AnalysisReport), ("eval", EvalReport),
              ("eval_repeats", EvalReport), ("eval_dense", EvalReport), ("eval_judged", EvalReport),
              ("eval_records", EvalReport), ("eval_records_texts", EvalReport), ("eval_contexts", EvalReport),
              ("compare", Comparison),
@@ -169,6 +172,9 @@ def test_the_runs_reach_the_optional_parts(runs: dict[str, Any]) -> None:
         "chunk_id" not in s for g in themed["gaps"] for s in g["suggested_questions"])
     assert runs["eval_records"]["records_join"] and runs["eval_contexts"]["gold_from_contexts"]
     assert runs["eval_records_texts"]["retrieval_not_measured"]
+    exercised = runs["analyze_exercised"]["exercised"]
+    assert runs["eval"]["probes"]["asked"] and exercised["probes"] and exercised["traffic_queries"]
+    assert all("fixes" in s for g in runs["analyze_exercised"]["gaps"] for s in g["suggested_questions"])
     judged = runs["eval_judged"]
     assert judged["judge"] == "llm:openai:gpt-4o-mini" and judged["usage"]["llm"]["openai:gpt-4o-mini"]["calls"]
 
