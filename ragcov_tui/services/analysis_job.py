@@ -260,7 +260,7 @@ def _join_eval(db: sqlite_utils.Database, ref: str | None, chunks: list[Chunk]) 
         return EvalJoin()
     retrievals = eval_retrievals(db, ref)
     mask, unmatched = exercised_mask(chunks, retrievals.retrieved)
-    if not mask.any():
+    if unmatched == len({i for ids in retrievals.retrieved for i in ids}):  # (a --sample may hold no exercised chunk)
         raise BadInput(f"--eval-session {ref}: none of the {unmatched:,} ids session {retrievals.session_id} retrieved "
                        "is a chunk or document of this corpus (chunk the same way: the same --chunk-size and "
                        "--chunk-overlap)")
