@@ -128,9 +128,12 @@ def exercised_line(section: ExercisedSection) -> str:
 
 def probes_line(probes: ProbeReport) -> str:
     """One line: what the retrievability probes found."""
+    writer = probes.get("writer", "offline")
     line = (f"Retrievability probes: {probes['asked']} unexercised chunk(s) asked about directly (seed "
-            f"{probes['seed']}), {probes['found']} came back in the top {probes['k']}, "
+            f"{probes['seed']}, questions by {writer}), {probes['found']} came back in the top {probes['k']}, "
             f"{len(probes['unretrievable'])} did not (a corpus or index defect, not a test gap)")
     if probes["unwritable"]:
         line += f"; {probes['unwritable']} chunk(s) gave no question to ask"
+    if probes["errors"]:
+        line += f"; the system failed on {probes['errors']}"
     return line

@@ -169,7 +169,7 @@ def run_eval(
         items = load_eval_items(db, sid)
         probed = run_probes(system, chunks, [[c["id"] for c in i["retrieved"]] for i in items if i["status"] == "done"],
                             n=opts.probes, k=opts.k, seed=opts.seed, concurrency=opts.concurrency,
-                            progress=progress) if opts.probes else None
+                            llm=llms["llm"], progress=progress) if opts.probes else None
         header: EvalReport = {
             "session_id": sid, "name": opts.name, "kind": "eval", "questions_path": str(Path(opts.questions).resolve()),
             "system": system.name, "answer_label": next((label for i in items if (label := i.get("answer_label"))), ""),

@@ -5,7 +5,8 @@ After an eval, the chunks no test question retrieved in its top ``k`` are *unexe
 run's seed; for each, one question is written from the chunk itself by the offline suggestion
 writer (:func:`ragcov_tui.coverage.suggest_offline.chunk_candidates`: the best-shaped question
 from its headings and sentences, else the passage itself: its first specific heading or sentence,
-as outside English) and put to the system
+as outside English; with ``--llm``, the model writes it from the chunk with the gaps' suggestion
+prompt) and put to the system
 under test. A chunk that comes back in the top ``k`` is *retrievable*: no question asks about it
 yet (a test gap). One that does not, even when asked from its own words, is listed as
 *unretrievable*: a corpus or index defect (boilerplate, a broken extraction, a chunk the index
@@ -25,8 +26,10 @@ from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.exercised import exercised_mask
 from ragcov_tui.coverage.suggest_offline import Candidate, chunk_candidates, passage
+from ragcov_tui.coverage.themes import llm_themes
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import System
+from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.eval_contract import ProbeAsked, ProbeReport
 
@@ -58,30 +61,41 @@ def probe_question(chunk: Chunk) -> Candidate | None:
     return best
 
 
+def llm_probe_question(llm: ChatModel, chunk: Chunk) -> Candidate | None:
+    """One question the ``--llm`` model writes for ``chunk`` (the gaps' suggestion prompt, one
+    passage, one question), or None when its reply is unusable."""
+    written = llm_themes(llm, [chunk.text], 3, 1)
+    if isinstance(written, str) or not written.questions:
+        return None
+    return Candidate(written.questions[0]["text"], chunk.id, "llm")
+
+
 def run_probes(system: System, chunks: Sequence[Chunk], retrieved: Sequence[Sequence[str]], *, n: int, k: int,
-               seed: int, concurrency: int, progress: Progress | None = None) -> ProbeReport:
+               seed: int, concurrency: int, llm: ChatModel | None = None,
+               progress: Progress | None = None) -> ProbeReport:
     """Ask about ``n`` sampled unexercised chunks (module doc); ``retrieved``: each test question's
-    retrieved ids, best first."""
+    retrieved ids, best first; ``llm``: the model that writes the questions (offline when None, and
+    for a chunk whose LLM reply is unusable)."""
     mask, _ = exercised_mask(chunks, [ids[:k] for ids in retrieved])
     unexercised = np.flatnonzero(~mask)
     rng = np.random.default_rng(seed)
-    picked = np.sort(rng.choice(unexercised, size=min(n, len(unexercised)), replace=False))
-    asked: list[tuple[Chunk, Candidate]] = []
-    for i in picked.tolist():
-        if (q := probe_question(chunks[i])) is not None:
-            asked.append((chunks[i], q))
-
+    picked = [chunks[i] for i in np.sort(rng.choice(unexercised, size=min(n, len(unexercised)), replace=False))]
     retrieve = getattr(system, "retrieve_only", None) or system.answer  # no answer needed where it can be skipped
 
-    def ask(pair: tuple[Chunk, Candidate]) -> bool:
-        chunk, question = pair
+    def ask(chunk: Chunk) -> tuple[Candidate | None, bool]:
+        question = (llm_probe_question(llm, chunk) if llm is not None else None) or probe_question(chunk)
+        if question is None:
+            return None, False
         ids = [c.id for c in retrieve(question.text).contexts[:k]]
-        return bool(exercised_mask([chunk], [ids])[0][0])
+        return question, bool(exercised_mask([chunk], [ids])[0][0])
 
-    outcomes = run_bounded(ask, asked, concurrency=concurrency, progress=progress, stage=STAGE)
-    found = [chunk.id for (chunk, _), o in zip(asked, outcomes, strict=True) if o.ok and o.value]
+    outcomes = run_bounded(ask, picked, concurrency=concurrency, progress=progress, stage=STAGE)
+    asked = [(chunk, o.value) for chunk, o in zip(picked, outcomes, strict=True) if o.ok and o.value and o.value[0]]
+    found = [chunk.id for chunk, (_, hit) in asked if hit]
     missed: list[ProbeAsked] = [{"chunk_id": chunk.id, "question": q.text, "form": q.form}
-                                for (chunk, q), o in zip(asked, outcomes, strict=True) if o.ok and not o.value]
-    return {"requested": n, "unexercised": len(unexercised), "seed": seed, "k": k, "asked": len(asked),
-            "found": len(found), "unwritable": len(picked) - len(asked),
-            "errors": sum(not o.ok for o in outcomes), "found_ids": found, "unretrievable": missed}
+                                for chunk, (q, hit) in asked if q is not None and not hit]
+    errors = sum(not o.ok for o in outcomes)
+    return {"requested": n, "unexercised": len(unexercised), "seed": seed, "k": k,
+            "writer": f"llm:{llm.spec}" if llm is not None else "offline", "asked": len(asked),
+            "found": len(found), "unwritable": len(picked) - len(asked) - errors, "errors": errors,
+            "found_ids": found, "unretrievable": missed}

@@ -202,7 +202,7 @@ class ReportQuestion(_ItemFields):
 class ProbeAsked(TypedDict):
     chunk_id: str
     question: str
-    form: str  # "question" | "passage" (coverage/suggest_offline.py)
+    form: str  # "question" | "passage" (coverage/suggest_offline.py) | "llm"
 
 
 class ProbeReport(TypedDict):
@@ -212,6 +212,7 @@ class ProbeReport(TypedDict):
     unexercised: int  # chunks no test question retrieved
     seed: int
     k: int
+    writer: str  # "offline" or "llm:<spec>": who wrote the questions
     asked: int
     found: int
     unwritable: int  # sampled chunks no question could be written from

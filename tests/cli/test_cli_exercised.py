@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import QUESTIONS, run_cli
+from tests.support.fake_api import FakeAPIServer, api_env
 
 TOPICS = {
     "billing.md": "# Billing\n\nInvoices are emailed on the first day of each month. You can change the payment card "
@@ -64,6 +65,7 @@ def probed(corpus: Path) -> tuple[dict, Path]:
 def test_a_probe_lists_the_chunk_bm25_cannot_return_and_finds_the_others(probed: tuple[dict, Path]) -> None:
     probes = probed[0]["probes"]
     assert probes["unexercised"] == 4 and probes["asked"] == 4 and probes["unwritable"] == 0
+    assert probes["writer"] == "offline"
     assert [p["chunk_id"].split("#")[0] for p in probes["unretrievable"]] == ["router-copy.md"]
     assert sorted(i.split("#")[0] for i in probes["found_ids"]) == ["mobile.md", "router.md", "sourdough.md"]
     assert "router password" in probes["unretrievable"][0]["question"]
@@ -162,3 +164,24 @@ def test_gate_and_join_mistakes_are_exit_2(joined: tuple[dict, Path], capsys: py
     (other / "x.md").write_text("# Other\n\nNothing the eval retrieved lives here.\n")
     assert run_cli(*base, "--corpus", str(other), "--eval-session", "probed") == 2
     assert "is a chunk or document of this corpus" in capsys.readouterr().err
+
+
+def test_llm_writes_the_probe_questions(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --llm the model writes each probe's question from the chunk (one request per chunk, no answers)."""
+    prompts: list[str] = []
+
+    def write(messages: list[dict], body: dict) -> str:
+        passage = messages[-1]["content"].split("Passage 1:\n", 1)[1]
+        prompts.append(passage)
+        sentence = next(line for line in passage.splitlines() if line and not line.startswith("#"))
+        return json.dumps({"themes": ["a", "b", "c"], "questions": [sentence.split(".")[0] + "?"]})
+
+    out = corpus / "llm.json"
+    with FakeAPIServer() as server:
+        api_env(monkeypatch, server)
+        server.chat_handler = write
+        assert _eval(corpus, corpus / "llm.db", "--probes", "10", "--llm", "openai:gpt-4o-mini", "--json", str(out)) == 0
+    probes = json.loads(out.read_text())["probes"]
+    assert probes["writer"] == "llm:openai:gpt-4o-mini" and probes["asked"] == 4 and len(prompts) == 4
+    assert [(p["chunk_id"].split("#")[0], p["form"], p["question"]) for p in probes["unretrievable"]] == [
+        ("router-copy.md", "llm", "Reset the router password from the admin console?")]
