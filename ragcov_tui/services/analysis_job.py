@@ -127,6 +127,7 @@ def run_analysis(
     documents, chunks, store = loaded.documents, loaded.chunks, loaded.store
     all_chunks = len(chunks)
     rows = sample_rows(all_chunks, opts.sample, params.seed)
+    joined = _join_eval(db, opts.eval_session, chunks, rows)  # on every chunk: a sample keeps its rows
     if rows is not None:
         chunks = [chunks[i] for i in rows]
     timings["load"] = time.perf_counter() - t0
@@ -135,7 +136,6 @@ def run_analysis(
     if log is not None:
         timings["traffic_read"] = time.perf_counter() - t
 
-    joined = _join_eval(db, opts.eval_session, chunks)
     traffic: TrafficSection | None = None
     cache = None if opts.no_cache else db
     embedder = make_embedder(opts.embedder, db=cache, concurrency=opts.concurrency)
@@ -253,18 +253,18 @@ class EvalJoin:
             traffic=None if traffic is None else [(q["nearest_chunk"], q["count"]) for q in traffic.get("details", [])])
 
 
-def _join_eval(db: sqlite_utils.Database, ref: str | None, chunks: list[Chunk]) -> EvalJoin:
-    """The eval session ``ref`` met with ``chunks`` (an empty join without one); BadInput when none
-    of its retrieved ids is in this corpus."""
+def _join_eval(db: sqlite_utils.Database, ref: str | None, chunks: list[Chunk], rows: np.ndarray | None) -> EvalJoin:
+    """The eval session ``ref`` met with ``chunks`` (an empty join without one), the mask kept for
+    the sampled ``rows`` only (``--sample``); BadInput when none of its retrieved ids is in this corpus."""
     if not ref:
         return EvalJoin()
     retrievals = eval_retrievals(db, ref)
     mask, unmatched = exercised_mask(chunks, retrievals.retrieved)
-    if unmatched == len({i for ids in retrievals.retrieved for i in ids}):  # (a --sample may hold no exercised chunk)
+    if unmatched == len({i for ids in retrievals.retrieved for i in ids}):
         raise BadInput(f"--eval-session {ref}: none of the {unmatched:,} ids session {retrievals.session_id} retrieved "
                        "is a chunk or document of this corpus (chunk the same way: the same --chunk-size and "
                        "--chunk-overlap)")
-    return EvalJoin(retrievals, mask, unmatched)
+    return EvalJoin(retrievals, mask if rows is None else mask[rows], unmatched)
 
 
 def load_inputs(

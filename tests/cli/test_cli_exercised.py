@@ -185,3 +185,13 @@ def test_llm_writes_the_probe_questions(corpus: Path, monkeypatch: pytest.Monkey
     assert probes["writer"] == "llm:openai:gpt-4o-mini" and probes["asked"] == 4 and len(prompts) == 4
     assert [(p["chunk_id"].split("#")[0], p["form"], p["question"]) for p in probes["unretrievable"]] == [
         ("router-copy.md", "llm", "Reset the router password from the admin console?")]
+
+
+def test_a_sample_counts_its_own_chunks_and_every_retrieved_id_still_matches(joined: tuple[dict, Path]) -> None:
+    root = joined[1]
+    out = root / "sampled.json"
+    assert run_cli("analyze", "--quiet", "--db", str(root / "ragcov.db"), "--questions", str(root / "questions.jsonl"),
+                   "--corpus", str(root / "corpus"), "--embedder", "hash", "--eval-session", "probed", "--sample", "5",
+                   "--json", str(out)) == 0
+    ex = json.loads(out.read_text())["exercised"]
+    assert ex["chunks"] == 5 and ex["unmatched_ids"] == 0 and ex["exercised_chunks"] <= 3
