@@ -65,6 +65,8 @@ def ragcov_eval(ragcov_db: Any, pytestconfig: pytest.Config) -> Callable[..., Ra
     no_cache = bool(pytestconfig.getoption("ragcov_no_cache"))
 
     def run(questions: str | os.PathLike[str], system: str, **options: Any) -> RagcovResults:
+        from ragcov_tui.errors import RagcovError
+        from ragcov_tui.evaluation.report import all_failed, failure_note
         from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
         if isinstance(options.get("corpus"), (str, os.PathLike)):
@@ -73,7 +75,12 @@ def ragcov_eval(ragcov_db: Any, pytestconfig: pytest.Config) -> Callable[..., Ra
         options["corpus"] = [str(c) for c in options.get("corpus") or ()]
         key = repr(sorted(options.items()))
         if key not in runs:
-            _, report = run_eval(EvalOptions(**options), ragcov_db)
+            try:
+                _, report = run_eval(EvalOptions(**options), ragcov_db)
+            except RagcovError as exc:  # a user mistake (a bad path, flag, judge): its one line, no traceback
+                pytest.fail(f"ragcov eval: {exc}", pytrace=False)
+            if all_failed(report):
+                pytest.fail(f"ragcov eval: nothing to score: {failure_note(report)}", pytrace=False)
             runs[key] = RagcovResults(report)
         return runs[key]
 
@@ -110,7 +117,12 @@ def ragcov_references(ragcov_db: Any, pytestconfig: pytest.Config) -> Callable[.
         opts = ReferenceOptions(questions=str(folder), llm=llm, out=str(out), no_cache=no_cache, **options)
         key = repr(sorted(vars(opts).items()))
         if key not in made:
-            write_references(opts, ragcov_db)
+            from ragcov_tui.errors import RagcovError
+
+            try:
+                write_references(opts, ragcov_db)
+            except RagcovError as exc:
+                pytest.fail(f"ragcov references: {exc}", pytrace=False)
             made[key] = Path(out)
         return made[key]
 
