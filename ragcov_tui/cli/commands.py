@@ -115,7 +115,12 @@ def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> 
 @interruptible
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
-    from ragcov_tui.coverage.gates import check_coverage_gates, check_gate_inputs, parse_coverage_gates
+    from ragcov_tui.coverage.gates import (
+        check_coverage_gates,
+        check_gate_inputs,
+        coverage_junit_cases,
+        parse_coverage_gates,
+    )
     from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 
     gates = parse_coverage_gates(args.fail_under or [])
@@ -130,7 +135,17 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     _analysis_outputs(args, out, report, db_path)
+    _write_junit(args, f"ragcov analyze {report.get('session_id')}", coverage_junit_cases(report, gates),
+                 report.get("timings", {}).get("total", 0.0), session=report.get("session_id"))
     return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
+
+
+def _write_junit(args: argparse.Namespace, suite: str, cases: list[Any], seconds: float, **properties: Any) -> None:
+    """``--junit FILE``: the gates as JUnit XML test cases (:mod:`ragcov_tui.junit_xml`)."""
+    if args.junit:
+        from ragcov_tui.junit_xml import junit_xml
+
+        write_output(args.junit, junit_xml(suite, cases, properties=properties, seconds=seconds), args.quiet)
 
 
 def _warn(args: argparse.Namespace) -> Callable[[str], None] | None:
@@ -262,7 +277,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 @interruptible
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
-    from ragcov_tui.evaluation.gates import check_gates, load_baseline, parse_fail_under
+    from ragcov_tui.evaluation.gates import check_gates, junit_cases, load_baseline, parse_fail_under
     from ragcov_tui.evaluation.report import all_failed, all_unreachable, failure_note
     from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
@@ -286,9 +301,40 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
         error = Unreachable if all_unreachable(report) else ProviderError  # a wrong address: exit 2
         raise error(f"nothing to score: {failure_note(report)}; fix the cause and continue "
                     f"with --resume {report.get('session_id')}")
-    gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [],
-                        **({} if max_drop is None else {"max_drop": max_drop}))
+    drop = {} if max_drop is None else {"max_drop": max_drop}
+    gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [], **drop)
+    _write_junit(args, f"ragcov eval {report.get('session_id')}",
+                 junit_cases(report, baseline=baseline, fail_under=args.fail_under or [], **drop),
+                 report.get("timings", {}).get("total", 0.0), session=report.get("session_id"),
+                 system=report.get("system"), judge=report.get("judge"), questions=report.get("questions_path"))
     return _gate_exit(gates.lines())
+
+
+@interruptible
+def cmd_references(args: argparse.Namespace, out: Console) -> int:
+    """``ragcov references``: reference answers for a BEIR folder's judged queries, into a new file."""
+    cfg, db_path = _setup(args)
+    from ragcov_tui.services.references_job import ReferenceOptions, write_references
+
+    values = {key: value for key in ("llm", "concurrency", "budget") if (value := setting(args, cfg, key)) is not None}
+    if "llm" not in values:
+        raise BadInput("--llm: a model is needed to write reference answers (e.g. --llm openai:gpt-4o-mini)")
+    opts = ReferenceOptions(questions=args.questions, out=args.out, no_cache=args.no_cache,
+                            **({"split": args.split} if args.split else {}), **values)
+    db = _open(args, db_path, writable=True)
+    with ProgressBar(quiet=args.quiet) as bar:
+        summary = write_references(opts, db, progress=bar, warn=_warn(args))
+    from ragcov_tui.llm.accounting import usage_lines
+
+    out.print(plain_line(f"wrote {summary.written} synthetic reference answers to {summary.out} "
+                         f"(marked 'reference_generated'; eval reports say so)"), soft_wrap=True)
+    if summary.without_answer:
+        shown = ", ".join(summary.without_answer[:10]) + (" …" if len(summary.without_answer) > 10 else "")
+        out.print(plain_line(f"{len(summary.without_answer)} queries left out (their relevant documents gave no "
+                             f"answer): {shown}"), soft_wrap=True)
+    for line in usage_lines({opts.llm: summary.usage}):
+        out.print(plain_line(line), soft_wrap=True)
+    return EXIT_OK
 
 
 def _stopped(db: Any, tracker: Any) -> list[str]:

@@ -38,6 +38,7 @@ EXAMPLES = {
     "report": "ragcov report latest-analysis --markdown coverage.md",
     "tui": "ragcov tui --session latest",
     "demo": "ragcov demo",
+    "references": "ragcov references --questions scifact/ --llm openai:gpt-4o-mini --out scifact-references.jsonl",
 }
 
 
@@ -144,6 +145,17 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--llm", help="openai:MODEL for --pairwise")
     c.add_argument("--json", metavar="FILE", help="write the comparison as JSON ('-' for stdout)")
 
+    f = add("references", "Write a reference answer for each judged query of a BEIR folder from its most relevant "
+                          "documents, with an LLM, into a new test file (marked synthetic; the folder is not changed).")
+    f.add_argument("--questions", required=True, metavar="DIR", help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    f.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf writing the answers (default $RAGCOV_LLM)")
+    f.add_argument("--out", required=True, metavar="FILE",
+                   help="the test file to write (.jsonl: question, ground_truth, relevant_doc_ids, reference_generated)")
+    ir_flags(f, qrels=False)
+    f.add_argument("--budget", help="tokens of relevant documents (highest grade first) given per query (default {budget})")
+    f.add_argument("--concurrency", help="LLM calls in flight (default {concurrency})")
+    f.add_argument("--no-cache", action="store_true", help="neither read nor write the LLM cache")
+
     s = add("sessions", "List stored sessions.")
     s.add_argument("--kind", choices=["analysis", "eval"], help="list only analysis or only eval sessions")
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -180,6 +192,8 @@ def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None
     parser.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
     parser.add_argument("--markdown", metavar="FILE", help=f"write a Markdown report {markdown}")
     parser.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help=f"exit 3 when {gate}")
+    parser.add_argument("--junit", metavar="FILE",
+                        help="write the gates as JUnit XML test cases for CI (a failing gate lists its questions)")
     store_flags(parser)
 
 
@@ -193,10 +207,12 @@ def store_flags(parser: argparse.ArgumentParser) -> None:
                         help="do not check that --embedder reproduces the store's vectors (every report says so)")
 
 
-def ir_flags(parser: argparse.ArgumentParser) -> None:
+def ir_flags(parser: argparse.ArgumentParser, *, qrels: bool = True) -> None:
     """--split and --qrels: relevance judgements in the BEIR / TREC layouts."""
     parser.add_argument("--split", help="qrels split of a BEIR folder: qrels/SPLIT.tsv (default {split})")
-    parser.add_argument("--qrels", metavar="FILE", help="gold ids from a qrels file (TREC 'qid 0 docid grade' or BEIR TSV)")
+    if qrels:
+        parser.add_argument("--qrels", metavar="FILE",
+                            help="gold ids from a qrels file (TREC 'qid 0 docid grade' or BEIR TSV)")
 
 
 class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):

@@ -32,6 +32,7 @@ from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct, store_line
 from ragcov_tui.evaluation.compare_contract import Comparison
+from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
@@ -217,6 +218,9 @@ def print_eval(console: Console, report: EvalReport) -> None:
     judge = judge_label(report.get("judge"), (report.get("metrics") or {}).get("generation"))
     console.print(plain_line(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
                              f"judge {judge}"))
+    if synthetic := report.get("synthetic_references"):
+        console.print(plain_line(synthetic_text(synthetic, (report.get("counts") or {}).get("questions", 0)),
+                                 style="bold yellow"))
     if unmeasured := report.get("retrieval_not_measured"):
         console.print(plain_line(f"Retrieval: not measured — {unmeasured}", style="bold yellow"))
     else:

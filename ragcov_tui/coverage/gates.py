@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.junit_xml import TestCase
+from ragcov_tui.safe_text import visible_line
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.thresholds import (
     BelowThreshold,
@@ -50,3 +52,19 @@ def check_coverage_gates(report: AnalysisReport, thresholds: list[Threshold]) ->
     exercised = report.get("exercised")
     figures["exercised_share"] = None if exercised is None else exercised["share"]
     return below_thresholds({m: figures.get(m) for m in COVERAGE_METRICS}, thresholds)
+
+
+def coverage_junit_cases(report: AnalysisReport, thresholds: list[Threshold]) -> list[TestCase]:
+    """``analyze --junit``: one test case per ``--fail-under`` gate; a failed one lists the gaps
+    (clusters the test set leaves uncovered), most urgent first, with their themes and size."""
+    below = {b.metric: b for b in check_coverage_gates(report, thresholds)}
+    gaps = [visible_line(f"cluster {g['cluster']}  coverage {_figure(g.get('coverage'))}  {g['size']} chunks  "
+                         f"themes: {', '.join(g.get('themes') or []) or '—'}") for g in report.get("gaps") or ()]
+    return [TestCase(f"fail-under {t.metric}={t.minimum:g}", "ragcov.analyze.fail_under",
+                     failure=str(below[t.metric]) if t.metric in below else None, failure_type="fail-under",
+                     detail=f"{below.get(t.metric)}\n{len(gaps)} gaps:\n" + "\n".join(gaps))
+            for t in thresholds]
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"

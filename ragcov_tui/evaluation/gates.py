@@ -5,6 +5,8 @@
   every metric here is higher-is-better).
 - ``--fail-under METRIC=VALUE``: the current mean of METRIC must be ``>= VALUE``; a metric that
   was not measured (mean undefined, n = 0) fails the gate too, since it cannot be shown to pass.
+  With ``on_lower_bound`` (the pytest plugin's assertions) a judged metric of a run with
+  ``--repeats N > 1`` is gated on its interval's lower bound instead (:func:`judged_lower_bounds`).
 
 The CLI exits 3 when :attr:`GateResult.failed`, listing every failure (``baseline → current``).
 Reports are the ``eval --json`` contract; an aggregate may be ``{"mean", …}`` or a plain number.
@@ -13,16 +15,19 @@ Reports are the ``eval --json`` contract; an aggregate may be ``{"mean", …}`` 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
+from ragcov_tui.junit_xml import TestCase
+from ragcov_tui.safe_text import visible_line
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.thresholds import (
     BelowThreshold,
@@ -98,9 +103,31 @@ def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
     return out
 
 
-def check_fail_under(report: EvalReport, thresholds: Sequence[Threshold]) -> list[BelowThreshold]:
-    """The thresholds the report's means do not reach (or cannot show, being undefined)."""
-    return below_thresholds(metric_means(report), thresholds)
+Z_95 = 1.959964  # the two-sided 95% normal quantile
+
+
+def judged_lower_bounds(report: EvalReport) -> dict[str, float | None]:
+    """``{judged metric: lower bound}`` of a run judged ``repeats > 1`` times (else ``{}``): the
+    lower end of the 95% normal interval of the mean over questions, ``mean − 1.96·std/√n``
+    (``std`` across the questions' repeat-averaged scores, so judge noise widens it), clipped at 0."""
+    if int(report.get("repeats", 1) or 1) <= 1:
+        return {}
+    out: dict[str, float | None] = {}
+    for name, stats in (report.get("aggregate", {}).get("generation") or {}).items():
+        if name in JUDGED_METRICS:
+            mean, std, n = stats.get("mean"), stats.get("std"), stats.get("n", 0)
+            out[name] = None if mean is None or not n else max(0.0, mean - Z_95 * (std or 0.0) / math.sqrt(n))
+    return out
+
+
+def check_fail_under(report: EvalReport, thresholds: Sequence[Threshold], *,
+                     on_lower_bound: bool = False) -> list[BelowThreshold]:
+    """The thresholds the report's means do not reach (or cannot show, being undefined); with
+    ``on_lower_bound``, a judged metric's lower bound must reach it (:func:`judged_lower_bounds`)."""
+    values = metric_means(report)
+    if on_lower_bound:
+        values.update(judged_lower_bounds(report))
+    return below_thresholds(values, thresholds)
 
 
 def check_gates(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
@@ -111,7 +138,61 @@ def check_gates(report: EvalReport, *, baseline: EvalReport | None = None, max_d
                       below=check_fail_under(report, thresholds))
 
 
-
 def load_baseline(db: sqlite_utils.Database, ref: str) -> EvalReport:
     """The report named by ``--baseline`` (or a ``compare`` side): a session ref or an ``eval --json`` file."""
     return read_eval_report(db, ref)
+
+
+def _value(question: Mapping[str, Any], metric: str) -> float | None:
+    value = {**(question.get("retrieval") or {}), **(question.get("generation") or {})}.get(metric)
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def question_line(question: Mapping[str, Any], metric: str) -> str:
+    """``q3  recall@10=0.0000  'the question'  retrieved: d1, d7`` (or the question's error), one line."""
+    value = _value(question, metric)
+    if question.get("status") not in (None, "done"):
+        reason = f"not scored: {question.get('error') or question.get('status')}"
+    else:
+        reason = f"{metric}={'not measured' if value is None else f'{value:.4f}'}"
+    retrieved = ", ".join(str(r.get("id")) for r in question.get("retrieved") or ()) or "nothing"
+    return visible_line(f"{question.get('id')}  {reason}  {question.get('question') or ''!r}  retrieved: {retrieved}")
+
+
+def questions_below(report: EvalReport, metric: str, minimum: float) -> list[Mapping[str, Any]]:
+    """The questions whose ``metric`` is below ``minimum``, lowest first (then by id)."""
+    scored = [(v, str(q.get("id")), q) for q in report.get("questions") or () if (v := _value(q, metric)) is not None]
+    return [q for v, _, q in sorted(scored, key=lambda t: (t[0], t[1])) if v < minimum]
+
+
+def questions_dropped(baseline: EvalReport, current: EvalReport, metric: str) -> list[tuple[float, Mapping[str, Any]]]:
+    """``(drop, question)`` for the questions (paired by id) whose ``metric`` fell, largest drop first."""
+    before = {str(q.get("id")): v for q in baseline.get("questions") or () if (v := _value(q, metric)) is not None}
+    dropped = [(was - now, q) for q in current.get("questions") or ()
+               if (now := _value(q, metric)) is not None and (was := before.get(str(q.get("id")))) is not None and now < was]
+    return sorted(dropped, key=lambda t: -t[0])
+
+
+def junit_cases(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
+                fail_under: Sequence[str] = ()) -> list[TestCase]:
+    """``eval --junit``: one test case per gate (each ``--fail-under``, each metric compared with
+    ``--baseline``); a failed one lists its questions, one line each with the reason."""
+    gates = check_gates(report, baseline=baseline, max_drop=max_drop, fail_under=fail_under)
+    below = {b.metric: b for b in gates.below}
+    cases = []
+    for t in parse_fail_under(fail_under, int(report.get("k", DEFAULT_K))):
+        failed = below.get(t.metric)
+        lines = [question_line(q, t.metric) for q in questions_below(report, t.metric, t.minimum)]
+        cases.append(TestCase(f"fail-under {t.metric}={t.minimum:g}", "ragcov.eval.fail_under",
+                              failure=str(failed) if failed else None, failure_type="fail-under",
+                              detail=f"{failed}\n{len(lines)} questions below {t.minimum:g}:\n" + "\n".join(lines)))
+    if baseline is not None:
+        regressed = {r.metric: r for r in gates.regressions}
+        before, after = metric_means(baseline), metric_means(report)
+        for metric in [m for m, now in after.items() if now is not None and before.get(m) is not None]:
+            failed_r = regressed.get(metric)
+            lines = [f"drop {drop:.4f}  " + question_line(q, metric) for drop, q in questions_dropped(baseline, report, metric)]
+            cases.append(TestCase(f"regression {metric} (max drop {max_drop:g})", "ragcov.eval.baseline",
+                                  failure=str(failed_r) if failed_r else None, failure_type="regression",
+                                  detail=f"{failed_r}\n{len(lines)} questions fell:\n" + "\n".join(lines)))
+    return cases

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.markdown import cell, code, fmt, table
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.eval_contract import EvalReport
@@ -35,6 +36,8 @@ def eval_markdown(report: EvalReport) -> str:
         f"System {code(report.get('system'))}, k = {cell(report.get('k'))}, generation judged by {code(judge)}"
         + (" (offline heuristics, not an LLM judge)" if "heuristic" in str(judge) else "") + ".",
         "",
+        *([f"**{cell(synthetic_text(synthetic, (report.get('counts') or {}).get('questions', 0)))}**", ""]
+          if (synthetic := report.get("synthetic_references")) else []),
         "## Retrieval",
         "",
         *table(["metric", "mean", "spread", "n"], _aggregate_rows(agg.get("retrieval", {}))),

@@ -139,15 +139,16 @@ class Spec:
     env: str | None = None
 
 
-ALL = ("analyze", "eval", "compare", "sessions", "report", "tui", "demo")
+ALL = ("analyze", "eval", "compare", "sessions", "report", "tui", "demo", "references")
 BOTH = ("analyze", "eval")
 SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("db", _text, ALL, "RAGCOV_DB"),
     Spec("embedder", _embedder, BOTH, "RAGCOV_EMBEDDER"),
-    Spec("llm", _llm, ("analyze", "eval", "compare"), "RAGCOV_LLM"),
+    Spec("llm", _llm, ("analyze", "eval", "compare", "references"), "RAGCOV_LLM"),
     Spec("judge_llm", _llm, ("eval",), "RAGCOV_JUDGE_LLM"),
     Spec("paraphrase_llm", _llm, ("eval",)),
-    Spec("concurrency", _whole(1, 1024), BOTH, "RAGCOV_CONCURRENCY"),
+    Spec("concurrency", _whole(1, 1024), (*BOTH, "references"), "RAGCOV_CONCURRENCY"),
+    Spec("budget", _whole(1, 1_000_000), ("references",)),  # tokens of relevant documents per reference answer
     Spec("chunk_size", _whole(1, 1_000_000), BOTH),
     Spec("chunk_overlap", _whole(0, 999_999), BOTH),
     Spec("clusters", _auto_or(_whole(1, 1_000_000)), ("analyze",)),
@@ -296,7 +297,10 @@ def option_defaults(command: str) -> dict[str, Any]:
         from ragcov_tui.services.eval_job import EvalOptions
 
         out["max_drop"] = inspect.signature(check_gates).parameters["max_drop"].default
-        cls: type[AnalyzeOptions] | type[EvalOptions] = EvalOptions
+        cls: type[AnalyzeOptions] | type[EvalOptions] | type[ReferenceOptions] = EvalOptions
+    elif command == "references":
+        from ragcov_tui.services.references_job import ReferenceOptions
+        cls = ReferenceOptions
     else:
         from ragcov_tui.services.analysis_job import AnalyzeOptions
         cls = AnalyzeOptions

@@ -96,6 +96,13 @@ class RecordsJoinReport(TypedDict):
     ambiguous_examples: list[str]
 
 
+class SyntheticReferences(TypedDict):
+    """How many questions' reference answers an LLM generated (``evaluation/references.py``)."""
+
+    questions: int
+    by: list[str]  # the model specs that wrote them
+
+
 class EvalUsage(TypedDict):
     """Tokens, requests and cost of the run (models shared between roles counted once)."""
 
@@ -244,6 +251,7 @@ class EvalReport(TypedDict):
     gold_from_contexts: GoldFromContexts | None  # None: no reference contexts used
     records_join: RecordsJoinReport | None  # None: the system is no records: file
     retrieval_not_measured: NotRequired[str]  # why no retrieval metric was computed (records texts, no corpus)
+    synthetic_references: NotRequired[SyntheticReferences]  # reference answers written by `ragcov references`
     embedding: EmbeddingUse
     probes: NotRequired[ProbeReport]  # with --probes N only
     usage: EvalUsage

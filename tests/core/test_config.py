@@ -108,5 +108,7 @@ def test_unknown_keys_and_tables_warn_once_each(tmp_path: Path) -> None:
 
 
 def test_every_spec_belongs_to_a_real_field() -> None:
-    fields = {f.name for cls in (AnalyzeOptions, EvalOptions) for f in dataclasses.fields(cls)}
+    from ragcov_tui.services.references_job import ReferenceOptions
+
+    fields = {f.name for cls in (AnalyzeOptions, EvalOptions, ReferenceOptions) for f in dataclasses.fields(cls)}
     assert set(SPECS) - fields == {"db", "max_drop", "keep_backups"}

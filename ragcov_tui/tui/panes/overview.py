@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
+from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.report import judge_label
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import state_line
@@ -132,6 +133,8 @@ class OverviewPane(Pane):
             ("k", lit(params.get("k"))),
             ("judge", lit(judge_label(session.get("llm"), (header.get("metrics") or {}).get("generation")))),
             *([("retr", lit(f"not measured: {unmeasured}", width=200))] if unmeasured else []),
+            *([("refs", lit(synthetic_text(synthetic, sum(counts.values())), "bold", width=200))]
+              if (synthetic := header.get("synthetic_references")) else []),
         ], label_width=8))
         self.query_one("#overview-figures", Static).update(figures)
         table = self.query_one("#overview-aggregates", DataTable)
