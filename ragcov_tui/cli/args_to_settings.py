@@ -26,7 +26,7 @@ from ragcov_tui.services.settings import build_options, resolve
 from ragcov_tui.store.db import DEFAULT_DB, busy_timeout
 from ragcov_tui.store.sessions import resolve_session
 
-OUTPUT_FLAGS = ("json", "markdown", "junit", "out")
+OUTPUT_FLAGS = ("json", "markdown", "html", "junit", "out")
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -17,7 +18,7 @@ from rich.text import Text
 from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.cli.demo import demo_copy, demo_source
 from ragcov_tui.cli.exercised_views import print_exercised
-from ragcov_tui.cli.output import dump_json, has_terminal, ragcov_command, write_output
+from ragcov_tui.cli.output import dump_json, has_terminal, ragcov_command, write_html, write_output
 from ragcov_tui.cli.render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.cli.safe_console import SafeConsole, plain_line
 from ragcov_tui.cli.traffic_views import print_traffic
@@ -134,7 +135,7 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     db = _open(args, db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
-    _analysis_outputs(args, out, report, db_path)
+    _analysis_outputs(args, out, report, db_path, db)
     _write_junit(args, f"ragcov analyze {report.get('session_id')}", coverage_junit_cases(report, gates),
                  report.get("timings", {}).get("total", 0.0), session=report.get("session_id"))
     return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
@@ -161,23 +162,31 @@ def _print_plan(args: argparse.Namespace, out: Console, plan: Any) -> int:
     return EXIT_OK
 
 
-def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str) -> None:
-    """``--json`` and ``--markdown`` of an analysis, then its summary (unless the JSON went to stdout)."""
+def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str, db: Any) -> None:
+    """``--json``, ``--markdown`` and ``--html`` of an analysis, then its summary (unless the JSON went to stdout)."""
     write_output(args.json, dump_json(report), args.quiet)
     write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report) + exercised_markdown(report),
                  args.quiet)
+    if args.html:
+        from ragcov_tui.services.html_export import analysis_page
+
+        write_html(args.html, analysis_page(db, report), args.quiet)
     if args.json != "-":
         print_analysis(out, report, db_path)
         print_traffic(out, report)
         print_exercised(out, report)
 
 
-def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport) -> None:
-    """``--json`` and ``--markdown`` of an eval, then its summary (unless the JSON went to stdout)."""
+def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport, db: Any) -> None:
+    """``--json``, ``--markdown`` and ``--html`` of an eval, then its summary (unless the JSON went to stdout)."""
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     write_output(args.json, dump_json(report), args.quiet)
     write_output(args.markdown, eval_markdown(report) + probes_markdown(report), args.quiet)
+    if args.html:
+        from ragcov_tui.services.html_export import eval_page
+
+        write_html(args.html, eval_page(db, report), args.quiet)
     if args.json != "-":
         print_eval(out, report)
         if probes := report.get("probes"):
@@ -220,11 +229,11 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
     if session["kind"] == "analysis":
         from ragcov_tui.store.analysis import load_analysis_report
 
-        _analysis_outputs(args, out, load_analysis_report(db, session["id"]), db_path)
+        _analysis_outputs(args, out, load_analysis_report(db, session["id"]), db_path, db)
     else:
         from ragcov_tui.store.evals import load_eval_report
 
-        _eval_outputs(args, out, load_eval_report(db, session["id"]))
+        _eval_outputs(args, out, load_eval_report(db, session["id"]), db)
     return EXIT_OK
 
 
@@ -268,6 +277,8 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
         print_analysis(out, report, db_path)
         print_traffic(out, report)
         print_eval(out, eval_report)
+        out.print(plain_line(f"Share it as a page: {ragcov_command()} report {sid} --db {shlex.quote(db_path)} --html "
+                             "coverage.html (or press H in the app)", style="dim"), soft_wrap=True)
         return EXIT_OK
     from ragcov_tui.tui.app import run_tui
 
@@ -296,7 +307,7 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
         except (KeyboardInterrupt, Cancelled):  # the stop line says what was kept and how to go on
             args.stopped = _stopped(db, progress)
             raise
-    _eval_outputs(args, out, report)
+    _eval_outputs(args, out, report, db)
     if all_failed(report):
         error = Unreachable if all_unreachable(report) else ProviderError  # a wrong address: exit 2
         raise error(f"nothing to score: {failure_note(report)}; fix the cause and continue "
@@ -358,6 +369,11 @@ def cmd_compare(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar:
         result = compare(db, args.a, args.b, llm=llm, progress=bar)
     write_output(args.json, dump_json(result), args.quiet)
+    if args.html:
+        from ragcov_tui.evaluation.report import read_eval_report
+        from ragcov_tui.services.html_export import compare_page
+
+        write_html(args.html, compare_page(result, read_eval_report(db, args.a), read_eval_report(db, args.b)), args.quiet)
     if args.json != "-":
         print_compare(out, result)
     return EXIT_OK

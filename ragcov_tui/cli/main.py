@@ -35,7 +35,7 @@ EXAMPLES = {
     "eval": "ragcov eval --questions sample_data/questions.jsonl --corpus sample_data/corpus --system builtin:hybrid",
     "compare": "ragcov compare 1a2b3c4d 5e6f7a8b   # two eval sessions (ids, names, or report files)",
     "sessions": "ragcov sessions --kind eval",
-    "report": "ragcov report latest-analysis --markdown coverage.md",
+    "report": "ragcov report latest-analysis --html coverage.html",
     "tui": "ragcov tui --session latest",
     "demo": "ragcov demo",
     "references": "ragcov references --questions scifact/ --llm openai:gpt-4o-mini --out scifact-references.jsonl",
@@ -144,6 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--pairwise", action="store_true", help="also ask an LLM judge which answer is better")
     c.add_argument("--llm", help="openai:MODEL for --pairwise")
     c.add_argument("--json", metavar="FILE", help="write the comparison as JSON ('-' for stdout)")
+    c.add_argument("--html", metavar="FILE", help="write the comparison as one self-contained HTML page")
 
     f = add("references", "Write a reference answer for each judged query of a BEIR folder from its most relevant "
                           "documents, with an LLM, into a new test file (marked synthetic; the folder is not changed).")
@@ -160,10 +161,11 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--kind", choices=["analysis", "eval"], help="list only analysis or only eval sessions")
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
-    r = add("report", "Re-export a stored session as JSON / Markdown (no recomputation).")
+    r = add("report", "Re-export a stored session as JSON / Markdown / HTML (no recomputation).")
     r.add_argument("session", help="id, id prefix, name, or latest / latest-analysis / latest-eval")
     r.add_argument("--json", metavar="FILE", help="write the session's JSON report ('-' for stdout)")
     r.add_argument("--markdown", metavar="FILE", help="write the session's Markdown report")
+    r.add_argument("--html", metavar="FILE", help="write the session as one self-contained HTML page (map, charts, tables)")
 
     t = add("tui", "Open the terminal app on the stored sessions.")
     t.add_argument("--session", help="session to open first (default: the newest)")
@@ -191,6 +193,7 @@ def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None
     parser.add_argument("--name", help="a label for the session")
     parser.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
     parser.add_argument("--markdown", metavar="FILE", help=f"write a Markdown report {markdown}")
+    parser.add_argument("--html", metavar="FILE", help="write the session as one self-contained HTML page (opens offline)")
     parser.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help=f"exit 3 when {gate}")
     parser.add_argument("--junit", metavar="FILE",
                         help="write the gates as JUnit XML test cases for CI (a failing gate lists its questions)")

@@ -47,6 +47,18 @@ def write_output(path: str | None, text: str, quiet: bool) -> None:
         SafeConsole(stderr=True, soft_wrap=True).print(plain_line(f"wrote {path}"))
 
 
+def write_html(path: str, page: str, quiet: bool) -> None:
+    """Write an HTML page to ``path`` ('-' = stdout) atomically, then say ``wrote PATH`` on stderr (unless ``quiet``)."""
+    if path == "-":
+        write_output(path, page, quiet)
+        return
+    from ragcov_tui.services.html_export import write_page
+
+    write_page(path, page)
+    if not quiet:
+        SafeConsole(stderr=True, soft_wrap=True).print(plain_line(f"wrote {path}"))
+
+
 def dump_json(data: Any) -> str:
     """Indented JSON, non-ASCII text kept readable; control, bidi and other characters a terminal
     or editor would obey written as ``\\uXXXX`` (the same text once parsed), so printing or ``cat``-ing

@@ -24,6 +24,7 @@ from ragcov_tui.store.analysis_contract import ClusterEntry
 from ragcov_tui.store.db import NATURAL, natural_key
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
+from ragcov_tui.store.map_detail import stride_rowids
 from ragcov_tui.store.rows import ClusterRow, RedundantPairRow, SessionRow
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.testset.ids import text_key
@@ -215,15 +216,10 @@ def map_points(db: sqlite_utils.Database, sid: str, max_chunks: int = 2000) -> M
     Rows are looked up by rowid (no scan of a 100k-chunk session); rows of other sessions that fall
     on the stride are skipped, so a few fewer points may come back.
     """
-    low, high, total = db.execute("SELECT min(rowid), max(rowid), count(*) FROM chunk_results WHERE session_id = ?",
-                                  [sid]).fetchone()
-    chunks: list[tuple[float, float, int]] = []
-    if total:
-        stride = max(1, math.ceil((high - low + 1) / max_chunks))
-        picks = json.dumps(list(range(low, high + 1, stride)))
-        chunks = [tuple(r) for r in db.execute(
-            "SELECT x, y, cluster FROM chunk_results WHERE rowid IN (SELECT value FROM json_each(?)) "
-            "AND session_id = ? AND x IS NOT NULL", [picks, sid])]
+    picks, total = stride_rowids(db, sid, max_chunks)
+    chunks: list[tuple[float, float, int]] = [tuple(r) for r in db.execute(
+        "SELECT x, y, cluster FROM chunk_results WHERE rowid IN (SELECT value FROM json_each(?)) "
+        "AND session_id = ? AND x IS NOT NULL", [picks, sid])]
     questions = db.execute(
         "SELECT x, y, outlier FROM question_results WHERE session_id = ? AND x IS NOT NULL", [sid]).fetchall()
     return MapPoints(chunks, [(x, y, bool(o)) for x, y, o in questions], total)

@@ -26,6 +26,7 @@ from ragcov_tui.store.liveness import owner_text
 from ragcov_tui.store.sessions import get_session, resolve_session
 from ragcov_tui.store.traffic import has_traffic
 from ragcov_tui.tui.context import KINDS, JobRunner, PaneContext
+from ragcov_tui.tui.html_export import export_html
 from ragcov_tui.tui.messages import DecisionMade, JobFinished, SessionDeleted, SessionOpened
 from ragcov_tui.tui.modals import ConfirmScreen, TextScreen
 from ragcov_tui.tui.panes.base import Pane
@@ -64,6 +65,8 @@ class RagcovApp(SafeTextApp):
         *(Binding(str(n), f"go({n})", f"Go to {cls.title}", show=False) for n, cls in enumerate(PANES, 1)),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("R", "rerun", "Rerun"),
+        # in the help (?) and the command palette, not the footer: the footer keeps what triage uses
+        Binding("H", "export_html", "Write the session as an HTML page", show=False),
         # priority: heard before a focused Input (whose ctrl+x is cut); shown while a job runs
         Binding("ctrl+x", "cancel_job", "Cancel job", priority=True),
         # no job of this app running (and no text field taking the key): say where the session in view runs
@@ -302,6 +305,15 @@ class RagcovApp(SafeTextApp):
                 else "starts a new session with the same settings")
         self.push_screen(ConfirmScreen(f"Rerun {session['kind']} {session['id']}{name}? This {plan}, in Jobs."), answered)
 
+    def action_export_html(self) -> None:
+        """``H``: the session of the pane in use as one HTML page (:mod:`ragcov_tui.tui.html_export`)."""
+        sid = self.active_pane().rerun_sid() or self.current_sid
+        session = get_session(self.db, sid) if sid else None
+        if session is None:
+            self.notify("No session to export: open one in Sessions first.", severity="warning")
+            return
+        export_html(self, self.db_path, session)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``ctrl+x`` cancels (and shows in the footer) only while a job runs; otherwise the key goes on
         to the focused widget (a text field cuts), then to :meth:`action_cancel_elsewhere`."""
@@ -350,6 +362,7 @@ class RagcovApp(SafeTextApp):
                     yield SystemCommand(f"{cls.title}: {b.description}", f"key {b.key}",
                                         lambda n=name, a=b.action: self._pane_action(n, a))
         yield SystemCommand("Rerun the current session", "key R", self.action_rerun)
+        yield SystemCommand("Write the current session as an HTML page", "key H", self.action_export_html)
 
     def _pane_action(self, name: str, action: str) -> None:
         self.show_pane(name)

@@ -28,6 +28,7 @@ def test_demo_prints_the_report_without_a_terminal(tmp_path: Path, capsys: pytes
     assert "Retrieval" in out and "Generation" in out
     assert "heuristic" in out  # offline generation scores say what they are
     assert "nan" not in out.lower().split()
+    assert "--html coverage.html (or press H in the app)" in out  # how to get the page (issue #28)
 
 
 def test_demo_without_sample_data_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -13,7 +13,6 @@ shown visible.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -21,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
 
+from ragcov_tui.evaluation.claim_verdicts import metric_claims
 from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.services.reference import Reference
@@ -82,19 +82,6 @@ def indented(value: Any, style: str = "") -> Table:
             blank = False
         grid.add_row(GUTTER, Text(line.rstrip(), style=style))
     return grid
-
-
-def _claims(node: Any) -> Iterator[dict[str, Any]]:
-    """Every ``{claim, verdict}`` dict anywhere under ``node``."""
-    if isinstance(node, dict):
-        if "claim" in node and "verdict" in node:
-            yield node
-            return
-        for value in node.values():
-            yield from _claims(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _claims(value)
 
 
 def _messages(out: Doc, prompt: Any) -> None:
@@ -173,7 +160,7 @@ def _keywords(out: Doc, generation: dict[str, Any], expected: list[str]) -> None
 
 def _verdicts(out: Doc, generation: dict[str, Any], head: Any) -> None:
     """Claims with verdicts, per metric."""
-    found = [(metric, c) for metric, d in generation.items() for c in _claims(d)]
+    found = metric_claims(generation)
     if not found:
         return
     head("Claims and verdicts")
