@@ -253,20 +253,38 @@ def _percentile(values: np.ndarray) -> tuple[float | None, float | None]:
 
 def _bootstrap(scores: np.ndarray, labels: np.ndarray, threshold: float, rng: np.random.Generator,
                draws: int) -> dict[str, np.ndarray]:
-    """Balanced accuracy, kappa and AUC over ``draws`` resamples of the labelled pairs (NaN where undefined)."""
+    """Balanced accuracy, kappa and AUC over ``draws`` resamples of the labelled pairs, all draws at
+    once (NaN where a draw leaves the figure undefined)."""
     n = len(scores)
     idx = rng.integers(0, n, size=(draws, n))
-    s, y = scores[idx], labels[idx]
+    s, y = scores[idx], labels[idx] == 1
     v = s >= threshold
-    tp = (v & (y == 1)).sum(1).astype(float)
-    fn = (~v & (y == 1)).sum(1).astype(float)
-    fp = (v & (y == 0)).sum(1).astype(float)
-    tn = (~v & (y == 0)).sum(1).astype(float)
+    tp, fn = (v & y).sum(1).astype(float), (~v & y).sum(1).astype(float)
+    fp, tn = (v & ~y).sum(1).astype(float), (~v & ~y).sum(1).astype(float)
+    pos, neg = tp + fn, fp + tn
     with np.errstate(divide="ignore", invalid="ignore"):
-        ba = (tp / (tp + fn) + tn / (tn + fp)) / 2
-    k = np.array([np.nan if (x := kappa(*row)) is None else x for row in zip(tp, fn, fp, tn, strict=True)])
-    auc = np.array([np.nan if (x := roc_auc(s[d], y[d])) is None else x for d in range(draws)])
-    return {"ba": ba, "kappa": k, "auc": auc}
+        ba = (tp / pos + tn / neg) / 2
+        po = (tp + tn) / n
+        pe = ((tp + fp) * pos + (fn + tn) * neg) / (n * n)
+        k = np.where(pe < 1 - 1e-12, (po - pe) / (1 - pe), np.nan)
+    return {"ba": ba, "kappa": k, "auc": _bootstrap_auc(scores, labels, idx)}
+
+
+def _bootstrap_auc(scores: np.ndarray, labels: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """ROC-AUC of each resample ``idx`` (draws × n indices) without sorting each one: a resample is
+    the original items with multiplicities, so with the items grouped by equal score in ascending
+    order, AUC = Σ_g yes_g · (no below g + ½ no_g) / (yes · no), per draw (NaN without both classes)."""
+    draws, n = idx.shape
+    counts = np.bincount((idx + n * np.arange(draws)[:, None]).ravel(), minlength=draws * n).reshape(draws, n)
+    order = np.argsort(scores, kind="mergesort")
+    ordered = scores[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    c, yes = counts[:, order].astype(float), labels[order] == 1
+    yes_g, no_g = np.add.reduceat(c * yes, starts, axis=1), np.add.reduceat(c * ~yes, starts, axis=1)
+    below = np.cumsum(no_g, axis=1) - no_g
+    p, q = yes_g.sum(1), no_g.sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((p > 0) & (q > 0), (yes_g * (below + no_g / 2)).sum(1) / (p * q), np.nan)
 
 
 def _calibration(scores: np.ndarray, labels: np.ndarray, bins: int = CALIBRATION_BINS) -> list[CalibrationBin]:
@@ -283,15 +301,15 @@ def _calibration(scores: np.ndarray, labels: np.ndarray, bins: int = CALIBRATION
 
 def _best_threshold(scores: np.ndarray, labels: np.ndarray) -> tuple[float | None, float | None]:
     """The cut ``s ≥ t`` over the distinct scores with the highest balanced accuracy (lowest ``t`` on a tie)."""
-    if not (labels == 1).any() or not (labels == 0).any():
+    pos, neg = np.sort(scores[labels == 1]), np.sort(scores[labels == 0])
+    if not len(pos) or not len(neg):
         return None, None
-    best: tuple[float | None, float] = (None, -1.0)
-    for t in np.unique(scores):
-        v = scores >= t
-        ba = (float(v[labels == 1].mean()) + float((~v)[labels == 0].mean())) / 2
-        if ba > best[1] + 1e-12:
-            best = (float(t), ba)
-    return best[0], best[1]
+    cuts = np.unique(scores)
+    tpr = (len(pos) - np.searchsorted(pos, cuts, side="left")) / len(pos)  # share of yes with s ≥ t
+    tnr = np.searchsorted(neg, cuts, side="left") / len(neg)  # share of no with s < t
+    ba = (tpr + tnr) / 2
+    best = int(np.flatnonzero(ba >= ba.max() - 1e-12)[0])
+    return float(cuts[best]), float(ba[best])
 
 
 def _verdict(tpr: Estimate, tnr: Estimate, counts: dict[str, tuple[int, int]], bar: float) -> tuple[bool, str, dict[str, int]]:
@@ -313,7 +331,7 @@ def _verdict(tpr: Estimate, tnr: Estimate, counts: dict[str, tuple[int, int]], b
             undecided.append(f"the {name} sits at {bar:g}: no number of labels decides it")
         else:
             more[cls] = needed
-            undecided.append(f"about {needed} more labels of class '{cls}' would decide it")
+            undecided.append(f"about {needed} more label{'' if needed == 1 else 's'} of class '{cls}' would decide it")
     return False, "not certified: " + "; ".join(undecided), more
 
 

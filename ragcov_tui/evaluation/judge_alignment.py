@@ -72,12 +72,18 @@ def corrected_lines(report: Mapping[str, Any]) -> list[tuple[str, str]]:
 ALIGNMENT_COLUMNS = ["metric", "labels (yes/no)", "TPR", "TNR", "balanced acc.", "kappa", "ROC-AUC", "best cut"]
 
 
+def _two(x: float) -> str:
+    """Two decimals, never ``-0.00``."""
+    text = f"{x:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
 def _cell(estimate: dict[str, Any] | None) -> str:
     e = estimate or {}
     if e.get("value") is None:
         return "n/a"
     low, high = e.get("low"), e.get("high")
-    return f"{e['value']:.2f}" + ("" if low is None or high is None else f" [{low:.2f}, {high:.2f}]")
+    return _two(e["value"]) + ("" if low is None or high is None else f" [{_two(low)}, {_two(high)}]")
 
 
 def alignment_rows(section: dict[str, Any]) -> list[list[str]]:

@@ -89,9 +89,11 @@ class ResultsPane(Filterable):
         Binding("s", "sort", "Sort"),
         Binding("S", "reverse", "Reverse", show=False),
         Binding("h", "toggle_charts", "Histograms"),
-        *(Binding(key, f"label('{metric}')", f"Label {short_name(metric)}") for metric, key in LABEL_KEYS.items()),
+        # the footer has room for one label key (faithfulness); ? lists them all
+        *(Binding(key, f"label('{metric}')", f"Label {short_name(metric)}", show=metric == "faithfulness")
+          for metric, key in LABEL_KEYS.items()),
         Binding("u", "undo_label", "Undo label"),
-        Binding("A", "alignment", "Alignment"),
+        Binding("A", "alignment", "Alignment", show=False),
     ]
     judged: list[str] = []  # the session's judged metrics: the label keys that work
     sort_key = "id"
