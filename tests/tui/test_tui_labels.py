@@ -86,6 +86,10 @@ async def test_alignment_pane_shows_the_figures_and_a_metric_per_row(tui_db: Pat
         assert "faithfulness: not certified" in detail or "faithfulness: certified" in detail
         assert "judge-corrected" in detail and "label yes" in detail and "score [0.8, 1.0]" in detail
         assert f"{len(session_labels(db, SID))} labels" in static_text(app.query_one("#alignment-summary"))
+        app.show_pane("overview")  # the app's report: the judged mean beside its judge-corrected estimate
+        await pilot.pause()
+        figures = static_text(app.query_one("#overview-figures"))
+        assert "aligned faithfulness: judged mean" in figures and "judge-corrected" in figures
 
 
 def test_help_lists_the_label_keys() -> None:
