@@ -91,9 +91,9 @@ class AlignmentPane(Pane):
             out.append(line + "\n")
         detail.update(out)
         bins = m.get("calibration") or []
-        chart.draw_lines("labelled yes per score bin (0-.2 … .8-1)",
-                         {"labelled yes": [b.get("yes_share") for b in bins],
-                          "mean score": [b.get("mean_score") for b in bins]})
+        chart.draw_lines("calibration", {"labelled yes": [b.get("yes_share") for b in bins],
+                                         "mean score": [b.get("mean_score") for b in bins]},
+                         ticks=[f"{b.get('low', 0):.1f}-{b.get('high', 0):.1f}" for b in bins])
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key is not None and event.row_key.value:
