@@ -193,6 +193,14 @@ def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport, db
             out.print(plain_line(probes_line(probes)))
 
 
+def _gate_summary(args: argparse.Namespace, lines: list[str]) -> None:
+    """One stderr line per ``--fail-under`` gate: exact or judged, and the figure it compared."""
+    if not args.quiet:
+        err = SafeConsole(stderr=True, soft_wrap=True)
+        for line in lines:
+            err.print(plain_line(line))
+
+
 def _gate_exit(failures: list[str]) -> int:
     """Print one stderr line per failed gate; exit 3 when any failed."""
     err = SafeConsole(stderr=True, soft_wrap=True)
@@ -231,10 +239,62 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
 
         _analysis_outputs(args, out, load_analysis_report(db, session["id"]), db_path, db)
     else:
-        from ragcov_tui.store.evals import load_eval_report
+        from ragcov_tui.evaluation.judge_alignment import aligned_report
 
-        _eval_outputs(args, out, load_eval_report(db, session["id"]), db)
+        _eval_outputs(args, out, aligned_report(db, session["id"]), db)
     return EXIT_OK
+
+
+def cmd_labels(args: argparse.Namespace, out: Console) -> int:
+    """``ragcov labels import FILE --session S``: every row checked, then all stored in one go."""
+    from pathlib import Path
+
+    from ragcov_tui.evaluation.judge_alignment import judged_metrics
+    from ragcov_tui.evaluation.labels_file import read_labels
+    from ragcov_tui.store.evals import item_questions
+    from ragcov_tui.store.labels import import_labels
+
+    _, db_path = _setup(args)
+    db = _open(args, db_path, writable=True)
+    sid = resolve_session(db, args.session, kind="eval")["id"]
+    labels = read_labels(Path(args.file), args.file, list(item_questions(db, sid)), judged_metrics(db, sid))
+    stored = import_labels(db, sid, labels, f"import:{Path(args.file).name}")
+    yes = sum(x.label for x in labels)
+    out.print(plain_line(f"{stored} labels stored in session {sid} ({yes} yes, {stored - yes} no); "
+                         f"next: {ragcov_command()} align {sid}"), soft_wrap=True)
+    return EXIT_OK
+
+
+def cmd_align(args: argparse.Namespace, out: Console) -> int:
+    """``ragcov align SESSION``: the judge against the session's labels; ``--fail-under`` gates on
+    the judge-corrected lower bounds."""
+    from ragcov_tui.cli.alignment_views import print_alignment
+    from ragcov_tui.evaluation.alignment import CERTIFY_AT
+    from ragcov_tui.evaluation.gates import check_gates, parse_fail_under
+    from ragcov_tui.evaluation.judge_alignment import session_alignment, with_alignment
+    from ragcov_tui.evaluation.systems.base import DEFAULT_K
+    from ragcov_tui.store.evals import load_eval_report
+
+    cfg, db_path = _setup(args)
+    certify_at = setting(args, cfg, "certify_at")
+    db = _open(args, db_path)
+    sid = resolve_session(db, args.session, kind="eval")["id"]
+    report = load_eval_report(db, sid)
+    parse_fail_under(args.fail_under or [], int(report.get("k") or DEFAULT_K))
+    alignment = session_alignment(db, sid, certify_at=CERTIFY_AT if certify_at is None else certify_at)
+    if alignment is None or not alignment.metrics:
+        why = "no labels" if alignment is None else "no label on an item the judge scored"
+        raise BadInput(f"session {sid} has {why}: label items in the app (Results) or run "
+                       f"{ragcov_command()} labels import FILE --session {sid}")
+    report = with_alignment(report, alignment)
+    write_output(args.json, dump_json(report["judge_alignment"]), args.quiet)
+    if args.json != "-":
+        print_alignment(out, sid, report)
+    if not args.fail_under:
+        return EXIT_OK
+    gates = check_gates(report, fail_under=args.fail_under, alignment=alignment)
+    _gate_summary(args, gates.summary())
+    return _gate_exit(gates.lines())
 
 
 def cmd_tui(args: argparse.Namespace, out: Console) -> int:
@@ -289,6 +349,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
     from ragcov_tui.evaluation.gates import check_gates, junit_cases, load_baseline, parse_fail_under
+    from ragcov_tui.evaluation.judge_alignment import session_alignment, with_alignment
     from ragcov_tui.evaluation.report import all_failed, all_unreachable, failure_note
     from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
@@ -307,15 +368,17 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
         except (KeyboardInterrupt, Cancelled):  # the stop line says what was kept and how to go on
             args.stopped = _stopped(db, progress)
             raise
-    _eval_outputs(args, out, report, db)
+    alignment = session_alignment(db, report["session_id"])  # a resumed, labelled session
+    _eval_outputs(args, out, with_alignment(report, alignment), db)
     if all_failed(report):
         error = Unreachable if all_unreachable(report) else ProviderError  # a wrong address: exit 2
         raise error(f"nothing to score: {failure_note(report)}; fix the cause and continue "
                     f"with --resume {report.get('session_id')}")
     drop = {} if max_drop is None else {"max_drop": max_drop}
-    gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [], **drop)
+    gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [], alignment=alignment, **drop)
+    _gate_summary(args, gates.summary())
     _write_junit(args, f"ragcov eval {report.get('session_id')}",
-                 junit_cases(report, baseline=baseline, fail_under=args.fail_under or [], **drop),
+                 junit_cases(report, baseline=baseline, fail_under=args.fail_under or [], alignment=alignment, **drop),
                  report.get("timings", {}).get("total", 0.0), session=report.get("session_id"),
                  system=report.get("system"), judge=report.get("judge"), questions=report.get("questions_path"))
     return _gate_exit(gates.lines())

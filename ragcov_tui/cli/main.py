@@ -39,6 +39,8 @@ EXAMPLES = {
     "tui": "ragcov tui --session latest",
     "demo": "ragcov demo",
     "references": "ragcov references --questions scifact/ --llm openai:gpt-4o-mini --out scifact-references.jsonl",
+    "labels": "ragcov labels import my_labels.csv --session latest-eval   # question_id,metric,label",
+    "align": "ragcov align latest-eval --json -",
 }
 
 
@@ -171,6 +173,21 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--session", help="session to open first (default: the newest)")
     t.add_argument("--keep-backups", metavar="N",
                    help="backups of the test file kept in .ragcov-backups/ per file, newest first (default {keep_backups})")
+
+    lab = add("labels", "Import people's verdicts on judged metrics (CSV or JSONL: question_id, metric, label 1/0 or a "
+                        "score in [0, 1], yes when >= 0.5); the app sets them from Results too.")
+    lab.add_argument("action", choices=["import"], help="what to do with the labels")
+    lab.add_argument("file", metavar="FILE", help="labels file: .csv with a header row, else JSON Lines")
+    lab.add_argument("--session", required=True, help="the eval session the labels judge (id, name, latest-eval)")
+
+    al = add("align", "How far the judge agrees with the session's labels: rates, kappa, AUC with 95%% intervals, "
+                      "certified or not, and the judge-corrected means.")
+    al.add_argument("session", help="eval session id, id prefix, name, or latest-eval")
+    al.add_argument("--json", metavar="FILE", nargs="?", const="-", help="write the alignment as JSON (no FILE or '-': stdout)")
+    al.add_argument("--certify-at", metavar="RATE",
+                    help="both rates' 95%% lower bounds must reach this to certify the judge (default {certify_at})")
+    al.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE",
+                    help="exit 3 when a judged metric's judge-corrected 95%% lower bound is below VALUE")
 
     d = add("demo", "Analyse and evaluate the bundled sample offline, then open the app (prints the report without a "
                     "terminal). It works on a copy beside the database, never on the sample itself.")

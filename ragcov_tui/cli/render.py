@@ -32,6 +32,7 @@ from ragcov_tui.cli.progress_lines import ProgressLines
 from ragcov_tui.cli.safe_console import SafeConsole, plain, plain_line
 from ragcov_tui.coverage.report_md import fallback_line, fmt, pct, store_line
 from ragcov_tui.evaluation.compare_contract import Comparison
+from ragcov_tui.evaluation.judge_alignment import corrected_lines
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
@@ -227,6 +228,8 @@ def print_eval(console: Console, report: EvalReport) -> None:
         console.print(metrics_table("Retrieval", agg.get("retrieval", {})))
     if agg.get("generation"):
         console.print(metrics_table("Generation", agg["generation"]))
+        for metric, line in corrected_lines(report):  # once the session has labels (ragcov align)
+            console.print(plain_line(f"{metric}: {line}"), soft_wrap=True)
     else:
         console.print(plain_line("Generation: not scored (retrieval metrics only; --metrics all scores answers too)"))
     diag = (report.get("counts") or {}).get("diagnosis") or {}

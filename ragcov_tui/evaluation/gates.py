@@ -5,8 +5,13 @@
   every metric here is higher-is-better).
 - ``--fail-under METRIC=VALUE``: the current mean of METRIC must be ``>= VALUE``; a metric that
   was not measured (mean undefined, n = 0) fails the gate too, since it cannot be shown to pass.
-  With ``on_lower_bound`` (the pytest plugin's assertions) a judged metric of a run with
-  ``--repeats N > 1`` is gated on its interval's lower bound instead (:func:`judged_lower_bounds`).
+  A gate is *exact* when its metric needs no judge (retrieval, keyword scores: the same inputs give
+  the same figure) and *judged* when a judge scores it (``JUDGED_METRICS``). A judged gate knows
+  its noise: once the session has labels for the metric it compares the 95% **lower bound of the
+  judge-corrected estimate** (Rogan–Gladen, :mod:`ragcov_tui.evaluation.alignment`; a judge no
+  better than chance on the labels cannot pass); else, with ``--repeats N > 1``, the lower bound of
+  a seeded percentile bootstrap 95% interval of the mean over items (each item's score being the
+  mean of its N judgements); else the mean itself, and the summary says there is no interval.
 
 The CLI exits 3 when :attr:`GateResult.failed`, listing every failure (``baseline → current``).
 Reports are the ``eval --json`` contract; an aggregate may be ``{"mean", …}`` or a plain number.
@@ -22,6 +27,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.alignment import Alignment, bootstrap_mean
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import read_eval_report
@@ -32,7 +38,6 @@ from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.thresholds import (
     BelowThreshold,
     Threshold,
-    below_thresholds,
     bounded_threshold,
     parse_threshold_spec,
 )
@@ -52,10 +57,34 @@ class Regression:
         return f"{self.metric}: {self.baseline:.4f} → {self.current:.4f} (drop {self.drop:.4f})"
 
 
+@dataclass(frozen=True)
+class GateCheck:
+    """One ``--fail-under`` gate as it was decided: ``exact`` or judged, the figure compared and why that one."""
+
+    metric: str
+    minimum: float
+    exact: bool
+    compared: float | None  # the figure held against the minimum (None: nothing to compare: fails)
+    basis: str  # "mean 0.712", "95% lower bound 0.61 of the judge-corrected 0.70 (…)"
+
+    @property
+    def passed(self) -> bool:
+        return self.compared is not None and self.compared >= self.minimum
+
+    def __str__(self) -> str:
+        kind = "exact" if self.exact else "judged"
+        return f"{self.metric} >= {self.minimum:g} ({kind}): {self.basis} — {'passed' if self.passed else 'failed'}"
+
+
 @dataclass
 class GateResult:
     regressions: list[Regression] = field(default_factory=list)
     below: list[BelowThreshold] = field(default_factory=list)
+    checks: list[GateCheck] = field(default_factory=list)
+
+    def summary(self) -> list[str]:
+        """One line per ``--fail-under`` gate: exact or judged, the figure compared, passed or failed."""
+        return [f"gate {c}" for c in self.checks]
 
     @property
     def failed(self) -> bool:
@@ -69,7 +98,9 @@ class GateResult:
         return {"failed": self.failed,
                 "regressions": [{"metric": r.metric, "baseline": r.baseline, "current": r.current, "drop": r.drop}
                                 for r in self.regressions],
-                "below": [{"metric": b.metric, "minimum": b.minimum, "current": b.current} for b in self.below]}
+                "below": [{"metric": b.metric, "minimum": b.minimum, "current": b.current} for b in self.below],
+                "gates": [{"metric": c.metric, "minimum": c.minimum, "kind": "exact" if c.exact else "judged",
+                           "compared": c.compared, "basis": c.basis, "passed": c.passed} for c in self.checks]}
 
 
 def metric_means(report: EvalReport) -> dict[str, float | None]:
@@ -103,39 +134,44 @@ def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
     return out
 
 
-Z_95 = 1.959964  # the two-sided 95% normal quantile
+def _item_scores(report: EvalReport, metric: str) -> list[float]:
+    return [float(v) for q in report.get("questions") or [] if q.get("status") == "done"
+            and isinstance(v := (q.get("generation") or {}).get(metric), (int, float)) and math.isfinite(v)]
 
 
-def judged_lower_bounds(report: EvalReport) -> dict[str, float | None]:
-    """``{judged metric: lower bound}`` of a run judged ``repeats > 1`` times (else ``{}``): the
-    lower end of the 95% normal interval of the mean over questions, ``mean − 1.96·std/√n``
-    (``std`` across the questions' repeat-averaged scores, so judge noise widens it), clipped at 0."""
-    if int(report.get("repeats", 1) or 1) <= 1:
-        return {}
-    out: dict[str, float | None] = {}
-    for name, stats in (report.get("aggregate", {}).get("generation") or {}).items():
-        if name in JUDGED_METRICS:
-            mean, std, n = stats.get("mean"), stats.get("std"), stats.get("n", 0)
-            out[name] = None if mean is None or not n else max(0.0, mean - Z_95 * (std or 0.0) / math.sqrt(n))
-    return out
-
-
-def check_fail_under(report: EvalReport, thresholds: Sequence[Threshold], *,
-                     on_lower_bound: bool = False) -> list[BelowThreshold]:
-    """The thresholds the report's means do not reach (or cannot show, being undefined); with
-    ``on_lower_bound``, a judged metric's lower bound must reach it (:func:`judged_lower_bounds`)."""
-    values = metric_means(report)
-    if on_lower_bound:
-        values.update(judged_lower_bounds(report))
-    return below_thresholds(values, thresholds)
+def decide_gate(report: EvalReport, threshold: Threshold, alignment: Alignment | None) -> GateCheck:
+    """The figure ``threshold`` is held against (see the module doc), with the words that say which."""
+    metric, mean = threshold.metric, metric_means(report).get(threshold.metric)
+    shown = "not measured" if mean is None else f"mean {mean:.4f}"
+    if metric not in JUDGED_METRICS:
+        return GateCheck(metric, threshold.minimum, True, mean, shown)
+    aligned = alignment.of(metric) if alignment is not None else None
+    if aligned is not None:
+        est = aligned.corrected.estimate
+        if est.value is None or est.low is None:
+            why = est.why or "no interval"
+            return GateCheck(metric, threshold.minimum, False, None, f"{shown}; judge-corrected undefined ({why})")
+        return GateCheck(metric, threshold.minimum, False, est.low,
+                         f"95% lower bound {est.low:.4f} of the judge-corrected {est.value:.4f} "
+                         f"({aligned.n} labels; {shown})")
+    repeats = int(report.get("repeats") or 1)
+    if repeats > 1 and mean is not None:
+        low, _ = bootstrap_mean(_item_scores(report, metric))
+        if low is not None:
+            return GateCheck(metric, threshold.minimum, False, low,
+                             f"95% lower bound {low:.4f} of the {shown} (bootstrap over items, {repeats} repeats)")
+    return GateCheck(metric, threshold.minimum, False, mean,
+                     f"{shown} (no interval: give --repeats N or label items and run ragcov align)")
 
 
 def check_gates(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
-                fail_under: Sequence[str] = ()) -> GateResult:
-    """Every gate the user asked for, on the finished ``report``."""
+                fail_under: Sequence[str] = (), alignment: Alignment | None = None) -> GateResult:
+    """Every gate the user asked for, on the finished ``report`` (``alignment``: the session's, if labelled)."""
     thresholds = parse_fail_under(fail_under, int(report.get("k", DEFAULT_K)))
+    checks = [decide_gate(report, t, alignment) for t in thresholds]
+    below = [BelowThreshold(c.metric, c.minimum, c.compared) for c in checks if not c.passed]
     return GateResult(regressions=find_regressions(baseline, report, max_drop) if baseline is not None else [],
-                      below=check_fail_under(report, thresholds))
+                      below=below, checks=checks)
 
 
 def load_baseline(db: sqlite_utils.Database, ref: str) -> EvalReport:
@@ -174,10 +210,11 @@ def questions_dropped(baseline: EvalReport, current: EvalReport, metric: str) ->
 
 
 def junit_cases(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
-                fail_under: Sequence[str] = ()) -> list[TestCase]:
+                fail_under: Sequence[str] = (), alignment: Alignment | None = None) -> list[TestCase]:
     """``eval --junit``: one test case per gate (each ``--fail-under``, each metric compared with
-    ``--baseline``); a failed one lists its questions, one line each with the reason."""
-    gates = check_gates(report, baseline=baseline, max_drop=max_drop, fail_under=fail_under)
+    ``--baseline``) decided as :func:`check_gates` decides them; a failed one lists its questions,
+    one line each with the reason."""
+    gates = check_gates(report, baseline=baseline, max_drop=max_drop, fail_under=fail_under, alignment=alignment)
     below = {b.metric: b for b in gates.below}
     cases = []
     for t in parse_fail_under(fail_under, int(report.get("k", DEFAULT_K))):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_rows, corrected_lines
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.markdown import cell, code, fmt, table
 from ragcov_tui.safe_text import visible
@@ -24,6 +25,20 @@ def _aggregate_rows(group: dict[str, Any]) -> list[list[Any]]:
         else:
             rows.append([name, fmt(value), "", ""])
     return rows
+
+
+def _alignment_section(report: EvalReport) -> list[str]:
+    """The judge against the session's labels, and the judged means beside their judge-corrected
+    estimates (nothing without labels)."""
+    section = report.get("judge_alignment")
+    if not section:
+        return []
+    lines = ["## Can I trust the judge?", "",
+             f"{section.get('labels', 0)} labels; 95% intervals (Wilson for the rates, seeded bootstrap for the rest).", "",
+             *table(ALIGNMENT_COLUMNS, alignment_rows(section)), ""]
+    lines += [f"- {code(metric)}: {cell(m.get('verdict'))}" for metric, m in (section.get("metrics") or {}).items()]
+    lines += [f"- {code(metric)}: {cell(line)}" for metric, line in corrected_lines(report)]
+    return [*lines, ""]
 
 
 def eval_markdown(report: EvalReport) -> str:
@@ -46,6 +61,7 @@ def eval_markdown(report: EvalReport) -> str:
         "",
         *table(["metric", "mean", "spread", "n"], _aggregate_rows(agg.get("generation", {}))),
         "",
+        *_alignment_section(report),
     ]
     questions = report.get("questions", [])
     if questions:

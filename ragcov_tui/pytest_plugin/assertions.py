@@ -3,7 +3,8 @@
 ``assert_metric(results, "recall@10", at_least=0.8)`` passes when the gate ``--fail-under
 recall@10=0.8`` would (the threshold parsed, checked and compared by
 :mod:`ragcov_tui.evaluation.gates`, so a test and ``ragcov eval`` agree); a judged metric of a run
-with repeats is asserted on its interval's lower bound (:func:`~ragcov_tui.evaluation.gates.judged_lower_bounds`).
+with repeats is asserted on its interval's lower bound (:func:`~ragcov_tui.evaluation.gates.decide_gate`, as
+``--fail-under`` decides it).
 On failure the message gives the value, then every question below the minimum (lowest first, at
 most ``show``) with its retrieved ids, as ``eval --junit`` lists them. ``assert_question(results,
 "q3", "recall@10", at_least=1)`` is the same check on one question (for tests parametrised by
@@ -19,27 +20,17 @@ SHOW = 10  # questions listed in a failure message unless asked otherwise
 
 def assert_metric(results: RagcovResults, metric: str, *, at_least: float, show: int = SHOW) -> None:
     """AssertionError naming the failing questions when ``metric`` is below ``at_least`` (or not measured)."""
-    from ragcov_tui.evaluation.gates import (
-        check_fail_under,
-        judged_lower_bounds,
-        parse_fail_under,
-        question_line,
-        questions_below,
-    )
+    from ragcov_tui.evaluation.gates import decide_gate, parse_fail_under, question_line, questions_below
 
     report = results.report
-    thresholds = parse_fail_under([f"{metric}={at_least!r}"], results.k)
-    below = check_fail_under(report, thresholds, on_lower_bound=True)  # type: ignore[arg-type]
-    if not below:
+    threshold = parse_fail_under([f"{metric}={at_least!r}"], results.k)[0]
+    check = decide_gate(report, threshold, None)  # exact, or judged: on its interval's lower bound with repeats
+    if check.passed:
         return
-    name = thresholds[0].metric
-    bounds = judged_lower_bounds(report)  # type: ignore[arg-type]
-    mean = _number(results.mean(name))
-    got = (f"lower bound {_number(bounds[name])} of the 95% interval (mean {mean}, judged "
-           f"{report.get('repeats')} times per question)" if name in bounds else f"mean {mean}")
-    failing = questions_below(report, name, at_least)  # type: ignore[arg-type]
+    name = threshold.metric
+    failing = questions_below(report, name, at_least)
     measured = sum(1 for q in results if q.score(name) is not None)
-    lines = [f"{name}: {got} < required {at_least:g} over {measured} of {len(results)} questions; "
+    lines = [f"{name}: {check.basis} < required {at_least:g} over {measured} of {len(results)} questions; "
              f"{len(failing)} below {at_least:g}:"]
     lines += ["  " + question_line(q, name) for q in failing[:show]]
     if len(failing) > show:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:  # the contract's TypedDict only: the plugin imports nothing heavy
+    from ragcov_tui.store.eval_contract import EvalReport
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class RagcovResults:
     """The per-question results and aggregates of one eval report (see the module docstring)."""
 
     def __init__(self, report: Mapping[str, Any]) -> None:
-        self.report = report
+        self.report = cast("EvalReport", report)
         self.k = int(report.get("k", 10))
         self.session_id = str(report.get("session_id", ""))
         self.questions = [question_result(item) for item in report.get("questions") or ()]
@@ -82,4 +85,4 @@ class RagcovResults:
         """The mean of ``metric`` over the questions where it is defined; ``None`` when it is nowhere."""
         from ragcov_tui.evaluation.gates import metric_means
 
-        return metric_means(self.report)[self.canonical(metric)]  # type: ignore[arg-type]
+        return metric_means(self.report)[self.canonical(metric)]

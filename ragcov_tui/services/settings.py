@@ -139,7 +139,7 @@ class Spec:
     env: str | None = None
 
 
-ALL = ("analyze", "eval", "compare", "sessions", "report", "tui", "demo", "references")
+ALL = ("analyze", "eval", "compare", "sessions", "report", "tui", "demo", "references", "labels", "align")
 BOTH = ("analyze", "eval")
 SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("db", _text, ALL, "RAGCOV_DB"),
@@ -159,6 +159,7 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("contamination", _auto_or(_number(0.0, 0.5, low_open=True, high_open=True)), ("analyze",)),
     Spec("seed", _whole(0, SEED_MAX), BOTH),
     Spec("traffic", _text, ("analyze",)),  # a query log path (--traffic)
+    Spec("certify_at", _number(0.0, 1.0), ("align",)),  # default: evaluation/alignment.py CERTIFY_AT
     Spec("sample", _whole(1, 10**12), ("analyze",)),  # chunks to estimate from (--sample)
     Spec("eval_session", _text, ("analyze",)),  # the eval whose retrievals give retrieval coverage (--eval-session)
     Spec("probes", _whole(0, 1_000_000), ("eval",)),  # unexercised chunks asked about directly (--probes)
@@ -292,6 +293,10 @@ def option_defaults(command: str) -> dict[str, Any]:
 
     out: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(CoverageParams)}
     out["keep_backups"] = DEFAULT_KEEP_BACKUPS
+    if command == "align":
+        from ragcov_tui.evaluation.alignment import CERTIFY_AT
+
+        out["certify_at"] = CERTIFY_AT
     if command == "eval":
         from ragcov_tui.evaluation.gates import check_gates
         from ragcov_tui.services.eval_job import EvalOptions

@@ -257,6 +257,9 @@ class EvalReport(TypedDict):
     usage: EvalUsage
     timings: dict[str, float]
     questions: NotRequired[list[ReportQuestion]]  # absent only from the stored header
+    # how the judge agrees with the session's labels, and the judge-corrected means
+    # (evaluation/alignment.py Alignment.to_dict); present only once the session has labels
+    judge_alignment: NotRequired[dict[str, Any]]
 
 
 class EvalHeadline(TypedDict):

@@ -266,3 +266,33 @@ def add_suggestion_source_v5(db: sqlite_utils.Database) -> None:
     for name, kind in V5_SUGGESTION_COLUMNS.items():
         if name not in have:
             db.conn.execute(f"ALTER TABLE suggestions ADD COLUMN {name} {kind}")
+
+
+V6_LABELS = """
+CREATE TABLE IF NOT EXISTS labels (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    metric TEXT NOT NULL,             -- a judged generation metric ('faithfulness', ...)
+    label INTEGER NOT NULL,           -- the person's verdict: 1 yes (the answer deserves a pass), 0 no
+    source TEXT NOT NULL,             -- 'app' | 'import:<file name>'
+    user TEXT,
+    at TEXT NOT NULL,
+    PRIMARY KEY (session_id, question_id, metric)
+);
+CREATE TABLE IF NOT EXISTS label_changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    before INTEGER,                   -- the label before the change (NULL: none)
+    after INTEGER,                    -- the label after it (NULL: cleared)
+    undone INTEGER NOT NULL DEFAULT 0,
+    at TEXT NOT NULL
+);
+"""
+
+
+def add_labels_v6(db: sqlite_utils.Database) -> None:
+    """Version 6: people's verdicts on judged metrics (:mod:`ragcov_tui.store.labels`), the labels a
+    judge is aligned against, and the app's log of label changes (its undo)."""
+    db.conn.executescript(V6_LABELS)

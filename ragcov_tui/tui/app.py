@@ -22,13 +22,15 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import open_db
+from ragcov_tui.store.labels import has_labels
 from ragcov_tui.store.liveness import owner_text
 from ragcov_tui.store.sessions import get_session, resolve_session
 from ragcov_tui.store.traffic import has_traffic
 from ragcov_tui.tui.context import KINDS, JobRunner, PaneContext
 from ragcov_tui.tui.html_export import export_html
-from ragcov_tui.tui.messages import DecisionMade, JobFinished, SessionDeleted, SessionOpened
+from ragcov_tui.tui.messages import DecisionMade, JobFinished, LabelsChanged, SessionDeleted, SessionOpened
 from ragcov_tui.tui.modals import ConfirmScreen, TextScreen
+from ragcov_tui.tui.panes.alignment import AlignmentPane
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.clusters import ClustersPane
 from ragcov_tui.tui.panes.documents import DocumentsPane
@@ -46,8 +48,9 @@ from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane,
-                           TrafficPane]
-OPTIONAL_TABS = {"traffic"}  # shown only while the open analysis has what they show (see _sync_optional_tabs)
+                           TrafficPane, AlignmentPane]
+OPTIONAL_TABS = {"traffic", "alignment"}  # shown only while the open session has what they show (see _sync_optional_tabs)
+NUMBERED = 9  # the panes 1–9 reach; the tenth (Alignment) by [ ] or A in Results
 
 
 def pane_id(cls: type[Pane]) -> str:
@@ -62,7 +65,7 @@ class RagcovApp(SafeTextApp):
     BINDINGS = [
         Binding("right_square_bracket", "tab(1)", "Next tab", key_display="]"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", key_display="[", show=False),
-        *(Binding(str(n), f"go({n})", f"Go to {cls.title}", show=False) for n, cls in enumerate(PANES, 1)),
+        *(Binding(str(n), f"go({n})", f"Go to {cls.title}", show=False) for n, cls in enumerate(PANES[:NUMBERED], 1)),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("R", "rerun", "Rerun"),
         # in the help (?) and the command palette, not the footer: the footer keeps what triage uses
@@ -196,14 +199,17 @@ class RagcovApp(SafeTextApp):
         self._sync_optional_tabs()
 
     def _sync_optional_tabs(self) -> None:
-        """The Traffic tab shows while the open analysis has traffic, or while it is the pane in use
-        (its number key reaches it anyway, to say how to get traffic); hidden, ``[`` ``]`` skip it."""
+        """The Traffic tab shows while the open analysis has traffic, the Alignment tab while the open
+        eval has labels, each also while it is the pane in use (Traffic's number key reaches it anyway,
+        to say how to get traffic); hidden, ``[`` ``]`` skip them."""
         tabs = self.query_one(TabbedContent)
-        wanted = self.analysis_sid is not None and has_traffic(self.db, self.analysis_sid)
-        if wanted or tabs.active == "tab-traffic":
-            self._reveal("traffic")
-        elif not tabs.get_tab("tab-traffic").has_class("-hidden"):
-            tabs.hide_tab("tab-traffic")
+        wanted = {"traffic": self.analysis_sid is not None and has_traffic(self.db, self.analysis_sid),
+                  "alignment": self.eval_sid is not None and has_labels(self.db, self.eval_sid)}
+        for name, shown in wanted.items():
+            if shown or tabs.active == f"tab-{name}":
+                self._reveal(name)
+            elif not tabs.get_tab(f"tab-{name}").has_class("-hidden"):
+                tabs.hide_tab(f"tab-{name}")
 
     def _reveal(self, name: str) -> None:
         tabs = self.query_one(TabbedContent)
@@ -223,6 +229,13 @@ class RagcovApp(SafeTextApp):
         for pane in self.query(Pane):
             if pane is not message.pane:
                 pane.stale = True
+
+    def on_labels_changed(self, message: LabelsChanged) -> None:
+        """Alignment and Overview reload when next shown; the Alignment tab appears with the first label."""
+        for pane in self.query(Pane):
+            if pane is not message.pane:
+                pane.stale = True
+        self._sync_optional_tabs()
 
     def on_job_finished(self, message: JobFinished) -> None:
         if message.open_it and message.sid:
@@ -275,6 +288,10 @@ class RagcovApp(SafeTextApp):
         names = [pane_id(c) for c in PANES if not tabs.get_tab(f"tab-{pane_id(c)}").has_class("-hidden")]
         current = tabs.active.removeprefix("tab-")
         self.show_pane(names[(names.index(current) + step) % len(names)])
+
+    def action_show(self, name: str) -> None:
+        """Show pane ``name`` (a pane's key for another pane, e.g. Results' ``A``: Alignment)."""
+        self.show_pane(name)
 
     def action_go(self, number: int) -> None:
         """``1``–``9``: the panes in tab order (``9`` Traffic, shown even when its tab is hidden)."""

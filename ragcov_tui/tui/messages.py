@@ -56,3 +56,19 @@ class JobFinished(Message):
     def __init__(self, sid: str | None, *, open_it: bool) -> None:
         super().__init__()
         self.sid, self.open_it = sid, open_it
+
+
+class LabelsChanged(Message):
+    """The user set, cleared or undid a label on an item of eval session ``sid`` (Results); ``pane``
+    has already shown it.
+
+    The app marks every other pane stale (Alignment, Overview) and shows the Alignment tab once
+    the session has a label."""
+
+    def __init__(self, pane: Widget, sid: str) -> None:
+        super().__init__()
+        self.pane, self.sid = pane, sid
+
+    @property
+    def control(self) -> Widget:
+        return self.pane

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.alignment import align, bootstrap_mean
 from ragcov_tui.evaluation.gates import check_gates, find_regressions, load_baseline, parse_fail_under
 from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.store.db import open_db
@@ -67,3 +68,42 @@ def test_load_report_from_file_or_session(tmp_path: Path) -> None:
         read_eval_report(db, str(tmp_path / "missing.json"))
     with pytest.raises(BadInput, match="no such session"):
         read_eval_report(db, "deadbeef")
+
+
+def _judged_report(scores: list[float], repeats: int) -> dict:
+    """A report whose faithfulness items hold ``scores``, and ndcg@5 a mean of 0.7 (issue #26 §6)."""
+    mean = sum(scores) / len(scores)
+    report = _report(ndcg_at_5=0.7, faithfulness=mean)
+    report["repeats"] = repeats
+    report["questions"] = [{"id": f"q{i}", "status": "done", "generation": {"faithfulness": s}} for i, s in enumerate(scores)]
+    return report
+
+
+def test_gate_summary_says_exact_or_judged_and_a_judged_gate_uses_the_lower_bound() -> None:
+    scores = [0.9, 0.5, 0.7, 1.0, 0.6, 0.8, 0.4, 0.9]  # mean 0.725
+    single = check_gates(_judged_report(scores, 1), fail_under=["ndcg=0.6", "faithfulness=0.7"])
+    assert not single.failed  # one run: the mean itself (0.725 ≥ 0.7), and the summary says it has no interval
+    lines = single.summary()
+    assert lines[0] == "gate ndcg@5 >= 0.6 (exact): mean 0.7000 — passed"
+    assert lines[1].startswith("gate faithfulness >= 0.7 (judged): mean 0.7250 (no interval")
+    repeated = check_gates(_judged_report(scores, 3), fail_under=["ndcg=0.6", "faithfulness=0.7"])
+    low, high = bootstrap_mean(scores)
+    assert low is not None and low < 0.7  # the bootstrap lower bound is below the minimum: the gate fails
+    assert [(b.metric, b.current) for b in repeated.below] == [("faithfulness", low)]
+    assert "95% lower bound" in repeated.summary()[1] and "3 repeats" in repeated.summary()[1]
+    assert repeated.to_dict()["gates"][0]["kind"] == "exact" and repeated.to_dict()["gates"][1]["kind"] == "judged"
+
+
+def test_a_judged_gate_with_alignment_uses_the_corrected_lower_bound() -> None:
+    scores = [0.9] * 8 + [0.1] * 2
+    report = _judged_report(scores, 1)
+    alignment = align({f"q{i}": {"faithfulness": s} for i, s in enumerate(scores)},
+                      [(f"q{i}", "faithfulness", int(s >= 0.5)) for i, s in enumerate(scores)])
+    corrected = alignment.of("faithfulness").corrected.estimate
+    result = check_gates(report, fail_under=["faithfulness=0.5"], alignment=alignment)
+    assert result.checks[0].compared == corrected.low
+    assert "judge-corrected" in result.summary()[0]
+    chance = align({"q0": {"faithfulness": 0.9}, "q1": {"faithfulness": 0.9}},
+                   [("q0", "faithfulness", 1), ("q1", "faithfulness", 0)])
+    failed = check_gates(report, fail_under=["faithfulness=0.1"], alignment=chance)
+    assert failed.failed and "no better than chance" in failed.summary()[0]  # cannot be shown to pass

@@ -118,6 +118,7 @@ def eval_item_text(item: dict[str, Any], reference: Reference, *, chunks: bool =
         _keywords(out, generation, reference.keywords)
     _verdicts(out, generation, head)
     _metrics(out, item, details, head)
+    _labels(out, item, head)
     _retrieved(out, item.get("retrieved") or [], reference, chunks, head)
     _paraphrases(out, details, head)
     for call in item.get("judge_calls") or []:
@@ -196,6 +197,19 @@ def _metrics(out: Doc, item: dict[str, Any], details: dict[str, Any], head: Any)
             if value is None and why:
                 out.append("  ").append_text(lit(why, "yellow"))
             out.append("\n")
+
+
+def _labels(out: Doc, item: dict[str, Any], head: Any) -> None:
+    """The person's verdicts on this item (set in Results, or imported), beside the judge's score."""
+    labels = item.get("labels") or {}
+    if not labels:
+        return
+    head("Your labels")
+    generation = item.get("generation") or {}
+    width = max(len(k) for k in labels) + 2
+    for metric, label in labels.items():
+        out.append(f"  {metric:<{width}}").append(f"{'yes' if label else 'no':>6}", style="bold")
+        out.append(f"  judge {score_text(generation.get(metric))}\n", style="dim")
 
 
 def _retrieved(out: Doc, retrieved: list[dict[str, Any]], reference: Reference, unfolded: bool, head: Any) -> None:

@@ -15,9 +15,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
+from ragcov_tui.evaluation.judge_alignment import corrected_lines, session_alignment
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.report import judge_label
 from ragcov_tui.store import queries
+from ragcov_tui.store.labels import has_labels
 from ragcov_tui.store.liveness import state_line
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import get_session
@@ -117,6 +119,13 @@ class OverviewPane(Pane):
         for chart_id, title in (("#overview-bars", "Coverage per cluster"), ("#overview-hist", "Distance to nearest question")):
             self.query_one(chart_id, Chart).draw_message(title, f"analysis {session['status']}: no results")
 
+    def _corrected(self, sid: str) -> list[tuple[str, str]]:
+        """The judged means beside their judge-corrected estimates, once the session has labels."""
+        if not has_labels(self.context.db, sid):
+            return []
+        alignment = session_alignment(self.context.db, sid)
+        return corrected_lines({"judge_alignment": alignment.to_dict()}) if alignment is not None else []
+
     def _eval(self, session: SessionRow) -> None:
         db, sid = self.context.db, session["id"]
         counts = queries.eval_counts(db, sid)
@@ -135,6 +144,7 @@ class OverviewPane(Pane):
             *([("retr", lit(f"not measured: {unmeasured}", width=200))] if unmeasured else []),
             *([("refs", lit(synthetic_text(synthetic, sum(counts.values())), "bold", width=200))]
               if (synthetic := header.get("synthetic_references")) else []),
+            *(("aligned", lit(f"{metric}: {line}", width=200)) for metric, line in self._corrected(sid)),
         ], label_width=8))
         self.query_one("#overview-figures", Static).update(figures)
         table = self.query_one("#overview-aggregates", DataTable)

@@ -13,9 +13,12 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.judge_alignment import judged_metrics
 from ragcov_tui.services.reference import question_reference
 from ragcov_tui.store import queries
+from ragcov_tui.store.labels import item_labels, set_label, undo_label
 from ragcov_tui.store.sessions import get_session
+from ragcov_tui.tui.messages import LabelsChanged
 from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
@@ -68,6 +71,14 @@ def filter_query(text: str, metrics: list[str]) -> str:
     return full.get(text.strip().lower(), text)
 
 
+# A person's verdict on the highlighted item, one key per judged metric: each press steps
+# none → yes → no → none (stored at once, store/labels.py); u undoes the session's newest change.
+LABEL_KEYS = {"faithfulness": "f", "answer_relevance": "v", "answer_correctness": "c",
+              "answer_correctness_graded": "d", "context_precision": "p", "context_recall": "r", "robustness": "b"}
+NEXT_LABEL = {None: 1, 1: 0, 0: None}
+LABEL_WORDS = {1: "yes", 0: "no", None: "none"}
+
+
 class ResultsPane(Filterable):
     title = "Results"
     needs = "eval"
@@ -78,7 +89,13 @@ class ResultsPane(Filterable):
         Binding("s", "sort", "Sort"),
         Binding("S", "reverse", "Reverse", show=False),
         Binding("h", "toggle_charts", "Histograms"),
+        # the footer has room for one label key (faithfulness); ? lists them all
+        *(Binding(key, f"label('{metric}')", f"Label {short_name(metric)}", show=metric == "faithfulness")
+          for metric, key in LABEL_KEYS.items()),
+        Binding("u", "undo_label", "Undo label"),
+        Binding("A", "alignment", "Alignment", show=False),
     ]
+    judged: list[str] = []  # the session's judged metrics: the label keys that work
     sort_key = "id"
     descending = False
     metrics: list[str] = []
@@ -97,6 +114,8 @@ class ResultsPane(Filterable):
                 yield Chart(id=f"results-{metric}")
 
     def render_session(self) -> None:
+        self.judged = judged_metrics(self.context.db, self.sid)
+        self.refresh_bindings()
         keys = queries.eval_metric_keys(self.context.db, self.sid)
         present = keys["retrieval"] + keys["generation"]
         self.metrics = [m for p in PREFERRED for m in present if m.startswith(p) and (p.endswith("@") or m == p)]
@@ -170,8 +189,43 @@ class ResultsPane(Filterable):
         row = self.query_one(PagedTable).current
         if row is not None:
             session = get_session(self.context.db, self.sid)
-            self.app.push_screen(EvalItemScreen(queries.eval_detail(self.context.db, self.sid, row["question_id"]),
-                                                question_reference(session, row["question_id"])))
+            item = queries.eval_detail(self.context.db, self.sid, row["question_id"])
+            item["labels"] = item_labels(self.context.db, self.sid, row["question_id"])
+            self.app.push_screen(EvalItemScreen(item, question_reference(session, row["question_id"])))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A label key works (and shows in the footer) only for a judged metric the session scored."""
+        if action == "label":
+            return bool(self.sid) and parameters[0] in self.judged
+        if action == "undo_label":
+            return bool(self.sid) and bool(self.judged)
+        return super().check_action(action, parameters)
+
+    def action_label(self, metric: str) -> None:
+        """The metric's key: the highlighted item's label steps none → yes → no → none."""
+        row = self.query_one(PagedTable).current
+        if row is None:
+            return
+        qid = row["question_id"]
+        now = item_labels(self.context.db, self.sid, qid).get(metric)
+        change = set_label(self.context.db, self.sid, qid, metric, NEXT_LABEL[now])
+        self._said(f"{qid} {metric}: labelled {LABEL_WORDS[change.after]} (was {LABEL_WORDS[change.before]}; u undoes)")
+
+    def action_undo_label(self) -> None:
+        change = undo_label(self.context.db, self.sid)
+        if change is None:
+            self.app.notify("No label change to undo in this session.", severity="warning")
+            return
+        self._said(f"undone: {change.question_id} {change.metric} back to {LABEL_WORDS[change.after]} "
+                   f"(was {LABEL_WORDS[change.before]})")
+
+    def _said(self, line: str) -> None:
+        self.app.notify(line, markup=False)
+        self.post_message(LabelsChanged(self, self.sid))
+
+    def action_alignment(self) -> None:
+        """``A``: the Alignment pane (the judge against this session's labels)."""
+        self.call_after_refresh(self.app.run_action, "show('alignment')")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()

@@ -88,9 +88,10 @@ class Chart(PlotextPlot):
 
         self._paint(title, paint)
 
-    def draw_lines(self, title: str, series: dict[str, Sequence[float | None]]) -> None:
-        """One line per series over positions 1..n (whole-number ticks); None points are left out;
-        the key goes in the title."""
+    def draw_lines(self, title: str, series: dict[str, Sequence[float | None]],
+                   ticks: Sequence[str] | None = None) -> None:
+        """One line per series over positions 1..n (whole-number ticks, or ``ticks`` naming each
+        position); None points are left out; the key goes in the title."""
         markers = ("dot", "+", "x", "*", "o", "#")
         drawn = [(name, values, markers[i % len(markers)]) for i, (name, values) in enumerate(series.items())
                  if any(v is not None for v in values)]
@@ -100,7 +101,10 @@ class Chart(PlotextPlot):
                 xs = [x + 1 for x, v in enumerate(values) if v is not None]
                 plt.plot(xs, [v for v in values if v is not None], marker=marker, color=i + 1)
             positions = range(1, max((len(values) for _, values, _ in drawn), default=0) + 1)
-            plt.xticks(list(positions[:: max(1, len(positions) // 8)]))
+            if ticks is not None:
+                plt.xticks(list(positions), [single_line(t) for t in ticks][: len(positions)])
+            else:
+                plt.xticks(list(positions[:: max(1, len(positions) // 8)]))
             plt.ylim(0, 1)
 
         self._paint(title, paint, [(name, marker) for name, _, marker in drawn])
