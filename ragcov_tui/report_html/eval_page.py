@@ -1,6 +1,8 @@
 """The HTML page of an eval session: each metric with its interval, n and failures, histograms, the
-per-question table (sortable, filterable by metric thresholds as in the app) and each item's detail
-(answer, retrieved contexts, claims with verdicts) on click.
+per-question table (sortable, filterable by metric thresholds as in the app), each item's detail
+(answer, retrieved contexts, claims with verdicts) on click, and the judge's alignment with people's
+labels where the session has them (the figures ``ragcov align`` gives, and each judged mean beside
+its judge-corrected estimate).
 
 The interval of a metric's mean is the percentile bootstrap over its stored per-question values
 (:func:`ragcov_tui.evaluation.compare.bootstrap_ci`, seed 0, 10,000 resamples): a reading of stored
@@ -10,13 +12,14 @@ values, not a new measurement.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ragcov_tui import __version__
 from ragcov_tui.evaluation.claim_verdicts import metric_claims
 from ragcov_tui.evaluation.compare import bootstrap_ci
+from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_rows, corrected_lines
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.report_html.charts import embed, histogram_grid, library_scripts
@@ -101,4 +104,6 @@ def eval_html(report: EvalReport, details: Mapping[str, Mapping[str, Any]]) -> s
         system=str(report.get("system")), judge=judge_label(report.get("judge"), generation), k=report.get("k"),
         question_count=counts.get("questions", len(report.get("questions") or [])), metric_rows=rows,
         histograms=list(embedded.divs), diagnosis=sorted((counts.get("diagnosis") or {}).items()), notes=notes,
-        names=names, items=_items(report, details, names))
+        names=names, items=_items(report, details, names), alignment_columns=ALIGNMENT_COLUMNS,
+        alignment_rows=alignment_rows(cast(dict, report.get("judge_alignment") or {})),
+        corrected=corrected_lines(report))

@@ -44,14 +44,15 @@ def compare_page(result: Comparison, a: EvalReport | None, b: EvalReport | None)
 
 
 def session_page(db: sqlite_utils.Database, session_id: str, kind: str) -> str:
-    """The page of stored session ``session_id`` of ``kind`` ('analysis' | 'eval')."""
+    """The page of stored session ``session_id`` of ``kind`` ('analysis' | 'eval'; an eval with its judge
+    alignment when people labelled it)."""
     if kind == "analysis":
         from ragcov_tui.store.analysis import load_analysis_report
 
         return analysis_page(db, load_analysis_report(db, session_id))
-    from ragcov_tui.store.evals import load_eval_report
+    from ragcov_tui.evaluation.judge_alignment import aligned_report
 
-    return eval_page(db, load_eval_report(db, session_id))
+    return eval_page(db, aligned_report(db, session_id))
 
 
 def write_page(path: str | Path, page: str) -> Path:

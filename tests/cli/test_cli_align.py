@@ -72,11 +72,14 @@ def test_import_then_align_json_and_every_report(db: Path, tmp_path: Path, capsy
     assert main(["align", SID, "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert "Judge against labels" in out and "judge-corrected" in out and "label yes" in out
-    md = tmp_path / "r.md"
-    assert main(["report", SID, "--db", str(db), "--markdown", str(md), "--json", str(tmp_path / "r.json")]) == 0
+    md, page = tmp_path / "r.md", tmp_path / "r.html"
+    assert main(["report", SID, "--db", str(db), "--markdown", str(md), "--json", str(tmp_path / "r.json"),
+                 "--html", str(page)]) == 0
     out = capsys.readouterr().out
     assert "answer_correctness: judged mean" in out and "judge-corrected" in out  # the CLI table's report
     assert "## Can I trust the judge?" in md.read_text() and "judge-corrected" in md.read_text()
+    html = page.read_text()  # the HTML page too (issue #28 §3)
+    assert 'id="alignment-table"' in html and "judge-corrected" in html and "balanced acc." in html
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["judge_alignment"]["metrics"]["answer_correctness"]["corrected"] == m["corrected"]
 
