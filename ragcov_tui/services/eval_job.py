@@ -90,6 +90,7 @@ class EvalOptions(StoreOptions):
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)
     no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
+    judge_mode: str = "batch"  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -100,7 +101,7 @@ class EvalOptions(StoreOptions):
 
 
 # Options that must be the same when a run resumes an earlier session.
-RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join")
+RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join", "judge_mode")
 
 
 def run_eval(
@@ -121,7 +122,7 @@ def run_eval(
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     llms = _llms(opts, db, warn)
     if llms["judge"] is not None and not opts.no_preflight and any(METRICS[m].uses_llm for m in generation_metrics):
-        preflight_judge(llms["judge"])  # a judge that cannot answer stops the run here, in one line
+        preflight_judge(llms["judge"], opts.judge_mode)  # a judge that cannot answer stops the run here, in one line
     loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                 warn=warn, progress=progress) if opts.corpus else LoadedCorpus([], [])
     documents, chunks = loaded.documents, loaded.chunks
@@ -158,7 +159,8 @@ def run_eval(
         ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
                           retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
                           judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
-                          paraphrases=opts.paraphrases, repeats=opts.repeats, retrieval_measured=not unmeasured)
+                          paraphrases=opts.paraphrases, repeats=opts.repeats, judge_mode=opts.judge_mode,
+                          retrieval_measured=not unmeasured)
         _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
         items = load_eval_items(db, sid)
         header: EvalReport = {

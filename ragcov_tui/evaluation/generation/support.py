@@ -263,8 +263,10 @@ def missing_in_chunk(figures: list[Quantity], index: ContextIndex, unit: int) ->
 
 
 def support_share(verdicts: Sequence[dict]) -> float:
-    """Share of verdicts that are ``supported`` (caller guarantees at least one)."""
-    return sum(v["verdict"] == "supported" for v in verdicts) / len(verdicts)
+    """Mean support of the verdicts (caller guarantees at least one): a graded verdict's
+    ``p_supported``, else 1 for ``supported`` and 0 for anything else."""
+    return sum(float(v["p_supported"]) if "p_supported" in v else float(v["verdict"] == "supported")
+               for v in verdicts) / len(verdicts)
 
 
 def rescale(x: float, lo: float, hi: float) -> float:
