@@ -8,6 +8,9 @@ With ``s`` = cosine similarity of the claim to a context unit (a sentence, two a
 sentences of one chunk, or a JSON record's ``field: value`` line, see ``ContextIndex`` and
 ``claim_checks.context_units``), among the ``CANDIDATE_UNITS`` most similar units:
 
+0. **supported** when a short claim (at most ``SPAN_WORDS`` words: an extractive answer, a bare
+   name, date or figure, which embeds far from any whole sentence) occurs word for word, with its
+   figures exactly, in a unit of the same polarity, however low ``s``;
 1. **contradicted** when a unit with ``s >= ANTONYM_SIMILARITY`` says the opposite word
    ("decreased" vs "increased", ``claim_checks.antonym_clash``);
 2. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` has the claim's polarity and holds
@@ -67,6 +70,7 @@ MAX_MISSING_RECORD = 0.5
 CONFLICT_SIMILARITY = 0.40
 ANTONYM_SIMILARITY = 0.6
 CONFLICT_TOP_UNITS = 3
+SPAN_WORDS = 6  # a claim this short that occurs word for word in the context is an extractive answer
 _NEGATION_RE = re.compile(
     r"\b(not|no|never|cannot|can't|won't|isn't|aren't|doesn't|don't|didn't|wasn't|weren't|hasn't|"
     r"haven't|shouldn't|without|none|nothing|neither|nor|unavailable|unsupported)\b|n't\b", re.I)
@@ -184,6 +188,12 @@ def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
     def gaps(u: int) -> str | None:
         return _gap(index, u, figures, wording, float(sims[u]))
 
+    span = claim.strip().rstrip(".")
+    verbatim = None if len(span.split()) > SPAN_WORDS else next(
+        (u for u in order if index.unit_negated[u] == negated and contains_phrase(index.units[u], span)
+         and not missing_quantities(figures, index.unit_quantities[u])), None)
+    if verbatim is not None:
+        return result("supported", verbatim, "the claim occurs word for word in the context")
     above = [u for u in order[:CANDIDATE_UNITS] if sims[u] >= SUPPORT_THRESHOLD]
     reasons: dict[int, str] = {}
     for u in above:
