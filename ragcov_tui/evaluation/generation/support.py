@@ -13,7 +13,9 @@ sentences of one chunk, or a JSON record's ``field: value`` line, see ``ContextI
    figures exactly, in a unit of the same polarity, however low ``s``;
 1. **contradicted** when a unit with ``s >= ANTONYM_SIMILARITY`` says the opposite word
    ("decreased" vs "increased", ``claim_checks.antonym_clash``);
-2. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` has the claim's polarity and holds
+2. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` (a record's field holding every
+   figure of the claim: ``s >= RECORD_FIGURE_SIMILARITY``, as "hours Friday: 11:0-22:0" for "open
+   until 10 pm on Fridays", whose words embed far from a bare field) has the claim's polarity and holds
    the claim's facts itself (``_gap``): every figure (numbers, money, percentages, durations,
    sizes, versions, dates — see ``quantities``) in a sentence of that unit, every name in the
    unit, and, in prose, all but ``MAX_MISSING_WORDS`` of its content words
@@ -70,6 +72,7 @@ MAX_MISSING_RECORD = 0.5
 CONFLICT_SIMILARITY = 0.40
 ANTONYM_SIMILARITY = 0.6
 CONFLICT_TOP_UNITS = 3
+RECORD_FIGURE_SIMILARITY = 0.25  # a record field holding every figure of the claim is a candidate from here
 SPAN_WORDS = 6  # a claim this short that occurs word for word in the context is an extractive answer
 _NEGATION_RE = re.compile(
     r"\b(not|no|never|cannot|can't|won't|isn't|aren't|doesn't|don't|didn't|wasn't|weren't|hasn't|"
@@ -194,7 +197,9 @@ def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
          and not missing_quantities(figures, index.unit_quantities[u])), None)
     if verbatim is not None:
         return result("supported", verbatim, "the claim occurs word for word in the context")
-    above = [u for u in order[:CANDIDATE_UNITS] if sims[u] >= SUPPORT_THRESHOLD]
+    above = [u for u in order[:CANDIDATE_UNITS] if sims[u] >= SUPPORT_THRESHOLD or (
+        figures and index.unit_structured[u] and sims[u] >= RECORD_FIGURE_SIMILARITY
+        and not missing_quantities(figures, index.unit_quantities[u]))]
     reasons: dict[int, str] = {}
     for u in above:
         clash = antonym_clash(claim, index.units[u]) if sims[u] >= ANTONYM_SIMILARITY else None
@@ -240,7 +245,8 @@ def _gap(index: ContextIndex, u: int, figures: list[Quantity], wording: str, sim
     # a record names its subject once (its "name" field): a name is looked up in the whole record
     where = index.units[u] if not index.unit_structured[u] else " ".join(
         text for text, chunk in zip(index.units, index.unit_chunks, strict=True) if chunk == index.unit_chunks[u])
-    absent = [n for n in names(wording) if not contains_phrase(where, n)]
+    absent = [n for n in names(wording)  # "on Fridays" is held by "hours Friday"
+              if not contains_phrase(where, n) and not (n.endswith("s") and contains_phrase(where, n[:-1]))]
     if absent:
         return f"name {absent[0]!r} not in the supporting sentence"
     if index.unit_structured[u]:  # fields name their values in keys, not prose: half the words will do
