@@ -119,3 +119,11 @@ def test_judge_mode_is_a_setting_checked_like_every_other(judge_server, tmp_path
     monkeypatch.setenv("RAGCOV_JUDGE_MODE", "claim")
     assert run(tmp_path, "--no-preflight") == 0
     assert len(verify_requests(judge_server)) == 2
+
+
+def test_resuming_a_session_with_another_judge_mode_is_refused(judge_server, tmp_path: Path, capsys) -> None:  # noqa: F811
+    assert run(tmp_path, "--judge-mode", "claim", "--no-preflight") == 0
+    sid = json.loads((tmp_path / "out.json").read_text())["session_id"]
+    capsys.readouterr()
+    assert run(tmp_path, "--judge-mode", "graded", "--no-preflight", "--resume", sid) == 2
+    assert f"session {sid} was run with different judge_mode" in capsys.readouterr().err
