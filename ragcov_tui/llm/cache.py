@@ -14,6 +14,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.redact import redact_url
 from ragcov_tui.store.caches import delete_llm_reply, llm_reply, put_llm_reply
@@ -66,9 +67,9 @@ def _opened(reply: ChatReply) -> ChatReply | None:
         data = json.loads(reply.text)
     except ValueError:
         return None
-    tops = data.get("top_logprobs") if isinstance(data, dict) else None
-    if not isinstance(data.get("text") if isinstance(data, dict) else None, str) or not isinstance(tops, list):
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str) or not isinstance(data.get("top_logprobs"), list):
         return None
     reply.text = data["text"]
-    reply.top_logprobs = [{str(t): float(v) for t, v in top.items()} for top in tops if isinstance(top, dict)]
+    reply.top_logprobs = [{str(t): float(v) for t, v in top.items() if is_finite_number(v)}
+                          for top in data["top_logprobs"] if isinstance(top, dict)]
     return reply

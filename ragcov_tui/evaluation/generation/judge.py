@@ -91,7 +91,6 @@ class Judge:
                         "chunk_id": _source(v, ids) if verdict == "supported" else None})
         return out
 
-
     def _graded(self, metric: str, claim: str, passages: Sequence[tuple[str, str]]) -> dict:
         """One yes / no request for ``claim``, scored by the verdict token's probability (logged
         with the call: ``p_supported``, or the error)."""
