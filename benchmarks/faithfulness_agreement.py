@@ -143,22 +143,30 @@ def overlap_score(item: Item) -> float:
     return sum(w in context for w in words) / len(words)
 
 
-def faithfulness_scores(items: Iterable[Item], embedder: Any) -> tuple[list[float], int, float]:
-    """(score per item, items without claims, seconds per item) with the product's scorer."""
+def faithfulness_scores(items: Iterable[Item], embedder: Any, llm: Any = None,
+                        judge_mode: str = "batch") -> tuple[list[float], int, float, int]:
+    """(score per item, items without claims, seconds per item, judge failures) with the product's
+    scorer: offline, or judged by ``llm`` asked as ``judge_mode`` says. A failed judgement scores
+    0.5 (no opinion) and is counted."""
     from ragcov_tui.evaluation.generation.models import GenerationInput
     from ragcov_tui.evaluation.generation.scoring import score_generation
     from ragcov_tui.evaluation.systems.base import RetrievedChunk
 
     items = list(items)
-    scores, undefined = [], 0
+    scores, undefined, failed = [], 0, 0
     start = time.perf_counter()
     for item in items:
         gen = GenerationInput(question=item.question, answer=item.answer,
                               contexts=[RetrievedChunk(f"p{i}", t) for i, t in enumerate(item.passages)])
-        value = score_generation(gen, llm=None, embedder=embedder, metrics={"faithfulness"}).values["faithfulness"]
-        undefined += value is None
-        scores.append(1.0 if value is None else float(value))
-    return scores, undefined, (time.perf_counter() - start) / max(1, len(items))
+        result = score_generation(gen, llm=llm, embedder=embedder, metrics={"faithfulness"}, judge_mode=judge_mode)
+        value = result.values["faithfulness"]
+        failed += "faithfulness" in result.errors
+        undefined += value is None and "faithfulness" not in result.errors
+        scores.append(0.5 if "faithfulness" in result.errors else 1.0 if value is None else float(value))
+        if llm is not None:
+            print(f"  {len(scores)}/{len(items)} {item.id} faithful={item.faithful} score={scores[-1]:.3f} "
+                  f"{result.errors.get('faithfulness', '')[:80]}", file=sys.stderr, flush=True)
+    return scores, undefined, (time.perf_counter() - start) / max(1, len(items)), failed
 
 
 def report(items: list[Item], scores: list[float], baseline: list[float], threshold: float,
@@ -215,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resamples", type=int, default=RESAMPLES)
     parser.add_argument("--embedder", default=None, help="embedder spec (default: the product's)")
+    parser.add_argument("--judge-llm", default=None, help="judge with this LLM (openai:MODEL, llamacpp:PATH.gguf)")
+    parser.add_argument("--judge-mode", default="batch", help="batch | claim | graded (as ragcov eval --judge-mode)")
     parser.add_argument("--convert-halueval", type=Path, metavar="REPO",
                         help="write HaluEval QA from REPO into FOLDER in this layout, then score it")
     args = parser.parse_args(argv)
@@ -231,10 +241,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     embedder = make_embedder(args.embedder or DEFAULT_EMBEDDER)
     embedder.embed(["warm up"])
-    scores, undefined, per_item = faithfulness_scores(items, embedder)
+    from ragcov_tui.llm.factory import make_llm
+
+    llm = make_llm(args.judge_llm)
+    scores, undefined, per_item, failed = faithfulness_scores(items, embedder, llm, args.judge_mode)
     baseline = [overlap_score(i) for i in items]
-    print(f"{args.folder} split={args.split}: {len(items)} responses, {undefined} without claims (scored 1.0), "
-          f"threshold {FAITHFUL_THRESHOLD}, {per_item:.3f} s/item")
+    judge = f"judge {llm.spec} ({args.judge_mode}), {failed} failed (scored 0.5)" if llm is not None else "offline"
+    print(f"{args.folder} split={args.split}: {len(items)} responses, {judge}, {undefined} without claims "
+          f"(scored 1.0), threshold {FAITHFUL_THRESHOLD}, {per_item:.3f} s/item")
     print("\n".join(report(items, scores, baseline, FAITHFUL_THRESHOLD, args.resamples, args.seed)))
     return 0
 

@@ -129,6 +129,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--paraphrases",
                    help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
     e.add_argument("--repeats", help="judge each item N times and report mean and spread (default {repeats})")
+    e.add_argument("--judge-mode",
+                   help="how the judge gives claim verdicts: batch (all claims in one request) | claim (one claim per request)"
+                        " | graded (one yes/no per claim, scored by the verdict token's probability; needs logprobs)"
+                        " (default {judge_mode})")
     e.add_argument("--no-preflight", action="store_true",
                    help="skip the judge's known-answer probe that stops a judged run whose judge cannot answer")
     e.add_argument("--probes", metavar="N",

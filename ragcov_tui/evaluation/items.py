@@ -38,6 +38,7 @@ class EvalContext:
     paraphrase_llm: ChatModel | None = None
     paraphrases: int = 0
     repeats: int = 1
+    judge_mode: str = "batch"  # graded.JUDGE_MODES: how the judge asks for claim verdicts
     retrieval_measured: bool = True  # False: the system's retrieved ids cannot be matched to gold ids
 
 
@@ -120,6 +121,7 @@ def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput
                         paraphrase_outputs=outputs, main_retrieved_ids=[c.id for c in output.contexts],
                         paraphrases=[a["question"] for a in asked if "error" not in a]),
         llm=ctx.judge_llm, embedder=ctx.embedder, metrics=set(ctx.generation_metrics), repeats=ctx.repeats,
+        judge_mode=ctx.judge_mode,
     )
     item.update({"generation": {m: scores.values.get(m) for m in ctx.generation_metrics}, "spread": scores.spread,
                  "details": scores.details, "judge_calls": scores.judge_calls, "judge": scores.judge,

@@ -31,6 +31,8 @@ class ChatReply:
     completion_tokens: int = 0
     cached: bool = False
     truncated: bool = False  # cut off by the token limit (finish_reason "length"): returned, never cached
+    # asked with ``logprobs=N``: per generated token (first first), its N likeliest tokens → log-probability
+    top_logprobs: list[dict[str, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -100,14 +102,16 @@ class ChatModel(ABC):
 
     @abstractmethod
     def chat(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False) -> ChatReply:
+             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
         """One chat completion (cached, retried). ``json_mode``: ``True`` for JSON mode, a
         :class:`~ragcov_tui.llm.structured.ReplySchema` for structured output with that schema
-        (truthy as well, so a model without structured output treats it as JSON mode)."""
+        (truthy as well, so a model without structured output treats it as JSON mode).
+        ``logprobs=N > 0`` asks for the N likeliest tokens at each generated position
+        (``ChatReply.top_logprobs``; empty when the server does not give them)."""
 
     def forget(  # noqa: B027 (a no-op by design for models without a cache, not abstract)
         self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-        json_mode: bool | ReplySchema = False,
+        json_mode: bool | ReplySchema = False, logprobs: int = 0,
     ) -> None:
         """Drop the cached reply to this exact request (one found unusable), so the next ``chat``
         asks the model again. Models without a cache have nothing to drop."""

@@ -14,6 +14,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.redact import redact_url
 from ragcov_tui.store.caches import delete_llm_reply, llm_reply, put_llm_reply
@@ -35,16 +36,40 @@ class LLMCache:
     def __init__(self, db: sqlite_utils.Database) -> None:
         self.db = db
 
-    def get(self, key: str) -> ChatReply | None:
+    def get(self, key: str, logprobs: bool = False) -> ChatReply | None:
+        """The stored reply; for a request that asked for ``logprobs`` the stored text is the
+        envelope :meth:`put` wrote (one that does not read as such is no answer: ``None``)."""
         row = llm_reply(self.db, key)
         if row is None:
             return None
-        return ChatReply(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0, cached=True)
+        reply = ChatReply(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0, cached=True)
+        if logprobs:
+            return _opened(reply)
+        return reply
 
     def put(self, key: str, provider: str, model: str, request: str, reply: ChatReply) -> None:
-        put_llm_reply(self.db, key, provider=provider, model=model, request=request, reply=reply.text,
+        """Store ``reply``; one with ``top_logprobs`` as the JSON envelope ``{"text", "top_logprobs"}``
+        (its key says it asked for them, so nothing else ever reads it as plain text)."""
+        text = reply.text
+        if reply.top_logprobs:
+            text = json.dumps({"text": reply.text, "top_logprobs": reply.top_logprobs}, ensure_ascii=False)
+        put_llm_reply(self.db, key, provider=provider, model=model, request=request, reply=text,
                       prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
 
     def delete(self, key: str) -> None:
         """Drop one entry (a reply found unusable; absent keys are fine)."""
         delete_llm_reply(self.db, key)
+
+
+def _opened(reply: ChatReply) -> ChatReply | None:
+    """``reply`` with the text and alternatives of its stored envelope, ``None`` when it holds none."""
+    try:
+        data = json.loads(reply.text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str) or not isinstance(data.get("top_logprobs"), list):
+        return None
+    reply.text = data["text"]
+    reply.top_logprobs = [{str(t): float(v) for t, v in top.items() if is_finite_number(v)}
+                          for top in data["top_logprobs"] if isinstance(top, dict)]
+    return reply

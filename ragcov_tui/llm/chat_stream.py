@@ -19,6 +19,7 @@ run (:class:`StreamMode`): its whole reply must then come within ``timeout``, as
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -103,6 +104,7 @@ def streamed_reply(client: openai.OpenAI, kwargs: dict[str, Any], policy: RetryP
 
 def _joined(stream: Any, idle: float, what: str) -> ChatReply:
     parts: list[str] = []
+    tops: list[dict[str, float]] = []
     finish, usage, chunks, answered = None, None, 0, False
     try:
         for chunk in stream:
@@ -115,6 +117,7 @@ def _joined(stream: Any, idle: float, what: str) -> ChatReply:
                 content = getattr(getattr(choice, "delta", None), "content", None)
                 if isinstance(content, str):
                     parts.append(content)
+                tops += top_logprobs(getattr(getattr(choice, "logprobs", None), "content", None))
                 finish = getattr(choice, "finish_reason", None) or finish
     except (httpx.TimeoutException, openai.APITimeoutError) as exc:  # the SDK wraps httpx's, depending on its version
         if chunks:
@@ -123,7 +126,8 @@ def _joined(stream: Any, idle: float, what: str) -> ChatReply:
     if not answered:
         raise ProviderError(f"{what}: malformed reply (no choices[0].message)")
     return ChatReply(text="".join(parts), prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                     completion_tokens=getattr(usage, "completion_tokens", 0) or 0, truncated=finish == "length")
+                     completion_tokens=getattr(usage, "completion_tokens", 0) or 0, truncated=finish == "length",
+                     top_logprobs=tops)
 
 
 def _whole_reply(response: httpx.Response, what: str) -> ChatReply:
@@ -140,9 +144,33 @@ def _whole_reply(response: httpx.Response, what: str) -> ChatReply:
         raise ProviderError(f"{what}: malformed reply (no choices[0].message)")
     usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
     text = message.get("content")
+    logprobs = choices[0].get("logprobs")
     return ChatReply(text=text if isinstance(text, str) else "", prompt_tokens=_count(usage.get("prompt_tokens")),
                      completion_tokens=_count(usage.get("completion_tokens")),
-                     truncated=choices[0].get("finish_reason") == "length")
+                     truncated=choices[0].get("finish_reason") == "length",
+                     top_logprobs=top_logprobs(logprobs.get("content") if isinstance(logprobs, dict) else None))
+
+
+def top_logprobs(content: Any) -> list[dict[str, float]]:
+    """Per position of OpenAI's ``logprobs.content`` (SDK objects or plain dicts), its alternatives
+    ``{token: logprob}``; the sampled token is among them. Anything malformed is skipped: no entry
+    rather than a made-up probability."""
+    out: list[dict[str, float]] = []
+    for position in content if isinstance(content, list) else []:
+        alternatives = _field(position, "top_logprobs")
+        found: dict[str, float] = {}
+        for alt in alternatives if isinstance(alternatives, list) else []:
+            token, value = _field(alt, "token"), _field(alt, "logprob")
+            if isinstance(token, str) and isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and math.isfinite(value):
+                found.setdefault(token, float(value))
+        if found:
+            out.append(found)
+    return out
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
 def _count(value: Any) -> int:

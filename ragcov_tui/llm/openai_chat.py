@@ -16,6 +16,8 @@ the run (:mod:`ragcov_tui.llm.structured`). A prompt too long for the server's c
 (passages first, never the instructions) and sent again, at most twice
 (:mod:`ragcov_tui.llm.context_window`). Replies stream (:mod:`ragcov_tui.llm.chat_stream`): a slow
 server is cut off only after ``$RAGCOV_HTTP_IDLE_TIMEOUT`` seconds without a token.
+``logprobs=N`` sends OpenAI's ``logprobs`` / ``top_logprobs`` (llama.cpp's server maps them to its
+``n_probs``); the alternatives come back in ``ChatReply.top_logprobs`` and are cached with the reply.
 Thread-safe: judges call :meth:`chat` from worker threads.
 """
 
@@ -89,35 +91,39 @@ class OpenAIChat(ChatModel):
         self.stream_mode = StreamMode(notice=self._stream_notice)
 
     @staticmethod
-    def _params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema) -> dict[str, Any]:
+    def _params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema, logprobs: int) -> dict[str, Any]:
         params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": bool(json_mode)}
         if isinstance(json_mode, ReplySchema):
             params["schema"] = json_mode.fingerprint()
+        if logprobs > 0:  # absent otherwise: the keys of earlier replies stay valid
+            params["logprobs"] = logprobs
         return params
 
     def chat(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False) -> ChatReply:
+             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
         max_tokens = capped_max_tokens(max_tokens)
         key, request = cache_key(self.provider, self.identity, self.model, messages,
-                                 self._params(temperature, max_tokens, json_mode))
-        reply = self.cache.get(key) if self.cache is not None else None
+                                 self._params(temperature, max_tokens, json_mode, logprobs))
+        reply = self.cache.get(key, logprobs > 0) if self.cache is not None else None
         if reply is None or not reply.text.strip():  # an empty entry (older versions stored them) is no answer
             self.check_model(self.client, self.model, self.what)
             with self.usage.call():  # every request of this call counted, retried and failed ones too
-                reply = self._complete(messages, temperature, max_tokens, json_mode)
-            if self.cache is not None and reply.text.strip() and (json_mode or not reply.truncated):
+                reply = self._complete(messages, temperature, max_tokens, json_mode, logprobs)
+            # a graded reply is cut short on purpose (its first tokens are the verdict); kept only with its alternatives
+            keep = bool(json_mode) or (bool(reply.top_logprobs) if logprobs > 0 else not reply.truncated)
+            if self.cache is not None and reply.text.strip() and keep:
                 self.cache.put(key, self.provider, self.model, request, reply)
         self.usage.add(reply)
         return reply
 
     def forget(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-               json_mode: bool | ReplySchema = False) -> None:
+               json_mode: bool | ReplySchema = False, logprobs: int = 0) -> None:
         if self.cache is not None:
-            params = self._params(temperature, capped_max_tokens(max_tokens), json_mode)
+            params = self._params(temperature, capped_max_tokens(max_tokens), json_mode, logprobs)
             self.cache.delete(cache_key(self.provider, self.identity, self.model, messages, params)[0])
 
     def _complete(self, messages: list[Message], temperature: float, max_tokens: int | None,
-                  json_mode: bool | ReplySchema) -> ChatReply:
+                  json_mode: bool | ReplySchema, logprobs: int = 0) -> ChatReply:
         """One answer: down the format ladder on a refusal of the format, trimmed again on an overflow."""
         schema = json_mode if isinstance(json_mode, ReplySchema) else None
         sent = self._fitted(self.window.fit(messages, max_tokens))
@@ -126,6 +132,8 @@ class OpenAIChat(ChatModel):
             kwargs: dict[str, Any] = {"model": self.model, "messages": sent, "temperature": temperature}
             if max_tokens is not None:
                 kwargs["max_tokens"] = max_tokens
+            if logprobs > 0:  # OpenAI's names; llama.cpp's server maps them to its n_probs
+                kwargs.update(logprobs=True, top_logprobs=logprobs)
             rung, response_format = self.ladder.response_format(schema) if json_mode else (-1, None)
             if response_format is not None:
                 kwargs["response_format"] = response_format

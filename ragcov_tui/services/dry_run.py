@@ -185,6 +185,10 @@ def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
     if generation:
         notes.append("the answers, contexts and ground truths the offline generation metrics embed are known "
                      "only during the run (not counted here)")
+    claim_checked = [m for m in judged if m in JUDGE_CALLS]
+    if judge is not None and claim_checked and opts.judge_mode != "batch":
+        notes.append(f"--judge-mode {opts.judge_mode}: {', '.join(claim_checked)} ask one verification call per "
+                     "claim, known only during the run (counted above as one)")
     if opts.llm and opts.system.startswith("builtin:"):
         notes.append(f"answer generation: one call per question to {_llm_spec(opts.llm)} (not counted above)")
     return _plan("eval", embedder, texts, documents=len(documents), chunks=len(chunks),

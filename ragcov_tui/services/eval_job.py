@@ -95,6 +95,7 @@ class EvalOptions(StoreOptions):
     no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
     probes: int = 0  # --probes N: unexercised chunks asked about directly (services/probes.py)
     seed: int = CoverageParams.seed  # the probes' sample
+    judge_mode: str = "batch"  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -106,7 +107,7 @@ class EvalOptions(StoreOptions):
 
 
 # Options that must be the same when a run resumes an earlier session.
-RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join")
+RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join", "judge_mode")
 
 
 def run_eval(
@@ -127,7 +128,7 @@ def run_eval(
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     llms = _llms(opts, db, warn)
     if llms["judge"] is not None and not opts.no_preflight and any(METRICS[m].uses_llm for m in generation_metrics):
-        preflight_judge(llms["judge"])  # a judge that cannot answer stops the run here, in one line
+        preflight_judge(llms["judge"], opts.judge_mode)  # a judge that cannot answer stops the run here, in one line
     loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                 warn=warn, progress=progress) if opts.corpus else LoadedCorpus([], [])
     documents, chunks = loaded.documents, loaded.chunks
@@ -165,7 +166,8 @@ def run_eval(
         ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
                           retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
                           judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
-                          paraphrases=opts.paraphrases, repeats=opts.repeats, retrieval_measured=not unmeasured)
+                          paraphrases=opts.paraphrases, repeats=opts.repeats, judge_mode=opts.judge_mode,
+                          retrieval_measured=not unmeasured)
         _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
         items = load_eval_items(db, sid)
         probed = run_probes(system, chunks, [[c["id"] for c in i["retrieved"]] for i in items if i["status"] == "done"],

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcov_tui.errors import BadInput, ConfigError
+from ragcov_tui.evaluation.generation.graded import JUDGE_MODES
 from ragcov_tui.input_values import is_ascii_whole
 
 Parser = Callable[[Any, bool], Any]  # (value, is_text) -> typed value; ValueError(reason) when bad
@@ -168,6 +169,7 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("paraphrases", _whole(0, 100), ("eval",)),
     Spec("repeats", _whole(1, 100), ("eval",)),
     Spec("max_drop", _number(0.0, 1.0), ("eval",)),
+    Spec("judge_mode", _choice(*JUDGE_MODES), ("eval",), "RAGCOV_JUDGE_MODE"),
     Spec("join", _choice("auto", "id", "question", "order"), ("eval",)),  # records_join.JOINS
     Spec("keep_backups", _whole(1, 1_000_000), ("tui",), "RAGCOV_KEEP_BACKUPS"),  # testset.durable: backups per file
     # a vector store's field mapping (--corpus / --system lancedb:… ; vectorstores/base.py FieldMap)

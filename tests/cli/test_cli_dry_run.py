@@ -72,6 +72,16 @@ def test_eval_dry_run_counts_the_judge_calls_and_calls_nothing(server: FakeAPISe
     assert plan["texts"] == plan["chunks"] + questions  # the dense index and the questions
 
 
+def test_a_per_claim_judge_mode_says_its_verification_calls_are_not_counted(server: FakeAPIServer,
+                                                                            tmp_path: Path) -> None:
+    plan = dry_run(tmp_path, "eval", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--system",
+                   "builtin:bm25", "--judge-llm", "openai:gpt-4o-mini", "--metrics", "faithfulness",
+                   "--judge-mode", "graded")
+    assert server.requests == []
+    assert ("--judge-mode graded: faithfulness ask one verification call per claim, known only during the run "
+            "(counted above as one)") in plan["notes"]
+
+
 def test_local_dry_run_tokens_and_time_are_the_real_runs(tmp_path: Path) -> None:
     """The bundled model's own tokenizer: the plan's tokens are the run's (±30% is the promise; the
     word pieces of every window make it exact up to the texts the offline suggestions embed), and the

@@ -117,6 +117,27 @@ def test_the_judge_preflight_judges_the_small_model_in_one_line(via_proxy: Llama
         assert "\n" not in str(exc)
 
 
+def test_a_graded_judge_reads_the_verdict_probability_from_the_real_server(via_proxy: LlamaServer) -> None:
+    """llama.cpp returns the likeliest tokens of each position (its n_probs, asked as OpenAI's
+    logprobs / top_logprobs), streamed: the graded verdict is P(yes) / (P(yes) + P(no)), a number
+    strictly between 0 and 1 (no 135M model is certain)."""
+    from ragcov_tui.evaluation.generation.graded import TOP_LOGPROBS
+    from ragcov_tui.evaluation.generation.judge import Judge
+
+    llm = OpenAIChat(via_proxy.local.model)
+    reply = llm.chat([{"role": "user", "content": "Is Paris in France? Answer yes or no."}], max_tokens=2,
+                     logprobs=TOP_LOGPROBS)
+    assert reply.top_logprobs and all(len(top) <= TOP_LOGPROBS for top in reply.top_logprobs)
+    assert all(value <= 0.0 for top in reply.top_logprobs for value in top.values())
+    calls: list[dict] = []
+    verdicts = Judge(llm, 0, calls, "graded").verify(
+        "faithfulness", ["The Pro plan costs $49 per month."],
+        [("p0", "The Pro plan costs $49 per month and includes 5 team seats.")])
+    p = verdicts[0]["p_supported"]
+    assert 0.0 < p < 1.0 and verdicts[0]["verdict"] == ("supported" if p >= 0.5 else "not_found")
+    assert len(calls) == 1 and calls[0]["error"] is None and calls[0]["p_supported"] == round(p, 6)
+
+
 def test_a_passage_longer_than_the_context_is_trimmed_answered_and_not_retried(via_proxy: LlamaServer) -> None:
     llm = OpenAIChat(via_proxy.local.model)  # an openai: model: the context size is learned from the refusal
     passage = " ".join(f"The Skein team plan costs {i} dollars per member." for i in range(400))  # ~4,000 tokens

@@ -22,7 +22,10 @@ httpx sends for a base URL with ``user:password@``, else 401):
 - ``POST /v1/chat/completions`` — OpenAI chat format; the message content is
   ``chat_handler(messages, body)`` (default: ``{"echo": <last message content>}`` as JSON text).
   With ``reject_response_format = True`` a request carrying ``response_format`` gets a 400, like
-  servers that do not support JSON mode.
+  servers that do not support JSON mode. A request with ``"logprobs": true`` gets
+  ``choices[0].logprobs.content`` from ``logprobs_handler(messages, body)`` — one ``{token: logprob}``
+  per generated position, the likeliest first, cut to ``top_logprobs`` — when that handler is set
+  (else none, like a server without them); streamed, position n rides on the n-th chunk.
 - ``GET /v1/models`` — ``{"object": "list", "data": [{"id": name, "object": "model"}, ...]}`` for
   the names in ``models``; while ``models`` is None (the default) a 404, like a server without it.
 - ``POST /rag`` (any query string) — a user's RAG system for ``--system http:URL``: request
@@ -96,6 +99,7 @@ class FakeAPIServer:
         self.dim = dim
         self.latency = latency
         self.chat_handler: ChatHandler = _default_chat_handler
+        self.logprobs_handler: Callable[[list[dict], dict], list[dict[str, float]]] | None = None
         self.reject_response_format = False
         self.models: list[str] | None = None
         self.dropped_at: list[float] = []
@@ -280,8 +284,10 @@ class FakeAPIServer:
             h.wfile.flush()
 
         try:
+            positions = (reply["choices"][0].get("logprobs") or {}).get("content", []) if reply["choices"] else []
             for n, piece in enumerate(_pieces(_content(reply)), start=1):
-                event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
+                extra = {"logprobs": {"content": positions[n - 1:n]}} if positions else {}
+                event([{"index": 0, "delta": {"content": piece}, "finish_reason": None, **extra}])
                 time.sleep(self.token_delay)
                 if self.stall is not None and n == self.stall[0]:
                     time.sleep(self.stall[1])
@@ -322,6 +328,12 @@ class FakeAPIServer:
         elif self.fault == "null_content":
             message["content"] = None
         choices = [] if self.fault == "no_choices" else [{"index": 0, "finish_reason": finish, "message": message}]
+        if choices and body.get("logprobs") and self.logprobs_handler is not None:
+            top = int(body.get("top_logprobs") or 1)
+            choices[0]["logprobs"] = {"content": [
+                {"token": next(iter(p)), "logprob": next(iter(p.values())),
+                 "top_logprobs": [{"token": t, "logprob": v} for t, v in list(p.items())[:top]]}
+                for p in self.logprobs_handler(messages, body)]}
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",

@@ -8,7 +8,9 @@
   ``path: value`` line per field (``hours Monday: 10:0-16:0``, ``business stars: 4.0``,
   ``attributes Outdoor Seating: True``: the last two keys, split at ``_`` and camelCase), long
   string values split into sentences, so a claim is checked against the field that holds its
-  figure, not against prose elsewhere; other text is split by ``text.split_sentences``.
+  figure, not against prose elsewhere; an object inside a list (a review) adds one unit with all
+  its fields joined by ``; `` after them, so "a reviewer gave it 5 stars, praising the oysters"
+  meets the stars and the text of the same review; other text is split by ``text.split_sentences``.
 - ``names(claim)``: capitalised words (not the first word) and acronyms: the names a
   supporting unit must contain.
 - ``missing_words(claim, unit)``: the claim's content words absent from the unit (a word matches
@@ -94,7 +96,10 @@ def _flatten(value: Any, path: list[str], out: list[str]) -> None:
             _flatten(inner, path + [_CAMEL_RE.sub(" ", str(key)).replace("_", " ")], out)
     elif isinstance(value, list):
         for inner in value:
+            start = len(out)
             _flatten(inner, path, out)
+            if isinstance(inner, dict) and len(out) - start > 1:
+                out.append("; ".join(out[start:]))
     elif value is not None and str(value).strip():
         label = " ".join(path[-2:])
         text = str(value).strip()

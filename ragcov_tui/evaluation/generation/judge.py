@@ -7,7 +7,10 @@ what it is. Repeat ``i > 0`` adds a short note to the system message, which chan
 re-judgements are real calls, not cache hits of the first one.
 
 ``decompose`` and ``verify`` are the two claim primitives shared by faithfulness, context recall
-and graded correctness; identical decomposition prompts are served by the LLM cache.
+and graded correctness; identical decomposition prompts are served by the LLM cache. ``mode``
+(:data:`~ragcov_tui.evaluation.generation.graded.JUDGE_MODES`) says how ``verify`` asks: all claims
+in one request, one claim per request, or one graded yes / no per claim whose verdict carries
+``p_supported`` (:mod:`ragcov_tui.evaluation.generation.graded`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.generation import prompts
+from ragcov_tui.evaluation.generation.graded import GRADED_MAX_TOKENS, TOP_LOGPROBS, yes_probability
 from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel, JsonResult
@@ -39,13 +43,17 @@ class Judge:
     llm: ChatModel
     repeat: int
     calls: list[dict[str, Any]]
+    mode: str = "batch"  # graded.JUDGE_MODES; EvalOptions.judge_mode holds the default users get
+
+    def _messages(self, system: str, user: str) -> list[dict[str, str]]:
+        if self.repeat > 0:
+            system += prompts.REPEAT_NOTE.format(repeat=self.repeat)
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def ask(self, metric: str, system: str, user: str, validate: Validator, schema: ReplySchema | None = None) -> Any:
         """The validated JSON reply, or :class:`JudgeError` with the reason (also logged); ``schema``
         is the prompt's reply schema and token cap (:mod:`ragcov_tui.llm.reply_schemas`)."""
-        if self.repeat > 0:
-            system += prompts.REPEAT_NOTE.format(repeat=self.repeat)
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages = self._messages(system, user)
         try:
             result = complete_json(self.llm, messages, validate=validate, schema=schema)
         except RagcovError as exc:  # a provider that raised instead of returning ok=False
@@ -64,7 +72,15 @@ class Judge:
         return [c.strip() for c in data["claims"] if c.strip()]
 
     def verify(self, metric: str, claims: Sequence[str], passages: Sequence[tuple[str, str]]) -> list[dict]:
-        """One ``{claim, verdict, chunk_id, reason}`` per claim, judged against ``passages``."""
+        """One ``{claim, verdict, chunk_id, reason}`` per claim, judged against ``passages`` as
+        ``mode`` says; graded verdicts add ``p_supported``."""
+        if self.mode == "graded":
+            return [self._graded(metric, claim, passages) for claim in claims]
+        if self.mode == "claim":
+            return [v for claim in claims for v in self._verify_batch(metric, [claim], passages)]
+        return self._verify_batch(metric, claims, passages)
+
+    def _verify_batch(self, metric: str, claims: Sequence[str], passages: Sequence[tuple[str, str]]) -> list[dict]:
         ids = [pid for pid, _ in passages]
         data = self.ask(metric, prompts.VERIFY, prompts.verify_user(claims, passages),
                         lambda d: _check_verdicts(d, len(claims)), reply_schemas.claim_verdicts(len(claims)))
@@ -74,6 +90,29 @@ class Judge:
             out.append({"claim": claim, "verdict": verdict, "reason": str(v.get("reason") or ""),
                         "chunk_id": _source(v, ids) if verdict == "supported" else None})
         return out
+
+    def _graded(self, metric: str, claim: str, passages: Sequence[tuple[str, str]]) -> dict:
+        """One yes / no request for ``claim``, scored by the verdict token's probability (logged
+        with the call: ``p_supported``, or the error)."""
+        messages = self._messages(prompts.VERIFY_ONE, prompts.verify_one_user(claim, passages))
+        entry: dict[str, Any] = {"metric": metric, "repeat": self.repeat, "prompt": messages, "raw": "", "error": None}
+        self.calls.append(entry)
+        try:
+            reply = self.llm.chat(messages, max_tokens=GRADED_MAX_TOKENS, logprobs=TOP_LOGPROBS)
+        except RagcovError as exc:
+            entry["error"] = f"{type(exc).__name__}: {exc}"
+            raise JudgeError(entry["error"]) from None
+        entry["raw"] = reply.text
+        p = yes_probability(reply.top_logprobs)
+        if p is None:
+            entry["error"] = ("the server returned no token probabilities (logprobs); use --judge-mode claim"
+                              if not reply.top_logprobs else
+                              f"neither yes nor no among the likeliest first tokens (reply {reply.text[:40]!r})")
+            raise JudgeError(entry["error"])
+        entry["p_supported"] = round(p, 6)
+        supported = p >= 0.5
+        return {"claim": claim, "verdict": "supported" if supported else "not_found", "p_supported": p,
+                "chunk_id": None, "reason": f"P(yes) = {p:.2f} from the verdict token's probabilities"}
 
 
 def _check_claims(data: Any) -> str | None:

@@ -19,12 +19,12 @@ PROBE_CLAIMS = ["The Pro plan costs $49 per month.", "The Pro plan costs $99 per
 PROBE_EXPECTED = ("supported", "not supported")
 
 
-def preflight_judge(llm: ChatModel) -> None:
-    """Return when ``llm`` judges the probe right; BadInput naming the model and what went wrong
-    (with the hint ``--no-preflight``) otherwise."""
+def preflight_judge(llm: ChatModel, mode: str = "batch") -> None:
+    """Return when ``llm`` judges the probe right, asked as ``mode`` says (``--judge-mode``); BadInput
+    naming the model and what went wrong (with the hint ``--no-preflight``) otherwise."""
     where = f"judge preflight failed for {llm.spec}"
     try:
-        verdicts = Judge(llm, 0, []).verify("preflight", PROBE_CLAIMS, PROBE_PASSAGES)
+        verdicts = Judge(llm, 0, [], mode).verify("preflight", PROBE_CLAIMS, PROBE_PASSAGES)
     except JudgeError as exc:
         raise BadInput(f"{where}: reply unusable ({_one_line(str(exc))}); fix the model or pass --no-preflight") from None
     got = [v["verdict"] for v in verdicts]

@@ -25,6 +25,11 @@ For a supported claim give the id of the passage that supports it as "source" (e
 Reply with JSON only, one verdict per claim, in order:
 {"verdicts": [{"claim": 1, "verdict": "supported" | "contradicted" | "not_found", "source": "<passage id>" | null, "reason": "<short reason>"}]}"""  # noqa: E501 (the model reads this line verbatim)
 
+VERIFY_ONE = """Decide whether one claim is supported by the passages, as a strict fact checker.
+Answer "yes" only if the passages state the claim or directly imply it, with every number, date
+and name matching exactly. Answer "no" if the passages contradict it or do not mention it.
+Answer with one word: yes or no."""
+
 RELEVANCE = """Rate how well an answer addresses a question. Judge relevance only, not truth.
 1.0 = addresses exactly what was asked, directly and completely; 0.5 = partly addresses it or
 buries it in unrelated content; 0.0 = does not address it, evades or refuses.
@@ -71,6 +76,10 @@ def decompose_user(question: str, text: str) -> str:
 
 def verify_user(claims: Sequence[str], passages: Sequence[tuple[str, str]]) -> str:
     return f"Passages:\n{passages_block(passages)}\n\nClaims:\n{numbered(claims)}"
+
+
+def verify_one_user(claim: str, passages: Sequence[tuple[str, str]]) -> str:
+    return f"Passages:\n{passages_block(passages)}\n\nClaim: {claim}\n\nIs the claim supported by the passages (yes or no)?"
 
 
 def relevance_user(question: str, answer: str) -> str:

@@ -6,7 +6,10 @@ The offline faithfulness heuristic needs "every figure in a claim appears in the
 ``Quantity(kind="number", value=1000.0, unit="usd")``, ``2 hours`` and ``120 minutes`` into
 ``value=7200.0, unit="s"``, ``15%`` and ``15 percent`` into ``unit="%"``, ``v2.3.1`` and
 ``version 2.3.1`` into ``Quantity(kind="version", value="2.3.1")``, and ``March 1, 2024`` /
-``1 March 2024`` / ``2024-03-01`` into ``Quantity(kind="date", value="2024-03-01")``.
+``1 March 2024`` / ``2024-03-01`` into ``Quantity(kind="date", value="2024-03-01")``, and times of
+day ``4 pm`` / ``4:00 p.m.`` / ``16:00`` / ``16:0`` (a business record's hours) into
+``Quantity(kind="time", value="16:00")``, so "opens at 10:00 am" is held by "10:0-16:0" and "closes at
+6 pm" conflicts with it instead of with a star rating.
 
 Number words count only when a unit follows (``thirty days``), so "one of the plans" is not a
 figure. An unknown trailing word leaves ``unit=None`` (compatible with any unit) and is kept as
@@ -72,6 +75,9 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I), ("d", "m", "y")),
     (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{4}})\b", re.I), ("m", "y")),
 ]
+_TIME_RE = re.compile(
+    r"\b(?P<h>\d{1,2})(?::(?P<m>\d{1,2}))?\s?(?P<half>[ap])\.?m\b\.?|\b(?P<h24>\d{1,2}):(?P<m24>\d{1,2})\b(?!:\d)",
+    re.I)
 _VERSION_RE = re.compile(
     r"(?:\bversion\s+v?|\bv)(\d+(?:\.\d+)*)\b|\b(\d+\.\d+\.\d+(?:\.\d+)*)\b", re.I)
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
@@ -88,7 +94,7 @@ _WORD_AMOUNT_RE = re.compile(
 
 @dataclass(frozen=True)
 class Quantity:
-    """One normalised figure: ``kind`` number|version|date, ``value``, ``unit`` (None = unitless),
+    """One normalised figure: ``kind`` number|version|date|time, ``value``, ``unit`` (None = unitless),
     the ``noun`` that follows a unitless number, and the ``text`` it was read from."""
 
     kind: str
@@ -107,7 +113,7 @@ class Quantity:
         if self.kind == "date":
             a, b = sorted((str(self.value), str(other.value)), key=len)
             return b == a or b.startswith(a + "-")
-        if self.kind == "version":
+        if self.kind in ("version", "time"):
             return self.value == other.value
         if not units_compatible(self.unit, other.unit):
             return False
@@ -120,7 +126,7 @@ class Quantity:
             return False
         if self.kind == "date":
             return len(str(self.value)) == len(str(other.value))
-        if self.kind == "version":
+        if self.kind in ("version", "time"):
             return True
         if self.unit is None and other.unit is None:
             if _year_like(self) != _year_like(other):
@@ -178,6 +184,23 @@ def _dates(text: str, taken: list[tuple[int, int]]) -> list[Quantity]:
     return out
 
 
+def _times(text: str, taken: list[tuple[int, int]]) -> list[Quantity]:
+    """Times of day as ``HH:MM`` (24 h); impossible ones (``25:00``, ``13 pm``) are left to the numbers."""
+    out = []
+    for m in _TIME_RE.finditer(text):
+        hour, minute = int(m.group("h") or m.group("h24")), int(m.group("m") or m.group("m24") or 0)
+        half = (m.group("half") or "").lower()
+        if half:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if half == "p" else 0)
+        if hour > 24 or minute > 59 or _overlaps(m.span(), taken):
+            continue
+        taken.append(m.span())
+        out.append(Quantity("time", f"{hour % 24:02d}:{minute:02d}", None, m.group(0).strip()))
+    return out
+
+
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return any(span[0] < e and s < span[1] for s, e in taken)
 
@@ -186,6 +209,7 @@ def extract_quantities(text: str) -> list[Quantity]:
     """Every figure in ``text``, normalised (see the module docstring), in no particular order."""
     taken: list[tuple[int, int]] = []
     out = _dates(text, taken)
+    out += _times(text, taken)
     for m in _VERSION_RE.finditer(text):
         if not _overlaps(m.span(), taken):
             taken.append(m.span())

@@ -28,8 +28,9 @@ from ragcov_tui.llm.base import ChatModel
 
 
 def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: Embedder,
-                     metrics: set[str], repeats: int = 1) -> GenerationScores:
-    """Score ``item`` on ``metrics`` (names from ``GENERATION_METRICS``; BadInput for others)."""
+                     metrics: set[str], repeats: int = 1, judge_mode: str = "batch") -> GenerationScores:
+    """Score ``item`` on ``metrics`` (names from ``GENERATION_METRICS``; BadInput for others);
+    ``judge_mode`` says how the judge asks for claim verdicts (:mod:`~ragcov_tui.evaluation.generation.graded`)."""
     unknown = sorted(set(metrics) - set(GENERATION_METRICS))
     if unknown:
         raise BadInput(f"unknown generation metric(s) {', '.join(unknown)}; "
@@ -47,7 +48,7 @@ def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: 
         if not spec.uses_llm or llm is None:
             runs = [_safe(partial(spec.run, evidence, None))]
         else:
-            runs = [_safe(partial(spec.run, evidence, Judge(llm, i, scores.judge_calls))) for i in range(repeats)]
+            runs = [_safe(partial(spec.run, evidence, Judge(llm, i, scores.judge_calls, judge_mode))) for i in range(repeats)]
         _record(scores, name, runs)
     return scores
 

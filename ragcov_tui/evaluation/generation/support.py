@@ -8,9 +8,14 @@ With ``s`` = cosine similarity of the claim to a context unit (a sentence, two a
 sentences of one chunk, or a JSON record's ``field: value`` line, see ``ContextIndex`` and
 ``claim_checks.context_units``), among the ``CANDIDATE_UNITS`` most similar units:
 
+0. **supported** when a short claim (at most ``SPAN_WORDS`` words: an extractive answer, a bare
+   name, date or figure, which embeds far from any whole sentence) occurs word for word, with its
+   figures exactly, in a unit of the same polarity, however low ``s``;
 1. **contradicted** when a unit with ``s >= ANTONYM_SIMILARITY`` says the opposite word
    ("decreased" vs "increased", ``claim_checks.antonym_clash``);
-2. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` has the claim's polarity and holds
+2. **supported** when some unit with ``s >= SUPPORT_THRESHOLD`` (a record's field holding every
+   figure of the claim: ``s >= RECORD_FIGURE_SIMILARITY``, as "hours Friday: 11:0-22:0" for "open
+   until 10 pm on Fridays", whose words embed far from a bare field) has the claim's polarity and holds
    the claim's facts itself (``_gap``): every figure (numbers, money, percentages, durations,
    sizes, versions, dates — see ``quantities``) in a sentence of that unit, every name in the
    unit, and, in prose, all but ``MAX_MISSING_WORDS`` of its content words
@@ -67,6 +72,8 @@ MAX_MISSING_RECORD = 0.5
 CONFLICT_SIMILARITY = 0.40
 ANTONYM_SIMILARITY = 0.6
 CONFLICT_TOP_UNITS = 3
+RECORD_FIGURE_SIMILARITY = 0.25  # a record field holding every figure of the claim is a candidate from here
+SPAN_WORDS = 6  # a claim this short that occurs word for word in the context is an extractive answer
 _NEGATION_RE = re.compile(
     r"\b(not|no|never|cannot|can't|won't|isn't|aren't|doesn't|don't|didn't|wasn't|weren't|hasn't|"
     r"haven't|shouldn't|without|none|nothing|neither|nor|unavailable|unsupported)\b|n't\b", re.I)
@@ -184,7 +191,15 @@ def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
     def gaps(u: int) -> str | None:
         return _gap(index, u, figures, wording, float(sims[u]))
 
-    above = [u for u in order[:CANDIDATE_UNITS] if sims[u] >= SUPPORT_THRESHOLD]
+    span = claim.strip().rstrip(".")
+    verbatim = None if len(span.split()) > SPAN_WORDS else next(
+        (u for u in order if index.unit_negated[u] == negated and contains_phrase(index.units[u], span)
+         and not missing_quantities(figures, index.unit_quantities[u])), None)
+    if verbatim is not None:
+        return result("supported", verbatim, "the claim occurs word for word in the context")
+    above = [u for u in order[:CANDIDATE_UNITS] if sims[u] >= SUPPORT_THRESHOLD or (
+        figures and index.unit_structured[u] and sims[u] >= RECORD_FIGURE_SIMILARITY
+        and not missing_quantities(figures, index.unit_quantities[u]))]
     reasons: dict[int, str] = {}
     for u in above:
         clash = antonym_clash(claim, index.units[u]) if sims[u] >= ANTONYM_SIMILARITY else None
@@ -230,7 +245,8 @@ def _gap(index: ContextIndex, u: int, figures: list[Quantity], wording: str, sim
     # a record names its subject once (its "name" field): a name is looked up in the whole record
     where = index.units[u] if not index.unit_structured[u] else " ".join(
         text for text, chunk in zip(index.units, index.unit_chunks, strict=True) if chunk == index.unit_chunks[u])
-    absent = [n for n in names(wording) if not contains_phrase(where, n)]
+    absent = [n for n in names(wording)  # "on Fridays" is held by "hours Friday"
+              if not contains_phrase(where, n) and not (n.endswith("s") and contains_phrase(where, n[:-1]))]
     if absent:
         return f"name {absent[0]!r} not in the supporting sentence"
     if index.unit_structured[u]:  # fields name their values in keys, not prose: half the words will do
@@ -263,8 +279,10 @@ def missing_in_chunk(figures: list[Quantity], index: ContextIndex, unit: int) ->
 
 
 def support_share(verdicts: Sequence[dict]) -> float:
-    """Share of verdicts that are ``supported`` (caller guarantees at least one)."""
-    return sum(v["verdict"] == "supported" for v in verdicts) / len(verdicts)
+    """Mean support of the verdicts (caller guarantees at least one): a graded verdict's
+    ``p_supported``, else 1 for ``supported`` and 0 for anything else."""
+    return sum(float(v["p_supported"]) if "p_supported" in v else float(v["verdict"] == "supported")
+               for v in verdicts) / len(verdicts)
 
 
 def rescale(x: float, lo: float, hi: float) -> float:
