@@ -114,14 +114,19 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--embedder",
                    help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf: "
                         "builtin:dense / hybrid retrieval, gold ids from context texts, offline answer scores")
-    e.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf used by builtin systems to generate answers")
-    e.add_argument("--judge-llm", help="openai:MODEL or llamacpp:PATH.gguf judging answers (default: --llm, else offline heuristics)")
+    e.add_argument("--llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf used by builtin systems "
+                   "to generate answers")
+    e.add_argument("--judge-llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf judging answers "
+                   "(default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
     e.add_argument("--k", help="retrieval cut-off (default {k})")
     e.add_argument("--paraphrases",
                    help="paraphrases per question: the test file's first, topped up by the paraphrase LLM (default {paraphrases})")
     e.add_argument("--repeats", help="judge each item N times and report mean and spread (default {repeats})")
+    e.add_argument("--no-gold-unanswerable", action="store_true",
+                   help="questions with no gold ids and no reference answer are out of scope (the file's answerable "
+                        "field wins): scored on whether the system abstained")
     e.add_argument("--no-preflight", action="store_true",
                    help="skip the judge's known-answer probe that stops a judged run whose judge cannot answer")
     e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")

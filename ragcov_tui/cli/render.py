@@ -34,6 +34,7 @@ from ragcov_tui.coverage.report_md import fallback_line, fmt, pct, store_line
 from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
+from ragcov_tui.evaluation.scope import scope_line
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.number_text import count, signed
@@ -228,6 +229,8 @@ def print_eval(console: Console, report: EvalReport) -> None:
     diag = (report.get("counts") or {}).get("diagnosis") or {}
     if diag:
         console.print(plain_line("Diagnosis: " + ", ".join(f"{k} {count(v)}" for k, v in sorted(diag.items()))))
+    if scope := scope_line(report.get("scope")):
+        console.print(plain_line(scope))
     failed = failure_note(report)
     if failed:
         console.print(plain_line(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragcov_tui.evaluation.scope import scope_line
 from ragcov_tui.markdown import cell, code, fmt, table
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.eval_contract import EvalReport
@@ -44,6 +45,8 @@ def eval_markdown(report: EvalReport) -> str:
         *table(["metric", "mean", "spread", "n"], _aggregate_rows(agg.get("generation", {}))),
         "",
     ]
+    if scope := scope_line(report.get("scope")):
+        lines += ["## Out of scope", "", cell(scope), ""]
     questions = report.get("questions", [])
     if questions:
         gen_names = sorted({k for q in questions for k in (q.get("generation") or {})})[:6]
