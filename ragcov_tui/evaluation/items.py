@@ -108,9 +108,15 @@ def _score_abstention(ctx: EvalContext, question: Question, output: SystemOutput
     """Whether the system abstained (kept in ``details.abstention``) and, when the run scores them, the
     abstention metrics: ``answered`` on an answerable question, ``abstention`` on an out-of-scope one,
     the other one undefined. The judge decides when one is named and these metrics are scored, else the
-    phrase matcher (which always gives the diagnosis its ``refused``). None when the judge failed."""
+    phrase matcher (which always gives the diagnosis its ``refused``). None when the judge failed or the
+    answer is empty (undefined: an empty answer cannot be told from a records file without answers)."""
     scored = [m for m in SCOPE_METRICS if m in ctx.generation_metrics]
     metric = "answered" if answerable else "abstention"
+    if not output.answer.strip():  # nothing said: a records file without answers looks the same, so no verdict
+        for name in scored:
+            item.setdefault("generation", {})[name] = None
+            item.setdefault("undefined", {})[name] = "no answer"
+        return None
     try:
         verdict = (judge_abstained(Judge(ctx.judge_llm, 0, item.setdefault("judge_calls", [])), question.text, output.answer)
                    if scored and ctx.judge_llm is not None else phrase_verdict(output.answer))

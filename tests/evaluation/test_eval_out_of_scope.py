@@ -179,3 +179,16 @@ def test_no_gold_unanswerable_with_a_builtin_system_on_questions_with_and_withou
     assert report["aggregate"]["generation"]["abstention"]["n"] == 3
     assert {q["id"]: q["abstention"]["out_of_scope"] for q in report["questions"]} == {
         **{json.loads(line)["id"]: False for line in lines}, "x0": True, "x1": True, "x2": True}
+
+
+def test_an_empty_answer_is_no_verdict_not_a_refusal(tmp_path: Path) -> None:
+    qpath, rpath = _files(tmp_path)
+    rows = [json.loads(line) for line in rpath.read_text().splitlines()]
+    rpath.write_text("".join(json.dumps({**r, "answer": ""}) + "\n" for r in rows))
+    out = tmp_path / "r.json"
+    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(qpath), "--corpus", str(CORPUS),
+                   "--system", f"records:{rpath}", "--embedder", "hash", "--json", str(out)) == 0
+    report = json.loads(out.read_text())
+    assert report["aggregate"]["generation"]["abstention"] == {"mean": None, "n": 0, "std": None}
+    assert report["scope"] is None and "refused" not in report["counts"]["diagnosis"]
+    assert {q["undefined"].get("answered") for q in report["questions"] if q["id"].startswith("q")} == {"no answer"}
