@@ -192,3 +192,16 @@ def test_an_empty_answer_is_no_verdict_not_a_refusal(tmp_path: Path) -> None:
     assert report["aggregate"]["generation"]["abstention"] == {"mean": None, "n": 0, "std": None}
     assert report["scope"] is None and "refused" not in report["counts"]["diagnosis"]
     assert {q["undefined"].get("answered") for q in report["questions"] if q["id"].startswith("q")} == {"no answer"}
+
+
+def test_the_dry_run_counts_one_judged_verdict_per_question(tmp_path: Path) -> None:
+    qpath, rpath = _files(tmp_path)
+    out = tmp_path / "plan.json"
+    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(qpath), "--system", f"records:{rpath}",
+                   "--embedder", "hash", "--judge-llm", "openai:judge", "--metrics", "mrr,answer_relevance",
+                   "--dry-run", "--json", str(out)) == 0
+    assert json.loads(out.read_text())["llm_calls"] == 7  # relevance only: --metrics names the metrics
+    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(qpath), "--system", f"records:{rpath}",
+                   "--embedder", "hash", "--judge-llm", "openai:judge", "--metrics", "mrr,answer_relevance,abstention",
+                   "--dry-run", "--json", str(out)) == 0
+    assert json.loads(out.read_text())["llm_calls"] == 7 * 2  # + one abstention verdict per question
