@@ -82,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
                         "topics users ask are untested, which the corpus cannot answer, which tests nobody asks")
     a.add_argument("--embedder",
                    help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
-    a.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf for themes and suggested questions (default: offline heuristic)")
+    a.add_argument("--llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf for themes and suggested "
+                   "questions (default: offline heuristic)")
     a.add_argument("--allow-fallback", action="store_true",
                    help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
