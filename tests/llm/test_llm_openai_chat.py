@@ -319,3 +319,12 @@ def test_bad_ollama_host_is_one_line_naming_the_variable(monkeypatch: pytest.Mon
     monkeypatch.setenv("OLLAMA_HOST", "http://box:99999")
     with pytest.raises(BadInput, match=r"^\$OLLAMA_HOST http://box:99999: the port must be"):
         make_llm("ollama:m")
+
+
+def test_anthropic_without_its_sdk_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # import anthropic now raises ImportError
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    with pytest.raises(ConfigError, match=r"pip install 'ragcov-tui\[anthropic\]'"):
+        make_llm("anthropic:claude-haiku-4-5")
