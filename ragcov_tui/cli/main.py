@@ -88,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
                         "documents its questions retrieve in the top k (exercised share, blind spots)")
     a.add_argument("--embedder",
                    help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
-    a.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf for themes and suggested questions (default: offline heuristic)")
+    a.add_argument("--llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf for themes and suggested "
+                   "questions (default: offline heuristic)")
     a.add_argument("--allow-fallback", action="store_true",
                    help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
@@ -120,9 +121,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--embedder",
                    help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf: "
                         "builtin:dense / hybrid retrieval, gold ids from context texts, offline answer scores")
-    e.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf used by builtin systems to generate answers "
-                                 "(and to write the --probes questions)")
-    e.add_argument("--judge-llm", help="openai:MODEL or llamacpp:PATH.gguf judging answers (default: --llm, else offline heuristics)")
+    e.add_argument("--llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf used by builtin systems "
+                   "to generate answers (and to write the --probes questions)")
+    e.add_argument("--judge-llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf judging answers "
+                   "(default: --llm, else offline heuristics)")
     e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
     e.add_argument("--k", help="retrieval cut-off (default {k})")
@@ -133,6 +135,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="how the judge gives claim verdicts: batch (all claims in one request) | claim (one claim per request)"
                         " | graded (one yes/no per claim, scored by the verdict token's probability; needs logprobs)"
                         " (default {judge_mode})")
+    e.add_argument("--no-gold-unanswerable", action="store_true",
+                   help="questions with no gold ids and no reference answer are out of scope (the file's answerable "
+                        "field wins): scored on whether the system abstained")
     e.add_argument("--no-preflight", action="store_true",
                    help="skip the judge's known-answer probe that stops a judged run whose judge cannot answer")
     e.add_argument("--probes", metavar="N",

@@ -36,6 +36,7 @@ from ragcov_tui.evaluation.judge_alignment import corrected_lines
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
+from ragcov_tui.evaluation.scope import scope_line
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.number_text import count, signed
@@ -235,6 +236,8 @@ def print_eval(console: Console, report: EvalReport) -> None:
     diag = (report.get("counts") or {}).get("diagnosis") or {}
     if diag:
         console.print(plain_line("Diagnosis: " + ", ".join(f"{k} {count(v)}" for k, v in sorted(diag.items()))))
+    if scope := scope_line(report.get("scope")):
+        console.print(plain_line(scope))
     failed = failure_note(report)
     if failed:
         console.print(plain_line(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",

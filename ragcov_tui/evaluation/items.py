@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.diagnosis import diagnose
 from ragcov_tui.evaluation.generation import GenerationInput, generate_paraphrases, parse_citations, score_generation
+from ragcov_tui.evaluation.generation.abstention import (
+    SCOPE_METRICS,
+    AbstentionVerdict,
+    judge_abstained,
+    phrase_verdict,
+)
+from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
 from ragcov_tui.evaluation.retrieval import GoldIndex, evaluate_retrieval
+from ragcov_tui.evaluation.scope import is_out_of_scope
 from ragcov_tui.evaluation.systems.base import System, SystemOutput, output_from_value
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.store.eval_contract import EvalItem, ParaphraseAsked
@@ -40,6 +48,12 @@ class EvalContext:
     repeats: int = 1
     judge_mode: str = "batch"  # graded.JUDGE_MODES: how the judge asks for claim verdicts
     retrieval_measured: bool = True  # False: the system's retrieved ids cannot be matched to gold ids
+    no_gold_unanswerable: bool = False  # a question with no gold and no reference answer is out of scope
+
+    @property
+    def model_metrics(self) -> list[str]:
+        """The generation metrics the scorer computes (all but the abstention ones, scored here)."""
+        return [m for m in self.generation_metrics if m not in SCOPE_METRICS]
 
 
 def paraphrases_for(ctx: EvalContext, question: Question) -> tuple[list[str], str]:
@@ -81,10 +95,45 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> EvalIte
         _score_generation(ctx, question, output, item)
     except Exception as exc:  # the scorer itself failed (not one judge reply): redo on resume
         item.update({"status": "error", "error": f"generation: {_message(exc)}"})
+    answerable = not is_out_of_scope(question, no_gold_unanswerable=ctx.no_gold_unanswerable)
+    verdict = _score_abstention(ctx, question, output, item, answerable) if ask is None else None
     if item["status"] == "done" and item["errors"]:  # a judgement failed: not done, so --resume redoes it
         item.update({"status": "error", "error": judgement_error(item["errors"])})
-    item["diagnosis"] = diagnose(relevant_ranks, ctx.k, item["generation"], retrieval_measured=ctx.retrieval_measured)
+    item["diagnosis"] = diagnose(relevant_ranks, ctx.k, item["generation"], retrieval_measured=ctx.retrieval_measured,
+                                 abstained=verdict.abstained if verdict else None, answerable=answerable)
     return item
+
+
+def _score_abstention(ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem,
+                      answerable: bool) -> AbstentionVerdict | None:
+    """Whether the system abstained (kept in ``details.abstention``) and, when the run scores them, the
+    abstention metrics: ``answered`` on an answerable question, ``abstention`` on an out-of-scope one,
+    the other one undefined. The judge decides when one is named and these metrics are scored, else the
+    phrase matcher (which always gives the diagnosis its ``refused``). None when the judge failed or the
+    answer is empty (undefined: an empty answer cannot be told from a records file without answers)."""
+    scored = [m for m in SCOPE_METRICS if m in ctx.generation_metrics]
+    metric = "answered" if answerable else "abstention"
+    if not output.answer.strip():  # nothing said: a records file without answers looks the same, so no verdict
+        for name in scored:
+            item.setdefault("generation", {})[name] = None
+            item.setdefault("undefined", {})[name] = "no answer"
+        return None
+    try:
+        verdict = (judge_abstained(Judge(ctx.judge_llm, 0, item.setdefault("judge_calls", [])), question.text, output.answer)
+                   if scored and ctx.judge_llm is not None else phrase_verdict(output.answer))
+    except JudgeError as exc:
+        item.setdefault("errors", {})[metric] = f"judge reply unusable: {exc}"
+        item.setdefault("generation", {})[metric] = None
+        return None
+    item.setdefault("details", {})["abstention"] = {**verdict.as_dict(), "out_of_scope": not answerable}
+    if metric in scored:
+        item.setdefault("generation", {})[metric] = float(verdict.abstained != answerable)
+    for other in scored:
+        if other != metric:
+            item.setdefault("generation", {})[other] = None
+            item.setdefault("undefined", {})[other] = ("the question is answerable" if answerable
+                                                       else "the question is out of scope")
+    return verdict
 
 
 def _score_retrieval(ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem) -> list[int] | None:
@@ -101,7 +150,7 @@ def _score_retrieval(ctx: EvalContext, question: Question, output: SystemOutput,
 
 
 def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem) -> None:
-    if not ctx.generation_metrics:
+    if not ctx.model_metrics:
         return
     texts, source = paraphrases_for(ctx, question)
     asked: list[ParaphraseAsked] = []
@@ -120,10 +169,10 @@ def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput
                         ground_truth=question.ground_truth, expected_keywords=question.expected_keywords,
                         paraphrase_outputs=outputs, main_retrieved_ids=[c.id for c in output.contexts],
                         paraphrases=[a["question"] for a in asked if "error" not in a]),
-        llm=ctx.judge_llm, embedder=ctx.embedder, metrics=set(ctx.generation_metrics), repeats=ctx.repeats,
+        llm=ctx.judge_llm, embedder=ctx.embedder, metrics=set(ctx.model_metrics), repeats=ctx.repeats,
         judge_mode=ctx.judge_mode,
     )
-    item.update({"generation": {m: scores.values.get(m) for m in ctx.generation_metrics}, "spread": scores.spread,
+    item.update({"generation": {m: scores.values.get(m) for m in ctx.model_metrics}, "spread": scores.spread,
                  "details": scores.details, "judge_calls": scores.judge_calls, "judge": scores.judge,
                  "errors": dict(scores.errors), "undefined": dict(scores.undefined)})
 

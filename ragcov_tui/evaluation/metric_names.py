@@ -4,7 +4,10 @@ and ``--fail-under`` names into canonical ones.
 Retrieval names carry the cut-off (``precision@5``); the user may write them with or without it
 (``ndcg`` means ``ndcg@k``), or name a whole group (``retrieval``, ``generation``). Generation
 names are those of :data:`ragcov_tui.evaluation.generation.registry.GENERATION_METRICS`; retrieval
-names those of :data:`ragcov_tui.evaluation.retrieval.RETRIEVAL_METRICS`.
+names those of :data:`ragcov_tui.evaluation.retrieval.RETRIEVAL_METRICS`. The abstention metrics
+(``abstention``, ``answered``: :mod:`ragcov_tui.evaluation.generation.abstention`) are generation
+metrics by name; ``all`` and ``generation`` leave them to the run, which adds them when its test set
+has out-of-scope questions.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.evaluation.generation.abstention import SCOPE_METRICS
 from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS
 from ragcov_tui.evaluation.retrieval import RETRIEVAL_METRICS, metric_names
 
@@ -22,14 +26,14 @@ _CUT = tuple(m.base for m in RETRIEVAL_METRICS if m.cut)
 def canonical_metric(name: str, k: int, where: str = "--metrics") -> tuple[str, str]:
     """``(group, name)`` for a metric as the user wrote it; BadInput naming the known metrics."""
     name = name.strip().lower()
-    if name in GENERATION_METRICS:
+    if name in GENERATION_METRICS or name in SCOPE_METRICS:
         return "generation", name
     base, _, cut = name.partition("@")
     if base in RETRIEVAL_BASES:
         if cut and (base not in _CUT or cut != str(k)):
             raise BadInput(f"{where}: metric {name!r} does not match --k {k} (use {base}@{k} or {base})")
         return "retrieval", f"{base}@{k}" if base in _CUT else base
-    known = ", ".join([*metric_names(k), *GENERATION_METRICS])
+    known = ", ".join([*metric_names(k), *GENERATION_METRICS, *SCOPE_METRICS])
     raise BadInput(f"{where}: unknown metric {name!r}; known: {known}")
 
 
@@ -52,4 +56,4 @@ def select_metrics(requested: str | Iterable[str] | None, k: int) -> tuple[list[
         group, canonical = canonical_metric(name, k)
         chosen[group].add(canonical)
     return ([m for m in metric_names(k) if m in chosen["retrieval"]],
-            [m for m in GENERATION_METRICS if m in chosen["generation"]])
+            [m for m in (*GENERATION_METRICS, *SCOPE_METRICS) if m in chosen["generation"]])

@@ -12,6 +12,7 @@ from typing import Any
 
 from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_rows, corrected_lines
 from ragcov_tui.evaluation.references import synthetic_text
+from ragcov_tui.evaluation.scope import scope_line
 from ragcov_tui.markdown import cell, code, fmt, table
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.eval_contract import EvalReport
@@ -63,6 +64,8 @@ def eval_markdown(report: EvalReport) -> str:
         "",
         *_alignment_section(report),
     ]
+    if scope := scope_line(report.get("scope")):
+        lines += ["## Out of scope", "", cell(scope), ""]
     questions = report.get("questions", [])
     if questions:
         gen_names = sorted({k for q in questions for k in (q.get("generation") or {})})[:6]

@@ -180,13 +180,16 @@ def _water_fill(lengths: dict[Any, int], room: int) -> dict[Any, int] | None:
 class ContextWindow:
     """What one chat model knows of its server's context: ``n_ctx`` (given, or learned from the
     first overflow) and the token ratio. Thread-safe; :meth:`fit` trims before a request,
-    :meth:`after_overflow` learns from a refusal and trims harder."""
+    :meth:`after_overflow` learns from a refusal and trims harder. With ``probe_first`` the size is
+    asked of the server (``probe``) before the first fit, for servers that truncate an overlong
+    prompt instead of refusing it (Ollama)."""
 
     def __init__(self, n_ctx: int | None = None, probe: Callable[[], int | None] | None = None,
-                 notice: Callable[[int], None] | None = None) -> None:
+                 notice: Callable[[int], None] | None = None, *, probe_first: bool = False) -> None:
         self.n_ctx = n_ctx
         self.ratio = DEFAULT_RATIO
         self._probe = probe  # asks the server for its size (server_context_size) when an overflow did not say
+        self._unprobed = probe_first and probe is not None and n_ctx is None
         self._notice = notice  # hears n_ctx once, the first time a prompt is trimmed
         self._noticed = False
         self._lock = threading.Lock()
@@ -195,6 +198,9 @@ class ContextWindow:
         """``messages`` as they fit the known context (unchanged while it is unknown); ``None`` when
         they cannot fit."""
         with self._lock:
+            if self._unprobed and self._probe is not None:  # once, under the lock: the other threads wait for it
+                self._unprobed = False
+                self.n_ctx = self._probe()
             n_ctx, ratio = self.n_ctx, self.ratio
         if n_ctx is None:
             return messages

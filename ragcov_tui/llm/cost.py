@@ -5,7 +5,8 @@ A price applies only where it is true:
 1. ``$RAGCOV_PRICE_PER_MTOK`` names the model (``gpt-4o-mini=0.15,0.60;bge-m3=0.01``): that price,
    on any server (a negotiated rate, a paid proxy, a local server you want to account for).
 2. The list price below, only when the server is the provider the price belongs to: ``openai:``
-   models at ``api.openai.com``, ``voyage:`` models at ``api.voyageai.com``. ``openai:gpt-4o-mini``
+   models at ``api.openai.com``, ``voyage:`` models at ``api.voyageai.com``, ``anthropic:`` models
+   at ``api.anthropic.com``. ``openai:gpt-4o-mini``
    sent to a local vLLM (``OPENAI_BASE_URL=http://127.0.0.1:8000/v1``) costs what that server costs,
    not OpenAI's list price.
 3. A bare ``$RAGCOV_PRICE_PER_MTOK=IN,OUT`` (no model name): every other model.
@@ -13,9 +14,10 @@ A price applies only where it is true:
    never a made-up ``$0``.
 
 ``IN`` / ``OUT`` are USD per 1M input / output tokens; one number means the same for both
-(embeddings use ``IN``). List prices are the standard tier as published by OpenAI and Voyage AI;
-they change, so the figure is an estimate. Dated snapshots (``gpt-4o-2024-08-06``) are priced like
-their family.
+(embeddings use ``IN``). List prices are the standard tier as published by OpenAI, Voyage AI and
+Anthropic (Claude: anthropic.com/pricing as of 2025-11; base input and output, no prompt-cache or
+batch discount); they change, so the figure is an estimate. Dated snapshots (``gpt-4o-2024-08-06``,
+``claude-sonnet-4-5-20250929``) are priced like their family.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ Price = tuple[float, float]  # (input USD / 1M tokens, output USD / 1M tokens)
 
 PRICE_ENV = "RAGCOV_PRICE_PER_MTOK"
 # The one host whose bills the list prices describe, per provider.
-LIST_PRICE_HOSTS = {"openai": "api.openai.com", "voyage": "api.voyageai.com"}
+LIST_PRICE_HOSTS = {"openai": "api.openai.com", "voyage": "api.voyageai.com", "anthropic": "api.anthropic.com"}
 ANY_MODEL = "*"  # the key of a bare price in user_prices()
 
 PRICES_PER_MTOK: dict[str, Price] = {  # one family per line
@@ -42,8 +44,12 @@ PRICES_PER_MTOK: dict[str, Price] = {  # one family per line
     "text-embedding-3-small": (0.02, 0.0), "text-embedding-3-large": (0.13, 0.0), "text-embedding-ada-002": (0.10, 0.0),
     "voyage-3": (0.06, 0.0), "voyage-3-lite": (0.02, 0.0), "voyage-3-large": (0.18, 0.0),
     "voyage-3.5": (0.06, 0.0), "voyage-3.5-lite": (0.02, 0.0), "voyage-code-3": (0.18, 0.0),
+    # Claude, anthropic.com/pricing as of 2025-11 (standard tier)
+    "claude-opus-4-5": (5.00, 25.00), "claude-opus-4-1": (15.00, 75.00), "claude-opus-4": (15.00, 75.00),
+    "claude-sonnet-4-5": (3.00, 15.00), "claude-sonnet-4": (3.00, 15.00), "claude-3-7-sonnet": (3.00, 15.00),
+    "claude-haiku-4-5": (1.00, 5.00), "claude-3-5-haiku": (0.80, 4.00), "claude-3-haiku": (0.25, 1.25),
 }
-_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+_SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$")  # OpenAI's -2024-08-06, Anthropic's -20250929 / -latest
 
 
 def _name(model: str) -> str:

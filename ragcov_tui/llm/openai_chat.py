@@ -33,8 +33,9 @@ from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
 from ragcov_tui.input_values import is_ascii_whole
-from ragcov_tui.llm.base import DEFAULT_TEMPERATURE, ChatModel, ChatReply, Message
-from ragcov_tui.llm.cache import LLMCache, cache_key
+from ragcov_tui.llm.base import ChatReply, Message
+from ragcov_tui.llm.cache import LLMCache
+from ragcov_tui.llm.cached_chat import CachedChat
 from ragcov_tui.llm.chat_stream import StreamMode, classify_chat_error, streamed_reply
 from ragcov_tui.llm.context_window import ContextWindow, context_overflow, server_context_size
 from ragcov_tui.llm.cost import price_for
@@ -67,7 +68,7 @@ def capped_max_tokens(max_tokens: int | None) -> int | None:
     return int(raw) if max_tokens is None else min(max_tokens, int(raw))
 
 
-class OpenAIChat(ChatModel):
+class OpenAIChat(CachedChat):
     provider = "openai"
 
     def __init__(self, model: str, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
@@ -90,37 +91,11 @@ class OpenAIChat(ChatModel):
         self.check_model = ModelListCheck(warn)  # warns once if the server does not list the model
         self.stream_mode = StreamMode(notice=self._stream_notice)
 
-    @staticmethod
-    def _params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema, logprobs: int) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": bool(json_mode)}
-        if isinstance(json_mode, ReplySchema):
-            params["schema"] = json_mode.fingerprint()
-        if logprobs > 0:  # absent otherwise: the keys of earlier replies stay valid
-            params["logprobs"] = logprobs
-        return params
+    def _max_tokens(self, max_tokens: int | None) -> int | None:
+        return capped_max_tokens(max_tokens)
 
-    def chat(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
-        max_tokens = capped_max_tokens(max_tokens)
-        key, request = cache_key(self.provider, self.identity, self.model, messages,
-                                 self._params(temperature, max_tokens, json_mode, logprobs))
-        reply = self.cache.get(key, logprobs > 0) if self.cache is not None else None
-        if reply is None or not reply.text.strip():  # an empty entry (older versions stored them) is no answer
-            self.check_model(self.client, self.model, self.what)
-            with self.usage.call():  # every request of this call counted, retried and failed ones too
-                reply = self._complete(messages, temperature, max_tokens, json_mode, logprobs)
-            # a graded reply is cut short on purpose (its first tokens are the verdict); kept only with its alternatives
-            keep = bool(json_mode) or (bool(reply.top_logprobs) if logprobs > 0 else not reply.truncated)
-            if self.cache is not None and reply.text.strip() and keep:
-                self.cache.put(key, self.provider, self.model, request, reply)
-        self.usage.add(reply)
-        return reply
-
-    def forget(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-               json_mode: bool | ReplySchema = False, logprobs: int = 0) -> None:
-        if self.cache is not None:
-            params = self._params(temperature, capped_max_tokens(max_tokens), json_mode, logprobs)
-            self.cache.delete(cache_key(self.provider, self.identity, self.model, messages, params)[0])
+    def _before_request(self) -> None:
+        self.check_model(self.client, self.model, self.what)
 
     def _complete(self, messages: list[Message], temperature: float, max_tokens: int | None,
                   json_mode: bool | ReplySchema, logprobs: int = 0) -> ChatReply:
@@ -153,21 +128,10 @@ class OpenAIChat(ChatModel):
                 overflows += 1
                 sent = self._fitted(self.window.after_overflow(overflow, sent, messages, max_tokens), exc)
 
-    def _fitted(self, fitted: list[Message] | None, cause: ProviderError | None = None) -> list[Message]:
-        if fitted is not None:
-            return fitted
-        raise ProviderError(f"{self.what}: the prompt does not fit the model's context of {self.window.n_ctx} tokens, "
-                            f"even with its passages trimmed (the instructions alone are too long)") from cause
-
     def _stream_notice(self, detail: str) -> None:
         if self.warn is not None:
             self.warn(f"LLM {self.provider}:{self.model}: the server refuses streamed replies ({visible(detail)}); "
                       "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT")
-
-    def _trim_notice(self, n_ctx: int) -> None:
-        if self.warn is not None:
-            self.warn(f"LLM {self.provider}:{self.model}: prompts longer than its context of {n_ctx:,} tokens "
-                      f"are sent with their passages trimmed")
 
     def _request(self, kwargs: dict[str, Any]) -> ChatReply:
         """One reply, streamed (:mod:`ragcov_tui.llm.chat_stream`: timed by silence, not length)."""

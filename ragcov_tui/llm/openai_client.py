@@ -83,7 +83,12 @@ def reply_object(reply: Any, what: str) -> Any:
 
 
 def status_detail(exc: openai.APIStatusError) -> str:
-    body: Any = exc.body
+    return body_detail(exc.body)
+
+
+def body_detail(body: Any) -> str:
+    """The message of an error body: ``error.message`` (OpenAI's and Anthropic's shape), else the
+    body in short."""
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):

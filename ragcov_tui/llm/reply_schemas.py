@@ -113,6 +113,12 @@ def correctness() -> ReplySchema:
                        BASE_TOKENS + 2 * TOKENS_PER_REASON)
 
 
+def abstention() -> ReplySchema:
+    """ABSTENTION: ``{"abstained": bool, "reason": str}``."""
+    return ReplySchema("abstention", _object(abstained={"type": "boolean"}, reason=_STRING),
+                       BASE_TOKENS + TOKENS_PER_REASON)
+
+
 def passage_usefulness(n_passages: int) -> ReplySchema:
     """USEFULNESS: one ``{passage, useful, reason}`` per passage."""
     item = _object(passage=_STRING, useful={"type": "boolean"}, reason=_STRING)

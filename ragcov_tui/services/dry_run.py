@@ -32,8 +32,10 @@ from ragcov_tui.coverage.sampling import sample_rows
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.embeddings.workload import TokenCount, calibrate, count_tokens, misses
+from ragcov_tui.evaluation.generation.abstention import SCOPE_METRICS
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import select_metrics
+from ragcov_tui.evaluation.scope import out_of_scope_ids
 from ragcov_tui.llm.cost import cost_of, price_for
 from ragcov_tui.llm.factory import parse_spec as parse_llm_spec
 from ragcov_tui.services.analysis_job import AnalyzeOptions, load_inputs
@@ -171,6 +173,8 @@ def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
     opts.check()
     testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
     _, generation = select_metrics(opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
+    if not opts.metrics and out_of_scope_ids(testset.questions, no_gold_unanswerable=opts.no_gold_unanswerable):
+        generation += [m for m in SCOPE_METRICS if m not in generation]  # as run_eval adds them
     corpus = corpus_paths(opts.questions, opts.corpus)
     documents, chunks = ([], []) if not corpus else build_chunks(
         corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn)
@@ -180,7 +184,8 @@ def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
     judge = _llm_spec(opts.judge_llm or opts.llm)
     judged = [m for m in generation if m in JUDGED_METRICS]
     per_question = sum(JUDGE_CALLS.get(m, 1) for m in judged)
-    calls = 0 if judge is None else len(testset.questions) * opts.repeats * per_question
+    calls = 0 if judge is None else len(testset.questions) * (opts.repeats * per_question
+                                                              + any(m in SCOPE_METRICS for m in generation))  # one verdict
     notes = []
     if generation:
         notes.append("the answers, contexts and ground truths the offline generation metrics embed are known "

@@ -30,6 +30,7 @@ from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
+from ragcov_tui.evaluation.generation.abstention import SCOPE_METRICS
 from ragcov_tui.evaluation.generation.preflight import preflight_judge
 from ragcov_tui.evaluation.generation.registry import METRICS
 from ragcov_tui.evaluation.gold_contexts import gold_from_contexts
@@ -40,6 +41,7 @@ from ragcov_tui.evaluation.report import aggregate_items, count_items, eval_head
 from ragcov_tui.evaluation.resume import check_same_questions
 from ragcov_tui.evaluation.resume_inputs import INPUTS_KEY, check_same_inputs, input_identity
 from ragcov_tui.evaluation.retrieval import GoldIndex
+from ragcov_tui.evaluation.scope import out_of_scope_ids, scope_counts
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.records_join import join_line
@@ -96,6 +98,7 @@ class EvalOptions(StoreOptions):
     probes: int = 0  # --probes N: unexercised chunks asked about directly (services/probes.py)
     seed: int = CoverageParams.seed  # the probes' sample
     judge_mode: str = "batch"  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
+    no_gold_unanswerable: bool = False  # questions without gold ids or a reference answer are out of scope
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -107,7 +110,8 @@ class EvalOptions(StoreOptions):
 
 
 # Options that must be the same when a run resumes an earlier session.
-RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join", "judge_mode")
+RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join", "judge_mode",
+               "no_gold_unanswerable")
 
 
 def run_eval(
@@ -125,9 +129,13 @@ def run_eval(
     retrieval_only = testset.format == "beir" or store_scheme(opts.system) is not None
     retrieval_metrics, generation_metrics = select_metrics(opts.metrics or ("retrieval" if retrieval_only else None),
                                                            opts.k)
+    out_of_scope = out_of_scope_ids(testset.questions, no_gold_unanswerable=opts.no_gold_unanswerable)
+    if out_of_scope and not opts.metrics:  # the abstention metrics score what the test file marked
+        generation_metrics += [m for m in SCOPE_METRICS if m not in generation_metrics]
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     llms = _llms(opts, db, warn)
-    if llms["judge"] is not None and not opts.no_preflight and any(METRICS[m].uses_llm for m in generation_metrics):
+    if llms["judge"] is not None and not opts.no_preflight and any(m in SCOPE_METRICS or METRICS[m].uses_llm
+                                                                           for m in generation_metrics):
         preflight_judge(llms["judge"], opts.judge_mode)  # a judge that cannot answer stops the run here, in one line
     loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
                                 warn=warn, progress=progress) if opts.corpus else LoadedCorpus([], [])
@@ -167,7 +175,7 @@ def run_eval(
                           retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
                           judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
                           paraphrases=opts.paraphrases, repeats=opts.repeats, judge_mode=opts.judge_mode,
-                          retrieval_measured=not unmeasured)
+                          retrieval_measured=not unmeasured, no_gold_unanswerable=opts.no_gold_unanswerable)
         _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
         items = load_eval_items(db, sid)
         probed = run_probes(system, chunks, [[c["id"] for c in i["retrieved"]] for i in items if i["status"] == "done"],
@@ -182,6 +190,7 @@ def run_eval(
             "repeats": opts.repeats, "resumed": bool(opts.resume), "skipped_done": len(skip),
             "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
             "counts": count_items(items, len(testset.questions)), "errors": item_errors(items),
+            "scope": scope_counts(items),
             "gold_ids": gold_ids, "gold_from_contexts": from_contexts.as_dict() if from_contexts else None,
             "records_join": records_join,
             "embedding": embedding_use(start, prepared, snapshot(embedder.stats), system=system.name,

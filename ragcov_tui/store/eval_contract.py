@@ -200,10 +200,32 @@ class StoredItem(_ItemFields):
     details: dict[str, Any]  # per generation metric: reasons, repeats, claims …
 
 
+class Abstention(TypedDict):
+    """Whether the system abstained on one question (``details.abstention`` of an item): who
+    decided (``phrases`` or ``llm:<spec>``), why, and whether the question is out of scope."""
+
+    abstained: bool
+    by: str
+    reason: str
+    out_of_scope: bool
+
+
+class ScopeCounts(TypedDict):
+    """Out-of-scope questions and how many were declined; answerable ones and how many were refused."""
+
+    unanswerable: int
+    abstained: int
+    answerable: int
+    refused: int
+    by: list[str]
+
+
 class ReportQuestion(_ItemFields):
-    """An item as the report lists it: without the judge transcripts, details and context texts."""
+    """An item as the report lists it: without the judge transcripts, details and context texts
+    (but with the abstention verdict, when one was made)."""
 
     retrieved: list[RetrievedRef]
+    abstention: NotRequired[Abstention]
 
 
 class ProbeAsked(TypedDict):
@@ -252,6 +274,7 @@ class EvalReport(TypedDict):
     records_join: RecordsJoinReport | None  # None: the system is no records: file
     retrieval_not_measured: NotRequired[str]  # why no retrieval metric was computed (records texts, no corpus)
     synthetic_references: NotRequired[SyntheticReferences]  # reference answers written by `ragcov references`
+    scope: NotRequired[ScopeCounts | None]  # None: no answer was asked for (evaluation/scope.py)
     embedding: EmbeddingUse
     probes: NotRequired[ProbeReport]  # with --probes N only
     usage: EvalUsage

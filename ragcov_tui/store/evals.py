@@ -143,8 +143,8 @@ def save_eval_header(db: sqlite_utils.Database, sid: str, header: EvalReport) ->
 
 def report_question(item: StoredItem) -> ReportQuestion:
     """An item as listed in the report: everything but the judge transcripts and long details
-    (:data:`HEAVY_KEYS`) and the retrieved contexts' texts."""
-    return {
+    (:data:`HEAVY_KEYS`; the abstention verdict excepted) and the retrieved contexts' texts."""
+    question: ReportQuestion = {
         "id": item["id"], "seq": item["seq"], "status": item["status"], "question": item["question"],
         "answer": item["answer"],
         "retrieved": [{"id": c.get("id"), "score": c.get("score"), "cited": c.get("cited")}
@@ -154,6 +154,10 @@ def report_question(item: StoredItem) -> ReportQuestion:
         "relevant_ranks": item["relevant_ranks"], "spread": item["spread"], "errors": item["errors"],
         "undefined": item["undefined"], "judge": item["judge"], "paraphrases": item["paraphrases"],
     }
+    abstention = (item.get("details") or {}).get("abstention")
+    if isinstance(abstention, dict):
+        question["abstention"] = abstention  # type: ignore[typeddict-item]  # stored JSON, written by evaluation.items
+    return question
 
 
 def load_eval_report(db: sqlite_utils.Database, sid: str) -> EvalReport:

@@ -38,7 +38,11 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "retrieved_contexts": ("retrieved_contexts", "retrieval_context", "contexts"),
     "reference_contexts": ("reference_contexts", "reference_context", "context"),
     "vector": ("vector", "embedding"),
+    # whether the knowledge base holds the answer (out-of-scope questions are false); the last two
+    # say the opposite (SQuAD 2.0's ``is_impossible``) and are read negated
+    "answerable": ("answerable", "is_answerable", "unanswerable", "is_impossible"),
 }
+NEGATED_ALIASES = frozenset({"unanswerable", "is_impossible"})
 
 # Ragas 0.1's one name for reference contexts (in a test set) and retrieved ones (in records).
 RAGAS_CONTEXTS = "contexts"

@@ -25,7 +25,9 @@ class Question:
     ``reference_contexts``, DeepEval ``context``, Giskard ``reference_context`` as one text, the
     ``contexts`` of a Ragas 0.1 test set: :func:`ragcov_tui.testset.fields.is_ragas_testset`);
     ``seed_document_id`` is Giskard's ``metadata.seed_document_id``. Both are read, never mapped
-    to corpus ids here.
+    to corpus ids here. ``answerable`` is what the file says of whether the knowledge base holds the
+    answer (``answerable: false`` marks an out-of-scope question, which a good system declines),
+    ``None`` when it says nothing.
     """
 
     id: str
@@ -40,6 +42,7 @@ class Question:
     reference_contexts: list[str] | None = None
     seed_document_id: str | None = None
     vector: list[float] | None = field(default=None, repr=False)
+    answerable: bool | None = None
     row: int = 0
     line: int = 0
     raw: dict[str, Any] = field(default_factory=dict, repr=False)

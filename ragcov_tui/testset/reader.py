@@ -42,7 +42,14 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import decode_text, read_input_file
 from ragcov_tui.input_values import EMBED_TEXT_CHARS, grade_problem, long_text_note, quoted, vector_problem
 from ragcov_tui.testset.cells import cell_value as _cell_value
-from ragcov_tui.testset.fields import FIELD_ALIASES, RAGAS_CONTEXTS, aliases_text, is_ragas_testset, resolve_fields
+from ragcov_tui.testset.fields import (
+    FIELD_ALIASES,
+    NEGATED_ALIASES,
+    RAGAS_CONTEXTS,
+    aliases_text,
+    is_ragas_testset,
+    resolve_fields,
+)
 from ragcov_tui.testset.ids import content_ids, id_key
 from ragcov_tui.testset.layout import Layout, split_layout
 from ragcov_tui.testset.models import Question, TestFormat, TestSet
@@ -188,8 +195,28 @@ def _question(where: str, row: dict[str, Any], names: dict[str, str], fmt: TestF
         reference_contexts=references,
         seed_document_id=_seed_document_id(where, row.get("metadata"), fmt),
         vector=_vector(where, names.get("vector", ""), value("vector")),
+        answerable=_answerable(where, names.get("answerable", ""), value("answerable")),
         id_in_file=qid is not None,
     )
+
+
+TRUE_WORDS = frozenset({"true", "yes", "y", "1"})
+FALSE_WORDS = frozenset({"false", "no", "n", "0"})
+
+
+def _answerable(where: str, name: str, flag: Any) -> bool | None:
+    """Whether the question can be answered from the knowledge base: a JSON boolean, ``0`` / ``1``,
+    or (a CSV cell, a string) ``true`` / ``false``, ``yes`` / ``no``, ``1`` / ``0`` in any case;
+    ``None`` (not said) when absent. Negated for ``unanswerable`` / ``is_impossible``."""
+    if flag is None:
+        return None
+    if isinstance(flag, bool) or (isinstance(flag, int) and flag in (0, 1)):
+        value = bool(flag)
+    elif isinstance(flag, str) and flag.strip().lower() in TRUE_WORDS | FALSE_WORDS:
+        value = flag.strip().lower() in TRUE_WORDS
+    else:
+        raise BadInput(f"{where}: field {name!r} must be true or false (got {quoted(flag, 30)})")
+    return not value if name in NEGATED_ALIASES else value
 
 
 def _seed_document_id(where: str, metadata: Any, fmt: TestFormat) -> str | None:

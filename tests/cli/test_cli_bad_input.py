@@ -537,7 +537,7 @@ def test_report_never_writes_over_the_sessions_inputs(which: str, flag: str, tmp
 
 
 SPEC_CASES = [("embedder", "bogus"), ("embedder", "openai:"), ("embedder", "hash:1"), ("embedder", "precomputed:x"),
-              ("llm", "gpt-4o"), ("llm", "openai:"), ("judge_llm", "anthropic:claude"), ("paraphrase_llm", "openai: ")]
+              ("llm", "gpt-4o"), ("llm", "openai:"), ("judge_llm", "claude:opus"), ("paraphrase_llm", "openai: ")]
 
 
 @pytest.mark.parametrize("key, spec", SPEC_CASES)

@@ -104,7 +104,7 @@ def test_llamacpp_specs_parse(spec: str, expected: tuple | None) -> None:
 
 
 @pytest.mark.parametrize("spec,fragment", [("llamacpp:", "name the model"), ("llamacpp:  ", "name the model"),
-                                           ("ollama:x", "unknown LLM")])
+                                           ("ollama:", "name the model"), ("mistral:x", "unknown LLM")])
 def test_bad_llm_specs(spec: str, fragment: str) -> None:
     with pytest.raises(BadInput, match=fragment):
         parse_spec(spec)

@@ -28,6 +28,15 @@ httpx sends for a base URL with ``user:password@``, else 401):
   (else none, like a server without them); streamed, position n rides on the n-th chunk.
 - ``GET /v1/models`` — ``{"object": "list", "data": [{"id": name, "object": "model"}, ...]}`` for
   the names in ``models``; while ``models`` is None (the default) a 404, like a server without it.
+- ``POST /anthropic/v1/messages`` — Anthropic's Messages API (``ANTHROPIC_BASE_URL`` =
+  :attr:`anthropic_base_url`; the key as a bearer token or in ``x-api-key``). The ``system`` blocks and the ``messages``
+  (text or text blocks) are passed to ``chat_handler`` as OpenAI-style messages (the system one
+  first); a request forcing a tool (``tool_choice: {"type": "tool"}``) whose reply text is a JSON
+  object gets it back as that tool's ``tool_use`` input, else one text block; ``usage`` has
+  ``input_tokens`` / ``output_tokens`` (and ``cache_read_input_tokens`` = ``anthropic_cache_read``);
+  ``fault = "truncated"`` gives ``stop_reason: "max_tokens"``. Errors use Anthropic's shape.
+- ``POST /api/show`` — Ollama's model details: ``ollama_show`` as the reply (a 404 while it is None);
+  Ollama's OpenAI-compatible routes are the ``/v1/...`` ones above (``OLLAMA_HOST`` = :attr:`root_url`).
 - ``POST /rag`` (any query string) — a user's RAG system for ``--system http:URL``: request
   ``{"question": str}``, reply ``{"answer": "I do not know: <question>", "contexts": []}``.
 
@@ -108,6 +117,8 @@ class FakeAPIServer:
         self.stall: tuple[int, float] | None = None
         self.ignore_stream = False
         self.reject_stream = False
+        self.ollama_show: dict | None = None
+        self.anthropic_cache_read = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._log: list[RecordedRequest] = []
@@ -152,6 +163,14 @@ class FakeAPIServer:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/anthropic"
 
     @property
     def voyage_base_url(self) -> str:
@@ -206,13 +225,11 @@ class FakeAPIServer:
         path = h.path.split("?", 1)[0]
         with self._lock:
             self._log.append(RecordedRequest(path, body, {k.lower(): v for k, v in h.headers.items()}))
-            step = self._script.popleft() if self._script else None
+            step = self._script.popleft() if self._script and path != "/api/show" else None  # scripts aim at the work
         if self.latency and not self._wait_connected(h, self.latency):
             h.close_connection = True  # the client is gone: read no next request
             return None
-        scheme, _, credentials = h.headers.get("Authorization", "").partition(" ")
-        needs_key = path != "/rag"  # a user's RAG system takes no API key
-        if needs_key and (scheme not in ("Bearer", "Basic") or not credentials.strip()):  # Basic: user:password@
+        if path != "/rag" and not _has_key(h, path):  # a user's RAG system takes no API key
             return _send(h, 401, _error("missing or invalid API key", "invalid_api_key"))
         if step is not None:
             kind, status, fail_body, retry_after = step
@@ -230,12 +247,22 @@ class FakeAPIServer:
             return _send(h, 200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}))
         if h.command != "POST" or not isinstance(body, dict):
             return _send(h, 400, _error("expected a JSON POST", "invalid_request"))
+        return self._post(h, path, body)
+
+    def _post(self, h: BaseHTTPRequestHandler, path: str, body: dict) -> None:
+        """A JSON POST to one of the routes (the class docstring)."""
         if path == "/v1/embeddings":
             return _send(h, 200, json.dumps(self._embeddings(body, voyage=False)))
         if path == "/voyage/v1/embeddings":
             return _send(h, 200, json.dumps(self._embeddings(body, voyage=True)))
         if path == "/rag":
             return _send(h, 200, json.dumps({"answer": f"I do not know: {body.get('question', '')}", "contexts": []}))
+        if path == "/anthropic/v1/messages":
+            return self._messages_reply(h, body)
+        if path == "/api/show":
+            if self.ollama_show is None:
+                return _send(h, 404, json.dumps({"error": f"model '{body.get('model')}' not found"}))
+            return _send(h, 200, json.dumps(self.ollama_show))
         if path == "/v1/chat/completions":
             if self.reject_response_format and "response_format" in body:
                 return _send(h, 400, _error("response_format is not supported", "invalid_request"))
@@ -300,6 +327,38 @@ class FakeAPIServer:
             with self._lock:
                 self.dropped_at.append(time.monotonic())
 
+    def _messages_reply(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        """An Anthropic Messages API reply (the class docstring)."""
+        def text_of(content: Any) -> str:
+            if isinstance(content, list):
+                return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+            return str(content or "")
+
+        system = text_of(body.get("system"))
+        messages = ([{"role": "system", "content": system}] if system else []) + [
+            {"role": m.get("role"), "content": text_of(m.get("content"))} for m in body.get("messages", [])]
+        text = self.chat_handler(messages, body)
+        time.sleep(self.token_delay * len(_pieces(text)))
+        tool = (body.get("tool_choice") or {}).get("name") if (body.get("tool_choice") or {}).get("type") == "tool" else None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        stop = "end_turn"
+        if self.fault == "truncated":
+            stop, text = "max_tokens", text[: len(text) // 2]
+        if tool and isinstance(data, dict) and stop != "max_tokens":
+            content: list[dict] = [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": data}]
+            stop = "tool_use"
+        else:
+            content = [{"type": "text", "text": text}]
+        reply = {"id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model", ""),
+                 "content": content, "stop_reason": stop, "stop_sequence": None,
+                 "usage": {"input_tokens": sum(_words(m["content"]) for m in messages) - self.anthropic_cache_read,
+                           "output_tokens": _words(text), "cache_creation_input_tokens": 0,
+                           "cache_read_input_tokens": self.anthropic_cache_read}}
+        return _send(h, 200, json.dumps(reply))
+
     def _embeddings(self, body: dict, *, voyage: bool) -> dict:
         texts = body.get("input", [])
         texts = [texts] if isinstance(texts, str) else list(texts)
@@ -353,6 +412,15 @@ def _content(reply: dict) -> str:
 def _pieces(content: str) -> list[str]:
     """The content in stream chunks: one per word with the spaces after it (``""`` → none)."""
     return re.findall(r"\s*\S+\s*", content) or ([content] if content else [])
+
+
+def _has_key(h: BaseHTTPRequestHandler, path: str) -> bool:
+    """A non-empty bearer key (or ``Basic``, as httpx sends for a base URL with ``user:password@``),
+    or, on the Anthropic routes, ``x-api-key`` (older Anthropic SDKs send the key there)."""
+    if path.startswith("/anthropic/") and h.headers.get("x-api-key", "").strip():
+        return True
+    scheme, _, credentials = h.headers.get("Authorization", "").partition(" ")
+    return scheme in ("Bearer", "Basic") and bool(credentials.strip())
 
 
 def _error(message: str, code: str) -> str:

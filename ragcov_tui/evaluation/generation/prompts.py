@@ -41,6 +41,12 @@ correct detail is fine, wording may differ. A contradiction, a wrong figure or a
 makes it incorrect.
 Reply with JSON only: {"correct": true | false, "rationale": "<one or two sentences>"}"""
 
+ABSTENTION = """Decide whether a question-answering system abstained: declined to answer instead of answering.
+It abstained when it says it does not know, that the information is not available or not in its
+sources, that the question cannot be answered, or refuses. It did not abstain when it states an
+answer to the question, even a hedged, partial or wrong one.
+Reply with JSON only: {"abstained": true | false, "reason": "<short reason>"}"""
+
 USEFULNESS = """Given a question and its reference answer, decide for each passage whether it is
 useful for arriving at the reference answer (it states facts the reference answer relies on).
 Reply with JSON only, one verdict per passage, in order:
@@ -57,6 +63,10 @@ PARAPHRASE = """Rewrite a question in {n} different ways. Each paraphrase must k
 meaning and have the same answer: change wording and sentence structure, but do not add, drop or
 change any constraint, name or figure.
 Reply with JSON only: {{"paraphrases": ["...", ...]}} with exactly {n} items."""
+
+def abstention_user(question: str, answer: str) -> str:
+    return f"Question: {question}\n\nAnswer: {answer}"
+
 
 REPEAT_NOTE = "\n(Independent re-judgement #{repeat}: judge afresh.)"
 

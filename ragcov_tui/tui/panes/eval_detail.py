@@ -115,6 +115,7 @@ def eval_item_text(item: dict[str, Any], reference: Reference, *, chunks: bool =
     if item.get("answer") or generation or item.get("generation"):  # a retrieval-only run measured no answer
         head("Answer")
         out.add(indented(item.get("answer")))
+        _abstention(out, generation.get("abstention"))
         _keywords(out, generation, reference.keywords)
     _verdicts(out, generation, head)
     _metrics(out, item, details, head)
@@ -144,6 +145,16 @@ def _ground_truth(out: Doc, reference: Reference, head: Any) -> None:
     if reference.gold:
         grades = ", ".join(f"{i} ({g:g})" for i, g in reference.gold.items())
         out.append("gold ids  ", style="bold").append_text(lit(grades)).append("\n")
+
+
+def _abstention(out: Doc, verdict: Any) -> None:
+    """``Abstained  yes · out of scope · by phrases · says 'I don't know'`` when it was decided."""
+    if not isinstance(verdict, dict) or "abstained" not in verdict:
+        return
+    scope = "out of scope" if verdict.get("out_of_scope") else "answerable"
+    reason = f" · {verdict['reason']}" if verdict.get("reason") else ""
+    out.append("Abstained ", style="bold").append_text(lit(
+        f"{'yes' if verdict['abstained'] else 'no'} · {scope} · by {verdict.get('by')}{reason}")).append("\n")
 
 
 def _keywords(out: Doc, generation: dict[str, Any], expected: list[str]) -> None:

@@ -25,21 +25,25 @@ from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
-PREFERRED = ("hit@", "mrr", "faithfulness", "answer_correctness", "ndcg@", "answer_relevance", "robustness")
+PREFERRED = ("hit@", "mrr", "faithfulness", "answer_correctness", "abstention", "answered", "ndcg@", "answer_relevance",
+             "robustness")
 HISTOGRAMS = ("faithfulness", "robustness")
 DIAGNOSIS_LABELS = {  # stored diagnosis -> the short form the table shows (the detail view and help give both)
     "ok": "ok", "retrieval_failure": "retr fail", "ranking_failure": "rank fail",
     "generation_failure": "gen fail", "no_gold": "no gold", "undetermined": "unscored",
+    "refused": "refused", "answered_unanswerable": "no abst",  # "I don't know" to an answerable / out-of-scope question
 }
+FAILURES = frozenset({"retrieval_failure", "ranking_failure", "generation_failure", "refused", "answered_unanswerable"})
 
 
 def diagnosis_label(diagnosis: str | None) -> Text:
     """The short, readable form of a stored diagnosis (failures in bold, so they stand out without colour)."""
     label = DIAGNOSIS_LABELS.get(diagnosis or "", diagnosis)
-    return lit(label, "bold" if diagnosis and diagnosis.endswith("_failure") else "", width=9)
+    return lit(label, "bold" if diagnosis in FAILURES else "", width=9)
 
 
-SHORT_NAMES = {"faithfulness": "faith", "answer_relevance": "relev", "answer_correctness": "corr", "robustness": "robust"}
+SHORT_NAMES = {"faithfulness": "faith", "answer_relevance": "relev", "answer_correctness": "corr", "robustness": "robust",
+               "abstention": "abst", "answered": "answd"}
 COMPARISON = re.compile(r"^\s*([\w@.]+)\s*(<=|>=|<|>|=)\s*(-?\d+(?:\.\d*)?|-?\.\d+)\s*$")
 
 
