@@ -15,6 +15,7 @@ annotations.
 
 from typing import Any, NotRequired, TypedDict
 
+from ragcov_tui.store.lint_contract import LintSection
 from ragcov_tui.store.traffic_contract import TrafficSection
 
 
@@ -279,6 +280,7 @@ class AnalysisReport(TypedDict):
     traffic: NotRequired[TrafficSection]  # with --traffic only
     sample: NotRequired[SampleEstimate]  # with --sample only
     vector_store: NotRequired[VectorStoreSection]  # with a vector store as the corpus only
+    lint: NotRequired[LintSection]  # test-set lint and stale gold (absent from reports of older ragcov versions)
 
 
 class AnalysisHeadline(TypedDict):
