@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.cli.demo import demo_copy, demo_source
-from ragcov_tui.cli.lint_views import print_lint
+from ragcov_tui.cli.lint_views import print_lint, print_stale_gold
 from ragcov_tui.cli.output import dump_json, has_terminal, ragcov_command, write_output
 from ragcov_tui.cli.render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.cli.safe_console import SafeConsole, plain_line
@@ -33,7 +33,7 @@ from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.queries import has_report
 from ragcov_tui.store.sessions import resolve_session
-from ragcov_tui.testlint.report_md import lint_markdown
+from ragcov_tui.testlint.report_md import lint_markdown, stale_gold_markdown
 from ragcov_tui.testset.durable import KEEP_BACKUPS_ENV
 
 Command = Callable[[argparse.Namespace, Console], int]
@@ -181,9 +181,10 @@ def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport) ->
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     write_output(args.json, dump_json(report), args.quiet)
-    write_output(args.markdown, eval_markdown(report), args.quiet)
+    write_output(args.markdown, eval_markdown(report) + stale_gold_markdown(report.get("stale_gold")), args.quiet)
     if args.json != "-":
         print_eval(out, report)
+        print_stale_gold(out, report.get("stale_gold"))
 
 
 def _gate_exit(failures: list[str]) -> int:

@@ -9,7 +9,7 @@ from rich.console import Console
 from ragcov_tui.cli.coverage_views import print_most_severe
 from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.markdown import pct
-from ragcov_tui.store.lint_contract import LintSection
+from ragcov_tui.store.lint_contract import LintSection, StaleGoldSection
 
 
 def print_lint(console: Console, section: LintSection | None) -> None:
@@ -23,3 +23,11 @@ def print_lint(console: Console, section: LintSection | None) -> None:
         console.print(plain_line(kind["text"], style="yellow" if kind["found"] else ""))
     print_most_severe(console, [f"{f['question_id']}: {f['kind']}: {f['reason']}" for f in section["findings"]],
                       "lint findings")
+
+
+def print_stale_gold(console: Console, section: StaleGoldSection | None) -> None:
+    """An eval's stale-gold lines; nothing without a baseline (there was nothing to compare with)."""
+    if not section or section["baseline"] is None:
+        return
+    for kind in section["kinds"]:
+        console.print(plain_line(kind["text"], style="yellow" if kind["found"] else ""))

@@ -46,6 +46,7 @@ from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
+from ragcov_tui.services.lint_section import eval_stale_gold
 from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage
 from ragcov_tui.store.evals import (
     NonFiniteValue,
@@ -55,6 +56,7 @@ from ragcov_tui.store.evals import (
     save_eval_header,
     save_eval_item,
 )
+from ragcov_tui.store.lint import save_content_hashes
 from ragcov_tui.store.sessions import create_session, finish_session, resolve_session, resume_session
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.gold_ids import match_gold_ids
@@ -178,6 +180,9 @@ def run_eval(
         }
         if unmeasured:
             header["retrieval_not_measured"] = unmeasured
+        if chunks:  # content hashes for the next run's stale gold, and this run's against the last one
+            header["stale_gold"], hashes = eval_stale_gold(db, sid, testset, documents, chunks)
+            save_content_hashes(db, sid, hashes)
         save_eval_header(db, sid, header)
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)

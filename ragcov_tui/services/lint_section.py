@@ -18,9 +18,9 @@ from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.lint import as_baseline, baseline_session, has_content_hashes, load_content_hashes
-from ragcov_tui.store.lint_contract import LintSection, StaleBaseline
+from ragcov_tui.store.lint_contract import LintSection, StaleBaseline, StaleGoldSection
 from ragcov_tui.store.sessions import resolve_session
-from ragcov_tui.testlint.lint import LintInputs, lint_report
+from ragcov_tui.testlint.lint import LintInputs, lint_report, stale_section
 from ragcov_tui.testlint.stale import HashKey, StaleGold, content_hashes, stale_gold
 from ragcov_tui.testset.models import TestSet
 
@@ -39,6 +39,15 @@ def lint_section(db: sqlite_utils.Database, session_id: str | None, baseline_ref
     inputs = LintInputs(testset.questions, question_vecs, chunks, chunk_vecs, gold_chunk_sets(testset.questions, chunks),
                         duplicate_pairs, stale, baseline)
     return lint_report(inputs, embedder, progress), hashes
+
+
+def eval_stale_gold(db: sqlite_utils.Database, session_id: str, testset: TestSet, documents: Sequence[Document],
+                    chunks: Sequence[Chunk]) -> tuple[StaleGoldSection, dict[HashKey, str]]:
+    """An eval's stale gold against the test file's last session, and the content hashes to store."""
+    hashes = content_hashes(documents, chunks)
+    baseline = find_baseline(db, str(Path(testset.path).resolve()), None, session_id)
+    stale = stale_against(db, baseline, testset, chunks, hashes)
+    return stale_section(len(testset.questions), stale, baseline), hashes
 
 
 def find_baseline(db: sqlite_utils.Database, questions_path: str, ref: str | None,

@@ -17,6 +17,8 @@ annotations.
 
 from typing import Any, NotRequired, TypedDict
 
+from ragcov_tui.store.lint_contract import StaleGoldSection
+
 
 class MetricStats(TypedDict):
     """One metric over the done items where it is defined (``evaluation/report.py`` ``aggregate_items``)."""
@@ -226,6 +228,7 @@ class EvalReport(TypedDict):
     usage: EvalUsage
     timings: dict[str, float]
     questions: NotRequired[list[ReportQuestion]]  # absent only from the stored header
+    stale_gold: NotRequired[StaleGoldSection]  # gold changed since the test file's last session (absent: older ragcov)
 
 
 class EvalHeadline(TypedDict):

@@ -48,3 +48,12 @@ class LintSection(TypedDict):
     clean: int  # questions with no finding
     clean_share: float  # clean / questions
     baseline: StaleBaseline | None  # None: no earlier session of this test file with content hashes
+
+
+class StaleGoldSection(TypedDict):
+    """``eval --json``'s ``stale_gold``: the two stale-gold kinds of the lint, against the test
+    file's last session (baseline None: there was none, nothing checked)."""
+
+    baseline: StaleBaseline | None
+    kinds: list[LintKind]
+    findings: list[LintFinding]

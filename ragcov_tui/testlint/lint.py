@@ -16,7 +16,7 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.evaluation.generation.support import TextEmbedder
 from ragcov_tui.progress import Progress
-from ragcov_tui.store.lint_contract import LintFinding, LintKind, LintSection, StaleBaseline
+from ragcov_tui.store.lint_contract import LintFinding, LintKind, LintSection, StaleBaseline, StaleGoldSection
 from ragcov_tui.testlint import language
 from ragcov_tui.testlint.answerable import AnswerCheck, check_answers
 from ragcov_tui.testlint.duplicates import closest_distance, duplicate_groups
@@ -87,6 +87,16 @@ def lint_report(inputs: LintInputs, embedder: TextEmbedder, progress: Progress |
     clean = n - len(flagged)
     return {"questions": n, "corpus_language": corpus_lang, "kinds": kinds, "findings": findings, "clean": clean,
             "clean_share": clean / n if n else 0.0, "baseline": inputs.baseline}
+
+
+def stale_section(n_questions: int, stale: StaleGold | None, baseline: StaleBaseline | None) -> StaleGoldSection:
+    """Only the stale-gold kinds (``eval``): their summaries and findings."""
+    findings = stale.findings if stale else []
+    checked = stale.checked if stale else 0
+    kinds = [kind_summary(k, findings, checked, n_questions - checked) for k in ("stale_gold", "gold_missing")]
+    if stale is not None and baseline is not None:
+        _stale_texts(kinds, findings, stale, baseline)
+    return {"baseline": baseline, "kinds": kinds, "findings": findings}
 
 
 def _duplicates(questions: Sequence[Question], pairs: Sequence[tuple[str, str, float]]) -> list[LintFinding]:

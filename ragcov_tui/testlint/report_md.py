@@ -5,7 +5,7 @@ findings (question, kind, reason). Untrusted text goes through :func:`ragcov_tui
 from __future__ import annotations
 
 from ragcov_tui.markdown import cell, pct, table
-from ragcov_tui.store.lint_contract import LintSection
+from ragcov_tui.store.lint_contract import LintSection, StaleGoldSection
 
 FINDINGS_SHOWN = 500
 
@@ -28,4 +28,15 @@ def lint_markdown(section: LintSection | None) -> str:
                              [[f["question_id"], f["kind"], f["reason"]] for f in findings[:FINDINGS_SHOWN]])]
         if len(findings) > FINDINGS_SHOWN:
             lines.append(f"\n… and {len(findings) - FINDINGS_SHOWN} more findings (--json)")
+    return "\n".join(lines) + "\n"
+
+
+def stale_gold_markdown(section: StaleGoldSection | None) -> str:
+    """An eval's "Stale gold" section ("" without a baseline)."""
+    if not section or section["baseline"] is None:
+        return ""
+    lines = ["", "## Stale gold", "", *[f"- {cell(k['text'])}" for k in section["kinds"]]]
+    if section["findings"]:
+        lines += ["", *table(["question", "kind", "reason"], [[f["question_id"], f["kind"], f["reason"]]
+                                                            for f in section["findings"][:FINDINGS_SHOWN]])]
     return "\n".join(lines) + "\n"
