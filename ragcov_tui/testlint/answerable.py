@@ -153,5 +153,5 @@ def _check_one(check: AnswerCheck, chunks: Sequence[Chunk], chunk_vecs: np.ndarr
         return []
     return [finding(check.question_id, "gold_without_answer",
                     f"the gold chunks do not hold the reference answer; {len(supporting)} other chunk"
-                    f"{'s' if len(supporting) != 1 else ''} do: {', '.join(supporting[:3])}",
+                    f"{'s do' if len(supporting) != 1 else ' does'}: {', '.join(supporting[:3])}",
                     suggested_gold=supporting, gold=sorted(gold_ids))]

