@@ -81,8 +81,7 @@ def lint_report(inputs: LintInputs, embedder: TextEmbedder, progress: Progress |
                "answer_in_question": len(with_answer), "vague": n, "near_duplicate": n,
                "stale_gold": stale.checked if stale else 0, "gold_missing": stale.checked if stale else 0}
     kinds = [kind_summary(k, findings, checked[k], n - checked[k]) for k in KINDS]
-    if stale is not None and inputs.baseline is not None:
-        _stale_texts(kinds, findings, stale, inputs.baseline)
+    _stale_texts(kinds, findings, stale, inputs.baseline)
     flagged = {f["question_id"] for f in findings}
     clean = n - len(flagged)
     return {"questions": n, "corpus_language": corpus_lang, "kinds": kinds, "findings": findings, "clean": clean,
@@ -94,8 +93,7 @@ def stale_section(n_questions: int, stale: StaleGold | None, baseline: StaleBase
     findings = stale.findings if stale else []
     checked = stale.checked if stale else 0
     kinds = [kind_summary(k, findings, checked, n_questions - checked) for k in ("stale_gold", "gold_missing")]
-    if stale is not None and baseline is not None:
-        _stale_texts(kinds, findings, stale, baseline)
+    _stale_texts(kinds, findings, stale, baseline)
     return {"baseline": baseline, "kinds": kinds, "findings": findings}
 
 
@@ -114,10 +112,15 @@ def _duplicates(questions: Sequence[Question], pairs: Sequence[tuple[str, str, f
     return out
 
 
-def _stale_texts(kinds: list[LintKind], findings: list[LintFinding], stale: StaleGold,
-                 baseline: StaleBaseline) -> None:
+def _stale_texts(kinds: list[LintKind], findings: list[LintFinding], stale: StaleGold | None,
+                 baseline: StaleBaseline | None) -> None:
     """The stale-gold lines name the baseline: "7 gold documents changed since session 3f2a
-    (2026-11-20): q003, q017, … may have stale reference answers"."""
+    (2026-11-20): q003, q017, … may have stale reference answers"; without one they say so."""
+    if stale is None or baseline is None:
+        for entry in kinds:
+            if entry["kind"] in ("stale_gold", "gold_missing"):
+                entry["text"] = f"{entry['kind']}: not checked (no earlier session of this test file to compare with)"
+        return
     since = f"session {baseline['session_id']}" + (f" ({baseline['created_at'][:10]})" if baseline["created_at"] else "")
     for entry in kinds:
         ids = [f["question_id"] for f in findings if f["kind"] == entry["kind"]]

@@ -128,6 +128,7 @@ def test_report_counts_not_checked_never_as_clean_and_gates(embedder, corpus) ->
     assert kinds["unanswerable"]["checked"] == 1 and kinds["unanswerable"]["not_checked"] == 1
     assert "1 not checked (no reference answer)" in kinds["unanswerable"]["text"]
     assert kinds["stale_gold"]["checked"] == 0 and section["baseline"] is None
+    assert kinds["stale_gold"]["text"] == "stale_gold: not checked (no earlier session of this test file to compare with)"
     assert section["clean"] == 2 and section["clean_share"] == 1.0
     assert lint_shares(section)["stale_gold"] is None  # nothing checked: undefined, so a gate on it fails
     assert [str(b) for b in check_lint_gates(section, parse_lint_gates(["clean=1", "stale_gold=0.5"]))] == [
