@@ -129,7 +129,8 @@ def _stale_texts(kinds: list[LintKind], findings: list[LintFinding], stale: Stal
             entry["text"] = (f"stale_gold: {_n(len(stale.changed), 'gold document')} changed since {since}"
                              + (f": {shown} may have stale reference answers" if ids else ""))
         elif entry["kind"] == "gold_missing":
-            entry["text"] = f"gold_missing: {_n(len(stale.missing), 'gold document')} no longer exist" + (
+            verb = "exists" if len(stale.missing) == 1 else "exist"
+            entry["text"] = f"gold_missing: {_n(len(stale.missing), 'gold document')} no longer {verb}" + (
                 f" (since {since}): {shown}" if ids else "")
 
 

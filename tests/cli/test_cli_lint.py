@@ -52,7 +52,7 @@ def test_editing_a_gold_document_between_two_runs_is_reported_as_stale_gold(data
     texts = {k["kind"]: k["text"] for k in lint["kinds"]}
     assert texts["stale_gold"].startswith(f"stale_gold: 1 gold document changed since session {first['session_id']} (")
     assert f"{stale[0]}" in texts["stale_gold"] and "may have stale reference answers" in texts["stale_gold"]
-    assert texts["gold_missing"].startswith("gold_missing: 1 gold document no longer exist")
+    assert texts["gold_missing"].startswith("gold_missing: 1 gold document no longer exists (since session ")
     printed = capsys.readouterr().out
     assert texts["stale_gold"] in printed and texts["gold_missing"] in printed
     markdown = (data / "a2.md").read_text()
