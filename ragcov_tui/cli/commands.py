@@ -18,6 +18,7 @@ from rich.text import Text
 from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
 from ragcov_tui.cli.demo import demo_copy, demo_source
 from ragcov_tui.cli.exercised_views import print_exercised
+from ragcov_tui.cli.lint_views import print_lint, print_stale_gold
 from ragcov_tui.cli.output import dump_json, has_terminal, ragcov_command, write_html, write_output
 from ragcov_tui.cli.render import ProgressBar, print_analysis, print_compare, print_eval, print_sessions, warn_printer
 from ragcov_tui.cli.safe_console import SafeConsole, plain_line
@@ -36,6 +37,7 @@ from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.queries import has_report
 from ragcov_tui.store.sessions import resolve_session
+from ragcov_tui.testlint.report_md import lint_markdown, stale_gold_markdown
 from ragcov_tui.testset.durable import KEEP_BACKUPS_ENV
 
 Command = Callable[[argparse.Namespace, Console], int]
@@ -149,6 +151,27 @@ def _write_junit(args: argparse.Namespace, suite: str, cases: list[Any], seconds
         write_output(args.junit, junit_xml(suite, cases, properties=properties, seconds=seconds), args.quiet)
 
 
+@interruptible
+def cmd_lint(args: argparse.Namespace, out: Console) -> int:
+    """``ragcov lint``: the lint section printed, as JSON / Markdown, and gated; no session stored."""
+    cfg, db_path = _setup(args)
+    from ragcov_tui.services.analysis_job import AnalyzeOptions
+    from ragcov_tui.services.lint_job import run_lint
+    from ragcov_tui.testlint.gates import check_lint_gates, parse_lint_gates
+
+    gates = parse_lint_gates(args.fail_under or [])
+    opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
+    db = _open(args, db_path, writable=True)  # the embedding cache; the baseline's content hashes
+    with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
+        section = run_lint(opts, db, progress=progress, warn=_warn(args))
+    write_output(args.json, dump_json(section), args.quiet)
+    write_output(args.markdown, "# Test-set lint\n" + lint_markdown(section).removeprefix("\n## Test-set lint\n"),
+                 args.quiet)
+    if args.json != "-":
+        print_lint(out, section)
+    return _gate_exit([f"fail-under {b}" for b in check_lint_gates(section, gates)])
+
+
 def _warn(args: argparse.Namespace) -> Callable[[str], None] | None:
     return None if args.quiet else warn_printer(args.quiet)
 
@@ -165,8 +188,8 @@ def _print_plan(args: argparse.Namespace, out: Console, plan: Any) -> int:
 def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str, db: Any) -> None:
     """``--json``, ``--markdown`` and ``--html`` of an analysis, then its summary (unless the JSON went to stdout)."""
     write_output(args.json, dump_json(report), args.quiet)
-    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report) + exercised_markdown(report),
-                 args.quiet)
+    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report) + exercised_markdown(report)
+                 + lint_markdown(report.get("lint")), args.quiet)
     if args.html:
         from ragcov_tui.services.html_export import analysis_page
 
@@ -175,6 +198,7 @@ def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisRe
         print_analysis(out, report, db_path)
         print_traffic(out, report)
         print_exercised(out, report)
+        print_lint(out, report.get("lint"))
 
 
 def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport, db: Any) -> None:
@@ -182,13 +206,15 @@ def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport, db
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     write_output(args.json, dump_json(report), args.quiet)
-    write_output(args.markdown, eval_markdown(report) + probes_markdown(report), args.quiet)
+    write_output(args.markdown, eval_markdown(report) + probes_markdown(report) + stale_gold_markdown(report.get("stale_gold")),
+                 args.quiet)
     if args.html:
         from ragcov_tui.services.html_export import eval_page
 
         write_html(args.html, eval_page(db, report), args.quiet)
     if args.json != "-":
         print_eval(out, report)
+        print_stale_gold(out, report.get("stale_gold"))
         if probes := report.get("probes"):
             out.print(plain_line(probes_line(probes)))
 

@@ -33,6 +33,7 @@ from ragcov_tui.vectorstores.registry import FORMS as STORE_FORMS
 EXAMPLES = {
     "analyze": "ragcov analyze --corpus sample_data/corpus --questions sample_data/questions.jsonl --json report.json",
     "eval": "ragcov eval --questions sample_data/questions.jsonl --corpus sample_data/corpus --system builtin:hybrid",
+    "lint": "ragcov lint --questions sample_data/questions.jsonl --corpus sample_data/corpus --fail-under unanswerable=1",
     "compare": "ragcov compare 1a2b3c4d 5e6f7a8b   # two eval sessions (ids, names, or report files)",
     "sessions": "ragcov sessions --kind eval",
     "report": "ragcov report latest-analysis --html coverage.html",
@@ -103,7 +104,30 @@ def _parser() -> argparse.ArgumentParser:
                    help="estimate from N chunks drawn at random (seeded), every share with its 95%% interval; "
                         "default: every chunk (exact)")
     a.add_argument("--seed", help="random seed 0 to 2**32-1 (default {seed}): same inputs + seed → same results")
+    a.add_argument("--baseline", metavar="SESSION",
+                   help="stale gold: compare gold documents with this session's (default: the test file's last session)")
     run_flags(a, "a coverage metric is below, e.g. basic=0.6", "with the gap table")
+
+    lint = add("lint", "Lint the test set: unanswerable questions, gold without the answer, wrong language, answer in "
+                       "the question, vague questions, near-duplicates, stale gold (no session is stored).")
+    lint.add_argument("--corpus", nargs="+", metavar="PATH",
+                      help=f"files or directories, or a vector store: {STORE_FORMS}; default: a BEIR folder's corpus.jsonl")
+    lint.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file or a BEIR folder")
+    ir_flags(lint)
+    lint.add_argument("--embedder", help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | "
+                                         "llamacpp:PATH.gguf")
+    lint.add_argument("--baseline", metavar="SESSION",
+                      help="stale gold: compare gold documents with this session's (default: the test file's last session)")
+    lint.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
+    lint.add_argument("--chunk-overlap", help="tokens of overlap (default {chunk_overlap})")
+    lint.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding cache")
+    lint.add_argument("--concurrency", help="embedding calls in flight (default {concurrency})")
+    lint.add_argument("--json", metavar="FILE", help="write the findings as JSON ('-' for stdout)")
+    lint.add_argument("--markdown", metavar="FILE", help="write a Markdown report with a table of the findings")
+    lint.add_argument("--fail-under", nargs="+", metavar="GATE=SHARE",
+                      help="exit 3 when a share is below: clean (questions with no finding) or a kind's share of checked "
+                           "questions without it, e.g. unanswerable=0.95")
+    store_flags(lint)
 
     e = add("eval", "Evaluate a RAG system on the test set: retrieval, generation, robustness.")
     e.add_argument("--questions", required=True, metavar="FILE|DIR",

@@ -42,6 +42,7 @@ from ragcov_tui.services.corpus_source import (
     verify_space,
 )
 from ragcov_tui.services.eval_retrievals import EvalRetrievals, eval_retrievals
+from ragcov_tui.services.lint_section import lint_section
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.analysis_contract import (
     AnalysisHeadline,
@@ -50,6 +51,7 @@ from ragcov_tui.store.analysis_contract import (
     ExercisedSection,
     SampleEstimate,
 )
+from ragcov_tui.store.lint import save_content_hashes, save_lint
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.store.traffic import save_traffic
 from ragcov_tui.store.traffic_contract import TrafficSection
@@ -90,6 +92,7 @@ class AnalyzeOptions(StoreOptions):
     traffic: str | None = None  # a query log (--traffic): traffic coverage, see coverage/traffic.py
     sample: int | None = None  # --sample N: estimate from N chunks drawn at random (coverage/sampling.py)
     eval_session: str | None = None  # --eval-session: retrieval coverage from that eval (coverage/exercised.py)
+    baseline: str | None = None  # --baseline SESSION: stale gold against it (default: the test file's last session)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
@@ -162,7 +165,7 @@ def run_analysis(
     )
     try:
         t = time.perf_counter()
-        chunk_vecs = _chunk_vectors(embedder, chunks, store, rows, progress)
+        chunk_vecs = chunk_vectors(embedder, chunks, store, rows, progress)
         question_vecs = embed_items(
             embedder,
             [q.text for q in testset.questions],
@@ -190,6 +193,10 @@ def run_analysis(
         if llm is not None:
             check_llm_fallback(result.themes, llm.spec, allow=opts.allow_fallback, warn=warn)
         timings["analyze"] = time.perf_counter() - t
+        t = time.perf_counter()
+        lint, hashes = lint_section(db, sid, opts.baseline, testset, documents, loaded.chunks, chunks, chunk_vecs,
+                                    question_vecs, embedder, result.redundant_pairs, progress)
+        timings["lint"] = time.perf_counter() - t
         if log is not None:
             t = time.perf_counter()
             traffic = traffic_of(result, log, traffic_vecs, chunk_vecs, question_vecs, progress=progress).to_report()
@@ -201,6 +208,8 @@ def run_analysis(
         save_vectors(db, sid, "chunk", [c.id for c in chunks], chunk_vecs)
         save_vectors(db, sid, "question", [q.id for q in testset.questions], question_vecs)
         save_analysis(db, sid, result, chunks, testset.questions)
+        save_content_hashes(db, sid, hashes)
+        save_lint(db, sid, lint)
         if traffic is not None:
             save_traffic(db, sid, traffic)
         timings["store"] = time.perf_counter() - t
@@ -216,6 +225,7 @@ def run_analysis(
         report["usage"] = usage
         if traffic is not None:
             report["traffic"] = traffic
+        report["lint"] = lint
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
         finish_session(db, sid, "done", summary=analysis_headline(report), timings=timings, usage=usage)
@@ -292,7 +302,7 @@ def sampled(result: CoverageResult, total: int) -> SampleEstimate:
     return sample_estimate(result.mindist, within, result.clustering.labels, result.clustering.k, total)
 
 
-def _chunk_vectors(embedder: Embedder, chunks: list[Chunk], store: StoreCorpus | None, rows: np.ndarray | None,
+def chunk_vectors(embedder: Embedder, chunks: list[Chunk], store: StoreCorpus | None, rows: np.ndarray | None,
                    progress: Progress | None) -> np.ndarray:
     """The chunks' unit vectors: a store's as stored (the sampled ``rows`` of them), else embedded."""
     if store is not None:

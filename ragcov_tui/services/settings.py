@@ -140,8 +140,8 @@ class Spec:
     env: str | None = None
 
 
-ALL = ("analyze", "eval", "compare", "sessions", "report", "tui", "demo", "references", "labels", "align")
-BOTH = ("analyze", "eval")
+ALL = ("analyze", "eval", "lint", "compare", "sessions", "report", "tui", "demo", "references", "labels", "align")
+BOTH = ("analyze", "eval", "lint")  # the corpus, chunking and embedder options (lint reads inputs as analyze does)
 SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("db", _text, ALL, "RAGCOV_DB"),
     Spec("embedder", _embedder, BOTH, "RAGCOV_EMBEDDER"),
@@ -240,7 +240,7 @@ def build_options(command: str, sources: Sequence[Source], /, **fixed: Any) -> A
     Fields left unset keep the dataclass's default: the only place a default is written."""
     import dataclasses
 
-    if command == "analyze":
+    if command in ("analyze", "lint"):
         from ragcov_tui.services.analysis_job import AnalyzeOptions
         cls: type[AnalyzeOptions] | type[EvalOptions] = AnalyzeOptions
     else:

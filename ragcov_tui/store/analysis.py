@@ -19,6 +19,7 @@ import sqlite_utils
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store.analysis_contract import AnalysisReport, AnalysisUsage, ChunkDetail, QuestionDetail
+from ragcov_tui.store.lint import lint_findings
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.testset.models import Question
@@ -97,6 +98,9 @@ def load_analysis_report(db: sqlite_utils.Database, session_id: str, *, details:
             report.setdefault("timings", timings)
         if usage is not None:  # an AnalysisUsage as this ragcov wrote it, or an object another one wrote
             report.setdefault("usage", cast(AnalysisUsage, usage))
+    lint = report.get("lint")
+    if isinstance(lint, dict):  # stored without its findings (store/lint.py)
+        lint["findings"] = lint_findings(db, session_id)
     traffic = load_traffic(db, session_id, details=details)
     if traffic is not None:
         report["traffic"] = traffic

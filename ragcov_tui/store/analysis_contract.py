@@ -16,6 +16,7 @@ annotations.
 from typing import Any, NotRequired, TypedDict
 
 from ragcov_tui.store.eval_contract import ProbeReport
+from ragcov_tui.store.lint_contract import LintSection
 from ragcov_tui.store.traffic_contract import TrafficSection
 
 
@@ -332,6 +333,7 @@ class AnalysisReport(TypedDict):
     sample: NotRequired[SampleEstimate]  # with --sample only
     vector_store: NotRequired[VectorStoreSection]  # with a vector store as the corpus only
     exercised: NotRequired[ExercisedSection]  # with --eval-session only
+    lint: NotRequired[LintSection]  # test-set lint and stale gold (absent from reports of older ragcov versions)
 
 
 class AnalysisHeadline(TypedDict):

@@ -27,7 +27,8 @@ DEFAULT_BUSY_TIMEOUT = 30.0
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1, schema.add_session_owner_v2,
                                                                   schema.add_decision_states_v3, schema.add_traffic_v4,
-                                                                  schema.add_suggestion_source_v5, schema.add_labels_v6]
+                                                                  schema.add_suggestion_source_v5, schema.add_labels_v6,
+                                                                  schema.add_lint_v7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -17,6 +17,8 @@ annotations.
 
 from typing import Any, NotRequired, TypedDict
 
+from ragcov_tui.store.lint_contract import StaleGoldSection
+
 
 class MetricStats(TypedDict):
     """One metric over the done items where it is defined (``evaluation/report.py`` ``aggregate_items``)."""
@@ -283,6 +285,7 @@ class EvalReport(TypedDict):
     # how the judge agrees with the session's labels, and the judge-corrected means
     # (evaluation/alignment.py Alignment.to_dict); present only once the session has labels
     judge_alignment: NotRequired[dict[str, Any]]
+    stale_gold: NotRequired[StaleGoldSection]  # gold changed since the test file's last session (absent: older ragcov)
 
 
 class EvalHeadline(TypedDict):

@@ -243,6 +243,37 @@ def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: in
     return Page(rows, total, offset)
 
 
+def lint_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100, *, kind: str | None = None,
+              query: str = "") -> Page:
+    """Questions with a test-set lint finding (of ``kind`` when given), in file order, each with
+    the outlier-page fields plus ``kinds`` (comma-separated) and ``reasons`` (one per line);
+    ``query`` keeps those whose id or text contains it (case-insensitive)."""
+    where, args = ("q.session_id = ? AND q.question_id IN (SELECT question_id FROM lint_findings WHERE session_id = ?"
+                   + (" AND kind = ?)" if kind else ")")), [sid, sid, *([kind] if kind else [])]
+    if query.strip():
+        where += " AND (q.question_id LIKE ? ESCAPE '\\' OR q.text LIKE ? ESCAPE '\\')"
+        args += [_like(query)] * 2
+    total = db.execute(f"SELECT count(*) FROM question_results q WHERE {where}", args).fetchone()[0]
+    rows = [dict(r) for r in db.query(
+        "SELECT q.question_id, q.text, q.lof_score, q.nearest_chunk, q.nearest_chunk_dist, c.text AS chunk_text, "
+        "(SELECT group_concat(kind, ', ') FROM lint_findings f WHERE f.session_id = q.session_id "
+        " AND f.question_id = q.question_id) AS kinds, "
+        "(SELECT group_concat(kind || ': ' || reason, char(10)) FROM lint_findings f WHERE f.session_id = q.session_id "
+        " AND f.question_id = q.question_id) AS reasons "
+        "FROM question_results q LEFT JOIN chunks c ON c.session_id = q.session_id AND c.chunk_id = q.nearest_chunk "
+        f"WHERE {where} ORDER BY q.seq LIMIT ? OFFSET ?", args + [limit, offset])]
+    marks = question_marks(db, sid)
+    for r in rows:
+        r["mark"] = marks.get(r["question_id"])
+    return Page(rows, total, offset)
+
+
+def lint_kind_counts(db: sqlite_utils.Database, sid: str) -> dict[str, int]:
+    """Questions per lint kind in a session (kinds without a finding left out)."""
+    return dict(db.execute("SELECT kind, count(DISTINCT question_id) FROM lint_findings WHERE session_id = ? "
+                           "GROUP BY kind", [sid]).fetchall())
+
+
 def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> list[RedundantPairRow]:
     """Near-duplicate question pairs ``{a, a_text, b, b_text}`` from ``redundant_with``, each pair once (a < b)."""
     flagged = db.execute("SELECT question_id, text, redundant_with FROM question_results "

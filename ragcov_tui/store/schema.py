@@ -296,3 +296,30 @@ def add_labels_v6(db: sqlite_utils.Database) -> None:
     """Version 6: people's verdicts on judged metrics (:mod:`ragcov_tui.store.labels`), the labels a
     judge is aligned against, and the app's log of label changes (its undo)."""
     db.conn.executescript(V6_LABELS)
+
+
+V7_LINT = """
+CREATE TABLE IF NOT EXISTS content_hashes (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,               -- 'document' | 'chunk'
+    item_id TEXT NOT NULL,            -- the document's source or the chunk's id
+    sha256 TEXT NOT NULL,             -- of its text (UTF-8)
+    PRIMARY KEY (session_id, kind, item_id)
+);
+CREATE TABLE IF NOT EXISTS lint_findings (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,             -- 0-based, in the report's order (question, then kind)
+    question_id TEXT NOT NULL,
+    kind TEXT NOT NULL,               -- testlint.findings.KINDS
+    reason TEXT NOT NULL,
+    evidence TEXT NOT NULL,           -- JSON object
+    PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS lint_findings_kind ON lint_findings(session_id, kind, question_id);
+"""
+
+
+def add_lint_v7(db: sqlite_utils.Database) -> None:
+    """Version 7: content hashes per document and chunk of every analysis and eval (stale gold),
+    and the test-set lint findings of an analysis (:mod:`ragcov_tui.store.lint`)."""
+    db.conn.executescript(V7_LINT)

@@ -1,5 +1,9 @@
 """Outliers: questions by LOF score with their nearest chunk (keep / drop / undo), and redundant pairs.
 
+``l`` switches the table to the questions with a test-set lint finding (all kinds, then each kind
+the session has: unanswerable, stale gold, …; then back to the outliers), with the reasons in the
+detail; keep / drop work on them the same way.
+
 The test file is re-read when the pane shows a session and before each action; dropping a row
 that was edited or removed on disk asks first (see :mod:`.triage_actions`).
 """
@@ -17,6 +21,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.services import triage
 from ragcov_tui.store import queries
 from ragcov_tui.store.rows import RedundantPairRow
+from ragcov_tui.testlint.findings import KINDS
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.details import fmt, pair_detail, val
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -34,10 +39,12 @@ class OutliersPane(Filterable):
     BINDINGS = [
         Binding("a", "keep", "Keep"), Binding("d", "drop", "Drop"), Binding("u", "undo", "Undo"),  # decisions
         Binding("space", "mark", "Mark"),
-        Binding("p", "toggle_pairs", "Pairs"), Binding("enter", "full_text", "Full text / pair"),
+        Binding("p", "toggle_pairs", "Pairs"), Binding("l", "lint_filter", "Lint"),
+        Binding("enter", "full_text", "Full text / pair"),
         *FILTER_BINDINGS,
     ]
     pairs: list[RedundantPairRow] = []
+    lint_kind: str | None = None  # None: outliers; "all": any lint finding; else one kind
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -72,15 +79,34 @@ class OutliersPane(Filterable):
 
     def _show(self, cursor: int) -> None:
         table = self.query_one(PagedTable)
-        table.label = f"Outlier questions by LOF{self.filter_caption()}"
-        table.show(lambda o, n: queries.outlier_page(self.context.db, self.sid, o, n, query=self.query_text),
+        if self.lint_kind is None:
+            table.label = f"Outlier questions by LOF{self.filter_caption()}"
+            table.show(lambda o, n: queries.outlier_page(self.context.db, self.sid, o, n, query=self.query_text),
+                       self._row, cursor=cursor)
+            return
+        kind = None if self.lint_kind == "all" else self.lint_kind
+        table.label = f"Lint findings: {self.lint_kind} (l: next){self.filter_caption()}"
+        table.show(lambda o, n: queries.lint_page(self.context.db, self.sid, o, n, kind=kind, query=self.query_text),
                    self._row, cursor=cursor)
+
+    def action_lint_filter(self) -> None:
+        """Outliers → every lint finding → each kind the session has → outliers."""
+        if not self.sid:
+            return
+        present = queries.lint_kind_counts(self.context.db, self.sid)
+        steps: list[str | None] = [None, "all", *(k for k in KINDS if k in present)]
+        self.lint_kind = steps[(steps.index(self.lint_kind) + 1) % len(steps)] if self.lint_kind in steps else None
+        if self.has_class("-pairs"):
+            self.action_toggle_pairs()
+        self._show(0)
+        self._detail()
 
     def _row(self, r: dict[str, Any]) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(r)
         status = MARKS.get(r["mark"] or "", "")
+        text = f"[{r['kinds']}] {r['text']}" if r.get("kinds") else r["text"]
         return [lit("*" if marked else " ", "bold"), lit(status, "bold" if status else ""), lit(r["question_id"]),
-                num(r["lof_score"], 2), num(r["nearest_chunk_dist"], 2), lit(r["text"], width=200)]
+                num(r["lof_score"], 2), num(r["nearest_chunk_dist"], 2), lit(text, width=200)]
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "outliers-table":
@@ -90,10 +116,13 @@ class OutliersPane(Filterable):
         row = self.query_one(PagedTable).current
         detail = self.query_one("#outliers-detail", Static)
         if row is None:
-            detail.update(lit("No outlier questions in this session."))
+            detail.update(lit("No outlier questions in this session." if self.lint_kind is None else
+                              "No lint findings of this kind in this session (l: next kind)."))
             return
-        detail.update(labelled_grid([("question", lit(row["text"])), ("nearest chunk", lit(row["nearest_chunk"], "bold")),
-                                ("", lit(row["chunk_text"], width=400))], label_width=14))
+        lint = [("lint", block(row["reasons"]))] if row.get("reasons") else []
+        detail.update(labelled_grid([("question", lit(row["text"])), *lint,
+                                     ("nearest chunk", lit(row["nearest_chunk"], "bold")),
+                                     ("", lit(row["chunk_text"], width=400))], label_width=14))
 
     def action_full_text(self) -> None:
         """The highlighted outlier and its nearest chunk, untruncated (line breaks kept)."""
