@@ -114,9 +114,11 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     cfg, db_path = _setup(args)
     from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
     from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
+    from ragcov_tui.thresholds import AboveMaximum
 
-    gates = parse_coverage_gates(args.fail_under or [])
     opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
+    gates = parse_coverage_gates(args.fail_under or [], traffic=bool(opts.traffic))
+    maxima = parse_coverage_gates(args.max or [], "--max", traffic=bool(opts.traffic))
     opts.coverage_params()  # a bad engine option fails before the database is touched
     if args.dry_run:
         from ragcov_tui.services.dry_run import plan_analysis
@@ -126,7 +128,8 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     _analysis_outputs(args, out, report, db_path)
-    return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
+    return _gate_exit([f"{'max' if isinstance(b, AboveMaximum) else 'fail-under'} {b}"
+                       for b in check_coverage_gates(report, gates, maxima)])
 
 
 def _warn(args: argparse.Namespace) -> Callable[[str], None] | None:

@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--traffic", metavar="FILE",
                    help="a query log (.jsonl, .csv, .txt: one query per row, optional count / timestamp): which "
                         "topics users ask are untested, which the corpus cannot answer, which tests nobody asks")
+    a.add_argument("--window", metavar="SPAN",
+                   help="traffic health of the log's last SPAN (24h, 7d, 2w …) against the windows before it")
+    a.add_argument("--since", metavar="TIME", help="traffic health of the log's rows from TIME on (ISO 8601, UTC)")
+    a.add_argument("--until", metavar="TIME", help="traffic health of the log's rows up to TIME (ISO 8601, UTC)")
+    a.add_argument("--max", nargs="+", metavar="METRIC=VALUE",
+                   help="exit 3 when a figure is above, e.g. zero_results=0.02 or latency_p95_ms=2000 (traffic health)")
     a.add_argument("--embedder",
                    help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
     a.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf for themes and suggested questions (default: offline heuristic)")

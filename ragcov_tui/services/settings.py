@@ -158,6 +158,9 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("contamination", _auto_or(_number(0.0, 0.5, low_open=True, high_open=True)), ("analyze",)),
     Spec("seed", _whole(0, SEED_MAX), ("analyze",)),
     Spec("traffic", _text, ("analyze",)),  # a query log path (--traffic)
+    Spec("window", _text, ("analyze",)),  # traffic health windows (--window 7d; traffic/windows.py checks it)
+    Spec("since", _text, ("analyze",)),
+    Spec("until", _text, ("analyze",)),
     Spec("sample", _whole(1, 10**12), ("analyze",)),  # chunks to estimate from (--sample)
     Spec("metrics", _metric_list, ("eval",)),
     Spec("k", _whole(1, 10_000), ("eval",)),
