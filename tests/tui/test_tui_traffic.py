@@ -241,3 +241,33 @@ def test_traffic_pane_snapshot_80x24(snap_compare, tmp_path: Path, monkeypatch: 
         await pilot.pause()
 
     assert snap_compare(RagcovApp(tmp_path / "ragcov.db", sid), terminal_size=SIZE, run_before=show)
+
+
+async def test_sessions_trend_shows_the_traffic_health_of_the_log_source(traffic_db) -> None:
+    """The trend chart of an analysis showed coverage only; an analysis that read a query log now adds
+    that log's stored health rates, one point per analysis of the test file (None where another
+    analysis read no log or another one)."""
+    from ragcov_tui.store import queries
+    from tests.tui.test_tui_polish import RecordingPlot
+
+    path, sid, plain = traffic_db
+    db = open_db(path)
+    source = queries.traffic_source(db, sid)
+    assert source == str(SAMPLE / "traffic.jsonl") and queries.traffic_source(db, plain) is None
+    series = queries.trend(db, str((SAMPLE / "questions.jsonl").resolve()), "analysis", traffic=source)
+    overall = load_traffic(db, sid, details=False)["health"]["overall"]
+    assert series["neg feedback"] == [None, overall["negative_feedback"]["rate"]]  # plain first, oldest first
+    assert series["zero results"][1] == overall["zero_results"]["rate"]
+    app = RagcovApp(path, sid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.show_pane("sessions")
+        await pilot.pause()
+        table = app.query_one("#sessions-table", PagedTable)
+        while table.current is not None and table.current["id"] != sid:
+            await pilot.press("j")
+            await pilot.pause()
+        plot = RecordingPlot()
+        app.query_one("#sessions-trend").painter(plot)
+        title = next(args[0] for name, args, _ in plot.calls if name == "title")
+        assert "neg feedback" in title and "zero results" in title, title
