@@ -34,7 +34,7 @@ import re
 from typing import Any, NamedTuple
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import is_finite_number, parse_json, quoted
+from ragcov_tui.input_values import InvalidJson, is_finite_number, parse_json, quoted
 
 LATENCY_MS_FIELDS = ("latency_ms", "duration_ms", "response_time_ms", "elapsed_ms")
 LATENCY_S_FIELDS = ("latency", "duration", "latency_s", "elapsed")
@@ -99,27 +99,6 @@ def served(where: str, value: dict[str, Any], names: list[str | None], is_text: 
     return Served(latency, zero, best, feedback, ans is not None, None if ses is None else str(ses))
 
 
-def answer_text(where: str, name: str, value: Any) -> str:
-    """The logged answer as text (an object's ``content`` / ``text`` / ``answer``)."""
-    return _answer_text(where, name, value)
-
-
-def document_texts(value: Any, is_text: bool) -> list[tuple[str | None, str | None]]:
-    """``(id, text)`` of each retrieved document of an already checked row, in the logged order."""
-    docs = parse_json(value) if is_text and isinstance(value, str) else value
-    out: list[tuple[str | None, str | None]] = []
-    for d in docs:
-        if isinstance(d, str):
-            out.append((None, d))
-            continue
-        ident = next((d[k] for k in ("id", "doc_id", "document_id", "document.id", "chunk_id") if d.get(k) is not None),
-                     None)
-        text = next((d[k] for k in ("text", "content", "page_content", "document.content")
-                     if isinstance(d.get(k), str)), None)
-        out.append((None if ident is None else str(ident), text))
-    return out
-
-
 def _latency(where: str, name: str, value: Any) -> float:
     """Milliseconds: the field's unit (:data:`LATENCY_MS_FIELDS` or seconds), unless text names one."""
     scale = 1.0 if name in LATENCY_MS_FIELDS else 1000.0
@@ -140,7 +119,7 @@ def _list(where: str, name: str, value: Any, is_text: bool) -> list[Any]:
     if is_text and isinstance(value, str):
         try:
             value = parse_json(value)
-        except Exception:  # noqa: BLE001 - any parse failure is the same user mistake
+        except InvalidJson:
             value = None
     if not isinstance(value, list):
         raise BadInput(f"{where}: field {name!r} must be a list{' (JSON in the cell)' if is_text else ''} "
