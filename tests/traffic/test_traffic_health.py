@@ -203,3 +203,25 @@ def test_bad_gates_name_the_option(specs: list[str], option: str, traffic: bool,
     with pytest.raises(BadInput) as err:
         parse_coverage_gates(specs, option, traffic=traffic)
     assert message in str(err.value)
+
+
+def test_the_log_is_read_line_by_line_not_held_whole(tmp_path: Path) -> None:
+    """The reader held the whole file (bytes and text) in memory; a month of a busy service is
+    gigabytes. Now memory grows with the distinct queries and 30 bytes a row, not with the text."""
+    import tracemalloc
+
+    answer = "x" * 2000
+    path = tmp_path / "big.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(20_000):
+            f.write(json.dumps({"query": f"query {i % 50}", "answer": answer, "latency_ms": i % 900,
+                                "feedback": "up"}) + "\n")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        log = read_traffic(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert log.rows == 20_000 and len(log.texts) == 50 and log.served is not None and log.served.answered == 20_000
+    assert size > 40_000_000 and peak < size / 8, (size, peak)
