@@ -114,6 +114,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | "
                    "builtin:bm25|dense|hybrid | a vector store searched by its own index: lancedb:PATH#TABLE, "
                    "chroma:PATH#COLLECTION, qdrant:PATH#COLLECTION, pgvector:postgresql://…#TABLE")
+    e.add_argument("--sample", metavar="N",
+                   help="score a seeded sample of N questions stratified by topic (K-means of their texts), e.g. of "
+                        "a production log given as --questions and records:")
     e.add_argument("--join",
                    help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question"
                         " | order (row n is question n) (default {join})")

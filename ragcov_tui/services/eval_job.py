@@ -46,7 +46,8 @@ from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
-from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage
+from ragcov_tui.services.stratified_sample import stratified_sample
+from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage, SampleInfo
 from ragcov_tui.store.evals import (
     NonFiniteValue,
     done_ids,
@@ -90,6 +91,8 @@ class EvalOptions(StoreOptions):
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)
     no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
+    sample: int | None = None  # --sample N: a seeded sample stratified by topic (services/stratified_sample.py)
+    seed: int = 0
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -100,7 +103,7 @@ class EvalOptions(StoreOptions):
 
 
 # Options that must be the same when a run resumes an earlier session.
-RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join")
+RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join", "sample")
 
 
 def run_eval(
@@ -154,12 +157,14 @@ def run_eval(
             prepare(progress)
         prepared = snapshot(embedder.stats)
         skip = done_ids(db, sid)
-        todo = [(seq, q) for seq, q in enumerate(testset.questions) if q.id not in skip]
+        chosen, sampled = _sample(opts, testset, embedder, warn)
+        todo = [(seq, q) for seq, q in enumerate(testset.questions) if q.id not in skip and (chosen is None or seq in chosen)]
+        total = len(testset.questions) if chosen is None else len(chosen)
         ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
                           retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
                           judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
                           paraphrases=opts.paraphrases, repeats=opts.repeats, retrieval_measured=not unmeasured)
-        _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
+        _evaluate_all(db, sid, ctx, todo, len(skip), total, opts.concurrency, progress)
         items = load_eval_items(db, sid)
         header: EvalReport = {
             "session_id": sid, "name": opts.name, "kind": "eval", "questions_path": str(Path(opts.questions).resolve()),
@@ -169,7 +174,7 @@ def run_eval(
                                                                "generation": generation_metrics},
             "repeats": opts.repeats, "resumed": bool(opts.resume), "skipped_done": len(skip),
             "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
-            "counts": count_items(items, len(testset.questions)), "errors": item_errors(items),
+            "counts": count_items(items, total), "errors": item_errors(items),
             "gold_ids": gold_ids, "gold_from_contexts": from_contexts.as_dict() if from_contexts else None,
             "records_join": records_join,
             "embedding": embedding_use(start, prepared, snapshot(embedder.stats), system=system.name,
@@ -178,6 +183,8 @@ def run_eval(
         }
         if unmeasured:
             header["retrieval_not_measured"] = unmeasured
+        if sampled is not None:
+            header["sample"] = sampled
         save_eval_header(db, sid, header)
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
@@ -275,6 +282,22 @@ def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsag
         if tally is not None:
             tally.stop()
     return _usage(embedder, llms)
+
+
+def _sample(opts: EvalOptions, testset: TestSet, embedder: Any, warn: Callable[[str], None] | None
+            ) -> tuple[set[int] | None, SampleInfo | None]:
+    """The question rows ``--sample`` keeps (None: every question) and how they were drawn."""
+    n = len(testset.questions)
+    if opts.sample is None or opts.sample >= n:
+        if opts.sample is not None and warn is not None:
+            warn(f"--sample {opts.sample}: the test file has {n} questions; every one is scored")
+        return None, None
+    rows, clusters = stratified_sample([q.text for q in testset.questions], opts.sample,
+                                       lambda texts: embedder.embed(texts, stage="embedding questions for --sample"),
+                                       opts.seed)
+    return set(rows.tolist()), {"size": len(rows), "of": n, "clusters": clusters, "seed": opts.seed,
+                                "rule": f"seeded, stratified by {clusters} K-means clusters of the question texts "
+                                        "(places proportional to cluster size, largest remainder)"}
 
 
 def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], testset: TestSet, embedder: str,

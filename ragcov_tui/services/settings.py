@@ -161,7 +161,7 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("window", _text, ("analyze",)),  # traffic health windows (--window 7d; traffic/windows.py checks it)
     Spec("since", _text, ("analyze",)),
     Spec("until", _text, ("analyze",)),
-    Spec("sample", _whole(1, 10**12), ("analyze",)),  # chunks to estimate from (--sample)
+    Spec("sample", _whole(1, 10**12), BOTH),  # analyze: chunks to estimate from; eval: questions to score (--sample)
     Spec("metrics", _metric_list, ("eval",)),
     Spec("k", _whole(1, 10_000), ("eval",)),
     Spec("paraphrases", _whole(0, 100), ("eval",)),

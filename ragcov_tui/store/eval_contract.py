@@ -199,6 +199,16 @@ class ReportQuestion(_ItemFields):
     retrieved: list[RetrievedRef]
 
 
+class SampleInfo(TypedDict):
+    """``eval --sample N``: which questions were scored (``services/stratified_sample.py``)."""
+
+    size: int
+    of: int
+    clusters: int
+    seed: int
+    rule: str
+
+
 class EvalReport(TypedDict):
     """The whole ``eval --json`` report (docs/architecture.md, "JSON contracts")."""
 
@@ -222,6 +232,7 @@ class EvalReport(TypedDict):
     gold_from_contexts: GoldFromContexts | None  # None: no reference contexts used
     records_join: RecordsJoinReport | None  # None: the system is no records: file
     retrieval_not_measured: NotRequired[str]  # why no retrieval metric was computed (records texts, no corpus)
+    sample: NotRequired[SampleInfo]  # eval --sample N: the questions scored
     embedding: EmbeddingUse
     usage: EvalUsage
     timings: dict[str, float]

@@ -225,3 +225,50 @@ def test_the_log_is_read_line_by_line_not_held_whole(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert log.rows == 20_000 and len(log.texts) == 50 and log.served is not None and log.served.answered == 20_000
     assert size > 40_000_000 and peak < size / 8, (size, peak)
+
+
+# ---------------------------------------------------------------- eval --sample of a log
+
+def test_places_are_proportional_by_largest_remainder() -> None:
+    from ragcov_tui.services.stratified_sample import allocate
+
+    assert allocate([20, 10, 5], 7) == [4, 2, 1]
+    assert allocate([1, 1, 1], 2) == [1, 1, 0] and sum(allocate([7, 3, 11, 2], 9)) == 9
+
+
+def test_the_sample_follows_the_topics_and_the_seed() -> None:
+    from ragcov_tui.services.stratified_sample import stratified_sample
+
+    groups = [0] * 20 + [1] * 10 + [2] * 5  # three topics, one vector each
+    texts = [f"q{i}" for i in range(len(groups))]
+
+    jitter = np.random.default_rng(1).normal(0, 0.01, (len(groups), 3))
+
+    def embed(batch: list[str]) -> np.ndarray:
+        rows = [int(t[1:]) for t in batch]
+        return np.eye(3)[[groups[i] for i in rows]] + jitter[rows]
+
+    rows, clusters = stratified_sample(texts, 7, embed, seed=0)
+    per_topic = np.bincount(np.asarray(groups)[rows], minlength=3).tolist()
+    assert clusters >= 3 and len(rows) == 7 and per_topic[0] >= per_topic[2] >= 1 and per_topic[1] >= 1, per_topic
+    assert stratified_sample(texts, 7, embed, seed=0)[0].tolist() == rows.tolist()
+
+
+def test_eval_scores_a_stratified_sample_of_a_logs_answers(tmp_path: Path) -> None:
+    """``ragcov eval --questions LOG --system records:LOG`` scored every row; ``--sample N`` now scores
+    a seeded sample of N, stratified by topic, and says how it was drawn."""
+    from ragcov_tui.cli.main import main
+
+    topics = ["how do webhooks retry", "price of the team plan", "reset my password"]
+    path = jsonl(tmp_path, [{"query": f"{topics[i % 3]} {i}", "answer": f"about {topics[i % 3]}",
+                             "contexts": [f"a context on {topics[i % 3]}"], "feedback": "up"} for i in range(30)])
+    ids = []
+    for run in ("a", "b"):
+        out = tmp_path / f"{run}.json"
+        assert main(["eval", "--quiet", "--db", str(tmp_path / "r.db"), "--questions", str(path), "--system",
+                     f"records:{path}", "--join", "order", "--embedder", "hash", "--sample", "6", "--json", str(out)]) == 0
+        report = json.loads(out.read_text())
+        assert report["sample"]["size"] == 6 and report["sample"]["of"] == 30 and report["counts"]["questions"] == 6
+        assert report["counts"]["done"] == 6 and "stratified" in report["sample"]["rule"]
+        ids.append([q["id"] for q in report["questions"]])
+    assert ids[0] == ids[1]
