@@ -1,17 +1,22 @@
-"""Traffic coverage at scale: a 100k-row query log with many duplicates against a ~5k-chunk corpus.
+"""Traffic coverage and health at scale: a query log of ``--rows`` rows (1M for issue #31) with many
+duplicates, latency, retrieved scores and feedback, against a ~5k-chunk corpus.
 
 The corpus and test questions are the synthetic BEIR set of ``beir_data.py`` (5,000 documents of
 120-280 words: one chunk each; 300 queries as the test set). The log has ``--rows`` rows drawn from
 ``--distinct`` query strings with Zipf-like popularity (the k-th most popular asked ∝ 1/k), each a
 test-set query with one to three words dropped or added; one row in four re-spells its query
 (upper case, doubled spaces: the reader must merge them), one in ten carries a count above 1, and
-every row a timestamp. Measured (seconds): reading + aggregating the log alone, then
+every row a timestamp, a latency, three retrieved documents with scores and a session id; one row
+in three has thumbs up or down (the queries of one test query in ten are served worse: slower, lower
+scores, more thumbs down, some with no result). Peak RSS (``ru_maxrss``) is printed after reading
+the log and after each run. Measured (seconds): reading + aggregating the log alone, then
 ``ragcov analyze --traffic`` twice on one database — cold (every text embedded) and warm (the
 embedding cache answers) — with the pipeline's own stage timings (``traffic_read``,
 ``traffic_embed``, ``traffic`` = nearest search + clustering + calibration, ``store``). Offline
 embedder by default (``local``: MiniLM int8 on onnxruntime).
 
     .venv/bin/python benchmarks/traffic_scale.py --rows 100000 --distinct 20000 --docs 5000
+    .venv/bin/python benchmarks/traffic_scale.py --rows 1000000 --distinct 20000 --embedder hash --window 7d
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -47,18 +54,35 @@ def variants(queries: list[str], n: int, rng: random.Random) -> list[str]:
     return list(out)
 
 
+def served(rng: random.Random, worse: bool) -> dict:
+    """Latency, three retrieved documents with scores, feedback one row in three, a session id."""
+    best = rng.uniform(0.25, 0.45) if worse else rng.uniform(0.6, 0.9)
+    row: dict = {"latency_ms": round(rng.lognormvariate(8.0 if worse else 6.8, 0.35)),
+                 "retrieved": [] if worse and rng.random() < 0.1 else
+                 [{"id": f"doc{rng.randrange(5000)}", "score": round(best - 0.05 * k, 3)} for k in range(3)],
+                 "session_id": f"s{rng.randrange(50_000)}"}
+    if rng.random() < 1 / 3:
+        row["feedback"] = "down" if rng.random() < (0.6 if worse else 0.08) else "up"
+    return row
+
+
 def write_log(path: Path, distinct: list[str], rows: int, rng: random.Random) -> None:
     weights = [1.0 / (k + 1) for k in range(len(distinct))]
     picks = rng.choices(range(len(distinct)), weights=weights, k=rows)
+    worse = {q for q in distinct if zlib.crc32(q.split()[0].encode()) % 10 == 0}  # one first word in ten: a topic served worse
     with path.open("w", encoding="utf-8") as f:
         for i, k in enumerate(picks):
             text = distinct[k]
             if rng.random() < 0.25:
                 text = text.upper() if rng.random() < 0.5 else "  " + text.replace(" ", "  ")
-            row = {"query": text, "timestamp": 1767225600 + i * 26}
+            row = {"query": text, "timestamp": 1767225600 + i * 26, **served(rng, distinct[k] in worse)}
             if rng.random() < 0.1:
                 row["count"] = rng.randint(2, 20)
             f.write(json.dumps(row) + "\n")
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> None:
@@ -68,6 +92,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=5000)
     parser.add_argument("--embedder", default="local")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--window", default=None, help="traffic health of the last window (e.g. 7d)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,9 +104,11 @@ def main() -> None:
         parsed = read_traffic(log)
         read_s = time.perf_counter() - t
         print(f"log: {parsed.rows:,} rows, {parsed.total:,} queries, {len(parsed.texts):,} distinct "
-              f"({log.stat().st_size / 1e6:.1f} MB); read + aggregate {read_s:.2f} s")
+              f"({log.stat().st_size / 1e6:.1f} MB); read + aggregate {read_s:.2f} s; peak RSS {peak_rss_mb():,.0f} MB")
+        del parsed
         db = open_db(Path(tmp) / "ragcov.db")
-        opts = AnalyzeOptions(corpus=[], questions=str(beir), embedder=args.embedder, traffic=str(log))
+        opts = AnalyzeOptions(corpus=[], questions=str(beir), embedder=args.embedder, traffic=str(log),
+                              window=args.window)
         for label in ("cold", "warm"):
             t = time.perf_counter()
             _, report = run_analysis(opts, db)
@@ -92,7 +119,13 @@ def main() -> None:
             print(f"  {report['corpus']['chunks']:,} chunks, {report['questions']['total']} questions; "
                   f"{len(traffic['clusters'])} traffic clusters, {traffic['content_gap']['queries']:,} unanswerable "
                   f"distinct queries, {len(traffic['unasked_questions']['questions'])} tests nobody asks; "
-                  f"embeddings: {report['usage']['embeddings']}")
+                  f"embeddings: {report['usage']['embeddings']}; peak RSS {peak_rss_mb():,.0f} MB")
+            overall = traffic["health"]["overall"]
+            spots = traffic["health"]["hotspots"]
+            print(f"  health: p50 {overall['latency_ms']['p50']} ms, p95 {overall['latency_ms']['p95']} ms, "
+                  f"negative feedback {overall['negative_feedback']['rate']:.3f}, "
+                  f"{len(spots)} hotspots" + (f" (first: cluster {spots[0]['cluster']}, {spots[0]['worse']})"
+                                               if spots else ""))
 
 
 if __name__ == "__main__":

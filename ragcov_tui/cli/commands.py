@@ -125,9 +125,11 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
         parse_coverage_gates,
     )
     from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
+    from ragcov_tui.thresholds import AboveMaximum
 
-    gates = parse_coverage_gates(args.fail_under or [])
     opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
+    gates = parse_coverage_gates(args.fail_under or [], traffic=bool(opts.traffic))
+    maxima = parse_coverage_gates(args.max or [], "--max", traffic=bool(opts.traffic))
     check_gate_inputs(gates, opts.eval_session)
     opts.coverage_params()  # a bad engine option fails before the database is touched
     if args.dry_run:
@@ -138,9 +140,10 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     _analysis_outputs(args, out, report, db_path, db)
-    _write_junit(args, f"ragcov analyze {report.get('session_id')}", coverage_junit_cases(report, gates),
+    _write_junit(args, f"ragcov analyze {report.get('session_id')}", coverage_junit_cases(report, gates, maxima),
                  report.get("timings", {}).get("total", 0.0), session=report.get("session_id"))
-    return _gate_exit([f"fail-under {b}" for b in check_coverage_gates(report, gates)])
+    return _gate_exit([f"{'max' if isinstance(b, AboveMaximum) else 'fail-under'} {b}"
+                       for b in check_coverage_gates(report, gates, maxima)])
 
 
 def _write_junit(args: argparse.Namespace, suite: str, cases: list[Any], seconds: float, **properties: Any) -> None:

@@ -87,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--eval-session", metavar="SESSION",
                    help="an eval session (id, name, latest-eval) of this test set and corpus: which chunks, clusters and "
                         "documents its questions retrieve in the top k (exercised share, blind spots)")
+    a.add_argument("--window", metavar="SPAN",
+                   help="traffic health of the log's last SPAN (24h, 7d, 2w …) against the windows before it")
+    a.add_argument("--since", metavar="TIME", help="traffic health of the log's rows from TIME on (ISO 8601, UTC)")
+    a.add_argument("--until", metavar="TIME", help="traffic health of the log's rows up to TIME (ISO 8601, UTC)")
+    a.add_argument("--max", nargs="+", metavar="METRIC=VALUE",
+                   help="exit 3 when a figure is above, e.g. zero_results=0.02 or latency_p95_ms=2000 (traffic health)")
     a.add_argument("--embedder",
                    help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
     a.add_argument("--llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf for themes and suggested "
@@ -139,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--system", required=True, help="records:FILE | python:pkg.mod:func | http:URL (or the URL) | "
                    "builtin:bm25|dense|hybrid | a vector store searched by its own index: lancedb:PATH#TABLE, "
                    "chroma:PATH#COLLECTION, qdrant:PATH#COLLECTION, pgvector:postgresql://…#TABLE")
+    e.add_argument("--sample", metavar="N",
+                   help="score a seeded sample of N questions stratified by topic (K-means of their texts), e.g. of "
+                        "a production log given as --questions and records:")
     e.add_argument("--join",
                    help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question"
                         " | order (row n is question n) (default {join})")

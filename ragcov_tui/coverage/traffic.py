@@ -31,6 +31,10 @@ similarity = 1 − the cosine distance the rest of the module uses.
   subjects are; a query (a question) farther than that from every test question (every query)
   is on a subject of its own.
 
+How the queries were served — volume, latency, zero results, low relevance, feedback, overall, per
+traffic cluster and per ``--window``, and the clusters where unhappy traffic concentrates — is
+:mod:`ragcov_tui.coverage.traffic_health` (the ``health`` section and each cluster's ``health``).
+
 Each distinct query is placed on the 2-D map at its nearest chunk's position. Deterministic for a
 fixed seed; undefined figures are None, never NaN.
 """
@@ -47,8 +51,18 @@ from ragcov_tui.coverage.calibration import robust_spread
 from ragcov_tui.coverage.clustering import cluster_chunks
 from ragcov_tui.coverage.nearest import nearest, top_k
 from ragcov_tui.coverage.result import CoverageResult
+from ragcov_tui.coverage.traffic_health import (
+    cluster_health,
+    health,
+    hotspots,
+    low_relevance_cut,
+    unhappy_asks,
+    windows,
+)
 from ragcov_tui.progress import Progress, report
 from ragcov_tui.store.traffic_contract import (
+    HealthEntry,
+    HealthSection,
     NearQuestion,
     QueryCount,
     TrafficClusterEntry,
@@ -57,6 +71,7 @@ from ragcov_tui.store.traffic_contract import (
     UnaskedQuestion,
 )
 from ragcov_tui.traffic.reader import TrafficLog
+from ragcov_tui.traffic.windows import ALL_ROWS, TrafficWindow
 
 
 @dataclass(frozen=True)
@@ -69,6 +84,7 @@ class TrafficParams:
     listed: int = 50
     seed: int = 0
     memory_budget_mb: int = 256
+    window: TrafficWindow = ALL_ROWS
 
 
 @dataclass
@@ -83,11 +99,16 @@ class TrafficCluster:
     untested: bool
     examples: list[QueryCount]                # most asked first
     nearest_questions: list[NearQuestion]     # to the cluster's centroid
+    health: HealthEntry | None = None         # of the selected rows (traffic_health)
 
     def as_report(self) -> TrafficClusterEntry:
-        return {"id": self.id, "queries": self.queries, "count": self.count, "share": self.share,
-                "answerable_share": self.answerable_share, "coverage": self.coverage, "priority": self.priority,
-                "untested": self.untested, "examples": self.examples, "nearest_questions": self.nearest_questions}
+        out: TrafficClusterEntry = {
+            "id": self.id, "queries": self.queries, "count": self.count, "share": self.share,
+            "answerable_share": self.answerable_share, "coverage": self.coverage, "priority": self.priority,
+            "untested": self.untested, "examples": self.examples, "nearest_questions": self.nearest_questions}
+        if self.health is not None:
+            out["health"] = self.health
+        return out
 
 
 @dataclass
@@ -116,6 +137,7 @@ class TrafficResult:
     question_ids: list[str]
     chunk_ids: list[str]
     params: TrafficParams
+    health: HealthSection | None = None
 
     def to_report(self, *, details: bool = True) -> TrafficSection:
         """The ``traffic`` section of the ``analyze --json`` report."""
@@ -139,6 +161,8 @@ class TrafficResult:
             },
             "unasked_questions": {"threshold": self.asked_threshold, "rule": self.asked_rule, "questions": self.unasked},
         }
+        if self.health is not None:
+            out["health"] = self.health
         if details:
             out["details"] = self.details()
         return out
@@ -200,6 +224,7 @@ def analyze_traffic(
     clusters = _clusters(log, labels, clustering.unit_centroids, question_sim, answerable, Q_in, inliers,
                          question_ids, near, params)
     unasked = _unasked(log, T, Q_in, inliers, question_ids, question_texts, near, budget)
+    section = _health(log, labels, clusters, params.window)
     report(progress, "traffic", 3, 3)
     covered = answerable if question_sim is not None and answerable.any() else None
     coverage = (None if covered is None or question_sim is None
@@ -208,7 +233,34 @@ def analyze_traffic(
                          np.asarray(chunk_xy)[nearest_chunk] if len(chunk_xy) else np.zeros((len(T), 2)),
                          clusters, coverage, answer_threshold, answer_rule, near, "similarity to the nearest query " + near_rule, unasked,
                          near, "coverage (similarity to the nearest test question) " + near_rule,
-                         list(question_ids), list(chunk_ids), params)
+                         list(question_ids), list(chunk_ids), params, section)
+
+
+def _health(log: TrafficLog, labels: np.ndarray, clusters: list[TrafficCluster], window: TrafficWindow
+            ) -> HealthSection | None:
+    """The ``health`` section (:mod:`.traffic_health`) over the rows ``window`` selects; each
+    cluster's ``health`` set on the way. τ_low is calibrated on the whole log."""
+    rows = log.served
+    if rows is None:
+        return None
+    cut, rule = low_relevance_cut(rows)
+    chosen = rows.select(window.selected(rows))
+    for c, entry in zip(sorted(clusters, key=lambda c: c.id), cluster_health(chosen, labels, len(clusters), cut),
+                        strict=True):
+        c.health = entry
+    overall = health(chosen, cut)
+    spans = [] if window.span_s is None else windows(rows.select(window.in_range(rows)), window.span_s, cut)
+    unhappy = unhappy_asks(chosen, cut, len(log.texts))
+
+    def unhappiest(cluster: int) -> list[QueryCount]:
+        mine = np.flatnonzero((labels == cluster) & (unhappy > 0))
+        top = mine[np.argsort(-unhappy[mine], kind="stable")][:3]
+        return [{"text": log.texts[i], "count": int(unhappy[i])} for i in top]
+
+    return {"selection": {"window": window.window, "since": window.since, "until": window.until},
+            "low_relevance": {"threshold": cut, "rule": rule}, "overall": overall, "windows": spans,
+            "hotspots": hotspots(overall, [c.as_report() for c in clusters], unhappiest),
+            "sessions": rows.sessions, "answered": rows.answered}
 
 
 def _answer_threshold(inlier_chunk_sim: np.ndarray, chunk_sim: np.ndarray, percentile: float
@@ -278,9 +330,11 @@ def _unasked(log: TrafficLog, T: np.ndarray, Q_in: np.ndarray, inliers: np.ndarr
 
 
 def traffic_of(result: CoverageResult, log: TrafficLog, traffic_vecs: np.ndarray, chunk_vecs: np.ndarray,
-               question_vecs: np.ndarray, *, progress: Progress | None = None) -> TrafficResult:
-    """:func:`analyze_traffic` against an analysis's chunks, inlier questions, map and parameters."""
-    params = TrafficParams(seed=result.params.seed, memory_budget_mb=result.params.memory_budget_mb)
+               question_vecs: np.ndarray, *, window: TrafficWindow = ALL_ROWS,
+               progress: Progress | None = None) -> TrafficResult:
+    """:func:`analyze_traffic` against an analysis's chunks, inlier questions, map and parameters;
+    the health figures over the rows ``window`` selects."""
+    params = TrafficParams(seed=result.params.seed, memory_budget_mb=result.params.memory_budget_mb, window=window)
     units = [as_unit_matrix(v, what, n) for v, what, n in ((traffic_vecs, "traffic", len(log.texts)),
                                                            (chunk_vecs, "chunk", len(result.chunk_ids)),
                                                            (question_vecs, "question", len(result.question_ids)))]

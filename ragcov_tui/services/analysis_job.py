@@ -59,6 +59,7 @@ from ragcov_tui.store.vectors import save_documents, save_vectors
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet
 from ragcov_tui.traffic.reader import TrafficLog, read_traffic
+from ragcov_tui.traffic.windows import parse_window
 from ragcov_tui.vectorstores.corpus import StoreCorpus
 
 # AnalyzeOptions fields that map one-to-one onto CoverageParams when set.
@@ -90,6 +91,9 @@ class AnalyzeOptions(StoreOptions):
     allow_fallback: bool = False  # --llm answered no theme call: accept heuristic themes (exit 0) instead of failing
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
     traffic: str | None = None  # a query log (--traffic): traffic coverage, see coverage/traffic.py
+    window: str | None = None  # --window / --since / --until: the rows traffic health covers (traffic/windows.py)
+    since: str | None = None
+    until: str | None = None
     sample: int | None = None  # --sample N: estimate from N chunks drawn at random (coverage/sampling.py)
     eval_session: str | None = None  # --eval-session: retrieval coverage from that eval (coverage/exercised.py)
     baseline: str | None = None  # --baseline SESSION: stale gold against it (default: the test file's last session)
@@ -126,6 +130,7 @@ def run_analysis(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     params = opts.coverage_params()
+    window = parse_window(opts.window, opts.since, opts.until, traffic=opts.traffic)
     opts, testset, loaded = load_inputs(opts, progress, warn)
     documents, chunks, store = loaded.documents, loaded.chunks, loaded.store
     all_chunks = len(chunks)
@@ -199,7 +204,8 @@ def run_analysis(
         timings["lint"] = time.perf_counter() - t
         if log is not None:
             t = time.perf_counter()
-            traffic = traffic_of(result, log, traffic_vecs, chunk_vecs, question_vecs, progress=progress).to_report()
+            traffic = traffic_of(result, log, traffic_vecs, chunk_vecs, question_vecs, window=window,
+                                 progress=progress).to_report()
             timings["traffic"] = time.perf_counter() - t
 
         result.exercised = joined.section(result, traffic)

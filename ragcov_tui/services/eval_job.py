@@ -52,7 +52,8 @@ from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
 from ragcov_tui.services.lint_section import eval_stale_gold
 from ragcov_tui.services.probes import check_probes, run_probes
-from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage
+from ragcov_tui.services.stratified_sample import stratified_sample
+from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage, SampleInfo
 from ragcov_tui.store.evals import (
     NonFiniteValue,
     done_ids,
@@ -98,9 +99,10 @@ class EvalOptions(StoreOptions):
     join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)
     no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
     probes: int = 0  # --probes N: unexercised chunks asked about directly (services/probes.py)
-    seed: int = CoverageParams.seed  # the probes' sample
+    seed: int = CoverageParams.seed  # the draws of --probes and --sample
     judge_mode: str = "batch"  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
     no_gold_unanswerable: bool = False  # questions without gold ids or a reference answer are out of scope
+    sample: int | None = None  # --sample N: a seeded sample stratified by topic (services/stratified_sample.py)
 
     def check(self) -> None:
         """BadInput for a value out of range."""
@@ -113,7 +115,7 @@ class EvalOptions(StoreOptions):
 
 # Options that must be the same when a run resumes an earlier session.
 RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join", "judge_mode",
-               "no_gold_unanswerable")
+               "no_gold_unanswerable", "sample")
 
 
 def run_eval(
@@ -126,7 +128,6 @@ def run_eval(
     t0 = time.perf_counter()
     opts.check()
     testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
-    # An IR folder holds queries and judgements only: retrieval metrics unless asked for more.
     # An IR folder holds queries and judgements only, a vector store retrieves only: retrieval metrics unless asked.
     retrieval_only = testset.format == "beir" or store_scheme(opts.system) is not None
     retrieval_metrics, generation_metrics = select_metrics(opts.metrics or ("retrieval" if retrieval_only else None),
@@ -172,13 +173,15 @@ def run_eval(
             prepare(progress)
         prepared = snapshot(embedder.stats)
         skip = done_ids(db, sid)
-        todo = [(seq, q) for seq, q in enumerate(testset.questions) if q.id not in skip]
+        chosen, sampled = _sample(opts, testset, embedder, warn)
+        todo = [(seq, q) for seq, q in enumerate(testset.questions) if q.id not in skip and (chosen is None or seq in chosen)]
+        total = len(testset.questions) if chosen is None else len(chosen)
         ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
                           retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
                           judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
                           paraphrases=opts.paraphrases, repeats=opts.repeats, judge_mode=opts.judge_mode,
                           retrieval_measured=not unmeasured, no_gold_unanswerable=opts.no_gold_unanswerable)
-        _evaluate_all(db, sid, ctx, todo, len(skip), len(testset.questions), opts.concurrency, progress)
+        _evaluate_all(db, sid, ctx, todo, len(skip), total, opts.concurrency, progress)
         items = load_eval_items(db, sid)
         probed = run_probes(system, chunks, [[c["id"] for c in i["retrieved"]] for i in items if i["status"] == "done"],
                             n=opts.probes, k=opts.k, seed=opts.seed, concurrency=opts.concurrency,
@@ -191,7 +194,7 @@ def run_eval(
                                                                "generation": generation_metrics},
             "repeats": opts.repeats, "resumed": bool(opts.resume), "skipped_done": len(skip),
             "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
-            "counts": count_items(items, len(testset.questions)), "errors": item_errors(items),
+            "counts": count_items(items, total), "errors": item_errors(items),
             "scope": scope_counts(items),
             "gold_ids": gold_ids, "gold_from_contexts": from_contexts.as_dict() if from_contexts else None,
             "records_join": records_join,
@@ -199,15 +202,7 @@ def run_eval(
                                        generation_metrics=generation_metrics),
             "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},
         }
-        if unmeasured:
-            header["retrieval_not_measured"] = unmeasured
-        if probed is not None:
-            header["probes"] = probed
-        if synthetic := synthetic_references(q.raw for q in testset.questions):
-            header["synthetic_references"] = synthetic  # generated by `ragcov references`: said in every report
-        if chunks:  # content hashes for the next run's stale gold, and this run's against the last one
-            header["stale_gold"], hashes = eval_stale_gold(db, sid, testset, documents, chunks)
-            save_content_hashes(db, sid, hashes)
+        _optional_sections(db, header, testset, documents, chunks, unmeasured=unmeasured, probed=probed, sampled=sampled)
         save_eval_header(db, sid, header)
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
@@ -223,6 +218,23 @@ def run_eval(
         close = getattr(system, "close", None)  # optional hook: release connections (http systems)
         if close is not None:
             close()
+
+
+def _optional_sections(db: sqlite_utils.Database, header: EvalReport, testset: TestSet, documents: list, chunks: list, *,
+                       unmeasured: str | None, probed: Any, sampled: SampleInfo | None) -> None:
+    """The report's sections that only some runs have: retrieval not measured, the probes, synthetic
+    reference answers, stale gold (and this run's content hashes for the next), the question sample."""
+    if unmeasured:
+        header["retrieval_not_measured"] = unmeasured
+    if probed is not None:
+        header["probes"] = probed
+    if synthetic := synthetic_references(q.raw for q in testset.questions):
+        header["synthetic_references"] = synthetic  # generated by `ragcov references`: said in every report
+    if chunks:  # content hashes for the next run's stale gold, and this run's against the last one
+        header["stale_gold"], hashes = eval_stale_gold(db, header["session_id"], testset, documents, chunks)
+        save_content_hashes(db, header["session_id"], hashes)
+    if sampled is not None:
+        header["sample"] = sampled
 
 
 def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: list, skipped: int, total: int,
@@ -305,6 +317,22 @@ def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsag
         if tally is not None:
             tally.stop()
     return _usage(embedder, llms)
+
+
+def _sample(opts: EvalOptions, testset: TestSet, embedder: Any, warn: Callable[[str], None] | None
+            ) -> tuple[set[int] | None, SampleInfo | None]:
+    """The question rows ``--sample`` keeps (None: every question) and how they were drawn."""
+    n = len(testset.questions)
+    if opts.sample is None or opts.sample >= n:
+        if opts.sample is not None and warn is not None:
+            warn(f"--sample {opts.sample}: the test file has {n} questions; every one is scored")
+        return None, None
+    rows, clusters = stratified_sample([q.text for q in testset.questions], opts.sample,
+                                       lambda texts: embedder.embed(texts, stage="embedding questions for --sample"),
+                                       opts.seed)
+    return set(rows.tolist()), {"size": len(rows), "of": n, "clusters": clusters, "seed": opts.seed,
+                                "rule": f"seeded, stratified by {clusters} K-means clusters of the question texts "
+                                        "(places proportional to cluster size, largest remainder)"}
 
 
 def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], testset: TestSet, embedder: str,

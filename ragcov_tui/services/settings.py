@@ -161,7 +161,10 @@ SPECS: dict[str, Spec] = {s.key: s for s in (
     Spec("seed", _whole(0, SEED_MAX), BOTH),
     Spec("traffic", _text, ("analyze",)),  # a query log path (--traffic)
     Spec("certify_at", _number(0.0, 1.0), ("align",)),  # default: evaluation/alignment.py CERTIFY_AT
-    Spec("sample", _whole(1, 10**12), ("analyze",)),  # chunks to estimate from (--sample)
+    Spec("window", _text, ("analyze",)),  # traffic health windows (--window 7d; traffic/windows.py checks it)
+    Spec("since", _text, ("analyze",)),
+    Spec("until", _text, ("analyze",)),
+    Spec("sample", _whole(1, 10**12), BOTH),  # analyze: chunks to estimate from; eval: questions to score (--sample)
     Spec("eval_session", _text, ("analyze",)),  # the eval whose retrievals give retrieval coverage (--eval-session)
     Spec("probes", _whole(0, 1_000_000), ("eval",)),  # unexercised chunks asked about directly (--probes)
     Spec("metrics", _metric_list, ("eval",)),

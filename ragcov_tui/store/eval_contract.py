@@ -252,6 +252,16 @@ class ProbeReport(TypedDict):
     unretrievable: list[ProbeAsked]
 
 
+class SampleInfo(TypedDict):
+    """``eval --sample N``: which questions were scored (``services/stratified_sample.py``)."""
+
+    size: int
+    of: int
+    clusters: int
+    seed: int
+    rule: str
+
+
 class EvalReport(TypedDict):
     """The whole ``eval --json`` report (docs/architecture.md, "JSON contracts")."""
 
@@ -277,6 +287,7 @@ class EvalReport(TypedDict):
     retrieval_not_measured: NotRequired[str]  # why no retrieval metric was computed (records texts, no corpus)
     synthetic_references: NotRequired[SyntheticReferences]  # reference answers written by `ragcov references`
     scope: NotRequired[ScopeCounts | None]  # None: no answer was asked for (evaluation/scope.py)
+    sample: NotRequired[SampleInfo]  # eval --sample N: the questions scored
     embedding: EmbeddingUse
     probes: NotRequired[ProbeReport]  # with --probes N only
     usage: EvalUsage

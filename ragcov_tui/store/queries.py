@@ -115,17 +115,45 @@ def flat_summary(summary: dict[str, Any] | None) -> dict[str, float]:
     return out
 
 
-def trend(db: sqlite_utils.Database, questions_path: str | None, kind: str, *, max_series: int = 4) -> dict[str, list[float | None]]:
+TRAFFIC_TREND = {"negative_feedback": "neg feedback", "zero_results": "zero results", "low_relevance": "low relevance"}
+
+
+def traffic_source(db: sqlite_utils.Database, sid: str) -> str | None:
+    """The query log an analysis read (``--traffic``), as its report names it; None without one."""
+    row = db.execute("SELECT json_extract(report, '$.source.path') FROM traffic_reports WHERE session_id = ?",
+                     [sid]).fetchone()
+    return row[0] if row else None
+
+
+def traffic_trend(db: sqlite_utils.Database, session_ids: Sequence[str], source: str) -> dict[str, list[float | None]]:
+    """The traffic health rates (:data:`TRAFFIC_TREND`) of each of ``session_ids`` that read the log
+    ``source`` (None for the others and for a figure its log does not carry): the stored history of
+    one log source, aligned with the sessions of a trend chart."""
+    found: dict[str, dict[str, Any]] = {}
+    for sid, report in db.execute(
+            "SELECT session_id, report FROM traffic_reports WHERE json_extract(report, '$.source.path') = ?", [source]):
+        found[sid] = (json.loads(report).get("health") or {}).get("overall") or {}
+    series = {label: [(found.get(sid, {}).get(key) or {}).get("rate") for sid in session_ids]
+              for key, label in TRAFFIC_TREND.items()}
+    return {label: values for label, values in series.items() if any(v is not None for v in values)}
+
+
+def trend(db: sqlite_utils.Database, questions_path: str | None, kind: str, *, max_series: int = 4,
+          traffic: str | None = None) -> dict[str, list[float | None]]:
     """Headline metrics over the finished sessions of one test file and kind, oldest first.
 
     Analysis sessions give the coverage figures; eval sessions ``max_series`` metrics in [0, 1] of
     their summary, the headline ones (:data:`EVAL_TREND_FIRST`, ``hit@`` any k) before the rest.
-    A session missing a metric contributes None at its position.
+    A session missing a metric contributes None at its position. With ``traffic`` (a log source)
+    analysis sessions add that log's health rates (:func:`traffic_trend`).
     """
     rows = [s for s in reversed(list_sessions(db, kind=kind, questions_path=questions_path)) if s["status"] == "done"]
     flats = [flat_summary(s.get("summary")) for s in rows]
     if kind == "analysis":
         keys = list(ANALYSIS_TREND)
+        if traffic is not None:
+            figures = {k: [f.get(k) for f in flats] for k in keys if any(f.get(k) is not None for f in flats)}
+            return figures | traffic_trend(db, [s["id"] for s in rows], traffic)
     else:
         keys = []
         for f in flats:

@@ -20,6 +20,60 @@ class NearQuestion(TypedDict):
     similarity: float
 
 
+class RateFigure(TypedDict):
+    """A share of the rows that log the figure, weighted by count, with its Wilson 95 % interval."""
+
+    rate: float | None
+    interval: list[float] | None
+    count: int
+    of: int
+
+
+class LatencyFigures(TypedDict):
+    """Latency percentiles in ms with order-statistic 95 % intervals (``coverage/traffic_health.py``)."""
+
+    n: int
+    p50: float | None
+    p50_interval: list[float] | None
+    p95: float | None
+    p95_interval: list[float] | None
+
+
+class HealthEntry(TypedDict):
+    """How a set of logged queries was served (``coverage/traffic_health.py``)."""
+
+    queries: int
+    latency_ms: LatencyFigures
+    zero_results: RateFigure
+    low_relevance: RateFigure
+    negative_feedback: RateFigure
+    positive_feedback: RateFigure
+
+
+class WindowEntry(HealthEntry):
+    start: str
+    end: str
+
+
+class Hotspot(TypedDict):
+    """A traffic cluster where unhappy traffic concentrates, with its test coverage."""
+
+    cluster: int
+    share: float
+    coverage: float | None
+    untested: bool
+    worse: list[str]  # the rates whose interval lies wholly above the whole log's
+    examples: list[QueryCount]  # its unhappiest queries: count = the unhappy asks
+
+
+class Selection(TypedDict):
+    """The rows the health figures cover: ``--since`` / ``--until`` and the last ``--window``."""
+
+    window: str | None
+    since: str | None
+    until: str | None
+
+
 class TrafficClusterEntry(TypedDict):
     """One topic of the traffic, ranked by priority (``coverage/traffic.py`` ``TrafficCluster``)."""
 
@@ -33,6 +87,7 @@ class TrafficClusterEntry(TypedDict):
     untested: bool
     examples: list[QueryCount]  # most asked first
     nearest_questions: list[NearQuestion]  # to the cluster's centroid
+    health: NotRequired[HealthEntry]  # absent in reports stored before traffic health
 
 
 class Rule(TypedDict):
@@ -88,6 +143,16 @@ class TrafficQuery(TypedDict):
     y: float
 
 
+class HealthSection(TypedDict):
+    selection: Selection
+    low_relevance: Rule
+    overall: HealthEntry
+    windows: list[WindowEntry]  # the latest first; empty without --window
+    hotspots: list[Hotspot]
+    sessions: int  # distinct session / user ids in the log
+    answered: int  # rows with a logged answer
+
+
 class TrafficSection(TypedDict):
     source: dict[str, Any]  # the log: path, sha256, rows, queries, distinct, fields, first, last (traffic/reader.py)
     coverage: float | None
@@ -97,4 +162,5 @@ class TrafficSection(TypedDict):
     clusters: list[TrafficClusterEntry]
     content_gap: ContentGap
     unasked_questions: UnaskedQuestions
+    health: NotRequired[HealthSection]  # absent in reports stored before traffic health
     details: NotRequired[list[TrafficQuery]]  # left out with details=False (and in the store)

@@ -10,7 +10,14 @@ Fields (first alias present wins): query ← ``query`` | ``question`` | ``text``
 ``user_input`` | ``prompt``; count ← ``count`` | ``n`` | ``frequency`` | ``hits`` (optional, default
 1: a whole number from 1 to 10¹²; ``3.0`` is 3, ``2.5``, ``0``, negatives, NaN, ``true`` are refused);
 timestamp ← ``timestamp`` | ``ts`` | ``time`` (optional: ISO 8601 text, or Unix seconds —
-milliseconds when above 10¹¹). Other fields are ignored.
+milliseconds when above 10¹¹). How each query was served — latency, retrieved documents and
+their scores, the answer, user feedback, a session / user id — comes from the optional fields of
+:mod:`.served`, kept per row in :class:`ServedRows` (compact arrays: 30 bytes a row, no
+text). Other fields are ignored.
+
+The file is read line by line (its SHA-256 computed on the way), so memory grows with the distinct
+queries and a few numbers per row, never with the file's text. A row with count n stands for n
+asks served alike: its latency, results and feedback count n times in every rate and percentile.
 
 Whole-file errors name the file as ``query log FILE`` (it may come from ``--traffic``, a
 ``ragcov.toml`` key or the Jobs form). A time must fall between the years 1 and 9999 once in UTC.
@@ -25,11 +32,11 @@ is kept, and the first / last timestamps are kept. Every bad row is a :class:`Ba
 
 from __future__ import annotations
 
+import array
 import csv
 import hashlib
-import io
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,10 +45,12 @@ from typing import Any
 import numpy as np
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import decode_text, read_input_file
+from ragcov_tui.input_files import os_error_problem, require_regular_file
 from ragcov_tui.input_values import EMBED_TEXT_CHARS, is_finite_number, long_text_note, parse_json_line, quoted
 from ragcov_tui.safe_text import single_line
 from ragcov_tui.testset.layout import CSV_FIELD_LIMIT
+from ragcov_tui.traffic import served as served_fields
+from ragcov_tui.traffic.served import NOT_SERVED, Served
 
 QUERY_FIELDS = ("query", "question", "text", "input", "user_input", "prompt")
 COUNT_FIELDS = ("count", "n", "frequency", "hits")
@@ -51,6 +60,68 @@ MAX_COUNT = 10**12
 EPOCH_MS_ABOVE = 1e11  # a Unix time above this is in milliseconds (1e11 s is the year 5138)
 YEAR_1, YEAR_10000 = -62135596800.0, 253402300800.0  # the Unix seconds datetime can show
 CSV_DELIMITERS = (",", ";", "\t", "|")
+
+
+@dataclass
+class ServedRows:
+    """How each row of the log was served, one array entry per row in file order.
+
+    ``query[i]`` is the row's distinct query (an index into ``TrafficLog.texts``), ``count[i]`` its
+    count (its weight), ``time[i]`` Unix seconds, ``latency_ms[i]`` / ``best_score[i]`` NaN where not
+    logged, ``zero_results[i]`` 1 / 0 / −1 (not logged), ``feedback[i]`` 1 positive, 0 neutral,
+    −1 negative, −2 none. ``sessions`` counts the distinct session / user ids, ``answered`` the rows
+    with a logged answer.
+    """
+
+    query: np.ndarray
+    count: np.ndarray
+    time: np.ndarray
+    latency_ms: np.ndarray
+    zero_results: np.ndarray
+    best_score: np.ndarray
+    feedback: np.ndarray
+    sessions: int = 0
+    answered: int = 0
+
+    def select(self, keep: np.ndarray) -> ServedRows:
+        """The rows where ``keep`` is true (a window of the log)."""
+        return ServedRows(self.query[keep], self.count[keep], self.time[keep], self.latency_ms[keep],
+                          self.zero_results[keep], self.best_score[keep], self.feedback[keep],
+                          self.sessions, self.answered)
+
+
+class _ServedColumns:
+    """Growing typed arrays (no per-row Python objects) that become a :class:`ServedRows`."""
+
+    def __init__(self) -> None:
+        self.query, self.count, self.time = array.array("i"), array.array("q"), array.array("d")
+        self.latency, self.best = array.array("f"), array.array("f")
+        self.zero, self.feedback = array.array("b"), array.array("b")
+        self.sessions: set[int] = set()
+        self.answered = 0
+
+    def add(self, query: int, count: int, time: float | None, how: Served) -> None:
+        self.query.append(query)
+        self.count.append(count)
+        self.time.append(math.nan if time is None else time)
+        self.latency.append(how.latency_ms)
+        self.best.append(how.best_score)
+        self.zero.append(how.zero_results)
+        self.feedback.append(how.feedback)
+        if how.session is not None:
+            self.sessions.add(hash(how.session))
+        self.answered += how.answered
+
+    def rows(self, order: np.ndarray) -> ServedRows:
+        """The arrays, ``query`` renumbered to the log's final order (``order[new] = old``)."""
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        def view(column: array.array, dtype: type) -> np.ndarray:  # no copy: the array keeps the buffer alive
+            return np.frombuffer(column, dtype=dtype) if len(column) else np.zeros(0, dtype=dtype)
+
+        return ServedRows(rank[view(self.query, np.int32)], view(self.count, np.int64), view(self.time, np.float64),
+                          view(self.latency, np.float32), view(self.zero, np.int8), view(self.best, np.float32),
+                          view(self.feedback, np.int8), len(self.sessions), self.answered)
 
 
 @dataclass
@@ -71,6 +142,7 @@ class TrafficLog:
     fields: dict[str, str] = field(default_factory=dict)
     sha256: str = ""
     notes: list[str] = field(default_factory=list)  # one-line warnings for the caller to show
+    served: ServedRows | None = None
 
     @property
     def total(self) -> int:
@@ -84,7 +156,7 @@ class TrafficLog:
                 "first": min(seen) if seen else None, "last": max(seen) if seen else None}
 
 
-_Row = tuple  # (query text, count, Unix seconds or None, "file:line")
+_Row = tuple  # (query text, count, Unix seconds or None, "file:line", Served)
 
 
 def traffic_format(path: Path) -> str:
@@ -100,17 +172,42 @@ def read_traffic(path: str | Path) -> TrafficLog:
     fmt = traffic_format(path)
     if path.is_dir():
         raise BadInput(f"query log {path}: is a directory, expected a .jsonl, .csv or .txt query log")
-    data = read_input_file(path, f"query log {path}")
-    text = decode_text(data, str(path))
     fields: dict[str, str] = {}
-    rows = {"jsonl": _jsonl_rows, "csv": _csv_rows, "txt": _txt_rows}[fmt](path, text.removeprefix("\ufeff"), fields)
+    digest = hashlib.sha256()
+    lines = _lines(path, f"query log {path}", digest)
+    rows = {"jsonl": _jsonl_rows, "csv": _csv_rows, "txt": _txt_rows}[fmt](path, lines, fields)
     log = aggregate(path, rows)
-    log.fields, log.sha256 = fields, hashlib.sha256(data).hexdigest()
+    log.fields, log.sha256 = fields, digest.hexdigest()
     return log
 
 
-def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
-    """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first.
+def _lines(path: Path, display: str, digest: Any) -> Iterator[str]:
+    """The file's lines as text (each with its ``\\n``), read in chunks of lines, hashed on the way;
+    BadInput naming the line of invalid UTF-8 or a NUL byte, or a UTF-16 file."""
+    require_regular_file(path, display)
+    try:
+        handle = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below, after the last line
+    except OSError as exc:
+        raise BadInput(f"{display}: {os_error_problem(exc, path)}") from None
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            digest.update(raw)
+            if number == 1:
+                if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                    raise BadInput(f"{display}: UTF-16 text (save the file as UTF-8)")
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BadInput(f"{display}:{number}: not valid UTF-8 (byte offset {exc.start} of the line)") from None
+            if "\0" in line:
+                raise BadInput(f"{display}:{number}: NUL byte (a binary file, or UTF-16 text: save it as UTF-8)")
+            yield line
+
+
+def aggregate(path: Path, rows: Iterable[_Row]) -> TrafficLog:
+    """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first,
+    and how each row was served (:class:`ServedRows`).
 
     A query longer than :data:`~ragcov_tui.input_values.EMBED_TEXT_CHARS` keeps its first that
     many characters (it is embedded, and one text must not cost minutes), said in one note
@@ -121,8 +218,9 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
     counts: list[int] = []
     first: list[float | None] = []
     last: list[float | None] = []
+    columns = _ServedColumns()
     n_rows = 0
-    for text, count, time, where in rows:
+    for text, count, time, where, how in rows:
         n_rows += 1
         if len(text) > EMBED_TEXT_CHARS:
             long.append((where, len(text)))
@@ -130,12 +228,14 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
         key = text.casefold()
         at = index.get(key)
         if at is None:
-            index[key] = len(texts)
+            at = index[key] = len(texts)
             texts.append(text)
             counts.append(count)
             first.append(time)
             last.append(time)
+            columns.add(at, count, time, how)
             continue
+        columns.add(at, count, time, how)
         counts[at] += count
         if time is not None:
             seen = first[at]
@@ -148,7 +248,7 @@ def aggregate(path: Path, rows: Iterator[_Row]) -> TrafficLog:
     order = np.argsort(-count_array, kind="stable")
     notes = [long_text_note(long[0][0], "the query", long[0][1], len(long))] if long else []
     return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [_iso(first[i]) for i in order],
-                      [_iso(last[i]) for i in order], n_rows, notes=notes)
+                      [_iso(last[i]) for i in order], n_rows, notes=notes, served=columns.rows(order))
 
 
 def _iso(seconds: float | None) -> str | None:
@@ -208,13 +308,13 @@ def _first(names: Any, aliases: tuple[str, ...], present: Any = None) -> str | N
     return next((a for a in aliases if a in names and (present is None or present(a))), None)
 
 
-ROLES = (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS))
+ROLES = (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS)) + served_fields.ROLES
 
 
 def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str, ...], list[str | None]],
          fields: dict[str, str]) -> _Row:
-    """(query, count, seconds) of one row: per role, the first alias present with a value. Rows of
-    one log share their keys, so ``names`` resolves each key set once (and notes ``fields``)."""
+    """(query, count, seconds, where, served) of one row: per role, the first alias present with a
+    value. Rows of one log share their keys, so ``names`` resolves each key set once (and notes ``fields``)."""
     keys = tuple(value)
     chosen = names.get(keys)
     if chosen is None:
@@ -227,37 +327,39 @@ def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str
         cell = value[name]
         return cell is not None and not (is_text and isinstance(cell, str) and not cell.strip())
 
-    qname, cname, tname = (n if n is None or given(n) else _first(value, aliases, given)
-                           for n, (_, aliases) in zip(chosen, ROLES, strict=True))
+    picked = [n if n is None or given(n) else _first(value, aliases, given)
+              for n, (_, aliases) in zip(chosen, ROLES, strict=True)]
+    qname, cname, tname = picked[:3]
     if qname is None:
         if chosen[0] is not None:
             raise BadInput(f"{where}: field {chosen[0]!r} is empty (no query text)")
         raise BadInput(f"{where}: no query field (expected one of: {', '.join(QUERY_FIELDS)})")
     count = _count(where, cname, value[cname], is_text) if cname else 1
     time = _time(where, tname, value[tname], is_text) if tname else None
-    return _clean_query(where, qname, value[qname]), count, time, where
+    how = served_fields.served(where, value, picked[3:], is_text) if any(picked[3:]) else NOT_SERVED
+    return _clean_query(where, qname, value[qname]), count, time, where, how
 
 
-def _jsonl_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
+def _jsonl_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Iterator[_Row]:
     names: dict[tuple[str, ...], list[str | None]] = {}
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         value = parse_json_line(line, where)
         if isinstance(value, str):
-            yield _clean_query(where, "(the line)", value), 1, None, where
+            yield _clean_query(where, "(the line)", value), 1, None, where, NOT_SERVED
             continue
         if not isinstance(value, dict):
             raise BadInput(f"{where}: expected a JSON object or a string (got {type(value).__name__})")
         yield _row(where, value, False, names, fields)
 
 
-def _csv_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
-    header_line = text.split("\n", 1)[0]
+def _csv_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Iterator[_Row]:
+    header_line = next(lines, "")
     delimiter = "\t" if path.suffix.lower() == ".tsv" else max(CSV_DELIMITERS, key=header_line.count)
     csv.field_size_limit(CSV_FIELD_LIMIT)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    reader = csv.reader(_chain(header_line, lines), delimiter=delimiter, strict=True)
     try:
         header = [h.strip() for h in next(reader, [])]
         if not _first(header, QUERY_FIELDS):
@@ -276,8 +378,13 @@ def _csv_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
         raise BadInput(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
 
 
-def _txt_rows(path: Path, text: str, fields: dict[str, str]) -> Iterator[_Row]:
+def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
+    yield first
+    yield from rest
+
+
+def _txt_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Iterator[_Row]:
     fields["query"] = "(one query per line)"
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(lines, 1):
         if line.strip():
-            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None, f"{path}:{number}"
+            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None, f"{path}:{number}", NOT_SERVED

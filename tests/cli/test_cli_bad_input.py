@@ -106,7 +106,8 @@ WRONG = {
 }
 KIND = {"clusters": "int", "threshold": "float", "gap_threshold": "float", "contamination": "float", "max_drop": "float",
         "db": "text", "embedder": "text", "llm": "text", "judge_llm": "text", "paraphrase_llm": "text", "metrics": "text",
-        "traffic": "text", "eval_session": "text", "id_field": "text", "text_field": "text", "vector_field": "text", "doc_field": "text"}
+        "traffic": "text", "eval_session": "text", "window": "text", "since": "text", "until": "text",
+        "id_field": "text", "text_field": "text", "vector_field": "text", "doc_field": "text"}
 TOML_CASES = [(command, key, value) for key, spec in SPECS.items() for command in ("analyze", "eval")
               if command in spec.commands for value in WRONG[KIND.get(key, "int")]
               if not (key == "metrics" and value == "[1]")] + [("eval", "metrics", "[1]"), ("eval", "metrics", "[]")]

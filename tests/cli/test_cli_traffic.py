@@ -103,3 +103,48 @@ def test_ragcov_toml_may_name_the_log(tmp_path: Path) -> None:
     config.write_text("[analyze]\ntraffic = 3\n")
     assert run_cli("analyze", "--quiet", "--config", str(config), "--db", str(tmp_path / "r.db"), "--corpus",
                    str(SAMPLE / "corpus"), "--questions", str(SAMPLE / "questions.jsonl")) == 2
+
+
+@pytest.mark.slow
+def test_sample_traffic_health_names_the_webhook_topic_with_its_coverage(traffic_run) -> None:
+    """sample_data's webhook queries were served slowly, retrieved poorly and thumbed down, and no test
+    question asks about webhooks: the report names their cluster with its figures and its coverage."""
+    report, _, md = traffic_run
+    health = report["traffic"]["health"]
+    overall = health["overall"]
+    assert overall["queries"] == 1722 and health["sessions"] > 1
+    assert overall["latency_ms"]["p50"] < overall["latency_ms"]["p95"]
+    spot = health["hotspots"][0]
+    assert {"negative_feedback", "low_relevance"} <= set(spot["worse"]) and spot["untested"]
+    assert all("webhook" in e["text"] for e in spot["examples"])
+    cluster = next(c for c in report["traffic"]["clusters"] if c["id"] == spot["cluster"])
+    mine = cluster["health"]
+    assert mine["negative_feedback"]["interval"][0] > overall["negative_feedback"]["rate"]
+    assert mine["latency_ms"]["p95"] > 2 * overall["latency_ms"]["p50"]
+    assert "median best score" in health["low_relevance"]["rule"]
+    text = md.read_text()
+    assert "### Traffic health" in text and f"- cluster {spot['cluster']}: " in text and "— untested" in text
+    assert "webhook" in text.split("### Traffic health")[1]
+
+
+def test_window_and_traffic_gates_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    common = ["analyze", "--quiet", "--db", str(tmp_path / "r.db"), "--embedder", "hash", "--corpus",
+              str(SAMPLE / "corpus"), "--questions", str(SAMPLE / "questions.jsonl"), "--traffic",
+              str(SAMPLE / "traffic.jsonl"), "--window", "7d"]
+    out = tmp_path / "r.json"
+    assert run_cli(*common, "--json", str(out), "--fail-under", "positive_feedback=0.5", "--max",
+                   "zero_results=0.5", "latency_p95_ms=60000") == 0
+    health = json.loads(out.read_text())["traffic"]["health"]
+    assert health["selection"]["window"] == "7d" and len(health["windows"]) == 5
+    assert health["overall"]["queries"] == health["windows"][0]["queries"] < 1722
+    capsys.readouterr()
+    assert run_cli(*common, "--fail-under", "positive_feedback=0.99", "--max", "zero_results=0.001") == 3
+    err = capsys.readouterr().err
+    assert "gate failed: fail-under positive_feedback:" in err and "gate failed: max zero_results:" in err
+
+
+def test_traffic_gate_without_a_log_stops_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "r.db"), "--embedder", "hash", "--corpus",
+                   str(SAMPLE / "corpus"), "--questions", str(SAMPLE / "questions.jsonl"), "--max", "zero_results=0.1")
+    assert code == 2 and "give a query log with --traffic" in capsys.readouterr().err
+    assert not (tmp_path / "r.db").exists()

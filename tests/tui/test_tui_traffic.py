@@ -59,7 +59,7 @@ async def test_traffic_pane_shows_clusters_queries_gaps_and_unasked_tests(traffi
         assert clusters.row_count == len(section["clusters"])
         top = section["clusters"][0]
         assert cells(clusters)[0] == str(top["id"])
-        assert cells(clusters)[5] == f"{top['examples'][0]['text']} ×{top['examples'][0]['count']}"
+        assert cells(clusters)[8] == f"{top['examples'][0]['text']} ×{top['examples'][0]['count']}"
         queries = app.query_one("#traffic-list", PagedTable)
         assert queries.page.total == top["queries"]
         assert cells(queries)[3].startswith(top["examples"][0]["text"])
@@ -196,3 +196,78 @@ async def test_help_opens_on_the_keys_of_the_pane_it_is_asked_from(traffic_db, k
         assert any(f"{title} (this pane)" in line for line in top) and any(first in line for line in top), top
         body = static_text(app.screen.query_one("#text-body"))
         assert body.count(f"\n{title}\n") == 0 and body.count(f"{title} (this pane)") == 1
+
+
+async def test_traffic_pane_shows_health_columns_and_the_unhappy_cluster_at_80x24(traffic_db) -> None:
+    """The pane showed coverage only; now every cluster row has its p95 latency, zero-results,
+    low-relevance and negative-feedback rates, and the summary names where unhappy traffic concentrates
+    (sample_data's webhook queries: slow, poorly retrieved, thumbs down)."""
+    path, sid, _ = traffic_db
+    section = load_traffic(open_db(path), sid, details=False)
+    health = section["health"]
+    spot = health["hotspots"][0]
+    app = RagcovApp(path, sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("9")
+        await pilot.pause()
+        table = app.query_one("#traffic-clusters", DataTable)
+        assert [str(c.label) for c in table.columns.values()][:7] == ["id", "share", "cov", "p95 ms", "zero", "low", "neg"]
+        row = next(i for i, c in enumerate(section["clusters"]) if c["id"] == spot["cluster"])
+        mine = section["clusters"][row]["health"]
+        assert cells(table, row)[6] == f"{100 * mine['negative_feedback']['rate']:.0f}%"
+        summary = " ".join(static_text(app.query_one("#traffic-summary")).split())
+        assert f"unhappy: cluster {spot['cluster']} (" in summary and "webhook" in summary
+        assert "health: p95" in summary
+        text = screen_text(app)
+        assert "p95 ms" in text and "neg" in text
+
+
+def test_traffic_pane_snapshot_80x24(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Traffic pane with its health columns at 80x24 (a fixed session id and a relative log path:
+    nothing on screen depends on where the repository lives)."""
+    import shutil
+
+    monkeypatch.setattr("ragcov_tui.store.sessions.secrets.token_hex", lambda n: "7a000001")
+    shutil.copy(SAMPLE / "traffic.jsonl", tmp_path / "traffic.jsonl")
+    monkeypatch.chdir(tmp_path)
+    db = open_db(tmp_path / "ragcov.db")
+    sid, _ = run_analysis(AnalyzeOptions(corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"),
+                                         embedder="hash", traffic="traffic.jsonl"), db)
+    db.conn.close()
+
+    async def show(pilot) -> None:
+        await pilot.press("9")
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(RagcovApp(tmp_path / "ragcov.db", sid), terminal_size=SIZE, run_before=show)
+
+
+async def test_sessions_trend_shows_the_traffic_health_of_the_log_source(traffic_db) -> None:
+    """The trend chart of an analysis showed coverage only; an analysis that read a query log now adds
+    that log's stored health rates, one point per analysis of the test file (None where another
+    analysis read no log or another one)."""
+    from ragcov_tui.store import queries
+    from tests.tui.test_tui_polish import RecordingPlot
+
+    path, sid, plain = traffic_db
+    db = open_db(path)
+    source = queries.traffic_source(db, sid)
+    assert source == str(SAMPLE / "traffic.jsonl") and queries.traffic_source(db, plain) is None
+    series = queries.trend(db, str((SAMPLE / "questions.jsonl").resolve()), "analysis", traffic=source)
+    overall = load_traffic(db, sid, details=False)["health"]["overall"]
+    assert series["neg feedback"] == [None, overall["negative_feedback"]["rate"]]  # plain first, oldest first
+    assert series["zero results"][1] == overall["zero_results"]["rate"]
+    app = RagcovApp(path, sid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.show_pane("sessions")
+        await pilot.pause()
+        table = app.query_one("#sessions-table", PagedTable)
+        while table.current is not None and table.current["id"] != sid:
+            await pilot.press("j")
+            await pilot.pause()
+        plot = RecordingPlot()
+        app.query_one("#sessions-trend").painter(plot)
+        title = next(args[0] for name, args, _ in plot.calls if name == "title")
+        assert "neg feedback" in title and "zero results" in title, title

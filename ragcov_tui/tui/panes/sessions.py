@@ -151,7 +151,8 @@ class SessionsPane(Filterable):
         if row is None:
             chart.draw_message("Trend", "no sessions yet")
             return
-        series = queries.trend(self.context.db, row.get("questions_path"), row["kind"])
+        log = queries.traffic_source(self.context.db, row["id"]) if row["kind"] == "analysis" else None
+        series = queries.trend(self.context.db, row.get("questions_path"), row["kind"], traffic=log)
         if not series:
             chart.draw_message(f"Trend · {PurePath(row.get('questions_path') or '').name}",
                                "no finished sessions of this test file")

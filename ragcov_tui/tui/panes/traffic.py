@@ -1,7 +1,10 @@
 """Traffic: the open analysis's traffic coverage (``ragcov analyze --traffic``), from the store.
 
 A summary (the log, the share of traffic the test set covers, the share it leaves untested, the
-content gap), the traffic clusters by priority, and below them one of three lists, ``v`` cycles:
+content gap; then the traffic health of the selected rows and the cluster where unhappy traffic
+concentrates most), the traffic clusters by priority with their health columns (p95 latency, zero
+results, low relevance, negative feedback; a rate shown bold is one whose interval lies wholly above
+all traffic's), and below them one of three lists, ``v`` cycles:
 the selected cluster's queries (most asked first), the queries the corpus cannot answer, and the
 tests nobody asks. ``enter`` opens the highlighted row. The tab shows only while the open analysis
 has traffic (``9`` reaches it anyway and says how to get some).
@@ -16,9 +19,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
+from ragcov_tui.coverage.report_traffic_md import selection_text
 from ragcov_tui.store.queries import Page
 from ragcov_tui.store.traffic import load_traffic, traffic_queries
-from ragcov_tui.store.traffic_contract import TrafficClusterEntry, TrafficSection, UnaskedQuestion
+from ragcov_tui.store.traffic_contract import (
+    HealthEntry,
+    RateFigure,
+    TrafficClusterEntry,
+    TrafficSection,
+    UnaskedQuestion,
+)
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import fmt
@@ -33,6 +43,49 @@ UNASKED_COLUMNS = [("id", 8), ("sim", 6), ("question", 32), ("nearest query", No
 
 def pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def short_pct(figure: RateFigure | None) -> str:
+    """A rate in whole percent for a narrow column (``—`` where no row logs it)."""
+    return "—" if not figure or figure.get("rate") is None else f"{100 * float(figure['rate'] or 0):.0f}%"
+
+
+def p95(entry: HealthEntry | None) -> Text:
+    value = entry["latency_ms"].get("p95") if entry else None
+    return num(None if value is None else int(round(value)))
+
+
+SHORT = {"zero_results": "zero", "low_relevance": "low rel", "negative_feedback": "neg fb"}
+
+
+def health_summary(section: TrafficSection) -> str:
+    """``health: p95 1,617 ms · zero 2.4% · low rel 3.9% · neg fb 12.4%`` (the window named when one is
+    chosen); empty for a report stored before traffic health."""
+    health = section.get("health")
+    if not health:
+        return ""
+    h = health["overall"]
+    latency = h["latency_ms"].get("p95")
+    where = selection_text(health)
+    return (f"health{'' if where == 'the whole log' else f' ({where})'}: p95 "
+            f"{'—' if latency is None else f'{latency:,.0f} ms'} · "
+            + " · ".join(f"{label} {pct(h[m]['rate'])}" for m, label in SHORT.items()))  # type: ignore[literal-required]
+
+
+def hotspot_summary(section: TrafficSection) -> str:
+    """``unhappy: cluster 0 (8.1%) neg fb 41% low rel 41%, untested · “verify webhook signature” ×29``."""
+    health = section.get("health")
+    spots = (health.get("hotspots") or []) if health else []
+    if not spots:
+        return "unhappy: no cluster stands out" if health else ""
+    spot = spots[0]
+    entry = next((c.get("health") for c in section.get("clusters", []) if c["id"] == spot["cluster"]), None)
+    rates = " ".join(f"{SHORT[m]} {short_pct(entry[m] if entry else None)}" for m in spot["worse"])  # type: ignore[literal-required]
+    top = spot.get("examples") or []
+    return (f"unhappy: cluster {spot['cluster']} ({pct(spot['share'])}) {rates}"
+            + (", untested" if spot["untested"] else "")
+            + (f" · \u201c{top[0]['text']}\u201d \u00d7{top[0]['count']}" if top else "")
+            + (f" (+{len(spots) - 1} more)" if len(spots) > 1 else ""))
 
 
 def most_asked(cluster: TrafficClusterEntry) -> str:
@@ -75,19 +128,26 @@ class TrafficPane(Pane):
             return
         src, gap = s.get("source", {}), s.get("content_gap")
         first, last = (str(src.get(k) or "")[:10] for k in ("first", "last"))
-        self.query_one("#traffic-summary", Static).update(Text.assemble(
-            lit(f"{src.get('path')} · {src.get('queries', 0):,} queries, {src.get('distinct', 0):,} distinct"
-                + (f" · {first} to {last}" if first else "")),
-            "\n", lit(f"covered by tests {fmt(s.get('coverage'))} · untested {pct(s.get('untested_share'))} · "
-                      f"corpus cannot answer {pct(gap.get('share') if gap else None)} · tests nobody asks "
-                      f"{len(self._unasked())}", "bold")))
+        lines = [lit(f"{src.get('path')} · {src.get('queries', 0):,} queries, {src.get('distinct', 0):,} distinct"
+                     + (f" · {first} to {last}" if first else "")),
+                 lit(f"covered by tests {fmt(s.get('coverage'))} · untested {pct(s.get('untested_share'))} · "
+                     f"corpus cannot answer {pct(gap.get('share') if gap else None)} · tests nobody asks "
+                     f"{len(self._unasked())}", "bold")]
+        health = s.get("health")
+        clusters = s.get("clusters", [])
+        if health:
+            lines += [lit(health_summary(s)), lit(hotspot_summary(s), "bold")]
+        self.query_one("#traffic-summary", Static).update(Text("\n").join(lines))
+        worse = {spot["cluster"]: set(spot["worse"]) for spot in (health.get("hotspots") or [])} if health else {}
         table = self.query_one("#traffic-clusters", DataTable)
         table.clear(columns=True)
-        table.add_columns("id", "share", "cov", "prio", "", "most asked")
-        clusters = s.get("clusters", [])
+        table.add_columns("id", "share", "cov", "p95 ms", "zero", "low", "neg", "", "most asked")
         table.border_title = f"Traffic clusters ({len(clusters)}), highest priority first"
         for c in clusters:
-            table.add_row(num(c["id"]), lit(pct(c.get("share"))), num(c.get("coverage"), 2), num(c.get("priority"), 3),
+            h, bad = c.get("health"), worse.get(c["id"], set())
+            rates = [Text(short_pct(h[m] if h else None), justify="right",
+                          style="bold" if m in bad else "") for m in ("zero_results", "low_relevance", "negative_feedback")]
+            table.add_row(num(c["id"]), lit(pct(c.get("share"))), num(c.get("coverage"), 2), p95(h), *rates,
                           lit("UNTESTED" if c.get("untested") else "", "bold"),
                           lit(most_asked(c), width=200), key=str(c["id"]))
         self._show_list()
