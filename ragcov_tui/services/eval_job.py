@@ -53,7 +53,7 @@ from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_c
 from ragcov_tui.services.lint_section import eval_stale_gold
 from ragcov_tui.services.probes import check_probes, run_probes
 from ragcov_tui.services.stratified_sample import stratified_sample
-from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage, SampleInfo
+from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage, ProbeReport, SampleInfo
 from ragcov_tui.store.evals import (
     NonFiniteValue,
     done_ids,
@@ -221,7 +221,7 @@ def run_eval(
 
 
 def _optional_sections(db: sqlite_utils.Database, header: EvalReport, testset: TestSet, documents: list, chunks: list, *,
-                       unmeasured: str | None, probed: Any, sampled: SampleInfo | None) -> None:
+                       unmeasured: str | None, probed: ProbeReport | None, sampled: SampleInfo | None) -> None:
     """The report's sections that only some runs have: retrieval not measured, the probes, synthetic
     reference answers, stale gold (and this run's content hashes for the next), the question sample."""
     if unmeasured:
