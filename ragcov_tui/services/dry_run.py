@@ -21,18 +21,20 @@ LLM calls are counted, not priced (their prompts depend on what the run finds):
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlite_utils
 
 from ragcov_tui.corpus import build_chunks
+from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.sampling import sample_rows
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.embeddings.workload import TokenCount, calibrate, count_tokens, misses
 from ragcov_tui.evaluation.generation.abstention import SCOPE_METRICS
+from ragcov_tui.evaluation.generation.claim_checks import context_units
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.scope import out_of_scope_ids
@@ -40,7 +42,9 @@ from ragcov_tui.llm.cost import cost_of, price_for
 from ragcov_tui.llm.factory import parse_spec as parse_llm_spec
 from ragcov_tui.services.analysis_job import AnalyzeOptions, load_inputs
 from ragcov_tui.services.eval_job import EvalOptions
+from ragcov_tui.testlint.answerable import NEAREST_CHUNKS
 from ragcov_tui.testset.beir import corpus_paths, read_questions
+from ragcov_tui.testset.models import TestSet
 
 # Judge calls per question for the judged metrics that split the text into claims and then check
 # them (two calls); every other judged metric is one call.
@@ -159,12 +163,26 @@ def plan_analysis(opts: AnalyzeOptions, db: sqlite_utils.Database | None,
     if embedder.provider != "precomputed":
         stored = loaded.store is not None  # a vector store's chunks keep their vectors: only the questions are embedded
         texts = ([] if stored else [c.text for c in chunks]) + [q.text for q in testset.questions]
+        texts += lint_texts(testset, chunks, embedder)
     llm = _llm_spec(opts.llm)
     bound = None if llm is None else (params.clusters if isinstance(params.clusters, int) else len(chunks))
     notes = ["--traffic: the log's queries are embedded too (not counted here)"] if opts.traffic else []
+    notes.append("test-set lint: the sentences of the chunks near each reference answer (estimated)")
     return _plan("analyze", embedder, texts, documents=len(documents), chunks=len(chunks),
                  questions=len(testset.questions), llm=llm, llm_calls=None if llm else 0,
                  llm_calls_bound=bound, notes=notes)
+
+
+def lint_texts(testset: TestSet, chunks: Sequence[Chunk], embedder: Embedder) -> list[str]:
+    """What the test-set lint of an analysis embeds, estimated before the run: the sentences of each
+    reference answer's nearest chunks (``testlint.answerable.NEAREST_CHUNKS`` for the answer and as many
+    again for its claims), at most every chunk once. Which chunks are nearest is known only once they
+    are embedded, so the first ones stand in for them; a chunk whose own vector is cached was read by an
+    earlier run, which embedded (and cached) its sentences then, so it adds nothing."""
+    answered = sum(1 for q in testset.questions if (q.ground_truth or "").strip())
+    read = chunks[: min(len(chunks), answered * 2 * NEAREST_CHUNKS)]
+    new = set(misses(embedder, [c.text for c in read]))
+    return [sentence for c in read if c.text in new for sentence in context_units(c.text)[0]]
 
 
 def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,

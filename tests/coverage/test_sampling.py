@@ -33,6 +33,22 @@ def test_the_sample_is_seeded_uniform_and_none_when_it_would_be_everything() -> 
     assert sample_rows(50, 50, seed=3) is None and sample_rows(50, None, seed=3) is None
 
 
+class ZeroEmbedder:
+    """Vectors of nothing: enough to count the units a context index splits texts into."""
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.zeros((len(texts), 4), dtype=np.float32)
+
+
+def lint_units(db_path: Path, sid: str) -> int:
+    """The units (sentences, sentence pairs, record fields) of a session's chunks, as the lint embeds them."""
+    from ragcov_tui.evaluation.generation.support import ContextIndex
+    from ragcov_tui.store import open_db
+
+    rows = open_db(db_path).execute("SELECT chunk_id, text FROM chunks WHERE session_id = ?", [sid]).fetchall()
+    return len(ContextIndex.build([(c, t) for c, t in rows], ZeroEmbedder()).units)
+
+
 def analyze(tmp_path: Path, *extra: str) -> dict:
     out = tmp_path / f"r{len(extra)}.json"
     assert run_cli("analyze", "--quiet", "--db", str(tmp_path / "db"), "--corpus", str(CORPUS), "--questions",
@@ -47,7 +63,10 @@ def test_analyze_sample_embeds_the_sample_and_gives_intervals_around_the_exact_f
     sample = sampled["sample"]
     assert sampled["corpus"]["chunks"] == 40 and sample["chunks"] == 40 and sample["of"] == exact["corpus"]["chunks"]
     assert sample["text"] == f"estimated from 40 of {exact['corpus']['chunks']} chunks"
-    assert sampled["usage"]["embeddings"]["texts"] <= 40 + exact["questions"]["total"] + 5  # not the whole corpus
+    # not the whole corpus: the 40 chunks, the questions, and what the test-set lint reads of the sampled
+    # chunks (their sentences and sentence pairs, and each reference answer's claims)
+    assert sampled["usage"]["embeddings"]["texts"] <= 40 + 3 * exact["questions"]["total"] + 5 + lint_units(
+        tmp_path / "db", sampled["session_id"])
     low, high = sample["basic"]
     assert low <= exact["coverage"]["basic"] <= high
     low, high = sample["covered_share"]

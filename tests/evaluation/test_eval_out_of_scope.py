@@ -140,7 +140,7 @@ def test_a_run_scores_abstention_and_refusals_in_every_report_and_gate(tmp_path:
                                            "out_of_scope": True}
     assert by_id["oos1"]["generation"]["answered"] is None and by_id["q001"]["generation"]["abstention"] is None
     assert "Out of scope: 2 of 3 questions declined; answerable: 1 of 4 refused" in printed.out
-    assert "fail-under abstention: 0.6667 < required 0.9" in printed.err and "answered" not in printed.err
+    assert "fail-under abstention: 0.6667 < required 0.9" in printed.err and "fail-under answered" not in printed.err
     assert "## Out of scope" in md.read_text() and "2 of 3 questions declined" in md.read_text()
 
 

@@ -56,8 +56,10 @@ def difference(a: object, b: object, where: str = "report") -> str | None:
 
 
 def analyze(tmp_path: Path, corpus: str, *extra: str) -> tuple[int, dict]:
-    out = tmp_path / f"report-{len(list(tmp_path.iterdir()))}.json"
-    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "ragcov.db"), "--corpus", corpus, "--questions",
+    run = len(list(tmp_path.glob("report-*.json")))
+    out = tmp_path / f"report-{run}.json"
+    # a database per run: a run with an earlier one of the same test file would lint for stale gold against it
+    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / f"ragcov-{run}.db"), "--corpus", corpus, "--questions",
                    str(QUESTIONS), "--json", str(out), *extra)
     return code, json.loads(out.read_text()) if code == 0 else {}
 
