@@ -32,6 +32,7 @@ from ragcov_tui.coverage.themes import ClusterThemes, gap_themes, textless_theme
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.progress import Progress, report
+from ragcov_tui.row_blocks import blocks, is_mapped
 from ragcov_tui.store.analysis_contract import Calibration, CoverageFigures
 from ragcov_tui.testset.models import Question
 
@@ -41,19 +42,24 @@ ROW_BLOCK = 65536
 
 
 def as_unit_matrix(vecs: np.ndarray, what: str, count: int) -> np.ndarray:
-    """float32 C-contiguous rows of unit length (renormalised only when needed); BadInput if unusable."""
+    """float32 C-contiguous rows of unit length (renormalised only when needed; a writable memory
+    map in place, block by block, so it never has to fit in memory); BadInput if unusable."""
     vecs = np.asarray(vecs)
     if vecs.ndim != 2 or vecs.shape[0] != count:
         raise BadInput(f"{what} vectors: expected {count} rows, got shape {tuple(vecs.shape)}")
-    vecs = np.ascontiguousarray(vecs, dtype=np.float32)
-    norms = np.concatenate([np.sqrt(np.einsum("ij,ij->i", vecs[s:s + ROW_BLOCK], vecs[s:s + ROW_BLOCK]))
-                            for s in range(0, count, ROW_BLOCK)]) if count else np.ones(0)
+    vecs = np.ascontiguousarray(vecs, dtype=np.float32)  # a float32 memory map stays one (no copy)
+    norms = np.concatenate([np.sqrt(np.einsum("ij,ij->i", block, block))
+                            for _, block in blocks(vecs, ROW_BLOCK)]) if count else np.ones(0)
     if not np.all(np.isfinite(norms)):
         raise BadInput(f"{what} vectors: row {int(np.flatnonzero(~np.isfinite(norms))[0])} has a NaN or infinite value")
     if np.any(norms == 0):
         raise BadInput(f"{what} vectors: row {int(np.flatnonzero(norms == 0)[0])} is all zeros")
-    if np.abs(norms - 1.0).max(initial=0.0) > 1e-3:
-        vecs = vecs / norms[:, None].astype(np.float32)
+    if np.abs(norms - 1.0).max(initial=0.0) <= 1e-3:
+        return vecs
+    if not (is_mapped(vecs) and vecs.flags.writeable):
+        return vecs / norms[:, None].astype(np.float32)
+    for start, block in blocks(vecs, ROW_BLOCK):
+        np.divide(block, norms[start:start + len(block), None].astype(np.float32), out=block)
     return vecs
 
 
@@ -61,8 +67,8 @@ def central_texts(chunk_vecs: np.ndarray, texts: Sequence[T], labels: np.ndarray
                   per_cluster: int) -> list[list[T]]:
     """Per cluster, the texts (or any per-chunk items) of its ``per_cluster`` chunks nearest the
     centroid, nearest first."""
-    sim = np.concatenate([np.einsum("ij,ij->i", chunk_vecs[s:s + ROW_BLOCK], unit_centroids[labels[s:s + ROW_BLOCK]])
-                          for s in range(0, len(labels), ROW_BLOCK)])
+    sim = np.concatenate([np.einsum("ij,ij->i", block, unit_centroids[labels[s:s + len(block)]])
+                          for s, block in blocks(chunk_vecs, ROW_BLOCK)])
     order = np.lexsort((-sim, labels))
     bounds = np.searchsorted(labels[order], np.arange(len(unit_centroids) + 1))
     return [[texts[i] for i in order[bounds[k]:bounds[k + 1]][:per_cluster]] for k in range(len(unit_centroids))]

@@ -26,7 +26,6 @@ seed → the same figures to float tolerance):
 
 from __future__ import annotations
 
-import mmap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -35,48 +34,17 @@ import numpy as np
 from ragcov_tui.coverage.clustering import assign, default_k, fit_centroids, fit_sample_indices
 from ragcov_tui.coverage.nearest import DEFAULT_BUDGET_MB, cross_nearest
 from ragcov_tui.progress import Progress, report
-
-BLOCK_ROWS = 65536  # 96 MB of 384-d float32 per block
+from ragcov_tui.row_blocks import BLOCK_ROWS, blocks
 
 
 def array_blocks(vectors: np.ndarray, rows: int = BLOCK_ROWS) -> Iterator[np.ndarray]:
     """float32 C-contiguous copies of ``rows``-row blocks of ``vectors`` (in memory or memory-mapped).
 
     For a memory map, the pages of a block are handed back to the OS once it is copied
-    (``madvise(MADV_DONTNEED)``), so resident memory stays about one block whatever the file size.
+    (:func:`ragcov_tui.row_blocks.blocks`), so resident memory stays about one block whatever the file size.
     """
-    n = len(vectors)
-    handle = _mmap_of(vectors)
-    for start in range(0, n, rows):
-        stop = min(n, start + rows)
-        block = np.array(vectors[start:stop], dtype=np.float32, order="C")
-        if handle is not None:
-            _release(handle, vectors, start, stop)
-        yield block
-
-
-def _mmap_of(vectors: np.ndarray) -> mmap.mmap | None:
-    """The mmap under ``vectors`` (an ``np.memmap`` or a view of one), else None."""
-    base: object = vectors
-    for _ in range(8):  # a few views deep at most
-        if isinstance(base, mmap.mmap):
-            return base
-        base = getattr(base, "_mmap", None) or getattr(base, "base", None)
-        if base is None:
-            return None
-    return None
-
-
-def _release(handle: mmap.mmap, vectors: np.ndarray, start: int, stop: int) -> None:
-    """Drop the resident pages of rows ``start:stop`` (whole pages inside the span only)."""
-    origin = vectors.ctypes.data - np.frombuffer(handle, dtype=np.uint8, count=1).ctypes.data
-    row = vectors.strides[0]
-    lo = origin + start * row
-    hi = origin + stop * row
-    lo_page = -(-lo // mmap.PAGESIZE) * mmap.PAGESIZE
-    hi_page = hi // mmap.PAGESIZE * mmap.PAGESIZE
-    if hi_page > lo_page:
-        handle.madvise(mmap.MADV_DONTNEED, lo_page, hi_page - lo_page)
+    for _, block in blocks(vectors, rows):
+        yield np.array(block, dtype=np.float32, order="C")
 
 
 def unit_rows(block: np.ndarray) -> np.ndarray:

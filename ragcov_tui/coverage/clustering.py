@@ -28,6 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from ragcov_tui.coverage.nearest import block_rows
 from ragcov_tui.progress import Progress, report
+from ragcov_tui.row_blocks import blocks, take
 
 MAX_DEFAULT_K = 50
 FIT_SAMPLE = 100_000
@@ -66,7 +67,7 @@ def count_distinct(vectors: np.ndarray, seed: int = 0) -> int:
     if len(vectors) == 0:
         return 0
     probe = np.random.default_rng(seed).standard_normal((vectors.shape[1],)).astype(np.float32)
-    return int(np.unique(vectors @ probe).size)
+    return int(np.unique(np.concatenate([block @ probe for _, block in blocks(vectors)])).size)
 
 
 def default_k(n_distinct: int) -> int:
@@ -81,8 +82,8 @@ def assign(vectors: np.ndarray, centroids: np.ndarray, memory_budget_mb: float =
     labels = np.empty(len(vectors), dtype=np.int64)
     b = block_rows(len(centroids), memory_budget_mb)
     ct = np.ascontiguousarray(centroids.T, dtype=np.float32)
-    for start in range(0, len(vectors), b):
-        labels[start:start + b] = (vectors[start:start + b] @ ct - bias).argmax(axis=1)
+    for start, block in blocks(vectors, b):
+        labels[start:start + len(block)] = (block @ ct - bias).argmax(axis=1)
     return labels
 
 
@@ -108,7 +109,7 @@ def fit_centroids(sample: np.ndarray, k: int, seed: int, *, minibatch: bool) -> 
 def _fit(vectors: np.ndarray, k: int, seed: int, minibatch_above: int) -> np.ndarray:
     """Centroids of a K-means fit (KMeans, or MiniBatchKMeans on a sample when large)."""
     rows = fit_sample_indices(len(vectors), seed, minibatch_above)
-    sample = vectors if len(rows) == len(vectors) else vectors[rows]
+    sample = vectors if len(rows) == len(vectors) else take(vectors, rows)
     return fit_centroids(sample, k, seed, minibatch=len(vectors) > minibatch_above)
 
 
@@ -116,8 +117,8 @@ def _silhouette_pick(vectors: np.ndarray, limit: int, seed: int, minibatch_above
                      progress: Progress | None) -> tuple[int, dict[int, float]]:
     """K in the grid (≤ limit) with the highest cosine silhouette on a sample."""
     rng = np.random.default_rng(seed)
-    take = np.sort(rng.choice(len(vectors), min(len(vectors), SILHOUETTE_SAMPLE), replace=False))
-    sample = vectors[take]
+    rows = np.sort(rng.choice(len(vectors), min(len(vectors), SILHOUETTE_SAMPLE), replace=False))
+    sample = take(vectors, rows)
     grid = [k for k in AUTO_GRID if k <= min(limit, len(sample) - 1)] or [min(2, limit)]
     scores: dict[int, float] = {}
     for done, k in enumerate(grid, 1):

@@ -17,6 +17,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ragcov_tui.corpus.models import Chunk
+from ragcov_tui.row_blocks import take
 from ragcov_tui.store.analysis_contract import GoldSummary
 from ragcov_tui.testset.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question
@@ -83,7 +84,7 @@ def gold_distances(C: np.ndarray, Q: np.ndarray, gold_sets: Sequence[np.ndarray]
             chosen, questions = gold_sets[members[0]], Q[members]
             best = np.full(len(members), -np.inf)
             for s in range(0, len(chosen), ROW_BLOCK):
-                best = np.maximum(best, (C[chosen[s:s + ROW_BLOCK]] @ questions.T).max(axis=0))
+                best = np.maximum(best, (take(C, chosen[s:s + ROW_BLOCK]) @ questions.T).max(axis=0))
             out[members] = 1.0 - best.astype(np.float64)
     return out
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragcov_tui.coverage.nearest import nearest
+from ragcov_tui.row_blocks import take
 
 
 def basic_coverage(mindist: np.ndarray | None) -> float | None:
@@ -82,7 +83,7 @@ def multi_mindist(chunk_vecs: np.ndarray, question_vecs: np.ndarray, labels: np.
         if len(questions) == 0:
             continue
         rows = np.flatnonzero((labels == c) & ~own)
-        out[rows] = nearest(chunk_vecs[rows], question_vecs[questions], memory_budget_mb=memory_budget_mb)[0]
+        out[rows] = nearest(take(chunk_vecs, rows), question_vecs[questions], memory_budget_mb=memory_budget_mb)[0]
     return out
 
 

@@ -3,7 +3,8 @@
 dist(a, b) = 1 − a·b. Similarities are computed block by block with one float32 BLAS GEMM per
 block (``A[i:i+b] @ Bᵀ``, A and B C-contiguous, Bᵀ a view) written into ONE reused ``b × m`` buffer, so no
 n × m matrix ever exists and no block is allocated (and page-faulted) afresh: ``b`` is chosen so
-that the buffer fits in ``memory_budget_mb``. Everything after the GEMM reads the block in row
+that the buffer fits in ``memory_budget_mb``. The rows may be a memory map: they are read block by
+block and each block's pages handed back (:mod:`ragcov_tui.row_blocks`). Everything after the GEMM reads the block in row
 slices of ≈ ``CACHE_SLICE_BYTES`` that stay in the CPU cache, so the block leaves main memory
 once. The winning pairs are then re-scored in float64 (``1 − Σ a_k b_k``): returned distances
 are exact to ~1e-15 for the pair found; only near-ties closer than float32 resolution (~1e-7)
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragcov_tui.progress import Progress, report
+from ragcov_tui.row_blocks import blocks, take
 
 DEFAULT_BUDGET_MB = 256
 CACHE_SLICE_BYTES = 1 << 20  # ≈ half a core's L2: the post-GEMM passes of a slice hit the cache
@@ -59,10 +61,10 @@ def similarity_blocks(rows: np.ndarray, cols: np.ndarray, memory_budget_mb: floa
     cols_t = np.ascontiguousarray(cols, dtype=np.float32).T  # a transposed view: BLAS reads it as is, fastest
     b = min(n, block_rows(m, memory_budget_mb, copies=1))
     buffer = np.empty((b, m), dtype=np.float32)
-    for start in range(0, n, b):
-        stop = min(n, start + b)
+    for start, part in blocks(rows, b):  # a memory map's pages are dropped block by block
+        stop = start + len(part)
         sim = buffer[:stop - start]
-        np.matmul(rows[start:stop], cols_t, out=sim)
+        np.matmul(part, cols_t, out=sim)
         yield start, stop, sim
 
 
@@ -135,7 +137,7 @@ def cross_nearest(
             if m_rows > 1:
                 row_second[start:stop] = np.maximum(exact_dist(block, cols[second]), row_dist[start:stop])
         report(progress, stage, stop, n)
-    col_dist = exact_dist(rows[col_index], cols) if n and m else np.full(m, np.inf)
+    col_dist = exact_dist(take(rows, col_index), cols) if n and m else np.full(m, np.inf)
     return CrossNearest(row_dist, row_index, row_second, col_dist, col_index)
 
 

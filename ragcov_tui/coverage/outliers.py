@@ -42,6 +42,7 @@ import numpy as np
 
 from ragcov_tui.coverage.calibration import robust_spread
 from ragcov_tui.coverage.nearest import top_k
+from ragcov_tui.row_blocks import take
 
 OFFSET_CAP = 0.25
 AUTO_FLOOR, AUTO_CEILING, AUTO_Z = 1.35, 2.0, 3.0
@@ -65,7 +66,7 @@ def reference_set(chunk_vecs: np.ndarray, sample: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     rows = chunk_vecs
     if len(rows) > sample:
-        rows = rows[np.sort(rng.choice(len(rows), sample, replace=False))]
+        rows = take(rows, np.sort(rng.choice(len(rows), sample, replace=False)))
     probe = rng.standard_normal((rows.shape[1],)).astype(np.float32)
     _, first = np.unique(rows @ probe, return_index=True)
     return rows[np.sort(first)]

@@ -26,6 +26,7 @@ from sklearn.manifold import TSNE
 from threadpoolctl import threadpool_limits
 
 from ragcov_tui.coverage.nearest import nearest_index
+from ragcov_tui.row_blocks import take
 
 
 @dataclass
@@ -84,7 +85,7 @@ def project(chunk_vecs: np.ndarray, question_vecs: np.ndarray, labels: np.ndarra
     rng = np.random.default_rng(seed)
     q_sample = np.arange(m) if m <= max_points // 2 else np.sort(rng.choice(m, max_points // 2, replace=False))
     sample = _chunk_sample(labels, max(len(np.unique(labels)), max_points - len(q_sample)), rng)
-    xy = _rescale(_tsne(np.vstack([chunk_vecs[sample], question_vecs[q_sample]]), seed))
+    xy = _rescale(_tsne(np.vstack([take(chunk_vecs, sample), question_vecs[q_sample]]), seed))
     chunk_xy = _place(chunk_vecs, labels, sample, xy[:len(sample)], memory_budget_mb)
     question_xy = _place(question_vecs, np.zeros(m, dtype=np.int64), q_sample, xy[len(sample):], memory_budget_mb)
     return Projection(chunk_xy, question_xy, "tsne-sample", len(sample) + len(q_sample))
@@ -105,6 +106,6 @@ def _place(vecs: np.ndarray, groups: np.ndarray, sample: np.ndarray, sample_xy: 
     for g, lo, hi in zip(present, firsts, [*firsts[1:], len(rest_rows)], strict=False):
         rows = rest_rows[lo:hi]
         anchors = np.flatnonzero(sample_groups == g)
-        which = nearest_index(vecs[rows], vecs[sample[anchors]], memory_budget_mb=memory_budget_mb)
+        which = nearest_index(take(vecs, rows), take(vecs, sample[anchors]), memory_budget_mb=memory_budget_mb)
         out[rows] = sample_xy[anchors[which]]
     return out

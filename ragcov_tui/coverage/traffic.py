@@ -49,7 +49,7 @@ import numpy as np
 from ragcov_tui.coverage.analysis import as_unit_matrix
 from ragcov_tui.coverage.calibration import robust_spread
 from ragcov_tui.coverage.clustering import cluster_chunks
-from ragcov_tui.coverage.nearest import nearest, top_k
+from ragcov_tui.coverage.nearest import cross_nearest, nearest, top_k
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.traffic_health import (
     cluster_health,
@@ -205,7 +205,9 @@ def analyze_traffic(
     Q_in = np.ascontiguousarray(question_vecs[inliers], dtype=np.float32)
 
     report(progress, "traffic", 0, 3)
-    chunk_dist, nearest_chunk = nearest(T, np.ascontiguousarray(chunk_vecs, dtype=np.float32), memory_budget_mb=budget)
+    # chunks as the rows: a corpus held as a memory map is read block by block (coverage/nearest.py)
+    by_chunk = cross_nearest(chunk_vecs, T, n_cols_for_rows=0, memory_budget_mb=budget)
+    chunk_dist, nearest_chunk = by_chunk.col_dist, by_chunk.col_index
     chunk_sim = 1.0 - chunk_dist
     question_sim, nearest_question = None, np.full(len(T), -1, dtype=np.int64)
     if len(inliers):

@@ -33,6 +33,7 @@ from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, embed_items, make_em
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
+from ragcov_tui.row_blocks import take
 from ragcov_tui.services.corpus_source import (
     LoadedCorpus,
     StoreOptions,
@@ -312,7 +313,7 @@ def chunk_vectors(embedder: Embedder, chunks: list[Chunk], store: StoreCorpus | 
                    progress: Progress | None) -> np.ndarray:
     """The chunks' unit vectors: a store's as stored (the sampled ``rows`` of them), else embedded."""
     if store is not None:
-        return as_unit_matrix(store.vectors if rows is None else store.vectors[rows], "chunk", len(chunks))
+        return as_unit_matrix(store.vectors if rows is None else take(store.vectors, rows), "chunk", len(chunks))
     return embed_items(embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks",
                        progress=progress, labels=[c.id for c in chunks])
 

@@ -27,7 +27,6 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.corpus import build_chunks
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.sampling import sample_rows
 from ragcov_tui.embeddings.base import Embedder
@@ -41,10 +40,12 @@ from ragcov_tui.evaluation.scope import out_of_scope_ids
 from ragcov_tui.llm.cost import cost_of, price_for
 from ragcov_tui.llm.factory import parse_spec as parse_llm_spec
 from ragcov_tui.services.analysis_job import AnalyzeOptions, load_inputs
+from ragcov_tui.services.corpus_source import LoadedCorpus, load_corpus_source
 from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.testlint.answerable import NEAREST_CHUNKS
 from ragcov_tui.testset.beir import corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet
+from ragcov_tui.vectorstores.registry import store_scheme
 
 # Judge calls per question for the judged metrics that split the text into claims and then check
 # them (two calls); every other judged metric is one call.
@@ -190,15 +191,18 @@ def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
     """The plan of ``run_eval(opts)`` for its questions and corpus (``db``: the read-only cache, or None)."""
     opts.check()
     testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
-    _, generation = select_metrics(opts.metrics or ("retrieval" if testset.format == "beir" else None), opts.k)
+    searched = store_scheme(opts.system) is not None  # the store's own index: only the questions are embedded
+    retrieval_only = testset.format == "beir" or searched  # as run_eval selects its metrics
+    _, generation = select_metrics(opts.metrics or ("retrieval" if retrieval_only else None), opts.k)
     if not opts.metrics and out_of_scope_ids(testset.questions, no_gold_unanswerable=opts.no_gold_unanswerable):
         generation += [m for m in SCOPE_METRICS if m not in generation]  # as run_eval adds them
     corpus = corpus_paths(opts.questions, opts.corpus)
-    documents, chunks = ([], []) if not corpus else build_chunks(
-        corpus, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn)
+    loaded = load_corpus_source(corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
+                                warn=warn) if corpus else LoadedCorpus([], [])  # files, or a vector store
+    documents, chunks = loaded.documents, loaded.chunks
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
-    dense = opts.system in DENSE_SYSTEMS
-    texts = [c.text for c in chunks] + [q.text for q in testset.questions] if dense else []
+    questions = [q.text for q in testset.questions]
+    texts = [c.text for c in chunks] + questions if opts.system in DENSE_SYSTEMS else questions if searched else []
     judge = _llm_spec(opts.judge_llm or opts.llm)
     judged = [m for m in generation if m in JUDGED_METRICS]
     per_question = sum(JUDGE_CALLS.get(m, 1) for m in judged)

@@ -9,6 +9,7 @@ import numpy as np
 import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk, Document
+from ragcov_tui.row_blocks import blocks
 
 
 def save_documents(db: sqlite_utils.Database, sid: str, documents: Sequence[Document], chunks: Sequence[Chunk]) -> None:
@@ -28,13 +29,11 @@ def save_documents(db: sqlite_utils.Database, sid: str, documents: Sequence[Docu
 
 def save_vectors(db: sqlite_utils.Database, sid: str, kind: str, ids: Sequence[str], matrix: np.ndarray) -> None:
     """Store each row of ``matrix`` as a little-endian float32 blob keyed by item id."""
-    m = np.ascontiguousarray(matrix, dtype="<f4")
+    m = np.ascontiguousarray(matrix, dtype="<f4")  # a little-endian float32 memory map stays one
+    rows = ({"session_id": sid, "kind": kind, "item_id": ids[start + n], "vector": row.tobytes()}
+            for start, block in blocks(m) for n, row in enumerate(block))  # its pages dropped block by block
     with db.conn:
-        db.table("vectors").insert_all(
-            ({"session_id": sid, "kind": kind, "item_id": i, "vector": m[n].tobytes()} for n, i in enumerate(ids)),
-            batch_size=2000,
-            replace=True,
-        )
+        db.table("vectors").insert_all(rows, batch_size=2000, replace=True)
 
 
 def load_vectors(db: sqlite_utils.Database, sid: str, kind: str) -> tuple[list[str], np.ndarray]:

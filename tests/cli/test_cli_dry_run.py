@@ -10,6 +10,7 @@ import pytest
 
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 from tests.support.fake_api import FakeAPIServer
+from tests.vectorstores.stores import build_parquet, sample_rows
 
 EMBEDDER = "openai:text-embedding-3-small"
 
@@ -110,3 +111,16 @@ def test_local_dry_run_times_the_embedding_on_this_machine(tmp_path: Path, capsy
     out = capsys.readouterr().out
     assert "nothing was embedded, called or written" in out and "free (runs on this machine)" in out
     assert "tokens/s measured" in out and not db.exists()
+
+
+def test_eval_dry_run_reads_a_vector_store_as_the_corpus_and_as_the_system(server: FakeAPIServer,
+                                                                          tmp_path: Path) -> None:
+    rows = sample_rows()
+    store = build_parquet(tmp_path / "store.parquet", rows)
+    questions = sum(1 for line in QUESTIONS.read_text().splitlines() if line.strip())
+    dense = dry_run(tmp_path, "eval", "--corpus", store, "--questions", str(QUESTIONS), "--system", "builtin:dense",
+                    "--embedder", EMBEDDER)
+    assert dense["chunks"] == len(rows.ids) and dense["texts"] == len(rows.ids) + questions  # the index embeds texts
+    searched = dry_run(tmp_path, "eval", "--questions", str(QUESTIONS), "--system", store, "--embedder", EMBEDDER)
+    assert searched["texts"] == questions  # the store's own index: only the questions are embedded
+    assert server.requests == [] and not (tmp_path / "db").exists()

@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from ragcov_tui.row_blocks import is_mapped
+from ragcov_tui.services import corpus_source
+from ragcov_tui.vectorstores import corpus as store_corpus
+from ragcov_tui.vectorstores.corpus import StoreCorpus
 from tests.cli.conftest import run_cli
 from tests.vectorstores.stores import (
     CORPUS,
@@ -91,6 +95,20 @@ def test_analyze_from_the_store_equals_analyze_from_the_files(engine: str, tmp_p
     # sums may round differently from one run to the next under load; Qdrant normalises each vector again
     assert difference(same, expected) is None
 
+
+
+def test_a_store_read_into_a_memory_map_gives_the_same_analysis(tmp_path: Path, from_files: dict,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``MEMORY_MAP_ABOVE_BYTES`` the vectors go to a memory-mapped file (issue #25 §1): same report."""
+    monkeypatch.setattr(store_corpus, "MEMORY_MAP_ABOVE_BYTES", 0)
+    spills: list[StoreCorpus] = []
+    read = store_corpus.read_store_corpus
+    monkeypatch.setattr(corpus_source, "read_store_corpus", lambda *a, **k: spills.append(read(*a, **k)) or spills[-1])
+    code, report = analyze(tmp_path, store_at(tmp_path, "parquet"))
+    assert code == 0
+    assert spills and spills[0].spill is not None and is_mapped(spills[0].vectors)
+    same = {k: v for k, v in report.items() if k not in DIFFERS}
+    assert difference(same, {k: v for k, v in from_files.items() if k not in DIFFERS}) is None
 
 
 def test_a_store_without_text_still_gives_every_coverage_figure(tmp_path: Path, from_files: dict) -> None:
