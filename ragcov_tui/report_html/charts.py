@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from bokeh.embed import components
@@ -22,6 +23,7 @@ from bokeh.palettes import Category20
 from bokeh.plotting import figure
 from bokeh.resources import Resources
 
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.report_html.map_data import MapView
 from ragcov_tui.safe_text import visible_line
 
@@ -117,9 +119,9 @@ def cluster_bars(clusters: Sequence[Mapping[str, object]]) -> Model:
     return fig
 
 
-def _number(value: object) -> float:
+def _number(value: Any) -> float:
     """A stored figure for a chart: NaN (Bokeh draws nothing) where it is missing."""
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("nan")
+    return float(value) if is_finite_number(value) else float("nan")
 
 
 def histogram(metric: str, values: Sequence[float], bins: int = 10) -> Model:

@@ -12,6 +12,7 @@ from typing import Any
 from ragcov_tui import __version__
 from ragcov_tui.evaluation.compare import question_set_note
 from ragcov_tui.evaluation.compare_contract import Comparison
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.report_html.charts import delta_figure, embed, library_scripts
 from ragcov_tui.report_html.eval_page import question_scores
 from ragcov_tui.report_html.page import asset, render_page
@@ -27,7 +28,7 @@ def _values(report: EvalReport | None) -> dict[str, tuple[str, dict[str, Any]]]:
 
 
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value == value else None
+    return float(value) if is_finite_number(value) else None
 
 
 def question_differences(result: Comparison, a: EvalReport | None, b: EvalReport | None) -> list[dict[str, Any]]:

@@ -22,15 +22,12 @@ from ragcov_tui.evaluation.compare import bootstrap_ci
 from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_rows, corrected_lines
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.report_html.charts import embed, histogram_grid, library_scripts
 from ragcov_tui.report_html.page import asset, render_page
 from ragcov_tui.store.eval_contract import EvalReport
 
 GROUPS = ("retrieval", "generation")
-
-
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and bool(np.isfinite(value))
 
 
 def metric_groups(report: EvalReport) -> dict[str, str]:
@@ -49,7 +46,7 @@ def metric_values(report: EvalReport) -> dict[str, list[float]]:
     values: dict[str, list[float]] = {m: [] for m in metric_groups(report)}
     for q in report.get("questions") or []:
         for name, value in question_scores(q).items():
-            if _finite(value):
+            if is_finite_number(value):
                 values.setdefault(name, []).append(float(value))
     return values
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import jinja2
 
+from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.markdown import fmt, pct
 from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import visible, visible_line
@@ -44,15 +45,12 @@ def asset(name: str) -> str:
 
 def _score(value: Any, digits: int = 3) -> str:
     """A score cell: fixed digits, ``n/a`` when missing or not a finite number (never ``nan``)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value or value in (float("inf"),
-                                                                                                    float("-inf")):
-        return "n/a"
-    return fmt(float(value), digits)
+    return fmt(float(value), digits) if is_finite_number(value) else "n/a"
 
 
 def _sort_key(value: Any) -> str:
     """A table cell's ``data-v``: the number to 6 significant digits, '' (sorted last) when missing or not finite."""
-    return "" if _score(value) == "n/a" else f"{float(value):.6g}"
+    return f"{float(value):.6g}" if is_finite_number(value) else ""
 
 
 def _signed(value: Any) -> str:
@@ -69,8 +67,8 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("ragcov_tui.report_html", "templates"),
                              autoescape=True, undefined=jinja2.ChainableUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(shown=lambda v: visible(str(v)), line=lambda v: visible_line(str(v)), score=_score,
-                       signed=_signed, pct=lambda v: "n/a" if _score(v) == "n/a" else pct(float(v)),
-                       count=lambda v: count(v) if _score(v) != "n/a" else "n/a", key=_sort_key)
+                       signed=_signed, pct=lambda v: pct(float(v)) if is_finite_number(v) else "n/a",
+                       count=lambda v: count(v) if is_finite_number(v) else "n/a", key=_sort_key)
     return env
 
 

@@ -7,14 +7,13 @@ place, so a reader never sees half a page.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.compare_contract import Comparison
+from ragcov_tui.services.atomic_file import write_atomically
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.eval_contract import EvalReport
 
@@ -60,17 +59,8 @@ def write_page(path: str | Path, page: str) -> Path:
     BadInput naming the path when it cannot be written."""
     target = Path(path)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         mode = target.stat().st_mode & 0o777 if target.exists() else 0o644  # a page to share: readable by others
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(page)
-            os.chmod(tmp, mode)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(target, page, mode=mode)
     except OSError as exc:
         raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from exc
     return target

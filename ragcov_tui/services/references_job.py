@@ -18,8 +18,6 @@ the model replies ``NONE``) are left out and listed; a failed call fails the run
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +38,7 @@ from ragcov_tui.evaluation.references import (
 )
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
+from ragcov_tui.services.atomic_file import write_atomically
 from ragcov_tui.testset.beir import CORPUS_FILE, DEFAULT_SPLIT, is_ir_folder, read_ir_folder
 from ragcov_tui.testset.models import Question
 
@@ -116,12 +115,4 @@ def write_references(opts: ReferenceOptions, db: sqlite_utils.Database, progress
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     """``rows`` as JSON Lines at ``path``, whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
