@@ -24,9 +24,8 @@ import math
 
 import numpy as np
 
+from ragcov_tui.intervals import Z95, wilson
 from ragcov_tui.store.analysis_contract import SampleCluster, SampleEstimate
-
-Z95 = 1.959963984540054
 
 
 def sample_rows(total: int, size: int | None, seed: int) -> np.ndarray | None:
@@ -35,16 +34,6 @@ def sample_rows(total: int, size: int | None, seed: int) -> np.ndarray | None:
     if size is None or size >= total:
         return None
     return np.sort(np.random.default_rng(seed).choice(total, size, replace=False))
-
-
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
-    """The Wilson score interval of a proportion (module docstring); None without a trial."""
-    if trials <= 0:
-        return None
-    z2 = z * z
-    centre = (successes + z2 / 2) / (trials + z2)
-    half = z / (trials + z2) * math.sqrt(successes * (trials - successes) / trials + z2 / 4)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def mean_interval(values: np.ndarray, z: float = Z95) -> tuple[float, float] | None:

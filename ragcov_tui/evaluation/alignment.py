@@ -36,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from ragcov_tui.intervals import wilson
+
 VERDICT_THRESHOLD = 0.5  # a judge score ≥ this is a pass; an imported score label ≥ this is a yes
 CERTIFY_AT = 0.8  # both rates' 95% lower bounds must reach this
 BOOTSTRAP_DRAWS = 2000
 SEED = 0
-Z95 = 1.959963984540054
 CALIBRATION_BINS = 5
 MAX_LABELS = 10_000_000  # labels_to_decide searches no further
 
@@ -141,20 +142,11 @@ def estimate_text(e: Estimate, digits: int = 3) -> str:
 # ------------------------------------------------------------------ the formulas
 
 
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``successes / n`` (n > 0)."""
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def rate(successes: int, n: int, cls: str) -> Estimate:
     """``successes / n`` with its Wilson interval; undefined without a label of class ``cls``."""
     if n == 0:
         return Estimate(None, why=f"no '{cls}' labels")
-    low, high = wilson(successes, n)
+    low, high = wilson(successes, n) or (0.0, 1.0)  # n > 0 here: always an interval
     return Estimate(successes / n, low, high)
 
 
@@ -216,7 +208,7 @@ def labels_to_decide(successes: int, n: int, bar: float) -> int | None:
         return None
 
     def decided(m: int) -> bool:
-        low, high = wilson(r * m, m) if m else (0.0, 1.0)
+        low, high = wilson(r * m, m) or (0.0, 1.0)  # no label yet: no information
         return low >= bar if r > bar else high < bar
 
     if decided(n):
