@@ -90,8 +90,8 @@ ACCEPTED_SUFFIXES = tuple(sorted(EXTRACTORS))
 
 
 def corpus_help() -> str:
-    """The file types for the ``--corpus`` help: ``.txt .md .markdown .rst (text), .html .htm (HTML), …``."""
-    return ", ".join(f"{' '.join(kind.suffixes)} ({kind.name})" for kind in FILE_TYPES)
+    """The file types for the ``--corpus`` help: ``text (.txt .md .markdown .rst), HTML (.html .htm), …``."""
+    return ", ".join(f"{kind.name} ({' '.join(kind.suffixes)})" for kind in FILE_TYPES)
 
 
 def corpus_table() -> str:
