@@ -157,6 +157,6 @@ def embedder_help(*, given_vectors: bool = True) -> str:
 
 def embedder_table() -> str:
     """The README's ``--embedder`` table (Markdown), one row per listed form group."""
-    rows = [f"| {' / '.join(f'`{f}`' for f in p.forms)}{' (default)' if p.name == DEFAULT_EMBEDDER else ''} "
+    rows = [f"| {' / '.join(f'`{f}` (default)' if f == DEFAULT_EMBEDDER else f'`{f}`' for f in p.forms)} "
             f"| {p.description} |" for p in PROVIDERS.values() if p.listed]
     return "\n".join(["| `--embedder` | |", "|---|---|", *rows])

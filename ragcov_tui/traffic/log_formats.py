@@ -98,7 +98,7 @@ def _txt_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Itera
 
 LOG_FORMAT_LIST: tuple[LogFormat, ...] = (
     LogFormat((".jsonl", ".ndjson"), "one JSON object per line, or a bare JSON string (the query)", _jsonl_rows),
-    LogFormat((".csv",), "a header row naming the fields; `,` `;` `|` or tab, the one the header uses most",
+    LogFormat((".csv",), "a header row naming the fields; comma, semicolon, pipe or tab: the one the header uses most",
               _csv_rows),
     LogFormat((".tsv",), "a header row naming the fields, tab-separated", _tsv_rows),
     LogFormat((".txt", ".log"), "one query per line (blank lines skipped), count 1 each", _txt_rows),
