@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import is_ascii_whole
+from ragcov_tui.urls import env_url_check
 
 if TYPE_CHECKING:
     from ragcov_tui.embeddings.base import Embedder
@@ -32,7 +33,8 @@ class Provider:
     ``description`` says what it is and what it needs (a key, an extra); ``build(argument,
     concurrency)`` makes the embedder from the checked argument; ``needs_model``: the argument
     is required (``openai:`` alone is refused); ``argument(spec, argument)`` checks and normalises
-    it (BadInput naming ``spec``); ``listed``: shown in the help and the README (``hash`` is for tests).
+    it (BadInput naming ``spec``); ``check_server()`` checks, before any work, the server address
+    the environment names for it (BadInput naming the variable); ``listed``: shown in the help and the README (``hash`` is for tests).
     """
 
     name: str
@@ -41,6 +43,7 @@ class Provider:
     build: Callable[[str, int], Embedder]
     needs_model: bool = False
     argument: Callable[[str, str], str] | None = None
+    check_server: Callable[[], object] | None = None
     listed: bool = True
 
 
@@ -108,9 +111,9 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
              "`tokenizer.json`", _local),
     Provider("openai", ("openai:MODEL",),
              "`OPENAI_API_KEY`; `OPENAI_BASE_URL` for vLLM, Ollama, llama.cpp, TEI (any non-empty key works for local "
-             "servers)", _openai, needs_model=True),
+             "servers)", _openai, needs_model=True, check_server=env_url_check("OPENAI_BASE_URL")),
     Provider("voyage", ("voyage:MODEL",), "`VOYAGE_API_KEY` (`VOYAGE_BASE_URL` to override)", _voyage,
-             needs_model=True),
+             needs_model=True, check_server=env_url_check("VOYAGE_BASE_URL")),
     Provider("st", ("st:MODEL",), "sentence-transformers, if installed (`pip install 'ragcov-tui[st]'`)", _st,
              needs_model=True),
     Provider("llamacpp", ("llamacpp:PATH.gguf",),

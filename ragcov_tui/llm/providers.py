@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.urls import env_url_check
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -38,13 +39,16 @@ class ChatBuilder(Protocol):
 class Provider:
     """One chat scheme: ``form`` as help, errors and the README show it (``ollama:MODEL``),
     ``example`` a whole spec (named when the model is missing), ``description`` what it is and what
-    it needs (Markdown, the README's table), ``load()`` the chat class (its module imported then)."""
+    it needs (Markdown, the README's table), ``load()`` the chat class (its module imported then),
+    ``check_server()`` checks, before any work, the server address the environment names for it
+    (BadInput naming the variable)."""
 
     name: str
     form: str
     example: str
     description: str
     load: Callable[[], ChatBuilder]
+    check_server: Callable[[], object] | None = None
 
 
 def _openai() -> ChatBuilder:
@@ -57,6 +61,12 @@ def _ollama() -> ChatBuilder:
     from ragcov_tui.llm.ollama import OllamaChat
 
     return OllamaChat
+
+
+def _ollama_host() -> str:
+    from ragcov_tui.llm.ollama import ollama_host
+
+    return ollama_host()
 
 
 def _anthropic() -> ChatBuilder:
@@ -74,13 +84,13 @@ def _llamacpp() -> ChatBuilder:
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("openai", "openai:MODEL", "openai:gpt-4o-mini",
              "any OpenAI-compatible server: `OPENAI_API_KEY`, `OPENAI_BASE_URL` (vLLM, llama.cpp, LM Studio, proxies)",
-             _openai),
+             _openai, env_url_check("OPENAI_BASE_URL")),
     Provider("ollama", "ollama:MODEL", "ollama:llama3.1:8b",
              "a model served by Ollama (`ollama:llama3.1:8b`) over its OpenAI-compatible endpoint at `OLLAMA_HOST` "
-             "(below); no key (`OLLAMA_API_KEY` for a proxy that wants one)", _ollama),
+             "(below); no key (`OLLAMA_API_KEY` for a proxy that wants one)", _ollama, _ollama_host),
     Provider("anthropic", "anthropic:MODEL", "anthropic:claude-haiku-4-5",
              "Claude through Anthropic's Messages API (`pip install 'ragcov-tui[anthropic]'`): `ANTHROPIC_API_KEY`, "
-             "`ANTHROPIC_BASE_URL` for a gateway (below)", _anthropic),
+             "`ANTHROPIC_BASE_URL` for a gateway (below)", _anthropic, env_url_check("ANTHROPIC_BASE_URL")),
     Provider("llamacpp", "llamacpp:PATH.gguf", "llamacpp:/models/model.gguf",
              "a local GGUF model run in process (`pip install 'ragcov-tui[local-llm]'`, below)", _llamacpp),
 )}
