@@ -33,7 +33,9 @@ class Provider:
     ``description`` says what it is and what it needs (a key, an extra); ``build(argument,
     concurrency)`` makes the embedder from the checked argument; ``needs_model``: the argument
     is required (``openai:`` alone is refused); ``argument(spec, argument)`` checks and normalises
-    it (BadInput naming ``spec``); ``check_server()`` checks, before any work, the server address
+    it (BadInput naming ``spec``); ``embeds_text``: it can embed a new text (``precomputed`` only
+    takes the vectors given, so commands that embed their own texts leave it out of their help);
+    ``check_server()`` checks, before any work, the server address
     the environment names for it (BadInput naming the variable); ``listed``: shown in the help and the README (``hash`` is for tests).
     """
 
@@ -44,6 +46,7 @@ class Provider:
     needs_model: bool = False
     argument: Callable[[str, str], str] | None = None
     check_server: Callable[[], object] | None = None
+    embeds_text: bool = True
     listed: bool = True
 
 
@@ -121,7 +124,7 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
              _llamacpp, needs_model=True),
     Provider("precomputed", ("precomputed",),
              "vectors given in the inputs: `vector` on `.jsonl` chunk rows and on question rows", _precomputed,
-             argument=_precomputed_argument),
+             argument=_precomputed_argument, embeds_text=False),
     Provider("hash", ("hash", "hash:DIM"), "a hashed bag of words, for tests only (no meaning)", _hash,
              argument=_hash_argument, listed=False),
 )}
@@ -129,12 +132,13 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
 
 def spec_forms(*, listed_only: bool = False, given_vectors: bool = True) -> list[str]:
     """Every provider's spec forms in registry order; ``listed_only``: the ones help shows;
-    ``given_vectors=False`` leaves out ``precomputed`` (for commands that embed new text)."""
+    ``given_vectors=False``: only the providers that embed new text."""
     return [form for p in PROVIDERS.values() if (p.listed or not listed_only)
-            and (given_vectors or p.name != "precomputed") for form in p.forms]
+            and (given_vectors or p.embeds_text) for form in p.forms]
 
 
 def unknown_embedder(spec: str) -> BadInput:
+    """The error for a spec no provider takes, naming every form."""
     return BadInput(f"unknown embedder {spec!r}; expected one of: {', '.join(spec_forms())}")
 
 
@@ -153,7 +157,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 def embedder_help(*, given_vectors: bool = True) -> str:
     """The ``--embedder`` choices for help text: ``local (default) | local:DIR | openai:MODEL | …``
-    (``given_vectors=False``: without ``precomputed``, for commands that embed new text)."""
+    (``given_vectors=False``: only the providers that embed new text, for commands that do)."""
     forms = spec_forms(listed_only=True, given_vectors=given_vectors)
     return " | ".join(f"{form} (default)" if form == DEFAULT_EMBEDDER else form for form in forms)
 
