@@ -66,22 +66,26 @@ def command_options(args: argparse.Namespace, cfg: Config, **fixed: Any) -> Any:
 
 def check_urls(opts: Any) -> None:
     """Before any work: an ``http:`` system's URL is well formed and accepts a connection
-    (``--system``), and the base URL of each remote provider the options name is well formed
-    (``$OPENAI_BASE_URL``, ``$VOYAGE_BASE_URL``, ``$ANTHROPIC_BASE_URL``, ``$OLLAMA_HOST``)."""
-    from ragcov_tui.urls import check_reachable, check_url  # urllib.request (17 ms): paid only by runs that check a URL
+    (``--system``), and the server address of each provider the options name is well formed (its
+    registry's ``check_server``: ``$OPENAI_BASE_URL``, ``$VOYAGE_BASE_URL``, ``$ANTHROPIC_BASE_URL``,
+    ``$OLLAMA_HOST``)."""
+    from ragcov_tui.embeddings.providers import PROVIDERS as EMBEDDERS
+    from ragcov_tui.embeddings.providers import parse_spec as embedder_spec
+    from ragcov_tui.llm.providers import PROVIDERS as LLMS
+    from ragcov_tui.llm.providers import parse_spec as llm_spec
+    from ragcov_tui.urls import check_reachable
 
     system = getattr(opts, "system", None) or ""
     if system.startswith("http:") or system.startswith("https://"):
         check_reachable(system if system.startswith(("http://", "https://")) else system[len("http:"):], "--system")
-    specs = [getattr(opts, key, None) or "" for key in ("embedder", "llm", "judge_llm", "paraphrase_llm")]
-    for provider in ("openai", "voyage", "anthropic"):
-        url = os.environ.get(f"{provider.upper()}_BASE_URL", "").strip()
-        if url and any(spec.startswith(f"{provider}:") for spec in specs):
-            check_url(url, f"${provider.upper()}_BASE_URL")
-    if any(spec.startswith("ollama:") for spec in specs):
-        from ragcov_tui.llm.ollama import ollama_host
-
-        ollama_host()  # BadInput naming $OLLAMA_HOST when it is no address
+    embedder = getattr(opts, "embedder", None)
+    checks = [EMBEDDERS[embedder_spec(embedder)[0]].check_server] if embedder else []
+    for key in ("llm", "judge_llm", "paraphrase_llm"):
+        parsed = llm_spec(getattr(opts, key, None))
+        checks += [LLMS[parsed[0]].check_server] if parsed else []
+    for check in checks:  # each provider's, from its registry: $OPENAI_BASE_URL, $OLLAMA_HOST …
+        if check is not None:
+            check()
 
 
 def check_outputs(args: argparse.Namespace, *, inputs: Iterable[str | None] = (), db_path: str | None = None) -> None:

@@ -76,13 +76,13 @@ def _parser() -> argparse.ArgumentParser:
 
     a = add("analyze", "Measure how well a test set covers a corpus (semantic-coverage method).")
     a.add_argument("--corpus", nargs="+", metavar="PATH",
-                   help="files or directories (.txt .md .html .pdf, .jsonl chunks or documents), or a vector store: "
+                   help="files or directories of {corpus_types}, or a vector store: "
                         f"{STORE_FORMS}; default: a BEIR folder's corpus.jsonl")
     a.add_argument("--questions", required=True, metavar="FILE|DIR",
                    help="test file (.jsonl, .json, .csv) or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     ir_flags(a)
     a.add_argument("--traffic", metavar="FILE",
-                   help="a query log (.jsonl, .csv, .txt: one query per row, optional count / timestamp): which "
+                   help="a query log ({log_formats}: one query per row, optional count / timestamp): which "
                         "topics users ask are untested, which the corpus cannot answer, which tests nobody asks")
     a.add_argument("--eval-session", metavar="SESSION",
                    help="an eval session (id, name, latest-eval) of this test set and corpus: which chunks, clusters and "
@@ -93,10 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--until", metavar="TIME", help="traffic health of the log's rows up to TIME (ISO 8601, UTC)")
     a.add_argument("--max", nargs="+", metavar="METRIC=VALUE",
                    help="exit 3 when a figure is above, e.g. zero_results=0.02 or latency_p95_ms=2000 (traffic health)")
-    a.add_argument("--embedder",
-                   help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf | precomputed")
-    a.add_argument("--llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf for themes and suggested "
-                   "questions (default: offline heuristic)")
+    a.add_argument("--embedder", help="{embedder_choices}")
+    a.add_argument("--llm", help="{llm_choices} for themes and suggested questions (default: offline heuristic)")
     a.add_argument("--allow-fallback", action="store_true",
                    help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
     a.add_argument("--clusters", help="number of K-means clusters, or 'auto' (silhouette); default from corpus size")
@@ -117,11 +115,11 @@ def _parser() -> argparse.ArgumentParser:
     lint = add("lint", "Lint the test set: unanswerable questions, gold without the answer, wrong language, answer in "
                        "the question, vague questions, near-duplicates, stale gold (no session is stored).")
     lint.add_argument("--corpus", nargs="+", metavar="PATH",
-                      help=f"files or directories, or a vector store: {STORE_FORMS}; default: a BEIR folder's corpus.jsonl")
+                      help=f"files or directories of {{corpus_types}}, or a vector store: {STORE_FORMS}; default: a BEIR "
+                           "folder's corpus.jsonl")
     lint.add_argument("--questions", required=True, metavar="FILE|DIR", help="test file or a BEIR folder")
     ir_flags(lint)
-    lint.add_argument("--embedder", help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | "
-                                         "llamacpp:PATH.gguf")
+    lint.add_argument("--embedder", help="{text_embedder_choices}")
     lint.add_argument("--baseline", metavar="SESSION",
                       help="stale gold: compare gold documents with this session's (default: the test file's last session)")
     lint.add_argument("--chunk-size", help="tokens per chunk (default {chunk_size})")
@@ -152,13 +150,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="how records:FILE rows meet the test questions: auto (by id, then by question text) | id | question"
                         " | order (row n is question n) (default {join})")
     e.add_argument("--embedder",
-                   help="{embedder} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf: "
-                        "builtin:dense / hybrid retrieval, gold ids from context texts, offline answer scores")
-    e.add_argument("--llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf used by builtin systems "
-                   "to generate answers (and to write the --probes questions)")
-    e.add_argument("--judge-llm", help="openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf judging answers "
-                   "(default: --llm, else offline heuristics)")
-    e.add_argument("--paraphrase-llm", help="openai:MODEL generating paraphrases (default: --judge-llm)")
+                   help="{text_embedder_choices}: builtin:dense / hybrid retrieval, gold ids from context texts, offline "
+                        "answer scores")
+    e.add_argument("--llm", help="{llm_choices} used by builtin systems to generate answers (and to write the --probes "
+                   "questions)")
+    e.add_argument("--judge-llm", help="{llm_choices} judging answers (default: --llm, else offline heuristics)")
+    e.add_argument("--paraphrase-llm", help="{llm_choices} generating paraphrases (default: --judge-llm)")
     e.add_argument("--metrics", help="comma-separated metric names (default: all applicable)")
     e.add_argument("--k", help="retrieval cut-off (default {k})")
     e.add_argument("--paraphrases",
@@ -186,14 +183,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("a", metavar="A", help="session id/name or eval JSON report")
     c.add_argument("b", metavar="B", help="the other session id/name or eval JSON report: deltas are B − A")
     c.add_argument("--pairwise", action="store_true", help="also ask an LLM judge which answer is better")
-    c.add_argument("--llm", help="openai:MODEL for --pairwise")
+    c.add_argument("--llm", help="{llm_choices} for --pairwise")
     c.add_argument("--json", metavar="FILE", help="write the comparison as JSON ('-' for stdout)")
     c.add_argument("--html", metavar="FILE", help="write the comparison as one self-contained HTML page")
 
     f = add("references", "Write a reference answer for each judged query of a BEIR folder from its most relevant "
                           "documents, with an LLM, into a new test file (marked synthetic; the folder is not changed).")
     f.add_argument("--questions", required=True, metavar="DIR", help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
-    f.add_argument("--llm", help="openai:MODEL or llamacpp:PATH.gguf writing the answers (default $RAGCOV_LLM)")
+    f.add_argument("--llm", help="{llm_choices} writing the answers (default $RAGCOV_LLM)")
     f.add_argument("--out", required=True, metavar="FILE",
                    help="the test file to write (.jsonl: question, ground_truth, relevant_doc_ids, reference_generated)")
     ir_flags(f, qrels=False)
@@ -279,13 +276,29 @@ def ir_flags(parser: argparse.ArgumentParser, *, qrels: bool = True) -> None:
 
 class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Fills ``{chunk_size}``-style placeholders in a subcommand's help with the default from the
-    options dataclasses (imported only when help is shown), so no default is written twice."""
+    options dataclasses, and ``{llm_choices}``-style ones with the lists of :func:`registry_help`
+    (both imported only when help is shown), so no default and no list is written twice."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         from ragcov_tui.services.settings import option_defaults
 
         text = action.help
-        return text.format_map(option_defaults(self._prog.split()[-1])) if text and "{" in text else text
+        if not text or "{" not in text:
+            return text
+        return text.format_map({**option_defaults(self._prog.split()[-1]), **registry_help()})
+
+
+def registry_help() -> dict[str, str]:
+    """The help placeholders the provider and format registries fill: ``embedder_choices``
+    (``text_embedder_choices`` without ``precomputed``, for commands that embed new text),
+    ``llm_choices``, ``corpus_types`` and ``log_formats``."""
+    from ragcov_tui.corpus.file_types import corpus_help
+    from ragcov_tui.embeddings.providers import embedder_help
+    from ragcov_tui.llm.providers import llm_help
+    from ragcov_tui.traffic.log_formats import traffic_help
+
+    return {"embedder_choices": embedder_help(), "text_embedder_choices": embedder_help(given_vectors=False),
+            "llm_choices": llm_help(), "corpus_types": corpus_help(), "log_formats": traffic_help()}
 
 
 def main(argv: list[str] | None = None) -> int:

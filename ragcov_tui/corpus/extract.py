@@ -159,11 +159,3 @@ def pdf_to_text(data: bytes, display: str, warn: Warn) -> str | None:
         return None
     return text
 
-
-def pypdf_available() -> bool:
-    """True when pypdf can be imported."""
-    try:
-        import pypdf  # noqa: F401
-    except ImportError:
-        return False
-    return True

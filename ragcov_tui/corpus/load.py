@@ -1,7 +1,8 @@
 """Loading a corpus from files and directories.
 
-Accepted: ``.txt .md .markdown .rst`` (as is), ``.html .htm`` (visible text), ``.pdf`` (when
-pypdf is installed) and ``.jsonl`` files of ready-made chunks (see ``jsonl_chunks``) or of whole
+Accepted: the file types of :data:`~ragcov_tui.corpus.file_types.EXTRACTORS`, each read by its
+reader (``.txt .md .markdown .rst`` as is, ``.html .htm`` visible text, ``.pdf`` when pypdf is
+installed), and ``.jsonl`` files of ready-made chunks (see ``jsonl_chunks``) or of whole
 documents, one per row, as BEIR's ``corpus.jsonl`` (see ``jsonl_documents``).
 Directories are walked recursively in sorted order, skipping hidden files and folders, following
 symbolic links but walking each folder once, and skipping with a warning what is not a regular
@@ -25,7 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragcov_tui.corpus.extract import decode_bytes, html_to_text, pdf_to_text, pypdf_available
+from ragcov_tui.corpus.extract import decode_bytes
+from ragcov_tui.corpus.file_types import ACCEPTED_SUFFIXES, EXTRACTORS, FileType
 from ragcov_tui.corpus.jsonl_chunks import ChunkRowReader
 from ragcov_tui.corpus.jsonl_documents import DocumentRowReader, holds_documents
 from ragcov_tui.corpus.models import Chunk, Document
@@ -34,13 +36,6 @@ from ragcov_tui.corpus.walk import walk_files
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import path_problem, read_input_file
 from ragcov_tui.number_text import count
-
-TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".rst"})
-HTML_SUFFIXES = frozenset({".html", ".htm"})
-PDF_SUFFIX = ".pdf"
-CHUNKS_SUFFIX = ".jsonl"
-ACCEPTED_SUFFIXES = tuple(sorted(TEXT_SUFFIXES | HTML_SUFFIXES | {PDF_SUFFIX, CHUNKS_SUFFIX}))
-PDF_INSTALL_HINT = "pip install 'ragcov-tui[pdf]'"
 
 
 @dataclass
@@ -60,8 +55,8 @@ class _CorpusFile:
     display: str
 
     @property
-    def suffix(self) -> str:
-        return self.path.suffix.lower()
+    def kind(self) -> FileType:
+        return EXTRACTORS[self.path.suffix.lower()]
 
 
 def _ignore(message: str) -> None:
@@ -80,7 +75,7 @@ class _FileCollector:
         self.files: list[_CorpusFile] = []
         self.seen: set[Path] = set()
         self.unsupported: Counter[str] = Counter()
-        self.skipped_pdfs = 0
+        self.unreadable: Counter[FileType] = Counter()  # files whose reader's module is missing
 
     def add(self, given: str | Path) -> None:
         path = Path(given).expanduser()
@@ -96,31 +91,34 @@ class _FileCollector:
 
     def _add_named_file(self, path: Path, display: str) -> None:
         suffix = path.suffix.lower()
-        if suffix not in ACCEPTED_SUFFIXES:
+        kind = EXTRACTORS.get(suffix)
+        if kind is None:
             raise BadInput(
                 f"corpus file {display}: unsupported type '{suffix or path.name}' (accepted: {_accepted_list()})"
             )
-        if suffix == PDF_SUFFIX and not pypdf_available():
-            raise BadInput(f"corpus file {display}: reading PDF needs pypdf: {PDF_INSTALL_HINT}")
+        if not kind.available():
+            raise BadInput(f"corpus file {display}: {kind.install_hint}")
         self._append(_CorpusFile(path, path.name, display))
 
     def _add_directory(self, root: Path, display: str) -> None:
-        supported = pdfs_without_reader = 0
+        supported = 0
+        unreadable: Counter[FileType] = Counter()
         for path in walk_files(root, display, self.warn):
             suffix = path.suffix.lower()
-            if suffix not in ACCEPTED_SUFFIXES:
+            kind = EXTRACTORS.get(suffix)
+            if kind is None:
                 self.unsupported[suffix or "(no extension)"] += 1
-            elif suffix == PDF_SUFFIX and not pypdf_available():
-                pdfs_without_reader += 1
+            elif not kind.available():
+                unreadable[kind] += 1
             else:
                 relative = path.relative_to(root).as_posix()
                 self._append(_CorpusFile(path, relative, f"{display.rstrip('/')}/{relative}"))
                 supported += 1
-        self.skipped_pdfs += pdfs_without_reader
-        if not supported and pdfs_without_reader:
-            raise BadInput(
-                f"corpus directory {display}: only PDF files, and reading PDF needs pypdf: {PDF_INSTALL_HINT}"
-            )
+        self.unreadable.update(unreadable)
+        if not supported and unreadable:
+            names = " and ".join(kind.name for kind in unreadable)
+            hints = "; ".join(kind.install_hint for kind in unreadable)
+            raise BadInput(f"corpus directory {display}: only {names} files, and {hints}")
         if not supported:
             raise BadInput(f"corpus directory {display}: no supported documents (accepted: {_accepted_list()})")
 
@@ -138,8 +136,8 @@ class _FileCollector:
             )
             total = sum(self.unsupported.values())
             self.warn(f"skipped {count(total)} file(s) of unsupported types ({kinds}); accepted: {_accepted_list()}")
-        if self.skipped_pdfs:
-            self.warn(f"skipped {self.skipped_pdfs} PDF file(s): reading PDF needs pypdf: {PDF_INSTALL_HINT}")
+        for kind, n in self.unreadable.items():
+            self.warn(f"skipped {n} {kind.name} file(s): {kind.install_hint}")
 
 
 class _SourceIds:
@@ -157,22 +155,6 @@ class _SourceIds:
                 self.taken.add(candidate)
                 return candidate
         raise AssertionError(f"two distinct files share the path {file.path}")
-
-
-def _document_text(file: _CorpusFile, raw: bytes, warn: Callable[[str], None]) -> str | None:
-    if file.suffix == PDF_SUFFIX:
-        if not raw.strip():
-            warn(f"{file.display}: empty or whitespace only; skipped")
-            return None
-        return pdf_to_text(raw, file.display, warn)
-    text = decode_bytes(raw, file.display, warn)
-    if text is None or file.suffix not in HTML_SUFFIXES:
-        return text
-    text = html_to_text(text)
-    if not text:
-        warn(f"{file.display}: HTML page has no visible text; skipped")
-        return None
-    return text
 
 
 def load_corpus(paths: Sequence[str | Path], *, warn: Callable[[str], None] | None = None) -> CorpusInput:
@@ -203,14 +185,15 @@ def load_corpus(paths: Sequence[str | Path], *, warn: Callable[[str], None] | No
         except BadInput as exc:
             warn(f"{exc}; skipped")
             continue
-        if file.suffix == CHUNKS_SUFFIX:
+        read = file.kind.read
+        if read is None:  # rows of chunks or of documents
             text = decode_bytes(raw, file.display, warn)
             if text is not None and holds_documents(text):
                 corpus.documents.extend(document_rows.read(text, file.display, str(file.path.absolute()), warn))
             elif text is not None:
                 corpus.prechunked.extend(rows.read(text, file.display, source, warn))
             continue
-        text = _document_text(file, raw, warn)
+        text = read(raw, file.display, warn)
         if text is not None:
             corpus.documents.append(Document(source=source, text=text, path=str(file.path.absolute())))
     if not corpus.documents and not corpus.prechunked:

@@ -1,19 +1,11 @@
 """Read a query log export (``--traffic FILE``) into distinct queries with counts.
 
-Formats, by extension:
-
-- ``.jsonl`` / ``.ndjson``: one JSON object per line (or a bare JSON string: the query);
-- ``.csv`` (``,`` ``;`` ``|`` or tab, the one the header uses most) / ``.tsv``: a header row naming the fields;
-- ``.txt`` / ``.log``: one query per line (blank lines skipped), count 1 each.
-
-Fields (first alias present wins): query ← ``query`` | ``question`` | ``text`` | ``input`` |
-``user_input`` | ``prompt``; count ← ``count`` | ``n`` | ``frequency`` | ``hits`` (optional, default
-1: a whole number from 1 to 10¹²; ``3.0`` is 3, ``2.5``, ``0``, negatives, NaN, ``true`` are refused);
-timestamp ← ``timestamp`` | ``ts`` | ``time`` (optional: ISO 8601 text, or Unix seconds —
-milliseconds when above 10¹¹). How each query was served — latency, retrieved documents and
-their scores, the answer, user feedback, a session / user id — comes from the optional fields of
-:mod:`.served`, kept per row in :class:`ServedRows` (compact arrays: 30 bytes a row, no
-text). Other fields are ignored.
+Formats, by extension: :data:`~.log_formats.LOG_FORMATS` (``.jsonl`` / ``.ndjson``, ``.csv``,
+``.tsv``, ``.txt`` / ``.log``), each with its rows reader. Fields (first alias present wins):
+query, count and timestamp (:mod:`.fields`); how each query was served — latency, retrieved
+documents and their scores, the answer, user feedback, a session / user id — comes from the
+optional fields of :mod:`.served`, kept per row in :class:`ServedRows` (compact arrays: 30 bytes a
+row, no text). Other fields are ignored.
 
 The file is read line by line (its SHA-256 computed on the way), so memory grows with the distinct
 queries and a few numbers per row, never with the file's text. A row with count n stands for n
@@ -33,7 +25,6 @@ is kept, and the first / last timestamps are kept. Every bad row is a :class:`Ba
 from __future__ import annotations
 
 import array
-import csv
 import hashlib
 import math
 from collections.abc import Iterable, Iterator
@@ -46,20 +37,10 @@ import numpy as np
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import os_error_problem, require_regular_file
-from ragcov_tui.input_values import EMBED_TEXT_CHARS, is_finite_number, long_text_note, parse_json_line, quoted
-from ragcov_tui.safe_text import single_line
-from ragcov_tui.testset.layout import CSV_FIELD_LIMIT
-from ragcov_tui.traffic import served as served_fields
-from ragcov_tui.traffic.served import NOT_SERVED, Served
-
-QUERY_FIELDS = ("query", "question", "text", "input", "user_input", "prompt")
-COUNT_FIELDS = ("count", "n", "frequency", "hits")
-TIME_FIELDS = ("timestamp", "ts", "time")
-FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv", ".txt": "txt", ".log": "txt"}
-MAX_COUNT = 10**12
-EPOCH_MS_ABOVE = 1e11  # a Unix time above this is in milliseconds (1e11 s is the year 5138)
-YEAR_1, YEAR_10000 = -62135596800.0, 253402300800.0  # the Unix seconds datetime can show
-CSV_DELIMITERS = (",", ";", "\t", "|")
+from ragcov_tui.input_values import EMBED_TEXT_CHARS, long_text_note
+from ragcov_tui.traffic.fields import Row
+from ragcov_tui.traffic.log_formats import log_format, suffix_list
+from ragcov_tui.traffic.served import Served
 
 
 @dataclass
@@ -156,26 +137,16 @@ class TrafficLog:
                 "first": min(seen) if seen else None, "last": max(seen) if seen else None}
 
 
-_Row = tuple  # (query text, count, Unix seconds or None, "file:line", Served)
-
-
-def traffic_format(path: Path) -> str:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise BadInput(f"query log {path}: unsupported file type {path.suffix!r} (use .jsonl, .csv, .tsv or .txt)")
-    return fmt
-
-
 def read_traffic(path: str | Path) -> TrafficLog:
     """Read, check and aggregate the log at ``path`` (module doc); BadInput on any bad row."""
     path = Path(path)
-    fmt = traffic_format(path)
+    fmt = log_format(path)
     if path.is_dir():
-        raise BadInput(f"query log {path}: is a directory, expected a .jsonl, .csv or .txt query log")
+        raise BadInput(f"query log {path}: is a directory, expected a {suffix_list()} query log")
     fields: dict[str, str] = {}
     digest = hashlib.sha256()
     lines = _lines(path, f"query log {path}", digest)
-    rows = {"jsonl": _jsonl_rows, "csv": _csv_rows, "txt": _txt_rows}[fmt](path, lines, fields)
+    rows = fmt.rows(path, lines, fields)
     log = aggregate(path, rows)
     log.fields, log.sha256 = fields, digest.hexdigest()
     return log
@@ -205,7 +176,7 @@ def _lines(path: Path, display: str, digest: Any) -> Iterator[str]:
             yield line
 
 
-def aggregate(path: Path, rows: Iterable[_Row]) -> TrafficLog:
+def aggregate(path: Path, rows: Iterable[Row]) -> TrafficLog:
     """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first,
     and how each row was served (:class:`ServedRows`).
 
@@ -253,138 +224,3 @@ def aggregate(path: Path, rows: Iterable[_Row]) -> TrafficLog:
 
 def _iso(seconds: float | None) -> str | None:
     return None if seconds is None else datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _clean_query(where: str, name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise BadInput(f"{where}: field {name!r} must be text (got {type(value).__name__})")
-    text = single_line(value)
-    if not text:
-        raise BadInput(f"{where}: field {name!r} is empty (no query text)")
-    return text
-
-
-def _count(where: str, name: str, value: Any, is_text: bool) -> int:
-    """A whole number of times from 1 to MAX_COUNT; BadInput naming the field otherwise."""
-    number = value
-    if is_text and isinstance(value, str):
-        try:
-            number = float(value.strip()) if value.strip() else None
-        except ValueError:
-            number = None
-    bad = BadInput(f"{where}: field {name!r} must be a whole number from 1 to {MAX_COUNT:,} (got {quoted(value, 30)})")
-    if not is_finite_number(number) or not 1 <= number <= MAX_COUNT or number != math.floor(number):
-        raise bad
-    return int(number)
-
-
-def _time(where: str, name: str, value: Any, is_text: bool) -> float:
-    """Unix seconds of an ISO 8601 time (no zone: UTC) or of Unix seconds / milliseconds."""
-    bad = BadInput(f"{where}: field {name!r} must be an ISO 8601 time or Unix seconds (got {quoted(value, 40)})")
-    number: Any = value
-    if is_text and isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            number = value
-    try:
-        if is_finite_number(number):
-            seconds = float(number / 1000 if number > EPOCH_MS_ABOVE else number)
-        elif isinstance(number, str):  # a zone offset can carry 9999-12-31 past the year 9999 in UTC
-            moment = datetime.fromisoformat(number.strip())
-            seconds = (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).timestamp()
-        else:
-            raise bad
-    except (ValueError, OverflowError, OSError):
-        raise bad from None
-    if not YEAR_1 <= seconds < YEAR_10000:
-        raise BadInput(f"{where}: field {name!r} is out of range: {quoted(value, 40)} is not between the years 1 "
-                       f"and 9999 in UTC")
-    return seconds
-
-
-def _first(names: Any, aliases: tuple[str, ...], present: Any = None) -> str | None:
-    """The first of ``aliases`` among ``names`` (whose value is ``present``, when given)."""
-    return next((a for a in aliases if a in names and (present is None or present(a))), None)
-
-
-ROLES = (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS)) + served_fields.ROLES
-
-
-def _row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str, ...], list[str | None]],
-         fields: dict[str, str]) -> _Row:
-    """(query, count, seconds, where, served) of one row: per role, the first alias present with a
-    value. Rows of one log share their keys, so ``names`` resolves each key set once (and notes ``fields``)."""
-    keys = tuple(value)
-    chosen = names.get(keys)
-    if chosen is None:
-        chosen = names[keys] = [_first(keys, aliases) for _, aliases in ROLES]
-        for (role, _), name in zip(ROLES, chosen, strict=True):
-            if name is not None:
-                fields.setdefault(role, name)
-
-    def given(name: str) -> bool:
-        cell = value[name]
-        return cell is not None and not (is_text and isinstance(cell, str) and not cell.strip())
-
-    picked = [n if n is None or given(n) else _first(value, aliases, given)
-              for n, (_, aliases) in zip(chosen, ROLES, strict=True)]
-    qname, cname, tname = picked[:3]
-    if qname is None:
-        if chosen[0] is not None:
-            raise BadInput(f"{where}: field {chosen[0]!r} is empty (no query text)")
-        raise BadInput(f"{where}: no query field (expected one of: {', '.join(QUERY_FIELDS)})")
-    count = _count(where, cname, value[cname], is_text) if cname else 1
-    time = _time(where, tname, value[tname], is_text) if tname else None
-    how = served_fields.served(where, value, picked[3:], is_text) if any(picked[3:]) else NOT_SERVED
-    return _clean_query(where, qname, value[qname]), count, time, where, how
-
-
-def _jsonl_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Iterator[_Row]:
-    names: dict[tuple[str, ...], list[str | None]] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        value = parse_json_line(line, where)
-        if isinstance(value, str):
-            yield _clean_query(where, "(the line)", value), 1, None, where, NOT_SERVED
-            continue
-        if not isinstance(value, dict):
-            raise BadInput(f"{where}: expected a JSON object or a string (got {type(value).__name__})")
-        yield _row(where, value, False, names, fields)
-
-
-def _csv_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Iterator[_Row]:
-    header_line = next(lines, "")
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else max(CSV_DELIMITERS, key=header_line.count)
-    csv.field_size_limit(CSV_FIELD_LIMIT)
-    reader = csv.reader(_chain(header_line, lines), delimiter=delimiter, strict=True)
-    try:
-        header = [h.strip() for h in next(reader, [])]
-        if not _first(header, QUERY_FIELDS):
-            raise BadInput(f"{path}:1: no query column in the header (expected one of: {', '.join(QUERY_FIELDS)}; "
-                           f"got {quoted(', '.join(header), 80)})")
-        names: dict[tuple[str, ...], list[str | None]] = {}
-        start = reader.line_num + 1
-        for record in reader:
-            where = f"{path}:{start}"
-            if any(cell.strip() for cell in record):
-                if len(record) != len(header):
-                    raise BadInput(f"{where}: {len(record)} cells but the header has {len(header)}")
-                yield _row(where, dict(zip(header, record, strict=True)), True, names, fields)
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise BadInput(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
-
-
-def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
-    yield first
-    yield from rest
-
-
-def _txt_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Iterator[_Row]:
-    fields["query"] = "(one query per line)"
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            yield _clean_query(f"{path}:{number}", "(the line)", line), 1, None, f"{path}:{number}", NOT_SERVED

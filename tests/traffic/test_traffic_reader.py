@@ -10,7 +10,8 @@ import pytest
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.safe_text import is_safe
-from ragcov_tui.traffic.reader import COUNT_FIELDS, QUERY_FIELDS, TIME_FIELDS, read_traffic
+from ragcov_tui.traffic.fields import COUNT_FIELDS, QUERY_FIELDS, TIME_FIELDS
+from ragcov_tui.traffic.reader import read_traffic
 
 
 def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
