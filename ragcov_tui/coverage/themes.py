@@ -12,7 +12,8 @@ Offline (``origin: "heuristic"``):
   says so, and the TUI lets a person edit one before accepting it.
 
 With an LLM (``ChatModel``): the model reads the cluster's most representative chunks and returns
-``{"themes": [...], "questions": [...]}`` (validated; cached by the LLM layer); any failure falls
+``{"themes": [...], "questions": [...]}`` (:data:`~ragcov_tui.coverage.gap_prompts.THEMES`: checked,
+cached by the LLM layer); any failure falls
 back to the heuristic for that gap, never silently: the cause is kept in ``fallback`` and ``note``,
 and :func:`llm_fallback` sums the gaps up for the report, the warning line and the exit code (an
 ``--llm`` that answered no call at all fails the run unless ``--allow-fallback``).
@@ -22,12 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.coverage.ctfidf import cluster_themes
+from ragcov_tui.coverage.gap_prompts import THEMES, GapPassages
 from ragcov_tui.coverage.suggest_offline import Embed, offline_suggestions
 from ragcov_tui.errors import ProviderError, Unreachable
 from ragcov_tui.llm.base import ChatModel
@@ -38,7 +39,6 @@ from ragcov_tui.store.analysis_contract import LlmFallback, SuggestedQuestion
 HEURISTIC = "heuristic"
 PASSAGE_NOTE = ("offline heuristic: this text is not English, so the suggestions name passages to ask about; "
                 "use --llm for written questions")
-LLM_CHUNKS, LLM_CHARS = 6, 1200
 SUGGESTION_CHUNKS = 24  # least-covered chunks an offline suggestion may come from
 
 
@@ -80,42 +80,17 @@ def heuristic_themes(texts_by_cluster: list[list[str]], n_themes: int, n_questio
     return out
 
 
-def validate_reply(data: Any) -> str | None:
-    """None when ``data`` is ``{"themes": [str, ...], "questions": [str, ...]}``, else the problem."""
-    if not isinstance(data, dict):
-        return "expected a JSON object with 'themes' and 'questions'"
-    for key in ("themes", "questions"):
-        items = data.get(key)
-        if not isinstance(items, list) or not items or not all(isinstance(s, str) and s.strip() for s in items):
-            return f"'{key}' must be a non-empty list of strings"
-    return None
-
-
 def llm_themes(llm: ChatModel, central_texts: list[str], n_themes: int, n_questions: int) -> ClusterThemes | str:
     """Themes + questions from the LLM, or the error string when the reply is unusable."""
-    from ragcov_tui.llm import reply_schemas
-    from ragcov_tui.llm.json_reply import complete_json
-
-    passages = "\n\n".join(f"Passage {i + 1}:\n{t[:LLM_CHARS]}" for i, t in enumerate(central_texts[:LLM_CHUNKS]))
-    messages = [
-        {"role": "system", "content": "You help improve the test set of a retrieval-augmented generation system. "
-                                      "Reply with JSON only."},
-        {"role": "user", "content": (
-            f"The passages below come from one topic of a knowledge base that the test questions do not cover well "
-            f"(the least covered passages first).\n"
-            f"Name 3 to {n_themes} short themes (2-4 words each) and write {n_questions} distinct questions a user "
-            f"would ask that these passages answer.\nReply as {{\"themes\": [...], \"questions\": [...]}}.\n\n{passages}")},
-    ]
-    result = complete_json(llm, messages, validate=validate_reply, schema=reply_schemas.themes(n_themes, n_questions))
+    result = THEMES.ask(llm, GapPassages(central_texts, n_themes, n_questions))
     if result.unreachable:  # no server at the address: the caller's fallback says so, exit 2
         raise Unreachable(result.error or "unreachable")
     if not result.ok:
         return result.error or "unusable reply"
     origin = f"llm:{llm.spec}"
-    themes = [s.strip() for s in result.data["themes"]][:n_themes]
-    questions: list[SuggestedQuestion] = [{"text": s.strip(), "origin": origin}
-                                          for s in result.data["questions"][:n_questions]]
-    return ClusterThemes(themes, questions, origin)
+    written = result.value()
+    questions: list[SuggestedQuestion] = [{"text": s, "origin": origin} for s in written.questions]
+    return ClusterThemes(written.themes, questions, origin)
 
 
 def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_chunks: dict[int, list[ChunkText]], *,

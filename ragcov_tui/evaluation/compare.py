@@ -22,6 +22,7 @@ cache; an unparseable reply is counted as an error for that question, never as a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,20 +40,16 @@ from ragcov_tui.evaluation.compare_contract import (
     RunDescription,
 )
 from ragcov_tui.evaluation.report import read_eval_report
-from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
-from ragcov_tui.llm.json_reply import complete_json
+from ragcov_tui.llm.json_reply import ReplyError
+from ragcov_tui.llm.prompt import Example, JsonPrompt
+from ragcov_tui.llm.reply_schemas import BASE_TOKENS, STRING, TOKENS_PER_REASON, ReplySchema, json_object
 from ragcov_tui.progress import Progress
 from ragcov_tui.store.eval_contract import EvalReport, MetricStats, ReportQuestion
 
 RESAMPLES = 10_000
 BLOCK_CELLS = 2_000_000  # resamples x questions drawn per numpy block (bounds memory)
 
-PAIRWISE_PROMPT = (
-    "You compare two answers to the same question. Judge which answer is more correct, complete and "
-    "helpful for the question. Ignore length and style unless they hurt clarity. Reply with JSON only: "
-    '{"better": "1" | "2" | "tie", "reason": "<one sentence>"}'
-)
 
 
 def bootstrap_ci(diffs: np.ndarray, *, resamples: int = RESAMPLES, confidence: float = 0.95,
@@ -150,21 +147,55 @@ def _describe(report: EvalReport) -> RunDescription:
             "judge": report.get("judge"), "k": report.get("k")}
 
 
-def _check_verdict(data: Any) -> str | None:
-    if not isinstance(data, dict) or str(data.get("better", "")).strip().lower() not in ("1", "2", "tie"):
-        return 'expected {"better": "1" | "2" | "tie", "reason": "..."}'
-    return None
+@dataclass(frozen=True)
+class AnswerOrder:
+    """One question's two answers in the order the judge reads them."""
+
+    question: str
+    first: str
+    second: str
+
+
+@dataclass(frozen=True)
+class Preference:
+    better: str  # "1" | "2" | "tie"
+    reason: str
+
+
+class PairwisePrompt(JsonPrompt[AnswerOrder, Preference]):
+    name = "pairwise"
+    instruction = (
+        "You compare two answers to the same question. Judge which answer is more correct, complete and "
+        "helpful for the question. Ignore length and style unless they hurt clarity. Reply with JSON only: "
+        '{"better": "1" | "2" | "tie", "reason": "<one sentence>"}'
+    )
+    examples = (Example(AnswerOrder("q", "A says", "B says"), '{"better": " TIE "}', Preference("tie", "")),)
+
+    def user(self, data: AnswerOrder) -> str:
+        return f"Question: {data.question}\n\nAnswer 1:\n{data.first}\n\nAnswer 2:\n{data.second}"
+
+    def reply_schema(self, data: AnswerOrder) -> ReplySchema:
+        return ReplySchema(self.name, json_object(better={"type": "string", "enum": ["1", "2", "tie"]}, reason=STRING),
+                           BASE_TOKENS + TOKENS_PER_REASON)
+
+    def read(self, data: AnswerOrder, value: Any) -> Preference:
+        better = str(value.get("better", "")).strip().lower() if isinstance(value, dict) else ""
+        if better not in ("1", "2", "tie"):
+            raise ReplyError('expected {"better": "1" | "2" | "tie", "reason": "..."}')
+        return Preference(better, str(value.get("reason", "")))
+
+
+PAIRWISE = PairwisePrompt()
 
 
 def _ask(llm: ChatModel, question: str, first: str, second: str) -> tuple[str | None, str, dict[str, Any]]:
     """One ordered judgement: ('1' | '2' | 'tie' | None on failure, reason, the call's record)."""
-    messages = [{"role": "system", "content": PAIRWISE_PROMPT},
-                {"role": "user", "content": f"Question: {question}\n\nAnswer 1:\n{first}\n\nAnswer 2:\n{second}"}]
-    result = complete_json(llm, messages, validate=_check_verdict, schema=reply_schemas.pairwise())
-    call = {"prompt": messages, "raw": result.raw, "error": result.error}
+    result = PAIRWISE.ask(llm, AnswerOrder(question, first, second))
+    call = {"prompt": result.prompt, "raw": result.raw, "error": result.error}
     if not result.ok:
         return None, "", call
-    return str(result.data["better"]).strip().lower(), str(result.data.get("reason", "")), call
+    preference = result.value()
+    return preference.better, preference.reason, call
 
 
 def judge_pair(llm: ChatModel, question: str, answer_a: str, answer_b: str) -> PairVerdict:

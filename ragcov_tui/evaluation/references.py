@@ -11,20 +11,18 @@ and the documents it came from; :func:`synthetic_references` counts such rows in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm.base import ChatModel, ChatReply
+from ragcov_tui.llm.prompt import Example, TextPrompt
 from ragcov_tui.store.eval_contract import SyntheticReferences
 
 DEFAULT_BUDGET = 1500  # tokens of passages per query
 REFERENCE_MAX_TOKENS = 300
 GENERATED_FIELD = "reference_generated"  # the row field marking a synthetic reference answer
 
-REFERENCE_PROMPT = """Write the reference answer to a search query, using only the passages given (the documents
-judged relevant to it). Answer in one to three sentences with the facts the passages state; name figures
-and names exactly as written. When the passages do not answer the query, reply with the one word NONE."""
 
 
 @dataclass(frozen=True)
@@ -55,16 +53,37 @@ def pick_passages(gold: Mapping[str, float], texts: Mapping[str, str], budget: i
     return out
 
 
-def reference_messages(question: str, passages: Iterable[Passage]) -> list[dict[str, str]]:
-    block = "\n\n".join(f"[{p.document}] {p.text}" for p in passages)
-    return [{"role": "system", "content": REFERENCE_PROMPT},
-            {"role": "user", "content": f"Passages:\n{block}\n\nQuery: {question}"}]
+@dataclass(frozen=True)
+class JudgedQuery:
+    question: str
+    passages: Sequence[Passage]
+
+
+class ReferencePrompt(TextPrompt[JudgedQuery, "str | None"]):
+    """The reference answer (stripped); ``None`` when the reply is empty or says ``NONE``."""
+
+    name = "reference_answer"
+    instruction = """Write the reference answer to a search query, using only the passages given (the documents
+judged relevant to it). Answer in one to three sentences with the facts the passages state; name figures
+and names exactly as written. When the passages do not answer the query, reply with the one word NONE."""
+    max_tokens = REFERENCE_MAX_TOKENS
+    examples = (Example(JudgedQuery("What does d1 say?", [Passage("d1", "Nothing useful.", 1.0)]), " None.", None),)
+
+    def user(self, data: JudgedQuery) -> str:
+        block = "\n\n".join(f"[{p.document}] {p.text}" for p in data.passages)
+        return f"Passages:\n{block}\n\nQuery: {data.question}"
+
+    def parse(self, data: JudgedQuery, reply: ChatReply) -> str | None:
+        text = reply.text.strip()
+        return None if not text or text.strip(" .").upper() == "NONE" else text
+
+
+REFERENCE = ReferencePrompt()
 
 
 def reference_answer(llm: ChatModel, question: str, passages: list[Passage]) -> str | None:
     """The LLM's reference answer from ``passages``; ``None`` when it says they hold none (``NONE``)."""
-    text = llm.chat(reference_messages(question, passages), max_tokens=REFERENCE_MAX_TOKENS).text.strip()
-    return None if not text or text.strip(" .").upper() == "NONE" else text
+    return REFERENCE.ask(llm, JudgedQuery(question, passages))
 
 
 def synthetic_references(rows: Iterable[Mapping[str, Any]]) -> SyntheticReferences | None:

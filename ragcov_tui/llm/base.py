@@ -5,21 +5,22 @@ otherwise. Implementations cache by (provider, model, messages, params), retry 4
 timeouts with backoff, and count requests, tokens and cost into ``self.usage`` (:class:`Usage`).
 They are thread-safe, so callers fan out with :func:`ragcov_tui.concurrency.run_bounded`.
 
-``complete_json`` (in ``llm.json_reply``) wraps ``chat`` for judge / theme prompts: it parses the
-reply robustly and returns a :class:`JsonResult` that is either ``ok`` with ``data`` or carries an
-``error`` string — never an exception for a bad reply, never NaN.
+``complete_json`` (in ``llm.json_reply``) wraps ``chat`` for JSON prompts (:mod:`ragcov_tui.llm.prompt`):
+it parses the reply robustly and returns a :class:`JsonResult` that is either ``ok`` with ``data``
+or carries an ``error`` string — never an exception for a bad reply, never NaN.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ragcov_tui.http_retry import RequestTally
 from ragcov_tui.llm.cost import Price, cost_of
 from ragcov_tui.llm.reply_schemas import ReplySchema
 
+T = TypeVar("T")
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
 DEFAULT_TEMPERATURE = 0.0  # the same prompt gets the same reply (and a cache hit)
 
@@ -78,15 +79,22 @@ class Usage(RequestTally):
 
 
 @dataclass
-class JsonResult:
-    """Outcome of a JSON-returning call; exactly one of ``data`` / ``error`` is meaningful."""
+class JsonResult(Generic[T]):
+    """Outcome of a JSON-returning call; exactly one of ``data`` (the reply parsed, of the prompt's
+    output type) / ``error`` is meaningful."""
 
     ok: bool
-    data: Any = None
+    data: T | None = None
     error: str | None = None
     prompt: list[Message] = field(default_factory=list)
     raw: str = ""
     unreachable: bool = False  # the error is an Unreachable: no server at the model's address
+
+    def value(self) -> T:
+        """``data`` of an ``ok`` result (asking a failed one is a programming error)."""
+        if not self.ok or self.data is None:
+            raise RuntimeError(f"a failed JSON call has no value ({self.error})")
+        return self.data
 
 
 class ChatModel(ABC):

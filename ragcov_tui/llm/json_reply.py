@@ -4,11 +4,12 @@
 preceded or followed by prose, trailing commas. It takes the first balanced JSON object or
 array that parses strictly (``NaN``, ``Infinity`` and ``1e309`` are refused: never a score).
 :func:`complete_json` asks in JSON mode — structured output when the caller gives the prompt's
-:class:`~ragcov_tui.llm.structured.ReplySchema` (:mod:`ragcov_tui.llm.reply_schemas`), whose
-``max_tokens`` caps the reply unless the caller gives its own — parses, runs the caller's
-``validate`` (returns an error string or ``None``), and on failure sends one repair turn quoting
-the problem; if that fails too — or the provider fails after its retries — it returns
-``JsonResult(ok=False, error=...)`` for the caller to record as an undefined score.
+:class:`~ragcov_tui.llm.reply_schemas.ReplySchema`, whose ``max_tokens`` caps the reply unless the
+caller gives its own — reads the reply with the caller's ``parse`` (a prompt's
+:meth:`~ragcov_tui.llm.prompt.Prompt.parse`: the typed output, or :class:`ReplyError` saying why
+not), and on a :class:`ReplyError` sends one repair turn quoting it; if that fails too — or the
+provider fails after its retries — it returns ``JsonResult(ok=False, error=...)`` for the caller to
+record as an undefined score.
 """
 
 from __future__ import annotations
@@ -16,18 +17,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ragcov_tui.errors import ProviderError, Unreachable
 from ragcov_tui.input_values import InvalidJson, parse_json
-from ragcov_tui.llm.base import ChatModel, JsonResult, Message
+from ragcov_tui.llm.base import ChatModel, ChatReply, JsonResult, Message
 from ragcov_tui.llm.reply_schemas import ReplySchema
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _CLOSERS = {"{": "}", "[": "]"}
 MAX_CANDIDATES = 20
+T = TypeVar("T")
 REPAIR_INSTRUCTION = ("Your previous reply could not be used: {error}. Reply again with only the corrected "
                       "JSON value: no prose, no code fences.")
+
+
+class ReplyError(ValueError):
+    """A model's reply that cannot be used, with one line saying why (quoted back in the repair turn,
+    kept in the call log)."""
 
 
 def _balanced(text: str, start: int) -> str | None:
@@ -80,14 +87,14 @@ def _is_syntax_error(span: str) -> bool:
 
 
 def parse_json_reply(text: str) -> Any:
-    """The first JSON object or array in a model reply; ValueError saying why when there is none.
+    """The first JSON object or array in a model reply; :class:`ReplyError` saying why when there is none.
 
     Candidates are read strictly (:func:`ragcov_tui.input_values.parse_json`): one holding ``NaN``,
     ``Infinity``, an overflowing number such as ``1e309`` or nesting too deep is no answer, and its
     reason is the error when no other candidate parses.
     """
     if not text or not text.strip():
-        raise ValueError("the reply is empty")
+        raise ReplyError("the reply is empty")
     sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     refused: InvalidJson | None = None
     for source in sources:
@@ -105,22 +112,26 @@ def parse_json_reply(text: str) -> Any:
                 if tried >= MAX_CANDIDATES:
                     break
     if refused is not None:
-        raise ValueError(f"the reply's JSON is not usable: {refused.message}")
+        raise ReplyError(f"the reply's JSON is not usable: {refused.message}")
     snippet = " ".join(text.split())[:80]
-    raise ValueError(f"no JSON object or array found in the reply ({snippet!r})")
+    raise ReplyError(f"no JSON object or array found in the reply ({snippet!r})")
 
 
-def _check(text: str, validate: Callable[[Any], str | None] | None) -> tuple[Any, str | None]:
+def json_value(reply: ChatReply) -> Any:
+    """The reply's JSON as parsed (:func:`parse_json_reply`), unchecked: ``parse`` of a call that
+    takes any JSON."""
+    return parse_json_reply(reply.text)
+
+
+def _check(reply: ChatReply, parse: Callable[[ChatReply], T]) -> tuple[T | None, str | None]:
     try:
-        data = parse_json_reply(text)
-    except ValueError as exc:
+        return parse(reply), None
+    except ReplyError as exc:
         return None, str(exc)
-    problem = validate(data) if validate is not None else None
-    return data, problem
 
 
-def complete_json(model: ChatModel, messages: list[Message], *, validate: Callable[[Any], str | None] | None = None,
-                  max_tokens: int | None = None, schema: ReplySchema | None = None) -> JsonResult:
+def complete_json(model: ChatModel, messages: list[Message], *, parse: Callable[[ChatReply], T] = json_value,
+                  max_tokens: int | None = None, schema: ReplySchema | None = None) -> JsonResult[T]:
     """Ask for JSON, parse it robustly, repair once; ``ok=False`` with ``error`` instead of raising.
 
     When no usable reply came back, the replies that were unusable are dropped from the model's
@@ -133,15 +144,17 @@ def complete_json(model: ChatModel, messages: list[Message], *, validate: Callab
         max_tokens = schema.max_tokens
     try:
         asked.append(messages)
-        raw = model.chat(messages, max_tokens=max_tokens, json_mode=json_mode).text
-        data, problem = _check(raw, validate)
+        reply = model.chat(messages, max_tokens=max_tokens, json_mode=json_mode)
+        raw = reply.text
+        data, problem = _check(reply, parse)
         if problem is None:
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
         repair = [*messages, {"role": "assistant", "content": raw},
                   {"role": "user", "content": REPAIR_INSTRUCTION.format(error=problem)}]
         asked.append(repair)
-        raw = model.chat(repair, max_tokens=max_tokens, json_mode=json_mode).text
-        data, problem = _check(raw, validate)
+        reply = model.chat(repair, max_tokens=max_tokens, json_mode=json_mode)
+        raw = reply.text
+        data, problem = _check(reply, parse)
         if problem is None:
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
         error = f"unusable JSON reply after one repair: {problem}"

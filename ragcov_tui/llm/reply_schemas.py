@@ -1,10 +1,11 @@
-"""The JSON schema and token cap of every judge, theme and suggestion prompt.
+"""The JSON schema and token cap of a prompt's reply (:class:`ReplySchema`), and what schemas are built from.
 
-Each function returns a :class:`~ragcov_tui.llm.structured.ReplySchema` that the call site passes
-to :func:`ragcov_tui.llm.json_reply.complete_json`. Schemas keep to what OpenAI's strict mode
-accepts (every property required, ``additionalProperties: false``, nullable as
-``["string", "null"]``), which vLLM, llama.cpp and Ollama accept too. The validators next to the
-prompts still check every reply: a server on the prompt-only rung follows no schema.
+Each JSON prompt (:class:`ragcov_tui.llm.prompt.JsonPrompt`) builds its own :class:`ReplySchema` in
+``reply_schema`` from the parts here, and :func:`ragcov_tui.llm.json_reply.complete_json` sends it.
+Schemas keep to what OpenAI's
+strict mode accepts (every property required, ``additionalProperties: false``, nullable as
+``["string", "null"]``), which vLLM, llama.cpp and Ollama accept too. Each prompt's ``read`` still
+checks every reply: a server on the prompt-only rung follows no schema.
 
 ``max_tokens`` is sized to the reply: a fixed part for the braces and a short reason, plus a part
 per list item the prompt asks for (:data:`TOKENS_PER_ITEM`, :data:`TOKENS_PER_REASON`), capped at
@@ -75,83 +76,15 @@ REASON_CHARS = 300  # the grammar bound of one reason (about 75 tokens: it fits 
 MAX_REPLY_TOKENS = 4096
 
 
-def _cap(tokens: int) -> int:
+def cap(tokens: int) -> int:
+    """``tokens``, at most :data:`MAX_REPLY_TOKENS`."""
     return min(MAX_REPLY_TOKENS, tokens)
 
 
-def _object(**properties: Any) -> dict[str, Any]:
+def json_object(**properties: Any) -> dict[str, Any]:
+    """The strict-mode schema of an object with exactly these properties, every one required."""
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-_STRING: dict[str, Any] = {"type": "string"}
-_STRINGS: dict[str, Any] = {"type": "array", "items": _STRING}
-
-
-def claims() -> ReplySchema:
-    """DECOMPOSE: ``{"claims": [str]}`` (up to ~20 claims of a long answer)."""
-    return ReplySchema("claims", _object(claims=_STRINGS), _cap(BASE_TOKENS + 20 * TOKENS_PER_ITEM), max_chars=ITEM_CHARS)
-
-
-def claim_verdicts(n_claims: int) -> ReplySchema:
-    """VERIFY: one ``{claim, verdict, source, reason}`` per claim."""
-    verdict = _object(claim={"type": "integer"},
-                      verdict={"type": "string", "enum": ["supported", "contradicted", "not_found"]},
-                      source={"type": ["string", "null"]}, reason=_STRING)
-    return ReplySchema("claim_verdicts", _object(verdicts={"type": "array", "items": verdict}),
-                       _cap(BASE_TOKENS + max(1, n_claims) * (TOKENS_PER_REASON + 30)), max_items=max(1, n_claims))
-
-
-def relevance_score() -> ReplySchema:
-    """RELEVANCE: ``{"score": number, "reason": str}``."""
-    return ReplySchema("relevance_score", _object(score={"type": "number"}, reason=_STRING),
-                       BASE_TOKENS + TOKENS_PER_REASON)
-
-
-def correctness() -> ReplySchema:
-    """CORRECTNESS: ``{"correct": bool, "rationale": str}``."""
-    return ReplySchema("correctness", _object(correct={"type": "boolean"}, rationale=_STRING),
-                       BASE_TOKENS + 2 * TOKENS_PER_REASON)
-
-
-def abstention() -> ReplySchema:
-    """ABSTENTION: ``{"abstained": bool, "reason": str}``."""
-    return ReplySchema("abstention", _object(abstained={"type": "boolean"}, reason=_STRING),
-                       BASE_TOKENS + TOKENS_PER_REASON)
-
-
-def passage_usefulness(n_passages: int) -> ReplySchema:
-    """USEFULNESS: one ``{passage, useful, reason}`` per passage."""
-    item = _object(passage=_STRING, useful={"type": "boolean"}, reason=_STRING)
-    return ReplySchema("passage_usefulness", _object(verdicts={"type": "array", "items": item}),
-                       _cap(BASE_TOKENS + max(1, n_passages) * (TOKENS_PER_REASON + 30)), max_items=max(1, n_passages))
-
-
-def agreement() -> ReplySchema:
-    """AGREEMENT: ``{"verdict": "same" | "partial" | "different", "reason": str}``."""
-    return ReplySchema("agreement", _object(verdict={"type": "string", "enum": ["same", "partial", "different"]},
-                                            reason=_STRING), BASE_TOKENS + TOKENS_PER_REASON)
-
-
-def paraphrases(n: int) -> ReplySchema:
-    """PARAPHRASE: ``{"paraphrases": [str]}`` with ``n`` items."""
-    return ReplySchema("paraphrases", _object(paraphrases=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM),
-                       max_items=max(1, n), max_chars=ITEM_CHARS)
-
-
-def pairwise() -> ReplySchema:
-    """The pairwise comparison: ``{"better": "1" | "2" | "tie", "reason": str}``."""
-    return ReplySchema("pairwise", _object(better={"type": "string", "enum": ["1", "2", "tie"]}, reason=_STRING),
-                       BASE_TOKENS + TOKENS_PER_REASON)
-
-
-def themes(n_themes: int, n_questions: int) -> ReplySchema:
-    """A gap cluster's ``{"themes": [str], "questions": [str]}``."""
-    n = max(1, n_themes, n_questions)  # the bound of each list: both lists at most n long
-    return ReplySchema("themes", _object(themes=_STRINGS, questions=_STRINGS),
-                       _cap(BASE_TOKENS + 2 * n * TOKENS_PER_ITEM), max_items=n, max_chars=ITEM_CHARS)
-
-
-def questions(n: int) -> ReplySchema:
-    """More questions for a gap: ``{"questions": [str]}``."""
-    return ReplySchema("questions", _object(questions=_STRINGS), _cap(BASE_TOKENS + max(1, n) * TOKENS_PER_ITEM),
-                       max_items=max(1, n), max_chars=ITEM_CHARS)
+STRING: dict[str, Any] = {"type": "string"}
+STRINGS: dict[str, Any] = {"type": "array", "items": STRING}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.evaluation.references import REFERENCE_PROMPT
+from ragcov_tui.evaluation.references import REFERENCE
 from tests.cli.conftest import run_cli
 from tests.support.fake_api import FakeAPIServer, api_env
 
@@ -45,7 +45,7 @@ def server(monkeypatch: pytest.MonkeyPatch):
         api_env(monkeypatch, fake)
 
         def reply(messages: list[dict], body: dict) -> str:
-            assert messages[0]["content"] == REFERENCE_PROMPT
+            assert messages[0]["content"] == REFERENCE.instruction
             passages = re.findall(r"^\[([^\]]+)\] (.*)$", messages[1]["content"], flags=re.M)
             return "Answer from " + " + ".join(f"{pid} ({len(text.split())} words)" for pid, text in passages)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.cli.main import main
-from ragcov_tui.evaluation.generation import prompts
+from ragcov_tui.evaluation.generation.claim_prompts import VERIFY, VERIFY_ONE
 from ragcov_tui.evaluation.generation.graded import TOP_LOGPROBS, yes_probability
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.evals import load_eval_items
@@ -44,7 +44,7 @@ def graded_logprobs(messages: list[dict], body: dict) -> list[dict[str, float]]:
 
 
 def graded_reply(messages: list[dict], body: dict) -> str:
-    if messages[0]["content"] == prompts.VERIFY_ONE:
+    if messages[0]["content"] == VERIFY_ONE.instruction:
         return "yes" if _p_yes(_claim(messages)) >= 0.5 else "no"
     return json.dumps({"claims": [s.strip() + "." for s in messages[-1]["content"].split("Text:\n", 1)[1].split(".")
                                   if s.strip()]})
@@ -71,7 +71,7 @@ def run(tmp: Path, *extra: str) -> int:
 
 def verify_requests(server) -> list[dict]:
     return [r.body for r in server.requests if r.path.endswith("/chat/completions")
-            and r.body["messages"][0]["content"] in (prompts.VERIFY_ONE, prompts.VERIFY)
+            and r.body["messages"][0]["content"] in (VERIFY_ONE.instruction, VERIFY.instruction)
             and "probe#0" not in r.body["messages"][1]["content"]]
 
 

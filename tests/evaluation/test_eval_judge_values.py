@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.evaluation.generation.judge import check_score
 from ragcov_tui.evaluation.report import all_failed, failure_note
-from ragcov_tui.llm.json_reply import parse_json_reply
+from ragcov_tui.llm.json_reply import ReplyError, parse_json_reply
+from ragcov_tui.llm.reply_checks import expect_score
 from ragcov_tui.services.eval_job import run_eval
 from ragcov_tui.store.evals import load_eval_items
 from ragcov_tui.store.sessions import get_session
@@ -155,6 +155,9 @@ def test_parse_json_reply_takes_a_later_finite_candidate() -> None:
     ({"score": -1}, "from 0 to 1"), ({"score": "0.5"}, "wrong type"), ({"score": None}, "wrong type"),
     ({"score": True}, "wrong type"), ({}, "wrong type"), ([0.5], "expected a JSON object"),
 ])
-def test_check_score(data: object, problem: str | None) -> None:
-    found = check_score(data)
-    assert found is None if problem is None else problem in found
+def test_expect_score(data: object, problem: str | None) -> None:
+    if problem is None:
+        assert expect_score(data) is data
+    else:
+        with pytest.raises(ReplyError, match=problem):
+            expect_score(data)

@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_tui.coverage.themes import ClusterThemes, llm_themes
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.llm.json_reply import complete_json
+from ragcov_tui.llm.json_reply import ReplyError, complete_json, json_value
 from ragcov_tui.store.db import open_db
 from tests.llm.test_llm_cache_validation import ASK, GOOD, cache_rows, server  # noqa: F401 (fixture)
 from tests.support.fake_api import FakeAPIServer
@@ -24,14 +24,17 @@ def test_a_reply_failing_validation_is_not_replayed_after_the_server_is_fixed(se
     llm = make_llm("openai:m", db=db)
     server.chat_handler = lambda messages, body: junk
 
-    def validate(data):
-        return None if isinstance(data, dict) and "verdict" in data else "expected {'verdict': ...}"
+    def validate(reply):
+        data = json_value(reply)
+        if not (isinstance(data, dict) and "verdict" in data):
+            raise ReplyError("expected {'verdict': ...}")
+        return data
 
-    result = complete_json(llm, ASK, validate=validate)
+    result = complete_json(llm, ASK, parse=validate)
     assert not result.ok
     assert all(reply != junk for _, reply in cache_rows(db))
     server.chat_handler = lambda messages, body: GOOD
-    again = complete_json(make_llm("openai:m", db=db), ASK, validate=validate)
+    again = complete_json(make_llm("openai:m", db=db), ASK, parse=validate)
     assert again.ok and again.data["verdict"] == "yes"
 
 

@@ -10,16 +10,19 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.cli.main import main
-from ragcov_tui.evaluation.systems.builtin import ANSWER_MAX_TOKENS, ANSWER_PROMPT
+from ragcov_tui.coverage.gap_prompts import MORE_QUESTIONS, GapQuestions
+from ragcov_tui.evaluation.generation.claim_prompts import VERIFY, ClaimsInPassages
+from ragcov_tui.evaluation.generation.prompts import PARAPHRASE, USEFULNESS, ParaphraseRequest, ReferencePassages
+from ragcov_tui.evaluation.systems.builtin import ANSWER_MAX_TOKENS, CITED_ANSWER
 from ragcov_tui.llm import reply_schemas
+from ragcov_tui.llm.prompt import JsonPrompt
 from ragcov_tui.llm.reply_schemas import ReplySchema
 from tests.evaluation.conftest import judge_server  # noqa: F401 (the fake OpenAI judge fixture)
+from tests.llm.test_llm_prompts import CASES
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMAS = {s.name: s for s in (reply_schemas.claims(), reply_schemas.claim_verdicts(3), reply_schemas.relevance_score(),
-                               reply_schemas.correctness(), reply_schemas.passage_usefulness(3),
-                               reply_schemas.agreement(), reply_schemas.paraphrases(2), reply_schemas.pairwise(),
-                               reply_schemas.themes(3, 3), reply_schemas.questions(3))}
+SCHEMAS = {s.name: s for prompt, data, _ in CASES.values() if isinstance(prompt, JsonPrompt)
+           for s in [prompt.reply_schema(data)]}
 
 
 def test_every_judge_request_has_a_schema_and_a_cap(judge_server, tmp_path: Path) -> None:  # noqa: F811
@@ -29,7 +32,7 @@ def test_every_judge_request_has_a_schema_and_a_cap(judge_server, tmp_path: Path
     rule_judge = judge_server.chat_handler
     judge_server.chat_handler = lambda messages, body: (
         "The Team plan costs $8 per member per month. [billing-and-plans.md]"
-        if messages[0]["content"] == ANSWER_PROMPT else rule_judge(messages, body))
+        if messages[0]["content"] == CITED_ANSWER.instruction else rule_judge(messages, body))
     code = main(["eval", "-q", "--db", str(tmp_path / "r.db"), "--questions", str(questions), "--corpus",
                  str(REPO / "sample_data" / "corpus"), "--system", "builtin:bm25", "--embedder", "hash",
                  "--llm", "openai:gpt-4o-mini", "--paraphrases", "1", "--json", str(tmp_path / "r.json")])
@@ -82,8 +85,11 @@ def test_the_local_bounds_only_add_lengths_and_counts(schema: ReplySchema) -> No
 
 @pytest.mark.parametrize("n", [0, 1, 3, 10, 50, 1000])
 def test_caps_grow_with_the_items_asked_and_stay_bounded(n: int) -> None:
-    for make in (reply_schemas.claim_verdicts, reply_schemas.passage_usefulness, reply_schemas.paraphrases,
-                 reply_schemas.questions):
+    makers = [lambda n: VERIFY.reply_schema(ClaimsInPassages(["c"] * n, [])),
+              lambda n: USEFULNESS.reply_schema(ReferencePassages("q", "r", [("p", "t")] * n)),
+              lambda n: PARAPHRASE.reply_schema(ParaphraseRequest("q", n)),
+              lambda n: MORE_QUESTIONS.reply_schema(GapQuestions([], [], [], n))]
+    for make in makers:
         cap = make(n).max_tokens
         assert reply_schemas.BASE_TOKENS < cap <= reply_schemas.MAX_REPLY_TOKENS
         assert make(n + 1).max_tokens >= cap

@@ -17,7 +17,7 @@ import pytest
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.errors import BadInput, ConfigError, ProviderError
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.llm.json_reply import complete_json
+from ragcov_tui.llm.json_reply import ReplyError, complete_json, json_value
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer
 
@@ -185,10 +185,13 @@ def test_complete_json_runs_the_validator(server: FakeAPIServer, provider: str) 
     model = make_llm(f"{provider}:m")
     server.chat_handler = scripted('{"score": 7}', '{"score": 0.7}')
 
-    def in_unit_range(data):
-        return None if 0 <= data.get("score", -1) <= 1 else "score must be between 0 and 1"
+    def in_unit_range(reply):
+        data = json_value(reply)
+        if not 0 <= data.get("score", -1) <= 1:
+            raise ReplyError("score must be between 0 and 1")
+        return data
 
-    result = complete_json(model, ASK, validate=in_unit_range, max_tokens=50)
+    result = complete_json(model, ASK, parse=in_unit_range, max_tokens=50)
     assert result.ok and result.data == {"score": 0.7}
     assert "score must be between 0 and 1" in server.requests[-1].body["messages"][-1]["content"]
     assert server.requests[-1].body["max_tokens"] == 50
@@ -235,10 +238,10 @@ def test_anthropic_system_prompt_is_marked_for_prompt_caching_and_cached_tokens_
 
 @pytest.mark.parametrize("provider", ["anthropic"])
 def test_anthropic_schema_bound_reply_comes_through_a_forced_tool(server: FakeAPIServer, provider: str) -> None:
-    from ragcov_tui.llm import reply_schemas
+    from ragcov_tui.evaluation.generation.claim_prompts import DECOMPOSE, ClaimSource
 
     server.chat_handler = lambda messages, body: '{"claims": ["The sky is blue."]}'
-    schema = reply_schemas.claims()
+    schema = DECOMPOSE.reply_schema(ClaimSource("Is the sky blue?", "It is."))
     result = complete_json(make_llm("anthropic:m"), ASK, schema=schema)
     assert result.ok and result.data == {"claims": ["The sky is blue."]}
     body = server.requests[-1].body

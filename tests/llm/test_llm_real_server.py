@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.cli.main import main
-from ragcov_tui.llm import reply_schemas
+from ragcov_tui.evaluation.generation.claim_prompts import VERIFY, ClaimsInPassages
+from ragcov_tui.evaluation.generation.prompts import RELEVANCE, QuestionAnswer
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat
 from tests.support.llama_server import LlamaServer, llama  # noqa: F401 (the session fixture)
@@ -144,7 +145,7 @@ def test_a_passage_longer_than_the_context_is_trimmed_answered_and_not_retried(v
     messages = [{"role": "system", "content": "Judge the claim against the passage. Reply with JSON only."},
                 {"role": "user", "content": f"Passages:\n[billing] {passage}\n\nClaims:\n1. The plan costs 8 dollars."}]
     before = len(via_proxy.statuses())
-    result = complete_json(llm, messages, schema=reply_schemas.claim_verdicts(1))
+    result = complete_json(llm, messages, schema=VERIFY.reply_schema(ClaimsInPassages(["The plan costs 8 dollars."], [])))
     statuses = via_proxy.statuses()[before:]
     assert statuses[:2] == [400, 200]  # refused once for its length, then answered trimmed
     assert statuses.count(400) == 1  # never the same prompt four times
@@ -161,7 +162,7 @@ def test_a_model_name_the_server_does_not_serve_still_gets_answers(via_proxy: Ll
     llm = OpenAIChat("gpt-4o-mini")  # llama.cpp answers any name with its one model
     result = complete_json(llm, [{"role": "system", "content": "Reply with JSON only."},
                                  {"role": "user", "content": "Question: Is Paris in France?\n\nAnswer: yes"}],
-                           schema=reply_schemas.relevance_score())
+                           schema=RELEVANCE.reply_schema(QuestionAnswer("Is Paris in France?", "yes")))
     assert result.ok or "unusable JSON" in (result.error or "")
     assert llm.usage.as_dict()["failed"] == 0 and via_proxy.statuses()[-1] == 200
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from ragcov_tui.errors import ProviderError
-from ragcov_tui.llm import reply_schemas
+from ragcov_tui.evaluation.generation.prompts import RELEVANCE, QuestionAnswer
 from ragcov_tui.llm.context_window import TRIM_MARK
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat
@@ -19,7 +19,7 @@ from ragcov_tui.llm.reply_schemas import ReplySchema
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 
-SCHEMA = reply_schemas.relevance_score()
+SCHEMA = RELEVANCE.reply_schema(QuestionAnswer("why?", "because."))
 ASK = [{"role": "system", "content": "Rate it. Reply with JSON only."},
        {"role": "user", "content": "Question: why?\n\nAnswer: because."}]
 REPLY = '{"score": 1, "reason": "fine"}'

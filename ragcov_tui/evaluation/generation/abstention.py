@@ -27,10 +27,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragcov_tui.evaluation.generation import prompts
-from ragcov_tui.evaluation.generation.judge import Judge, check_fields
+from ragcov_tui.evaluation.generation.judge import Judge
+from ragcov_tui.evaluation.generation.prompts import ABSTENTION, QuestionAnswer
 from ragcov_tui.evaluation.generation.text import split_sentences
-from ragcov_tui.llm import reply_schemas
 
 _SOURCES = r"(?:context|contexts|documents?|passages?|sources?|texts?|excerpts?|information|knowledge base|materials?|data|records?)"
 _I = r"\bi(?:'m| am|’m)?"
@@ -107,6 +106,5 @@ def phrase_verdict(answer: str) -> AbstentionVerdict:
 def judge_abstained(judge: Judge, question: str, answer: str) -> AbstentionVerdict:
     """The judge's verdict (one call); :class:`~ragcov_tui.evaluation.generation.judge.JudgeError` when
     its reply is unusable."""
-    data = judge.ask("abstention", prompts.ABSTENTION, prompts.abstention_user(question, answer),
-                     lambda d: check_fields(d, abstained=bool), reply_schemas.abstention())
-    return AbstentionVerdict(bool(data["abstained"]), f"llm:{judge.llm.spec}", str(data.get("reason") or ""))
+    judged = judge.ask("abstention", ABSTENTION, QuestionAnswer(question, answer))
+    return AbstentionVerdict(judged.verdict, f"llm:{judge.llm.spec}", judged.reason)

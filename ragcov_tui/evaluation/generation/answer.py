@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcov_tui.evaluation.generation import prompts
-from ragcov_tui.evaluation.generation.judge import Judge, check_fields, check_score
+from ragcov_tui.evaluation.generation.judge import Judge
 from ragcov_tui.evaluation.generation.models import MetricOutcome
+from ragcov_tui.evaluation.generation.prompts import CORRECTNESS, RELEVANCE, AnswerReference, QuestionAnswer
 from ragcov_tui.evaluation.generation.quantities import extract_quantities, missing_quantities
 from ragcov_tui.evaluation.generation.support import Evidence, cosine, rescale
 from ragcov_tui.evaluation.generation.text import strip_citations, token_f1
-from ragcov_tui.llm import reply_schemas
 
 RELEVANCE_LO, RELEVANCE_HI = 0.10, 0.60
 AGREEMENT_LO, AGREEMENT_HI = 0.50, 0.90
@@ -34,9 +33,8 @@ def answer_relevance(ev: Evidence, judge: Judge | None) -> MetricOutcome:
     if not answer:
         return MetricOutcome(value=0.0, detail={"reason": "the answer is empty"})
     if judge is not None:
-        data = judge.ask("answer_relevance", prompts.RELEVANCE, prompts.relevance_user(ev.item.question, answer),
-                         check_score, reply_schemas.relevance_score())
-        return MetricOutcome(value=float(data["score"]), detail={"reason": str(data.get("reason") or "")})
+        scored = judge.ask("answer_relevance", RELEVANCE, QuestionAnswer(ev.item.question, answer))
+        return MetricOutcome(value=scored.score, detail={"reason": scored.reason})
     sim = cosine(ev, ev.item.question, answer)
     return MetricOutcome(value=rescale(sim, RELEVANCE_LO, RELEVANCE_HI), detail={
         "cosine": round(sim, 4), "calibration": [RELEVANCE_LO, RELEVANCE_HI]})
@@ -57,10 +55,8 @@ def answer_correctness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
             "rationale": f"heuristic: graded score {graded:.2f} {'>=' if verdict else '<'} {BINARY_CUTOFF}",
             **detail})
     answer = strip_citations(ev.item.answer or "")
-    data = judge.ask("answer_correctness", prompts.CORRECTNESS,
-                     prompts.correctness_user(ev.item.question, answer, reference),
-                     lambda d: check_fields(d, correct=bool), reply_schemas.correctness())
-    return MetricOutcome(value=float(data["correct"]), detail={"rationale": str(data.get("rationale") or "")})
+    judged = judge.ask("answer_correctness", CORRECTNESS, AnswerReference(ev.item.question, answer, reference))
+    return MetricOutcome(value=float(judged.verdict), detail={"rationale": judged.reason})
 
 
 def answer_correctness_graded(ev: Evidence, judge: Judge | None) -> MetricOutcome:

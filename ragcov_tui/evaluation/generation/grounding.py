@@ -12,12 +12,11 @@ prompt; offline, claims are sentences and verdicts come from ``support.judge_cla
 
 from __future__ import annotations
 
-from ragcov_tui.evaluation.generation import prompts
-from ragcov_tui.evaluation.generation.judge import Judge, check_bool_list
+from ragcov_tui.evaluation.generation.judge import Judge
 from ragcov_tui.evaluation.generation.models import MetricOutcome
+from ragcov_tui.evaluation.generation.prompts import USEFULNESS, ReferencePassages
 from ragcov_tui.evaluation.generation.support import Evidence, claim_sentences, judge_claims, support_share
 from ragcov_tui.evaluation.generation.text import strip_citations
-from ragcov_tui.llm import reply_schemas
 
 FAITHFUL_THRESHOLD = 0.5  # a faithfulness score at or above it reads "faithful" (agreement benchmark)
 
@@ -83,12 +82,9 @@ def context_precision(ev: Evidence, judge: Judge | None) -> MetricOutcome:
     if judge is None:
         chunks = _useful_offline(reference, ev)
     else:
-        data = judge.ask("context_precision", prompts.USEFULNESS,
-                         prompts.usefulness_user(ev.item.question, reference, ev.passages),
-                         lambda d: check_bool_list(d, "verdicts", "useful", len(ev.passages)),
-                         reply_schemas.passage_usefulness(len(ev.passages)))
-        chunks = [{"chunk_id": pid, "useful": v["useful"], "reason": str(v.get("reason") or "")}
-                  for (pid, _), v in zip(ev.passages, data["verdicts"], strict=True)]
+        verdicts = judge.ask("context_precision", USEFULNESS, ReferencePassages(ev.item.question, reference, ev.passages))
+        chunks = [{"chunk_id": pid, "useful": v.verdict, "reason": v.reason}
+                  for (pid, _), v in zip(ev.passages, verdicts, strict=True)]
     return MetricOutcome(value=average_precision([c["useful"] for c in chunks]), detail={"chunks": chunks})
 
 

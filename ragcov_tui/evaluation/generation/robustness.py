@@ -18,14 +18,13 @@ from __future__ import annotations
 from itertools import combinations
 
 from ragcov_tui.errors import ProviderError
-from ragcov_tui.evaluation.generation import prompts
 from ragcov_tui.evaluation.generation.answer import AGREEMENT_HI, AGREEMENT_LO
-from ragcov_tui.evaluation.generation.judge import Judge, JudgeError, check_fields
+from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
 from ragcov_tui.evaluation.generation.models import MetricOutcome
+from ragcov_tui.evaluation.generation.prompts import AGREEMENT, PARAPHRASE, AnswerPair, ParaphraseRequest
 from ragcov_tui.evaluation.generation.quantities import conflicting_pairs, extract_quantities, missing_quantities
 from ragcov_tui.evaluation.generation.support import Evidence, rescale
 from ragcov_tui.evaluation.generation.text import strip_citations
-from ragcov_tui.llm import reply_schemas
 from ragcov_tui.llm.base import ChatModel
 
 AGREEMENT_SCORES = {"same": 1.0, "partial": 0.5, "different": 0.0}
@@ -54,19 +53,9 @@ def robustness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
 
 
 def _judged_pair(ev: Evidence, judge: Judge, answers: list[dict], i: int, j: int) -> dict:
-    data = judge.ask("robustness", prompts.AGREEMENT,
-                     prompts.agreement_user(ev.item.question, answers[i]["answer"], answers[j]["answer"]),
-                     _check_agreement, reply_schemas.agreement())
-    verdict = str(data["verdict"]).strip().lower()
-    return {"a": i, "b": j, "verdict": verdict, "agreement": AGREEMENT_SCORES[verdict],
-            "reason": str(data.get("reason") or "")}
-
-
-def _check_agreement(data: object) -> str | None:
-    problem = check_fields(data, verdict=str)
-    if problem is None and isinstance(data, dict) and str(data["verdict"]).strip().lower() not in AGREEMENT_SCORES:
-        return 'verdict must be "same", "partial" or "different"'
-    return problem
+    agreement = judge.ask("robustness", AGREEMENT, AnswerPair(ev.item.question, answers[i]["answer"], answers[j]["answer"]))
+    return {"a": i, "b": j, "verdict": agreement.verdict, "agreement": AGREEMENT_SCORES[agreement.verdict],
+            "reason": agreement.reason}
 
 
 def figures_conflict(a: str, b: str) -> bool:
@@ -92,31 +81,7 @@ def generate_paraphrases(question: str, n: int, llm: ChatModel) -> list[str]:
     makes a rerun free and deterministic). Raises ProviderError when no usable reply came back."""
     if n <= 0:
         return []
-
-    def validate(data: object) -> str | None:
-        problem = check_fields(data, paraphrases=list)
-        if problem:
-            return problem
-        if isinstance(data, dict) and len(_distinct(data["paraphrases"], question)) < n:  # a dict: checked above
-            return f"expected {n} distinct paraphrases that differ from the question"
-        return None
-
-    judge = Judge(llm, 0, [])
     try:
-        data = judge.ask("paraphrases", prompts.PARAPHRASE.format(n=n), prompts.paraphrase_user(question), validate,
-                          reply_schemas.paraphrases(n))
+        return Judge(llm, 0, []).ask("paraphrases", PARAPHRASE, ParaphraseRequest(question, n))
     except JudgeError as exc:
         raise ProviderError(f"paraphrase generation failed for {question[:60]!r}: {exc}") from None
-    return _distinct(data["paraphrases"], question)[:n]
-
-
-def _distinct(items: list, question: str) -> list[str]:
-    seen = {" ".join(question.lower().split())}
-    out = []
-    for item in items:
-        if isinstance(item, str) and item.strip():
-            key = " ".join(item.lower().split())
-            if key not in seen:
-                seen.add(key)
-                out.append(item.strip())
-    return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import bm25s
 import numpy as np
@@ -29,17 +30,13 @@ from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import DEFAULT_K, RetrievedChunk, SystemOutput
 from ragcov_tui.evaluation.systems.extractive import extract_answer
-from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.llm.base import ChatModel, ChatReply
+from ragcov_tui.llm.prompt import Example, TextPrompt
 from ragcov_tui.progress import Progress
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 RRF_K = 60
 
-ANSWER_PROMPT = (
-    "Answer the question using only the context passages below. Each passage starts with its id in "
-    "[brackets]. After every statement, cite the id(s) of the passage(s) it comes from in [brackets], "
-    "e.g. [doc.md#2-1a2b3c4d]. If the passages do not contain the answer, say you do not know."
-)
 
 
 class BuiltinSystem:
@@ -115,14 +112,39 @@ class BuiltinSystem:
 ANSWER_MAX_TOKENS = 1024  # a cited answer of a few paragraphs; a small model would otherwise ramble to the context's end
 
 
+@dataclass(frozen=True)
+class RetrievedQuestion:
+    question: str
+    contexts: Sequence[RetrievedChunk]
+
+
+class CitedAnswerPrompt(TextPrompt[RetrievedQuestion, str]):
+    """The answer from the retrieved chunks only, citing their ids in [brackets] (the reply, stripped)."""
+
+    name = "cited_answer"
+    instruction = (
+        "Answer the question using only the context passages below. Each passage starts with its id in "
+        "[brackets]. After every statement, cite the id(s) of the passage(s) it comes from in [brackets], "
+        "e.g. [doc.md#2-1a2b3c4d]. If the passages do not contain the answer, say you do not know."
+    )
+    max_tokens = ANSWER_MAX_TOKENS
+    examples = (Example(RetrievedQuestion("What does Pro cost?", [RetrievedChunk("p.md#1", "Pro costs $49.", 1.0)]),
+                        " Pro costs $49. [p.md#1]\n", "Pro costs $49. [p.md#1]"),)
+
+    def user(self, data: RetrievedQuestion) -> str:
+        passages = "\n\n".join(f"[{c.id}] {c.text}" for c in data.contexts) or "(no passages)"
+        return f"Context passages:\n{passages}\n\nQuestion: {data.question}"
+
+    def parse(self, data: RetrievedQuestion, reply: ChatReply) -> str:
+        return reply.text.strip()
+
+
+CITED_ANSWER = CitedAnswerPrompt()
+
+
 def generate_cited_answer(llm: ChatModel, question: str, contexts: list[RetrievedChunk]) -> str:
     """Ask ``llm`` to answer from ``contexts`` only, citing passage ids in [brackets]."""
-    passages = "\n\n".join(f"[{c.id}] {c.text}" for c in contexts) or "(no passages)"
-    messages = [
-        {"role": "system", "content": ANSWER_PROMPT},
-        {"role": "user", "content": f"Context passages:\n{passages}\n\nQuestion: {question}"},
-    ]
-    return llm.chat(messages, max_tokens=ANSWER_MAX_TOKENS).text.strip()
+    return CITED_ANSWER.ask(llm, RetrievedQuestion(question, contexts))
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], n: int, k: int = RRF_K) -> np.ndarray:

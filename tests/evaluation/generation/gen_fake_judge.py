@@ -15,12 +15,13 @@ import re
 import threading
 from collections import defaultdict
 
-from ragcov_tui.evaluation.generation import prompts
+from ragcov_tui.evaluation.generation import claim_prompts, prompts
 
 KINDS = {
-    "decompose": prompts.DECOMPOSE, "verify": prompts.VERIFY, "relevance": prompts.RELEVANCE,
-    "correctness": prompts.CORRECTNESS, "usefulness": prompts.USEFULNESS,
-    "agreement": prompts.AGREEMENT, "paraphrase": prompts.PARAPHRASE,
+    "decompose": claim_prompts.DECOMPOSE.instruction, "verify": claim_prompts.VERIFY.instruction,
+    "relevance": prompts.RELEVANCE.instruction, "correctness": prompts.CORRECTNESS.instruction,
+    "usefulness": prompts.USEFULNESS.instruction, "agreement": prompts.AGREEMENT.instruction,
+    "paraphrase": prompts.PARAPHRASE.instruction,
 }
 
 
