@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.services import triage
+from ragcov_tui.services import suggestions, triage
 from ragcov_tui.store import open_db
 from ragcov_tui.store.decisions import last_undoable, list_decisions, question_marks
 from ragcov_tui.store.queries import gap_rows
@@ -83,7 +83,7 @@ def test_reject_is_remembered_and_never_suggested_again(env) -> None:
     texts = [x["text"] for g in gap_rows(db, sid, str(path.resolve())) for x in g["suggestions"]]
     assert s["text"] not in texts
     # the same text offered again (e.g. by a later `g`) is filtered out, in any casing
-    assert triage.add_suggestions(db, sid, s["cluster"], [s["text"].upper(), "A brand new question?"], "heuristic") != []
+    assert suggestions.add_suggestions(db, sid, s["cluster"], [s["text"].upper(), "A brand new question?"], "heuristic") != []
     texts = [x["text"] for g in gap_rows(db, sid, str(path.resolve())) for x in g["suggestions"]]
     assert s["text"].upper() not in texts
     triage.undo_last(db, sid)

@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.services import triage
+from ragcov_tui.services import suggestions, triage
 from ragcov_tui.store import open_db
 from tests.support.fake_api import FakeAPIServer
 from tests.support.synthetic_sessions import make_analysis_session
@@ -26,12 +26,12 @@ def test_suggest_more_stores_new_questions_and_skips_rejected(tmp_path: Path, mo
         server.chat_handler = lambda messages, body: json.dumps(
             {"questions": [first_text.lower(), "How are [bold]webhooks[/bold] retried?", "What is the backup policy?"]})
         llm = make_llm("openai:gpt-test", db=db)
-        added = triage.suggest_more(db, sid, cluster, llm)
+        added = suggestions.suggest_more(db, sid, cluster, llm)
         prompt = server.requests[-1].body["messages"]
         assert "passages" in prompt[0]["content"] and "[c" in prompt[1]["content"]
         server.chat_handler = lambda messages, body: '{"nope": 1}'
         with pytest.raises(BadInput, match="no usable suggestions"):
-            triage.suggest_more(db, sid, cluster, make_llm("openai:gpt-other", db=db))
+            suggestions.suggest_more(db, sid, cluster, make_llm("openai:gpt-other", db=db))
     in_added = ",".join(map(str, added))
     texts = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({in_added})")]
     assert texts == ["How are [bold]webhooks[/bold] retried?", "What is the backup policy?"]
@@ -57,7 +57,7 @@ def test_heuristic_more_suggestions_go_down_the_least_covered_chunks_and_skip_ta
     testset = tmp_path / "questions.jsonl"
     with testset.open("a", encoding="utf-8") as f:  # already in the file: never suggested
         f.write(json.dumps({"id": "mine", "question": "How do I replay delivery batch 0?"}) + "\n")
-    first = triage.suggest_more_heuristic(db, sid, cluster, n=2)
+    first = suggestions.suggest_more_heuristic(db, sid, cluster, n=2)
     texts = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, first))}) ORDER BY id")]
     assert texts == ["How do I replay delivery batch 1?", "How do I replay delivery batch 2?"]
     assert {o for (o,) in db.execute("SELECT origin FROM suggestions WHERE id = ?", [first[0]])} == {"heuristic"}
@@ -65,11 +65,11 @@ def test_heuristic_more_suggestions_go_down_the_least_covered_chunks_and_skip_ta
                          f" AND r.chunk_id = s.chunk_id WHERE s.id IN ({','.join(map(str, first))})").fetchall()
     assert sources == [("question", cluster)] * 2  # each names the gap's chunk it was written from
     triage.reject_suggestion(db, sid, first[0])
-    again, origin = triage.more_suggestions(db, sid, cluster, n=2)  # the session ran without an LLM: heuristic
+    again, origin = suggestions.more_suggestions(db, sid, cluster, n=2)  # the session ran without an LLM: heuristic
     later = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({','.join(map(str, again))}) ORDER BY id")]
     assert origin == "heuristic" and later == ["How do I replay delivery batch 3?", "How do I replay delivery batch 4?"]
     with pytest.raises(BadInput, match="cluster 99"):
-        triage.suggest_more_heuristic(db, sid, 99)
+        suggestions.suggest_more_heuristic(db, sid, 99)
 
 
 def test_heuristic_more_suggestions_check_meaning_with_the_sessions_embedder(tmp_path: Path) -> None:
@@ -84,9 +84,9 @@ def test_heuristic_more_suggestions_check_meaning_with_the_sessions_embedder(tmp
     db = open_db(str(tmp_path / "r.db"))
     sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions), embedder="hash",
                                               clusters=2), db)
-    vecs, embed = triage.paraphrase_check(db, sid)
+    vecs, embed = suggestions.paraphrase_check(db, sid)
     assert vecs is not None and vecs.shape[0] == 1 and embed is not None
     again = embed(["How do I rotate key set 0?"]) @ vecs.T
     assert float(again.max()) > 0.99  # the same embedder: a repeat would be caught by meaning too
     synthetic = open_db(":memory:")
-    assert triage.paraphrase_check(synthetic, make_analysis_session(synthetic, testset_dir=tmp_path)) == (None, None)
+    assert suggestions.paraphrase_check(synthetic, make_analysis_session(synthetic, testset_dir=tmp_path)) == (None, None)

@@ -30,7 +30,7 @@ from textual.worker import get_current_worker
 
 from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
 from ragcov_tui.errors import RagcovError
-from ragcov_tui.services import triage
+from ragcov_tui.services import suggestions, triage
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.modals import TextPrompt, TextScreen
@@ -252,7 +252,7 @@ class GapsPane(Filterable):
         db = open_db(db_path)
         severity: SeverityLevel
         try:
-            added, origin = triage.more_suggestions(db, sid, cluster)
+            added, origin = suggestions.more_suggestions(db, sid, cluster)
             if added:
                 message, severity = f"{len(added)} new {origin} suggestion(s) for cluster {cluster}", "information"
             else:
