@@ -87,3 +87,11 @@ def test_retrieval_names_follow_the_registry(k: int) -> None:
     for m in RETRIEVAL_METRICS:
         assert canonical_metric(m.base, k) == ("retrieval", m.key(k))
     assert select_metrics("retrieval", k) == (keys, [])
+
+
+def test_every_judged_metric_has_a_label_key_in_the_results_pane() -> None:
+    """A person labels each judged metric with its own key (docs/architecture.md, "How to add a metric")."""
+    from ragcov_tui.tui.panes.results import LABEL_KEYS
+
+    assert set(LABEL_KEYS) == set(JUDGED_METRICS)
+    assert len(set(LABEL_KEYS.values())) == len(LABEL_KEYS)
