@@ -50,6 +50,8 @@ from ragcov_tui.llm.json_reply import ReplyError
 from ragcov_tui.llm.prompt import JsonPrompt, Prompt, TextPrompt
 from ragcov_tui.llm.reply_schemas import MAX_REPLY_TOKENS
 from tests.evaluation.conftest import judge_server  # noqa: F401 (the fake OpenAI judge fixture)
+from tests.evaluation.generation.gen_fake_judge import RuleJudge
+from tests.support.fake_api import FakeAPIServer
 
 Q = "What does the Pro plan cost?"
 PASSAGES = [("pricing.md#1", "  The Pro plan costs $49 per month.  "), ("faq.md#2", "Seats: 5 per team.")]
@@ -105,8 +107,9 @@ def test_a_prompt_renders_the_request_sent_before_it_was_an_object(case: str) ->
 
 def test_every_prompt_class_is_in_the_table_and_every_golden_case_is_checked() -> None:
     def concrete(cls: type) -> set[type]:
-        found = {cls} if not getattr(cls, "__abstractmethods__", None) else set()
-        return found.union(*(concrete(sub) for sub in cls.__subclasses__()))
+        found: set[type] = {cls} if not getattr(cls, "__abstractmethods__", None) else set()
+        subclasses: list[type] = cls.__subclasses__()
+        return found.union(*(concrete(sub) for sub in subclasses))
 
     assert concrete(Prompt) == {type(p) for p in PROMPTS}
     assert set(CASES) == set(GOLDEN)
@@ -174,15 +177,17 @@ def test_reply_caps_stay_bounded(prompt: JsonPrompt[Any, Any]) -> None:
     assert 0 < prompt.reply_schema(data).max_tokens <= MAX_REPLY_TOKENS
 
 
-def test_judge_ask_returns_the_prompts_typed_output_and_logs_the_call(judge_server) -> None:  # noqa: F811
-    from ragcov_tui.llm.factory import make_llm
+def test_judge_ask_returns_the_prompts_typed_output_and_logs_the_call(judge_server: FakeAPIServer) -> None:  # noqa: F811
+    from ragcov_tui.llm.openai_chat import OpenAIChat
 
     calls: list[dict[str, Any]] = []
-    judge = Judge(make_llm("openai:gpt-4o-mini"), 1, calls)
+    judge = Judge(OpenAIChat("gpt-4o-mini"), 1, calls)
     scored = judge.ask("answer_relevance", RELEVANCE, QuestionAnswer(Q, "$49 a month."))
     assert isinstance(scored, Scored) and scored == Scored(1.0, "rule")  # the rule judge: 0.8 + 0.2 on repeat 1
     assert calls[-1]["prompt"] == RELEVANCE.messages(QuestionAnswer(Q, "$49 a month."), 1) and calls[-1]["error"] is None
-    judge_server.chat_handler.overrides["relevance"] += ['{"score": 7}', '{"score": 8}']
+    rule_judge = judge_server.chat_handler
+    assert isinstance(rule_judge, RuleJudge)
+    rule_judge.overrides["relevance"] += ['{"score": 7}', '{"score": 8}']
     with pytest.raises(JudgeError, match='after one repair: field "score" must be a number from 0 to 1, got 8'):
         judge.ask("answer_relevance", RELEVANCE, QuestionAnswer(Q, "Something else."))
     assert calls[-1]["raw"] == '{"score": 8}'

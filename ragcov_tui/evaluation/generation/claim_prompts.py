@@ -71,7 +71,7 @@ class ClaimVerdict:
     reason: str
 
 
-class Decompose(JsonPrompt[ClaimSource, list[str]]):
+class DecomposePrompt(JsonPrompt[ClaimSource, list[str]]):
     name = "claims"
     instruction = """You split a text into atomic factual claims.
 Rules:
@@ -117,7 +117,7 @@ def _source(v: dict[str, Any], ids: Sequence[str]) -> str | None:
     return source if source in ids else None
 
 
-class Verify(JsonPrompt[ClaimsInPassages, list[ClaimVerdict]]):
+class VerifyPrompt(JsonPrompt[ClaimsInPassages, list[ClaimVerdict]]):
     name = "claim_verdicts"
     instruction = """You are a strict fact checker. Judge each numbered claim using ONLY the passages given.
 - "supported": the passages state it or directly imply it. Numbers, amounts, units, dates, versions
@@ -168,7 +168,7 @@ class ClaimInPassages:
     passages: Passages
 
 
-class VerifyOne(Prompt[ClaimInPassages, float]):
+class VerifyOnePrompt(Prompt[ClaimInPassages, float]):
     """Asked for ``max_tokens`` tokens with the ``logprobs`` likeliest alternatives at each; the output
     is the probability of "yes" read from them, not the text."""
 
@@ -193,6 +193,6 @@ Answer with one word: yes or no."""
         return p
 
 
-DECOMPOSE = Decompose()
-VERIFY = Verify()
-VERIFY_ONE = VerifyOne()
+DECOMPOSE = DecomposePrompt()
+VERIFY = VerifyPrompt()
+VERIFY_ONE = VerifyOnePrompt()

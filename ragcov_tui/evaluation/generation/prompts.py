@@ -85,7 +85,7 @@ class Agreement:
     reason: str
 
 
-class Relevance(JsonPrompt[QuestionAnswer, Scored]):
+class RelevancePrompt(JsonPrompt[QuestionAnswer, Scored]):
     name = "relevance_score"
     instruction = """Rate how well an answer addresses a question. Judge relevance only, not truth.
 1.0 = addresses exactly what was asked, directly and completely; 0.5 = partly addresses it or
@@ -106,7 +106,7 @@ Reply with JSON only: {"score": <number from 0 to 1>, "reason": "<short reason>"
         return Scored(float(checked["score"]), reason(checked))
 
 
-class Correctness(JsonPrompt[AnswerReference, Judged]):
+class CorrectnessPrompt(JsonPrompt[AnswerReference, Judged]):
     name = "correctness"
     instruction = """Decide whether an answer is correct with respect to a reference answer.
 It is correct when it agrees with the reference on every point the question asks about; extra
@@ -128,7 +128,7 @@ Reply with JSON only: {"correct": true | false, "rationale": "<one or two senten
         return Judged(checked["correct"], reason(checked, "rationale"))
 
 
-class Abstention(JsonPrompt[QuestionAnswer, Judged]):
+class AbstentionPrompt(JsonPrompt[QuestionAnswer, Judged]):
     name = "abstention"
     instruction = """Decide whether a question-answering system abstained: declined to answer instead of answering.
 It abstained when it says it does not know, that the information is not available or not in its
@@ -150,7 +150,7 @@ Reply with JSON only: {"abstained": true | false, "reason": "<short reason>"}"""
         return Judged(checked["abstained"], reason(checked))
 
 
-class Usefulness(JsonPrompt[ReferencePassages, list[Judged]]):
+class UsefulnessPrompt(JsonPrompt[ReferencePassages, list[Judged]]):
     """One verdict per passage, in passage order: is it useful for arriving at the reference answer?"""
 
     name = "passage_usefulness"
@@ -216,7 +216,7 @@ def distinct(items: list[Any], question: str) -> list[str]:
     return out
 
 
-class Paraphrase(JsonPrompt[ParaphraseRequest, list[str]]):
+class ParaphrasePrompt(JsonPrompt[ParaphraseRequest, list[str]]):
     """``n`` paraphrases of a question: the first ``n`` distinct ones that differ from it."""
 
     name = "paraphrases"
@@ -245,9 +245,9 @@ Reply with JSON only: {{"paraphrases": ["...", ...]}} with exactly {n} items."""
         return found[:data.n]
 
 
-RELEVANCE = Relevance()
-CORRECTNESS = Correctness()
-ABSTENTION = Abstention()
-USEFULNESS = Usefulness()
+RELEVANCE = RelevancePrompt()
+CORRECTNESS = CorrectnessPrompt()
+ABSTENTION = AbstentionPrompt()
+USEFULNESS = UsefulnessPrompt()
 AGREEMENT = AgreementPrompt()
-PARAPHRASE = Paraphrase()
+PARAPHRASE = ParaphrasePrompt()
