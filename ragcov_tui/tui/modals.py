@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -93,8 +93,13 @@ class ConfirmScreen(Closable):
                 yield Button("Yes (y)", id="yes", variant="error")
                 yield Button("No (n)", id="no")
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+    @on(Button.Pressed, "#yes")
+    def _yes_pressed(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def _no_pressed(self) -> None:
+        self.dismiss(False)
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -26,6 +26,7 @@ from ragcov_tui.evaluation.judge_alignment import (
     corrected_lines,
     session_alignment,
 )
+from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import lit
@@ -39,8 +40,10 @@ class AlignmentPane(Pane):
     title = "Alignment"
     needs = "eval"
 
-    section: dict[str, Any] = {}
-    report: dict[str, Any] = {}
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(context, id=id)
+        self.section: dict[str, Any] = {}
+        self.report: dict[str, Any] = {}
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -50,19 +53,14 @@ class AlignmentPane(Pane):
             yield Static(id="alignment-detail")
             yield Chart(id="alignment-calibration")
 
-    def load(self) -> None:
-        """The Pane hint, or — for an eval without labels — how to label."""
-        alignment = session_alignment(self.context.db, self.sid) if self.sid else None
-        self.section = alignment.to_dict() if alignment is not None and alignment.metrics else {}
-        self.report = {"judge_alignment": self.section}
-        if self.sid and not self.section:
-            self.query_one(".empty", Static).update(lit(NO_LABELS))
-            self.set_class(True, "-empty")
-            return
-        super().load()
-
     def render_session(self) -> None:
-        s = self.section
+        """The judge against the session's labels; for an eval without labels, how to label."""
+        alignment = session_alignment(self.context.db, self.sid)
+        s = self.section = alignment.to_dict() if alignment is not None and alignment.metrics else {}
+        self.report = {"judge_alignment": s}
+        if not s:
+            self.hint = NO_LABELS
+            return
         unmatched = s.get("unmatched_labels") or 0
         self.query_one("#alignment-summary", Static).update(lit(
             f"{s.get('labels', 0)} labels · judge pass: score >= {s.get('verdict_threshold', 0.5):g} · certified when both "

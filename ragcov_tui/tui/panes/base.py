@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from ragcov_tui.tui.context import PaneContext
@@ -20,6 +21,11 @@ class Pane(Vertical):
     The app marks every pane stale when a session is opened; a pane reloads when it is stale and
     shown, so opening a session only queries what is on screen.
 
+    One lifecycle hook: :meth:`render_session` fills the pane for ``self.sid`` (the base shows the
+    hint instead while there is no session to show). A pane that has nothing to show for the
+    session (no traffic, no labels) sets :attr:`hint`. What a pane does after a key (a decision, a
+    sort, a filter) redraws only what changed, in one pass: it never goes through a reload.
+
     Attributes down, messages up: the app hands every pane its :class:`PaneContext` (the database,
     the open sessions); the pane reads it and posts a :mod:`ragcov_tui.tui.messages` message for
     anything the app should do.
@@ -31,11 +37,13 @@ class Pane(Vertical):
     ]
     title: ClassVar[str] = ""
     needs: ClassVar[str | None] = None
-    stale: bool = True
+    hint: var[str] = var("", init=False, toggle_class="-empty")
+    """Shown instead of the pane's content while set ('' : the content shows)."""
 
     def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.context = context
+        self.stale = True  # reload the next time the pane is shown
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A key that opens a text field (:data:`~ragcov_tui.tui.type_ahead.TEXT_OPENERS`, bound with
@@ -86,13 +94,16 @@ class Pane(Vertical):
         if self.needs and not self.sid:
             what, command = {"analysis": ("analysis", "analyze"), "eval": ("eval", "eval")}.get(
                 self.needs, ("", "analyze` / `ragcov eval"))
-            self.query_one(".empty", Static).update(lit(
-                f"No {what + ' ' if what else ''}session yet: start one in Jobs (or `ragcov {command}`), then open it in Sessions."))
-            self.set_class(True, "-empty")
+            self.hint = (f"No {what + ' ' if what else ''}session yet: start one in Jobs (or `ragcov {command}`), "
+                         "then open it in Sessions.")
             return
-        self.set_class(False, "-empty")
+        self.hint = ""
         self.render_session()
 
+    def watch_hint(self, hint: str) -> None:
+        self.query_one(".empty", Static).update(lit(hint))
+
     def render_session(self) -> None:
-        """Fill the pane from the core for ``self.sid`` (overridden by each pane)."""
+        """Fill the pane from the core for ``self.sid`` (each pane's one hook for showing a session;
+        a pane that needs no session is called with ``sid`` '')."""
         raise NotImplementedError

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -13,6 +14,7 @@ from textual.widgets import DataTable
 from ragcov_tui.store import queries
 from ragcov_tui.store.rows import ClusterRow
 from ragcov_tui.store.traffic import traffic_points
+from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.details import cluster_detail, fmt
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -34,9 +36,11 @@ class ClustersPane(Filterable):
         *FILTER_BINDINGS,
     ]
 
-    clusters: list[ClusterRow] = []
-    points = queries.MapPoints()
-    traffic: list[tuple[float, float]] = []
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(context, id=id)
+        self.clusters: list[ClusterRow] = []
+        self.points = queries.MapPoints()
+        self.traffic: list[tuple[float, float]] = []
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -71,9 +75,9 @@ class ClustersPane(Filterable):
             return None
         return self.clusters[min(table.cursor_row, len(self.clusters) - 1)]
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "clusters-table":
-            self._show_cluster()
+    @on(DataTable.RowHighlighted, "#clusters-table")
+    def _cluster_highlighted(self) -> None:
+        self._show_cluster()
 
     def _show_cluster(self) -> None:
         cluster = self.selected
@@ -119,8 +123,11 @@ class ClustersPane(Filterable):
                                      f"{row['nearest_question']}", "dim"), "\n\n", block(row["text"]))
             self.app.push_screen(TextScreen(f"Chunk {row['chunk_id']}", body))
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table.id == "clusters-chunks":
-            self.action_detail()
-        elif self.selected is not None:
+    @on(DataTable.RowSelected, "#clusters-chunks")
+    def _chunk_selected(self) -> None:
+        self.action_detail()
+
+    @on(DataTable.RowSelected, "#clusters-table")
+    def _cluster_selected(self) -> None:
+        if self.selected is not None:
             self.app.push_screen(TextScreen(f"Cluster {self.selected['id']}", cluster_detail(self.selected)))

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import on
 from textual.binding import Binding
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -74,7 +76,8 @@ class Filterable(Pane):
     """
 
     filter_table: ClassVar[str]
-    query_text: str = ""
+    query_text: var[str] = var("")
+    """The filter on ('' : none)."""
 
     def filter_caption(self) -> str:
         return f" · filter {self.query_text!r}" if self.query_text else ""
@@ -88,10 +91,10 @@ class Filterable(Pane):
         bar.value = self.query_text
         bar.open()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if isinstance(event.input, FilterBar):
-            event.stop()
-            self.apply_filter(event.value)
+    @on(Input.Submitted, "FilterBar")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.apply_filter(event.value)
 
     def apply_filter(self, text: str) -> None:
         """Show only the rows matching ``text`` ('' clears the filter) and focus the list; a filter

@@ -21,7 +21,7 @@ from pathlib import PurePath
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
@@ -33,6 +33,7 @@ from ragcov_tui.errors import RagcovError
 from ragcov_tui.services import suggestions, triage
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.sessions import get_session
+from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.modals import TextPrompt, TextScreen
 from ragcov_tui.tui.panes.details import gap_detail
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -55,9 +56,14 @@ class GapsPane(Filterable):
         Binding("enter", "detail", "Detail"), Binding("m", "generate", "More"), Binding("space", "mark", "Mark"),
         *FILTER_BINDINGS,
     ]
-    gaps: list[dict[str, Any]] = []
-    rule: str | None = None  # how the gaps were chosen (the report's calibration.gaps_text)
-    listed: tuple[str | None, int | None] | None = None  # (session, gap cluster) the lower list shows
+
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(context, id=id)
+        self.gaps: list[dict[str, Any]] = []
+        self.rule: str | None = None  # how the gaps were chosen (the report's calibration.gaps_text)
+        self.testset: str | None = None  # the session's test file, where accepted questions go
+        self.write_problem: str | None = None  # why accepted questions cannot go to the test file (None: they can)
+        self.listed: tuple[str | None, int | None] | None = None  # (session, gap cluster) the lower list shows
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -67,21 +73,23 @@ class GapsPane(Filterable):
                          key="id", id="gaps-suggestions")
         yield Static(id="gaps-detail")
 
-    write_problem: str | None = None  # why accepted questions cannot go to the test file (None: they can)
-
-    def load(self) -> None:
-        self.write_problem = reload_in(self)
-        super().load()
-
     def render_session(self) -> None:
+        """The session's gaps, its test file re-read first (an outside edit said in one line)."""
+        self.write_problem = reload_in(self)
         session = get_session(self.context.db, self.sid)
         self.testset = session.get("questions_path") if session else None
+        self.rule = (queries.analysis_report(self.context.db, self.sid).get("calibration") or {}).get("gaps_text")
+        self._draw()
+
+    def _draw(self, cursor: int | None = None, *, next_open: bool = False) -> None:
+        """Query and list the gaps (the gap cursor stays on its row) and the selected gap's
+        suggestions with the cursor on row ``cursor`` (see :meth:`_show_suggestions`); ``next_open``:
+        on the first open suggestion from that row on (after a decision, see :meth:`_next_open`)."""
         table = self.query_one("#gaps-table", DataTable)
         keep = table.cursor_row
         table.clear(columns=True)
         table.add_columns("#", FLAG, "cluster", "prio", "covd", "cov", "size", "share", "themes")
         self.gaps = queries.gap_rows(self.context.db, self.sid, self.testset, query=self.query_text)
-        self.rule = (queries.analysis_report(self.context.db, self.sid).get("calibration") or {}).get("gaps_text")
         flagged = sum(1 for g in self.gaps if g["flagged_documents"])
         legend = f" · {FLAG} = mostly flagged documents" if flagged else ""
         table.border_title = f"Gaps ({len(self.gaps)}), least covered first{legend}{self.filter_caption()}"
@@ -91,22 +99,27 @@ class GapsPane(Filterable):
                           num(g.get("share"), 2), lit(", ".join(g.get("themes") or []), width=60))
         if self.gaps:
             table.move_cursor(row=max(0, min(keep, len(self.gaps) - 1)))
-        self._show_suggestions()
+        self._show_suggestions(self._next_open(cursor) if next_open and cursor is not None else cursor)
 
     def show_filtered(self) -> None:
         self.query_one("#gaps-table", DataTable).move_cursor(row=0)
-        self.render_session()
+        self._draw()
 
     @property
     def gap(self) -> dict[str, Any] | None:
         row = self.query_one("#gaps-table", DataTable).cursor_row
         return self.gaps[row] if self.gaps and 0 <= row < len(self.gaps) else None
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "gaps-table":
+    @on(DataTable.RowHighlighted, "#gaps-table")
+    def _gap_highlighted(self) -> None:
+        """Another gap: list its suggestions. The highlight a rebuilt table sends for the gap already
+        listed changes nothing (the pass that rebuilt it listed them)."""
+        if (self.sid, self.gap["cluster"] if self.gap else None) != self.listed:
             self._show_suggestions()
-        else:
-            self._detail()
+
+    @on(DataTable.RowHighlighted, "#gaps-suggestions")
+    def _suggestion_highlighted(self) -> None:
+        self._detail()
 
     def _show_suggestions(self, cursor: int | None = None) -> None:
         """List the selected gap's suggestions with the cursor on row ``cursor`` of the whole list;
@@ -194,7 +207,7 @@ class GapsPane(Filterable):
 
         done = sum(run_triage(self.app, what, call(s)) for s in targets)
         self.query_one(PagedTable).marked.clear()
-        self._refresh(cursor, next_open=bool(done))
+        decided(self, lambda: self._draw(cursor, next_open=bool(done)))
         if done:
             self.app.notify(f"{what}: {done} suggestion{'s' if done > 1 else ''}" + (f" → {self.testset}" if what != "reject" else ""),
                             markup=False)
@@ -226,15 +239,9 @@ class GapsPane(Filterable):
         order = [*range(cursor, len(rows)), *range(min(cursor, len(rows)) - 1, -1, -1)]
         return next((i for i in order if rows[i]["status"] == "open"), cursor)
 
-    def _refresh(self, cursor: int, *, next_open: bool = False) -> None:
-        decided(self)
-        self.render_session()
-        self._show_suggestions(self._next_open(cursor) if next_open else cursor)
-
     def action_undo(self) -> None:
         cursor = self._position()
-        if undo_in(self, lambda: self._refresh(cursor)):
-            self.refresh_if_stale()
+        undo_in(self, lambda: self._draw(cursor))
 
     def action_mark(self) -> None:
         self.query_one(PagedTable).toggle_mark()
@@ -267,6 +274,4 @@ class GapsPane(Filterable):
 
     def _generated(self, message: str, severity: SeverityLevel) -> None:
         self.app.notify(message, severity=severity, markup=False)
-        cursor = self._position()
-        self.render_session()
-        self._show_suggestions(cursor)
+        self._draw(self._position())

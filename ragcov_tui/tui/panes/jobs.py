@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import sqlite_utils
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.notifications import SeverityLevel
+from textual.reactive import var
 from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker, get_current_worker
 
@@ -37,7 +38,7 @@ from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
-from ragcov_tui.tui.context import JobRunner
+from ragcov_tui.tui.context import JobRunner, PaneContext
 from ragcov_tui.tui.messages import JobFinished
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
@@ -115,8 +116,14 @@ class JobsPane(Pane):
     BINDINGS = [
         Binding("ctrl+r", "start", "Start job"),  # cancel (ctrl+x) is the app's: it must work from any pane
     ]
-    worker: Worker | None = None
-    base: dict[str, Any] = {}  # stored params of the session the form was filled from (replaced, never mutated)
+    running: var[bool] = var(False, bindings=True, toggle_class="-running")
+    """From Start until the job's outcome is shown (the app's ``ctrl+x`` Cancel job shows meanwhile)."""
+
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(context, id=id)
+        self.worker: Worker | None = None
+        self.base: dict[str, Any] = {}  # stored params of the session the form was filled from
+        self.prefilled: dict[str, str] = {}  # the field values of the last prefill
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -135,10 +142,9 @@ class JobsPane(Pane):
         yield ProgressBar(id="job-progress", show_eta=False)
         yield Static(lit("No job running."), id="job-status")
 
-    running = False  # from Start until the job's outcome is shown
-    prefilled: dict[str, str] = {}  # the field values of the last prefill (replaced, never mutated)
-
-    def load(self) -> None:
+    def render_session(self) -> None:
+        """The form for the kind shown, prefilled anew (this pane shows no one session: ``sid`` is '');
+        while a job runs, it stays as that job was started."""
         if not self.running:
             self.fill(str(self.query_one("#job-kind", Select).value), keep_typed=True)
 
@@ -162,15 +168,18 @@ class JobsPane(Pane):
         fields = {key: self.query_one(f"#job-{key}", Input).value for key in FIELDS}
         return {key: value for key, value in fields.items() if value != self.prefilled.get(key, "")}
 
-    def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "job-kind" and not self.running:
+    @on(Select.Changed, "#job-kind")
+    def _kind_changed(self, event: Select.Changed) -> None:
+        if not self.running:
             self.fill(str(event.value), keep_typed=True)  # switching the kind keeps what was typed
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "job-start":
-            self.action_start()
-        elif event.button.id == "job-cancel":
-            self.action_cancel()
+    @on(Button.Pressed, "#job-start")
+    def _start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#job-cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
 
     def request(self) -> JobRequest:
         kind = str(self.query_one("#job-kind", Select).value)
@@ -187,10 +196,8 @@ class JobsPane(Pane):
         self.query_one("#job-cancel", Button).disabled = False
         self.query_one("#job-status", Static).update(lit(f"Starting {request.kind}…"))
         self.query_one(ProgressBar).update(total=None, progress=0)
-        self.add_class("-running")
-        self.running = True
+        self.running = True  # ctrl+x Cancel job joins the footer
         self.worker = self._run(request, self.context.db_path, self.context.job_runner)
-        self.app.refresh_bindings()  # ctrl+x Cancel job joins the footer
 
     def action_cancel(self) -> None:
         if self.worker is not None and self.running:
@@ -245,8 +252,6 @@ class JobsPane(Pane):
 
     def _finished(self, status: str, sid: str | None, message: str) -> None:
         self.running = False
-        self.app.refresh_bindings()
-        self.remove_class("-running")
         self.query_one("#job-start", Button).disabled = False
         self.query_one("#job-cancel", Button).disabled = True
         self.query_one("#job-status", Static).update(lit(message))

@@ -14,14 +14,17 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from ragcov_tui.services import triage
 from ragcov_tui.store import queries
 from ragcov_tui.store.rows import RedundantPairRow
 from ragcov_tui.testlint.findings import KINDS
+from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.details import fmt, pair_detail, val
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -43,8 +46,13 @@ class OutliersPane(Filterable):
         Binding("enter", "full_text", "Full text / pair"),
         *FILTER_BINDINGS,
     ]
-    pairs: list[RedundantPairRow] = []
-    lint_kind: str | None = None  # None: outliers; "all": any lint finding; else one kind
+    show_pairs: var[bool] = var(False, bindings=True, toggle_class="-pairs")
+    """The redundant pairs in place of the outlier list (keep / drop / mark are off meanwhile)."""
+
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(context, id=id)
+        self.pairs: list[RedundantPairRow] = []
+        self.lint_kind: str | None = None  # None: outliers; "all": any lint finding; else one kind
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -54,11 +62,9 @@ class OutliersPane(Filterable):
         yield Static(id="outliers-detail")
         yield Table(id="outliers-pairs")
 
-    def load(self) -> None:
-        reload_in(self)
-        super().load()
-
     def render_session(self) -> None:
+        """The session's outliers and pairs, its test file re-read first (an outside edit said in one line)."""
+        reload_in(self)
         table = self.query_one(PagedTable)
         table.marked.clear()
         self._show(table.cursor_row)
@@ -72,7 +78,7 @@ class OutliersPane(Filterable):
         self._detail()
 
     def show_filtered(self) -> None:
-        if self.has_class("-pairs"):
+        if self.show_pairs:
             self.action_toggle_pairs()
         self._show(0)
         self._detail()
@@ -96,7 +102,7 @@ class OutliersPane(Filterable):
         present = queries.lint_kind_counts(self.context.db, self.sid)
         steps: list[str | None] = [None, "all", *(k for k in KINDS if k in present)]
         self.lint_kind = steps[(steps.index(self.lint_kind) + 1) % len(steps)] if self.lint_kind in steps else None
-        if self.has_class("-pairs"):
+        if self.show_pairs:
             self.action_toggle_pairs()
         self._show(0)
         self._detail()
@@ -108,9 +114,9 @@ class OutliersPane(Filterable):
         return [lit("*" if marked else " ", "bold"), lit(status, "bold" if status else ""), lit(r["question_id"]),
                 num(r["lof_score"], 2), num(r["nearest_chunk_dist"], 2), lit(text, width=200)]
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "outliers-table":
-            self._detail()
+    @on(DataTable.RowHighlighted, "#outliers-table")
+    def _outlier_highlighted(self) -> None:
+        self._detail()
 
     def _detail(self) -> None:
         row = self.query_one(PagedTable).current
@@ -127,17 +133,20 @@ class OutliersPane(Filterable):
     def action_full_text(self) -> None:
         """The highlighted outlier and its nearest chunk, untruncated (line breaks kept)."""
         row = self.query_one(PagedTable).current
-        if row is None or self.has_class("-pairs"):
+        if row is None or self.show_pairs:
             return
         body = Group(labelled_grid([("question", lit(row["text"])), ("LOF", val(row["lof_score"])),
                                     ("nearest chunk", lit(f"{row['nearest_chunk']} · distance {fmt(row['nearest_chunk_dist'])}"))],
                                    label_width=14), Text(""), block(row["chunk_text"]))
         self.app.push_screen(TextScreen(f"Outlier {row['question_id']}", body))
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table.id == "outliers-table":
-            self.action_full_text()
-        elif 0 <= event.cursor_row < len(self.pairs):
+    @on(DataTable.RowSelected, "#outliers-table")
+    def _outlier_selected(self) -> None:
+        self.action_full_text()
+
+    @on(DataTable.RowSelected, "#outliers-pairs")
+    def _pair_selected(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self.pairs):
             pair = self.pairs[event.cursor_row]
             self.app.push_screen(TextScreen(f"Redundant pair {pair['a']} · {pair['b']}", pair_detail(pair)))
 
@@ -175,8 +184,11 @@ class OutliersPane(Filterable):
         self._decide("drop", lambda db, sid, qid, force: triage.drop_question(db, sid, qid, force=force))
 
     def action_undo(self) -> None:
-        if undo_in(self, lambda: self._decided("undo", [])):
-            self.refresh_if_stale()
+        def redraw() -> None:
+            self.query_one(PagedTable).marked.clear()
+            self._decided("undo", [])
+
+        undo_in(self, redraw)
 
     def action_mark(self) -> None:
         self.query_one(PagedTable).toggle_mark()
@@ -184,9 +196,8 @@ class OutliersPane(Filterable):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keep / drop / mark act on the outlier list: off (and out of the footer) while the pairs
         view hides it, or they would decide for a question the user cannot see."""
-        return not (action in ("keep", "drop", "mark") and self.has_class("-pairs")) and super().check_action(action, parameters)
+        return not (action in ("keep", "drop", "mark") and self.show_pairs) and super().check_action(action, parameters)
 
     def action_toggle_pairs(self) -> None:
-        self.toggle_class("-pairs")
-        self.refresh_bindings()
-        self.query_one("#outliers-pairs" if self.has_class("-pairs") else "#outliers-table").focus()
+        self.show_pairs = not self.show_pairs
+        self.query_one("#outliers-pairs" if self.show_pairs else "#outliers-table").focus()

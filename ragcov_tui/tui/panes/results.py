@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import var
 from textual.widgets import DataTable
 
 from ragcov_tui.errors import BadInput
@@ -18,6 +19,7 @@ from ragcov_tui.services.reference import question_reference
 from ragcov_tui.store import queries
 from ragcov_tui.store.labels import item_labels, set_label, undo_label
 from ragcov_tui.store.sessions import get_session
+from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.messages import LabelsChanged
 from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -99,13 +101,17 @@ class ResultsPane(Filterable):
         Binding("u", "undo_label", "Undo label"),
         Binding("A", "alignment", "Alignment", show=False),
     ]
-    judged: list[str] = []  # the session's judged metrics: the label keys that work
-    sort_key = "id"
-    descending = False
-    metrics: list[str] = []
-    present: list[str] = []
-    charts: list[str] = []  # the HISTOGRAMS the session holds values of
-    charts_drawn = False
+    judged: var[list[str]] = var(list, bindings=True)
+    """The session's judged metrics: the label keys that work (and show in the footer)."""
+    sort_key: var[str] = var("id")
+    descending: var[bool] = var(False)
+
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(context, id=id)
+        self.metrics: list[str] = []  # the metric columns shown, in PREFERRED order
+        self.present: list[str] = []  # every metric the session holds, the shown ones first
+        self.charts: list[str] = []  # the HISTOGRAMS the session holds values of
+        self.charts_drawn = False
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -119,7 +125,6 @@ class ResultsPane(Filterable):
 
     def render_session(self) -> None:
         self.judged = judged_metrics(self.context.db, self.sid)
-        self.refresh_bindings()
         keys = queries.eval_metric_keys(self.context.db, self.sid)
         present = keys["retrieval"] + keys["generation"]
         self.metrics = [m for p in PREFERRED for m in present if m.startswith(p) and (p.endswith("@") or m == p)]

@@ -74,7 +74,8 @@ class SessionsPane(Filterable):
         yield Static(id="sessions-detail")
         yield Chart(id="sessions-trend")
 
-    def load(self) -> None:
+    def render_session(self) -> None:
+        """Every stored session (this pane shows no one session: ``sid`` is '')."""
         self._show(self.query_one(PagedTable).cursor_row)
 
     def show_filtered(self) -> None:
@@ -120,9 +121,6 @@ class SessionsPane(Filterable):
                  "embedder/sys": lit(what, width=widths.get("embedder/sys"))}
         cells["cov/MRR"], cells["w/faith"] = headline_cells(s)
         return [lit(mark, "bold"), *(cells[title] for title, _ in table.column_spec[1:])]
-
-    def render_session(self) -> None:
-        self.load()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._draw_trend()
@@ -181,7 +179,7 @@ class SessionsPane(Filterable):
         def done(name: str | None) -> None:
             if name is not None:
                 rename_session(self.context.db, row["id"], name)
-                self.load()
+                self.render_session()
 
         TextPrompt(f"Rename session {row['id']}", row.get("name") or "").open(self.app, done)
 
@@ -202,7 +200,7 @@ class SessionsPane(Filterable):
                     self.app.notify(str(exc), severity="warning", markup=False)
                     return
                 self.post_message(SessionDeleted(row["id"]))
-                self.load()
+                self.render_session()
                 name = f" '{row['name']}'" if row.get("name") else ""
                 self.app.notify(f"Deleted {row['kind']} session {row['id']}{name}.", markup=False)
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from ragcov_tui.coverage.report_traffic_md import selection_text
@@ -29,6 +31,7 @@ from ragcov_tui.store.traffic_contract import (
     TrafficSection,
     UnaskedQuestion,
 )
+from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.panes.details import fmt
@@ -36,6 +39,8 @@ from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 VIEWS = ("cluster", "unanswerable", "unasked")
+NO_TRAFFIC = ("This analysis has no traffic. Run `ragcov analyze … --traffic LOG` with a query log "
+              "(.jsonl, .csv or .txt: one query per row, optional count and timestamp).")
 QUERY_COLUMNS = [("count", 7), ("test sim", 8), ("nearest q", 9), ("query", None)]
 GAP_COLUMNS = [("count", 7), ("chunk sim", 9), ("cluster", 7), ("query", None)]
 UNASKED_COLUMNS = [("id", 8), ("sim", 6), ("question", 32), ("nearest query", None)]  # at 80 columns both read
@@ -102,8 +107,12 @@ class TrafficPane(Pane):
         Binding("enter", "detail", "Detail"),
     ]
 
-    section: TrafficSection | None = None
-    view: str = "cluster"
+    view: var[str] = var("cluster", init=False)
+    """Which list shows under the clusters (one of VIEWS; ``v`` steps through them)."""
+
+    def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
+        super().__init__(context, id=id)
+        self.section: TrafficSection | None = None
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
@@ -111,20 +120,11 @@ class TrafficPane(Pane):
         yield Table(id="traffic-clusters")
         yield PagedTable("Queries", QUERY_COLUMNS, key="key", id="traffic-list")
 
-    def load(self) -> None:
-        """The Pane hint, or — for an analysis run without ``--traffic`` — how to get traffic."""
-        self.section = load_traffic(self.context.db, self.sid, details=False) if self.sid else None
-        if self.sid and self.section is None:
-            self.query_one(".empty", Static).update(lit(
-                "This analysis has no traffic. Run `ragcov analyze … --traffic LOG` with a query log "
-                "(.jsonl, .csv or .txt: one query per row, optional count and timestamp)."))
-            self.set_class(True, "-empty")
-            return
-        super().load()
-
     def render_session(self) -> None:
-        s = self.section
-        if s is None:  # (load showed the hint instead)
+        """The session's traffic; for an analysis run without ``--traffic``, how to get traffic."""
+        s = self.section = load_traffic(self.context.db, self.sid, details=False)
+        if s is None:
+            self.hint = NO_TRAFFIC
             return
         src, gap = s.get("source", {}), s.get("content_gap")
         first, last = (str(src.get(k) or "")[:10] for k in ("first", "last"))
@@ -163,12 +163,15 @@ class TrafficPane(Pane):
         table = self.query_one("#traffic-clusters", DataTable)
         return clusters[min(table.cursor_row, len(clusters) - 1)] if clusters and table.cursor_row >= 0 else None
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "traffic-clusters" and self.view == "cluster":
+    @on(DataTable.RowHighlighted, "#traffic-clusters")
+    def _cluster_highlighted(self) -> None:
+        if self.view == "cluster":
             self._show_list()
 
     def action_cycle_view(self) -> None:
         self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+
+    def watch_view(self) -> None:
         self._show_list()
 
     def _show_list(self) -> None:
@@ -231,6 +234,6 @@ class TrafficPane(Pane):
                  + ("" if row["answerable"] else ": the corpus cannot answer it (a content gap)")]
         self.app.push_screen(TextScreen("Query", Text("\n").join(lit(line) for line in lines)))
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table.id == "traffic-list":
-            self.action_detail()
+    @on(DataTable.RowSelected, "#traffic-list")
+    def _query_selected(self) -> None:
+        self.action_detail()

@@ -4,6 +4,9 @@ Before each action (and when a triage pane shows a session) the test file is re-
 edit is reported in one line and the action goes on against the file as it is now. When the very
 row an action touches changed on disk, the core raises a ``ConflictError``; the pane asks (a
 yes / no modal) and on yes runs the action again with ``force``.
+
+One key press, one pass: the re-read before the action, the core's own read as it writes, then the
+pane redraws once (``redraw``) — never a reload of the pane, which would read the file again.
 """
 
 from __future__ import annotations
@@ -40,10 +43,10 @@ def reload_in(pane: Pane) -> str | None:
     return None
 
 
-def decided(pane: Pane) -> None:
-    """After a decision in ``pane``: tell the app (every other pane goes stale) and reload ``pane`` now."""
+def decided(pane: Pane, redraw: Callable[[], None]) -> None:
+    """After a decision in ``pane``: tell the app (every other pane goes stale) and ``redraw`` the pane."""
     pane.post_message(DecisionMade(pane, pane.sid))
-    pane.reload()
+    redraw()
 
 
 def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[[], None] | None = None,
@@ -82,16 +85,19 @@ def undo_message(payload: dict[str, Any], kind: str, target: str) -> str:
     return f"undid {payload.get('action')} of {what}"
 
 
-def undo_in(pane: Pane, then: Callable[[], None] | None = None) -> bool:
-    """Undo the newest standing decision of the session ``pane`` shows; notify what was undone.
-    True when something was."""
+def undo_in(pane: Pane, redraw: Callable[[], None]) -> bool:
+    """Undo the newest standing decision of the session ``pane`` shows; notify what was undone and
+    ``redraw`` the pane (at once, or once the user confirmed an undo over an outside edit).
+    True when something was undone at once."""
     from ragcov_tui.services.triage import undo_last
 
     def undo(force: bool) -> Any:
         d = undo_last(pane.context.db, pane.sid, force=force)
         pane.app.notify(undo_message(d.payload, d.kind, d.target), markup=False)
-        decided(pane)
         return d
 
     reload_in(pane)
-    return run_triage(pane.app, "undo", undo, then)
+    done = run_triage(pane.app, "undo", undo, lambda: decided(pane, redraw))
+    if done:
+        decided(pane, redraw)
+    return done
