@@ -38,7 +38,6 @@ from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.queries import has_report
 from ragcov_tui.store.sessions import resolve_session
 from ragcov_tui.testlint.report_md import lint_markdown, stale_gold_markdown
-from ragcov_tui.testset.durable import KEEP_BACKUPS_ENV
 
 Command = Callable[[argparse.Namespace, Console], int]
 STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -329,16 +328,13 @@ def cmd_align(args: argparse.Namespace, out: Console) -> int:
 def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     """Open the app (``main`` has refused already when there is no terminal)."""
     found = _setup(args)
-    keep = found.setting("keep_backups")
-    if keep is not None:  # --keep-backups or ragcov.toml: the writer reads the variable (testset/durable.py)
-        os.environ[KEEP_BACKUPS_ENV] = str(keep)
     db_path = found.db_path
     db = _open(args, db_path)  # create / migrate before the app starts, and fail here on a bad path
     if args.session and not args.session.startswith("latest"):
         resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice
     from ragcov_tui.tui.app import run_tui
 
-    return run_tui(db_path, session_id=args.session)
+    return run_tui(db_path, session_id=args.session, keep_backups=found.setting("keep_backups"))
 
 
 @interruptible
