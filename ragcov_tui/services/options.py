@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import is_ascii_whole
 from ragcov_tui.vectorstores.registry import FORMS as STORE_FORMS
 
 Parser = Callable[[Any, bool], Any]  # (value, is_text) -> typed value; ValueError(reason) when bad
@@ -40,6 +39,8 @@ def _shown(value: Any) -> str:
 def whole(low: int, high: int) -> Parser:
     """A whole number in ``[low, high]`` (text parsed when typed by a person)."""
     def parse(value: Any, is_text: bool) -> int:
+        from ragcov_tui.input_values import is_ascii_whole  # numpy (0.3 s): not for building the parser
+
         bad = ValueError(f"expected a whole number from {low} to {high}, got {_shown(value)}")
         if is_text and isinstance(value, str):
             text = value.strip()
