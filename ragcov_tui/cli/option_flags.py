@@ -30,11 +30,11 @@ def add_flag(parser: argparse.ArgumentParser, option: Option, command: str) -> N
 
 
 class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Fills ``{default}`` in a declared option's help with its declared default for the subcommand
-    being shown, so no default is written twice."""
+    """Fills ``{default}`` in a declared option's help with its declared default, so no default is
+    written twice."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         option = BY_KEY.get(action.dest)
         if not action.help or option is None:
             return action.help
-        return filled(action.help, option, self._prog.split()[-1])
+        return filled(action.help, option)

@@ -164,8 +164,8 @@ PerCommand = str | Mapping[str, str]  # one text for every command, or one per c
 class Option:
     """One option (see the module docstring). ``setting``: merged from env / ``ragcov.toml`` / a
     rerun session too (False: a flag or form field only, like ``--questions``). ``default`` of None
-    means the run decides (stated in the help). ``flag`` (default ``--key-with-dashes``), ``metavar``,
-    ``nargs`` and ``required`` shape the CLI flag; ``help`` may differ per command."""
+    means the run decides (stated in the help). The flag is ``--key-with-dashes``; ``metavar``,
+    ``nargs`` and ``required`` shape it; ``help`` and ``metavar`` may differ per command."""
 
     key: str
     parse: Parser
@@ -190,21 +190,18 @@ class Option:
     def metavar_for(self, command: str) -> str | None:
         return None if self.metavar is None else _per(self.metavar, command)
 
-    def default_value(self, command: str = "") -> Any:
-        """The default (a :class:`CoreDefault` read now; a per-command mapping looked up)."""
-        value = self.default
-        if isinstance(value, Mapping):
-            value = value.get(command)
-        return value.value() if isinstance(value, CoreDefault) else value
+    def default_value(self) -> Any:
+        """The default (a :class:`CoreDefault` is read now)."""
+        return self.default.value() if isinstance(self.default, CoreDefault) else self.default
 
 
 def _per(value: PerCommand, command: str) -> str:
     return value if isinstance(value, str) else value[command]
 
 
-def filled(text: str, option: Option, command: str) -> str:
-    """``text`` with ``{default}`` replaced by the option's default for ``command``."""
-    return text.replace("{default}", str(option.default_value(command))) if "{default}" in text else text
+def filled(text: str, option: Option) -> str:
+    """``text`` with ``{default}`` replaced by the option's default."""
+    return text.replace("{default}", str(option.default_value())) if "{default}" in text else text
 
 
 ALL = ("analyze", "eval", "lint", "compare", "sessions", "report", "tui", "demo", "references", "labels", "align")
@@ -354,7 +351,7 @@ def form_fields(kind: str | None = None) -> dict[str, Option]:
     return {o.key: o for o in OPTIONS if o.form is not None and any(c in o.commands for c in commands)}
 
 
-def default(key: str, command: str = "") -> Any:
-    """The declared default of option ``key`` (for ``command`` where it differs)."""
-    return BY_KEY[key].default_value(command)
+def default(key: str) -> Any:
+    """The declared default of option ``key``."""
+    return BY_KEY[key].default_value()
 

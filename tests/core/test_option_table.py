@@ -46,7 +46,7 @@ def test_every_declared_option_of_a_command_is_its_flag_with_the_declared_help(c
         assert action.default is None  # the default comes from the merge, never from argparse
         assert action.required == option.required and action.nargs == option.nargs
         if "{default}" in option.help_for(command):
-            assert option.default_value(command) is not None, option.key
+            assert option.default_value() is not None, option.key
             assert f"{option.flag}" in shown and "{default}" not in shown
 
 
@@ -61,8 +61,7 @@ def test_every_form_field_is_a_declared_option_with_its_label_kinds_and_default(
         option = BY_KEY[key]
         assert option.form is not None and label == option.form.label
         assert set(kinds) == {kind for kind, command in FORM_KINDS.items() if command in option.commands}
-        for kind in kinds:
-            assert placeholder == filled(option.form.placeholder, option, FORM_KINDS[kind])
+        assert placeholder == filled(option.form.placeholder, option)
     assert FIELDS["k"][2] == f"empty: {default('k')}"  # was a hard-coded "empty: 5"
 
 
@@ -80,11 +79,11 @@ def test_the_options_dataclasses_default_to_the_declared_defaults() -> None:
         for field in dataclasses.fields(cls):
             if field.name in BY_KEY and command in BY_KEY[field.name].commands and field.default is not None \
                     and field.default is not dataclasses.MISSING:
-                assert field.default == default(field.name, command), (cls.__name__, field.name)
+                assert field.default == default(field.name), (cls.__name__, field.name)
     engine = {f.name: f.default for f in dataclasses.fields(CoverageParams)}
     for option in command_options("analyze"):  # None in AnalyzeOptions: the engine's default, declared the same
         if option.key in engine:
-            assert option.default_value("analyze") == engine[option.key], option.key
+            assert option.default_value() == engine[option.key], option.key
 
 
 @pytest.mark.parametrize(("key", "choices"), [("join", JOINS), ("judge_mode", JUDGE_MODES)])

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty field means), from the declarations
     key: (option.form.label, tuple(kind for kind, command in FORM_KINDS.items() if command in option.commands),
-          filled(option.form.placeholder, option, next(c for c in FORM_KINDS.values() if c in option.commands)))
+          filled(option.form.placeholder, option))
     for key, option in form_fields().items() if option.form is not None
 }
 
