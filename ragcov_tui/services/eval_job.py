@@ -48,7 +48,7 @@ from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
 from ragcov_tui.services.lint_section import eval_stale_gold
-from ragcov_tui.services.options import default
+from ragcov_tui.services.options import check_values, default
 from ragcov_tui.services.probes import check_probes, run_probes
 from ragcov_tui.services.stratified_sample import stratified_sample
 from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage, ProbeReport, SampleInfo
@@ -103,12 +103,9 @@ class EvalOptions(StoreOptions):
     sample: int | None = None  # --sample N: a seeded sample stratified by topic (services/stratified_sample.py)
 
     def check(self) -> None:
-        """BadInput for a value out of range."""
-        for flag, value, least in (("--k", self.k, 1), ("--repeats", self.repeats, 1),
-                                   ("--paraphrases", self.paraphrases, 0), ("--concurrency", self.concurrency, 1),
-                                   ("--probes", self.probes, 0)):
-            if not isinstance(value, int) or value < least:
-                raise BadInput(f"{flag}: must be a whole number >= {least}, got {value!r}")
+        """BadInput for a count out of its declared bounds (a caller that built these options itself:
+        the pytest plugin, a script; the settings merge has checked them already)."""
+        check_values({key: getattr(self, key) for key in ("k", "repeats", "paraphrases", "concurrency", "probes")})
 
 
 # Options that must be the same when a run resumes an earlier session.

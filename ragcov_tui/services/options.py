@@ -355,3 +355,14 @@ def default(key: str) -> Any:
     """The declared default of option ``key``."""
     return BY_KEY[key].default_value()
 
+
+
+def check_values(values: Mapping[str, Any]) -> None:
+    """Typed values (``{key: value}``) checked against their declarations; BadInput naming the
+    flag, with the reason the merge gives (``--k: expected a whole number from 1 to 10000, got 0``)."""
+    for key, value in values.items():
+        option = BY_KEY[key]
+        try:
+            option.parse(value, False)
+        except ValueError as exc:
+            raise BadInput(f"{option.flag}: {exc}") from None

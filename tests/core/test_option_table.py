@@ -124,3 +124,13 @@ def test_an_overlap_not_below_the_chunk_size_is_one_message_naming_both(monkeypa
     err = capsys.readouterr().err.strip()
     assert err == (f"error: ragcov.toml [lint] chunk_overlap: expected a whole number of tokens from 0 to less than "
                    f"the chunk size ({default('chunk_size')}, the default chunk size), got 600")
+
+
+def test_options_built_by_hand_are_checked_against_the_same_declaration() -> None:
+    """EvalOptions.check had bounds and messages of its own (``--k: must be a whole number >= 1``)."""
+    from ragcov_tui.errors import BadInput
+
+    with pytest.raises(BadInput, match=r"^--k: expected a whole number from 1 to 10000, got 0$"):
+        EvalOptions(questions="q.jsonl", system="builtin:bm25", k=0).check()
+    with pytest.raises(BadInput, match=r"^--repeats: expected a whole number from 1 to 100, got 101$"):
+        EvalOptions(questions="q.jsonl", system="builtin:bm25", repeats=101).check()
