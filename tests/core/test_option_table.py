@@ -14,6 +14,7 @@ import pytest
 from ragcov_tui.cli.main import _parser
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.embeddings.factory import PROVIDERS as EMBEDDERS
+from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.graded import JUDGE_MODES
 from ragcov_tui.evaluation.systems.records_join import JOINS
 from ragcov_tui.llm.factory import PROVIDERS as LLMS
@@ -128,8 +129,6 @@ def test_an_overlap_not_below_the_chunk_size_is_one_message_naming_both(monkeypa
 
 def test_options_built_by_hand_are_checked_against_the_same_declaration() -> None:
     """EvalOptions.check had bounds and messages of its own (``--k: must be a whole number >= 1``)."""
-    from ragcov_tui.errors import BadInput
-
     with pytest.raises(BadInput, match=r"^--k: expected a whole number from 1 to 10000, got 0$"):
         EvalOptions(questions="q.jsonl", system="builtin:bm25", k=0).check()
     with pytest.raises(BadInput, match=r"^--repeats: expected a whole number from 1 to 100, got 101$"):
