@@ -83,7 +83,7 @@ def command_options(args: argparse.Namespace, found: Setup, command: OptionsComm
     return opts
 
 
-def check_urls(opts: Any) -> None:
+def check_urls(opts: AnalyzeOptions | EvalOptions | ReferenceOptions) -> None:
     """Before any work: an ``http:`` system's URL is well formed and accepts a connection
     (``--system``), and the server address of each provider the options name is well formed (its
     registry's ``check_server``: ``$OPENAI_BASE_URL``, ``$VOYAGE_BASE_URL``, ``$ANTHROPIC_BASE_URL``,
