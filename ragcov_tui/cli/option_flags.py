@@ -30,11 +30,9 @@ def add_flag(parser: argparse.ArgumentParser, option: Option, command: str) -> N
 
 
 class DefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Fills ``{default}`` in a declared option's help with its declared default, so no default is
-    written twice."""
+    """Fills ``{default}`` in a declared option's help with its declared default, and ``{llm_choices}``-
+    style placeholders with the registries' lists (:func:`~ragcov_tui.services.options.registry_help`),
+    when help is shown, so no default and no list is written twice."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        option = BY_KEY.get(action.dest)
-        if not action.help or option is None:
-            return action.help
-        return filled(action.help, option)
+        return filled(action.help, BY_KEY.get(action.dest)) if action.help else action.help

@@ -199,9 +199,32 @@ def _per(value: PerCommand, command: str) -> str:
     return value if isinstance(value, str) else value[command]
 
 
-def filled(text: str, option: Option) -> str:
-    """``text`` with ``{default}`` replaced by the option's default."""
-    return text.replace("{default}", str(option.default_value())) if "{default}" in text else text
+def filled(text: str, option: Option | None = None) -> str:
+    """``text`` with its placeholders filled: ``{default}`` with ``option``'s default, the others with
+    the lists of :func:`registry_help` (read only when a text has a placeholder)."""
+    if "{" not in text:
+        return text
+    values = registry_help()
+    if option is not None and "{default}" in text:
+        values["default"] = str(option.default_value())
+    return text.format_map(values)
+
+
+def registry_help() -> dict[str, str]:
+    """The help placeholders the provider and format registries fill: ``embedder_choices``
+    (``text_embedder_choices`` without ``precomputed``, for commands that embed new text),
+    ``llm_choices``, ``corpus_types``, ``log_formats``; for the Jobs form's placeholders,
+    ``embedder_forms`` / ``llm_forms`` (the spec forms joined by `` · ``)."""
+    from ragcov_tui.corpus.file_types import corpus_help
+    from ragcov_tui.embeddings.providers import embedder_help, spec_forms
+    from ragcov_tui.llm.providers import PROVIDERS as LLMS
+    from ragcov_tui.llm.providers import llm_help
+    from ragcov_tui.traffic.log_formats import traffic_help
+
+    return {"embedder_choices": embedder_help(), "text_embedder_choices": embedder_help(given_vectors=False),
+            "llm_choices": llm_help(), "corpus_types": corpus_help(), "log_formats": traffic_help(),
+            "embedder_forms": " · ".join(spec_forms(listed_only=True)),
+            "llm_forms": " · ".join(p.form for p in LLMS.values())}
 
 
 ALL = ("analyze", "eval", "lint", "compare", "sessions", "report", "tui", "demo", "references", "labels", "align")
@@ -209,8 +232,6 @@ BOTH = ("analyze", "eval", "lint")  # the corpus, chunking and embedder options 
 RUNS = ("analyze", "eval")  # the two kinds of run the Jobs form starts
 FORM_KINDS = {"analysis": "analyze", "eval": "eval"}  # a Jobs-form kind -> the command whose options it shows
 
-EMBEDDER_HELP = "{default} (default) | local:DIR | openai:MODEL | voyage:MODEL | st:MODEL | llamacpp:PATH.gguf"
-LLM_HELP = "openai:MODEL, ollama:MODEL, anthropic:MODEL or llamacpp:PATH.gguf"
 BEIR_CORPUS = "default: a BEIR folder's corpus.jsonl"
 FORM_SYSTEM = "builtin:hybrid"  # the system an eval from the Jobs form asks when its field is empty
 CONCURRENCY = CoreDefault("ragcov_tui.concurrency", "DEFAULT_CONCURRENCY")
@@ -221,9 +242,8 @@ STORE_FIELD_DEFAULTS = (("id", "id"), ("text", "text; Chroma: its documents"), (
 OPTIONS: tuple[Option, ...] = (
     Option("db", _text, ALL, "session database (default $RAGCOV_DB or ./.ragcov/ragcov.db)", env="RAGCOV_DB"),
     Option("corpus", _text, BOTH, setting=False, nargs="+", metavar="PATH", help={
-        "analyze": "files or directories (.txt .md .html .pdf, .jsonl chunks or documents), or a vector store: "
-                   f"{STORE_FORMS}; {BEIR_CORPUS}",
-        "lint": f"files or directories, or a vector store: {STORE_FORMS}; {BEIR_CORPUS}",
+        "analyze": f"files or directories of {{corpus_types}}, or a vector store: {STORE_FORMS}; {BEIR_CORPUS}",
+        "lint": f"files or directories of {{corpus_types}}, or a vector store: {STORE_FORMS}; {BEIR_CORPUS}",
         "eval": f"corpus (needed by builtin systems and document-level gold ids), files or a vector store; {BEIR_CORPUS}"},
         form=FormField("corpus (comma-separated)", "docs/, more/faq.md")),
     Option("questions", _text, (*BOTH, "references"), setting=False, required=True,
@@ -239,22 +259,20 @@ OPTIONS: tuple[Option, ...] = (
            help="gold ids from a qrels file (TREC 'qid 0 docid grade' or BEIR TSV)"),
     Option("embedder", _embedder, BOTH, env="RAGCOV_EMBEDDER",
            default=CoreDefault("ragcov_tui.embeddings.factory", "DEFAULT_EMBEDDER"), help={
-               "analyze": EMBEDDER_HELP + " | precomputed",
-               "lint": EMBEDDER_HELP,
-               "eval": EMBEDDER_HELP + ": builtin:dense / hybrid retrieval, gold ids from context texts, offline "
-                                       "answer scores"},
-           form=FormField("embedder", "empty: {default} · local:DIR · openai:MODEL · voyage:MODEL · st:MODEL · "
-                                      "llamacpp:PATH.gguf · precomputed")),
+               "analyze": "{embedder_choices}",
+               "lint": "{text_embedder_choices}",
+               "eval": "{text_embedder_choices}: builtin:dense / hybrid retrieval, gold ids from context texts, offline "
+                       "answer scores"},
+           form=FormField("embedder", "empty: {embedder_forms}")),
     Option("llm", _llm, ("analyze", "eval", "compare", "references"), env="RAGCOV_LLM", help={
-        "analyze": f"{LLM_HELP} for themes and suggested questions (default: offline heuristic)",
-        "eval": f"{LLM_HELP} used by builtin systems to generate answers (and to write the --probes questions)",
-        "compare": "openai:MODEL for --pairwise",
-        "references": "openai:MODEL or llamacpp:PATH.gguf writing the answers (default $RAGCOV_LLM)"},
-        form=FormField("LLM", "empty: offline heuristic · openai:MODEL · ollama:MODEL · anthropic:MODEL · "
-                              "llamacpp:PATH.gguf")),
+        "analyze": "{llm_choices} for themes and suggested questions (default: offline heuristic)",
+        "eval": "{llm_choices} used by builtin systems to generate answers (and to write the --probes questions)",
+        "compare": "{llm_choices} for --pairwise",
+        "references": "{llm_choices} writing the answers (default $RAGCOV_LLM)"},
+        form=FormField("LLM", "empty: offline heuristic · {llm_forms}")),
     Option("judge_llm", _llm, ("eval",), env="RAGCOV_JUDGE_LLM",
-           help=f"{LLM_HELP} judging answers (default: --llm, else offline heuristics)"),
-    Option("paraphrase_llm", _llm, ("eval",), help="openai:MODEL generating paraphrases (default: --judge-llm)"),
+           help="{llm_choices} judging answers (default: --llm, else offline heuristics)"),
+    Option("paraphrase_llm", _llm, ("eval",), help="{llm_choices} generating paraphrases (default: --judge-llm)"),
     Option("clusters", _auto_or(whole(1, 1_000_000)), ("analyze",),
            help="number of K-means clusters, or 'auto' (silhouette); default from corpus size",
            form=FormField("clusters (K)", "empty: by corpus size · auto: best silhouette · N")),
@@ -278,7 +296,7 @@ OPTIONS: tuple[Option, ...] = (
         "analyze": "random seed 0 to 2**32-1 (default {default}): same inputs + seed → same results",
         "eval": "random seed of the probes' sample (default {default})"}),
     Option("traffic", _text, ("analyze",), metavar="FILE",
-           help="a query log (.jsonl, .csv, .txt: one query per row, optional count / timestamp): which "
+           help="a query log ({log_formats}: one query per row, optional count / timestamp): which "
                 "topics users ask are untested, which the corpus cannot answer, which tests nobody asks"),
     Option("eval_session", _text, ("analyze",), metavar="SESSION",
            help="an eval session (id, name, latest-eval) of this test set and corpus: which chunks, clusters and "

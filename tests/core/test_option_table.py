@@ -13,11 +13,11 @@ import pytest
 
 from ragcov_tui.cli.main import _parser
 from ragcov_tui.coverage.params import CoverageParams
-from ragcov_tui.embeddings.factory import PROVIDERS as EMBEDDERS
+from ragcov_tui.embeddings.providers import spec_forms
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.graded import JUDGE_MODES
 from ragcov_tui.evaluation.systems.records_join import JOINS
-from ragcov_tui.llm.factory import PROVIDERS as LLMS
+from ragcov_tui.llm.providers import PROVIDERS as LLMS
 from ragcov_tui.services.analysis_job import AnalyzeOptions
 from ragcov_tui.services.config import Config
 from ragcov_tui.services.eval_job import EvalOptions
@@ -25,8 +25,6 @@ from ragcov_tui.services.options import ALL, BY_KEY, FORM_KINDS, OPTIONS, comman
 from ragcov_tui.services.references_job import ReferenceOptions
 from ragcov_tui.tui.panes.jobs import FIELDS
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
-
-TEST_ONLY_EMBEDDERS = {"hash"}  # a bag of words for the tests: not offered to users
 
 
 def subparser(command: str) -> argparse.ArgumentParser:
@@ -69,10 +67,11 @@ def test_every_form_field_is_a_declared_option_with_its_label_kinds_and_default(
 def test_the_form_offers_every_provider() -> None:
     """The placeholders had drifted from the providers: llamacpp and precomputed were missing."""
     embedder, llm = FIELDS["embedder"][2], FIELDS["llm"][2]
-    for provider in set(EMBEDDERS) - TEST_ONLY_EMBEDDERS:
-        assert provider in embedder, provider
-    for provider in LLMS:
-        assert f"{provider}:" in llm, provider
+    assert "llamacpp:PATH.gguf" in embedder and "precomputed" in embedder
+    for form in spec_forms(listed_only=True):
+        assert form in embedder, form
+    for provider in LLMS.values():
+        assert provider.form in llm, provider.form
 
 
 def test_the_options_dataclasses_default_to_the_declared_defaults() -> None:
