@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ragcov_tui.cli.progress_lines import progress_every
 from ragcov_tui.errors import BadInput
@@ -22,26 +22,37 @@ from ragcov_tui.http_retry import RetryPolicy
 from ragcov_tui.input_files import LINK_LOOP, path_problem, resolved
 from ragcov_tui.llm.cost import user_prices
 from ragcov_tui.services.config import Config, load_config
-from ragcov_tui.services.settings import build_options, resolve
+from ragcov_tui.services.settings import OptionsCommand, Resolved, options_from, resolve
 from ragcov_tui.store.db import DEFAULT_DB, busy_timeout
 from ragcov_tui.store.sessions import resolve_session
+
+if TYPE_CHECKING:
+    from ragcov_tui.services.analysis_job import AnalyzeOptions
+    from ragcov_tui.services.eval_job import EvalOptions
+    from ragcov_tui.services.references_job import ReferenceOptions
 
 OUTPUT_FLAGS = ("json", "markdown", "html", "junit", "out")
 
 
 @dataclass
 class Setup:
-    """What every command starts from: the settings file and the session database."""
+    """What every command starts from: the settings file, every option of the command resolved
+    once (flag > env > ``ragcov.toml``, typed and checked) and the session database."""
 
     config: Config
+    resolved: Resolved
     db_path: str
     db_where: str  # the flag, variable or ragcov.toml key the path came from, for messages
 
+    def setting(self, key: str) -> Any:
+        """One checked setting of the command, ``None`` when no source sets it."""
+        return self.resolved.values.get(key)
+
 
 def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup:
-    """Read ``ragcov.toml``, warn once per unknown key, check every option of the command and the
-    ``RAGCOV_*`` tuning variables, and resolve the database path (``--db`` > ``$RAGCOV_DB`` >
-    ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
+    """Read ``ragcov.toml``, warn once per unknown key, resolve and check every option of the
+    command (the only time a run resolves them) and the ``RAGCOV_*`` tuning variables, and the
+    database path (``--db`` > ``$RAGCOV_DB`` > ``ragcov.toml`` > ``.ragcov/ragcov.db``)."""
     cfg = load_config(args.config)
     for line in cfg.warnings():
         if warn is not None:
@@ -50,21 +61,29 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
     busy_timeout()  # checks $RAGCOV_DB_TIMEOUT
     user_prices()  # checks $RAGCOV_PRICE_PER_MTOK
     progress_every()  # checks $RAGCOV_PROGRESS_EVERY
-    resolved = resolve(args.command, cfg.sources(args.command, vars(args)))  # every option, checked now
+    resolved = resolve(args.command, cfg.sources(args.command, vars(args)))
     path = resolved.values.get("db") or str(DEFAULT_DB)
-    return Setup(cfg, path, resolved.origin.get("db", "--db"))
+    return Setup(cfg, resolved, path, resolved.origin.get("db", "--db"))
 
 
-def command_options(args: argparse.Namespace, cfg: Config, **fixed: Any) -> Any:
-    """``AnalyzeOptions`` / ``EvalOptions`` for ``args.command`` from flags, env and ``ragcov.toml``,
-    with the URLs the run will use checked now (:func:`check_urls`)."""
-    flags = vars(args)
-    opts = build_options(args.command, cfg.sources(args.command, flags), **{**flags, **fixed})
+@overload
+def command_options(args: argparse.Namespace, found: Setup, command: Literal["analyze", "lint"],
+                    **fixed: Any) -> AnalyzeOptions: ...
+@overload
+def command_options(args: argparse.Namespace, found: Setup, command: Literal["eval"], **fixed: Any) -> EvalOptions: ...
+@overload
+def command_options(args: argparse.Namespace, found: Setup, command: Literal["references"],
+                    **fixed: Any) -> ReferenceOptions: ...
+def command_options(args: argparse.Namespace, found: Setup, command: OptionsCommand,
+                    **fixed: Any) -> AnalyzeOptions | EvalOptions | ReferenceOptions:
+    """The options of ``command`` from the settings :func:`setup` resolved and the flags no
+    setting covers, with the URLs the run will use checked now (:func:`check_urls`)."""
+    opts = options_from(command, found.resolved, **{**vars(args), **fixed})
     check_urls(opts)
     return opts
 
 
-def check_urls(opts: Any) -> None:
+def check_urls(opts: AnalyzeOptions | EvalOptions | ReferenceOptions) -> None:
     """Before any work: an ``http:`` system's URL is well formed and accepts a connection
     (``--system``), and the server address of each provider the options name is well formed (its
     registry's ``check_server``: ``$OPENAI_BASE_URL``, ``$VOYAGE_BASE_URL``, ``$ANTHROPIC_BASE_URL``,
@@ -134,11 +153,6 @@ def check_output_path(raw: str, flag: str, protected: list[tuple[str, str]]) -> 
         where = "the file is read-only" if ancestor == target else f"cannot write in {ancestor}"
         raise BadInput(f"{flag} {raw}: {where} (permission denied)")
     return target
-
-
-def setting(args: argparse.Namespace, cfg: Config, key: str) -> Any:
-    """One checked setting of ``args.command`` (flag > env > ragcov.toml), ``None`` when unset."""
-    return resolve(args.command, cfg.sources(args.command, vars(args))).values.get(key)
 
 
 def session_inputs(db: Any, refs: Iterable[str]) -> list[str]:

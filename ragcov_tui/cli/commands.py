@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 from rich.console import Console
 from rich.text import Text
 
-from ragcov_tui.cli.args_to_settings import check_outputs, command_options, session_inputs, setting, setup
+from ragcov_tui.cli.args_to_settings import Setup, check_outputs, command_options, session_inputs, setup
 from ragcov_tui.cli.demo import demo_copy, demo_source
 from ragcov_tui.cli.exercised_views import print_exercised
 from ragcov_tui.cli.lint_views import print_lint, print_stale_gold
@@ -29,7 +29,7 @@ from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
 from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError, Unreachable
 from ragcov_tui.safe_text import single_line
-from ragcov_tui.services.config import Config
+from ragcov_tui.services.options import default
 from ragcov_tui.store import open_db
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.db import open_db_read_only
@@ -38,7 +38,6 @@ from ragcov_tui.store.liveness import tracking
 from ragcov_tui.store.queries import has_report
 from ragcov_tui.store.sessions import resolve_session
 from ragcov_tui.testlint.report_md import lint_markdown, stale_gold_markdown
-from ragcov_tui.testset.durable import KEEP_BACKUPS_ENV
 
 Command = Callable[[argparse.Namespace, Console], int]
 STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -99,15 +98,15 @@ def _leave(line: str, code: int) -> NoReturn:
     os._exit(code)
 
 
-def _setup(args: argparse.Namespace) -> tuple[Config, str]:
-    """Settings file, environment, every option of the command, the database path and the output
-    paths, checked — before a command imports its (slow to import) pipeline; ``args.db_where``
-    names the database path's source."""
+def _setup(args: argparse.Namespace) -> Setup:
+    """Settings file, environment, every option of the command (resolved here, once), the database
+    path and the output paths, checked — before a command imports its (slow to import) pipeline;
+    ``args.db_where`` names the database path's source."""
     found = setup(args, None if args.quiet else warn_printer(args.quiet))
     args.db_where, args.db_path = found.db_where, found.db_path
     check_outputs(args, inputs=[getattr(args, key, None) for key in ("qrels", "baseline", "a", "b", "traffic")],
                   db_path=found.db_path)
-    return found.config, found.db_path
+    return found
 
 
 def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> Any:
@@ -117,17 +116,18 @@ def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> 
 
 @interruptible
 def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
-    cfg, db_path = _setup(args)
+    found = _setup(args)
+    db_path = found.db_path
     from ragcov_tui.coverage.gates import (
         check_coverage_gates,
         check_gate_inputs,
         coverage_junit_cases,
         parse_coverage_gates,
     )
-    from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
+    from ragcov_tui.services.analysis_job import run_analysis
     from ragcov_tui.thresholds import AboveMaximum
 
-    opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
+    opts = command_options(args, found, "analyze", corpus=args.corpus or [])
     gates = parse_coverage_gates(args.fail_under or [], traffic=bool(opts.traffic))
     maxima = parse_coverage_gates(args.max or [], "--max", traffic=bool(opts.traffic))
     check_gate_inputs(gates, opts.eval_session)
@@ -157,13 +157,13 @@ def _write_junit(args: argparse.Namespace, suite: str, cases: list[Any], seconds
 @interruptible
 def cmd_lint(args: argparse.Namespace, out: Console) -> int:
     """``ragcov lint``: the lint section printed, as JSON / Markdown, and gated; no session stored."""
-    cfg, db_path = _setup(args)
-    from ragcov_tui.services.analysis_job import AnalyzeOptions
+    found = _setup(args)
+    db_path = found.db_path
     from ragcov_tui.services.lint_job import run_lint
     from ragcov_tui.testlint.gates import check_lint_gates, parse_lint_gates
 
     gates = parse_lint_gates(args.fail_under or [])
-    opts: AnalyzeOptions = command_options(args, cfg, corpus=args.corpus or [])
+    opts = command_options(args, found, "lint", corpus=args.corpus or [])
     db = _open(args, db_path, writable=True)  # the embedding cache; the baseline's content hashes
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         section = run_lint(opts, db, progress=progress, warn=_warn(args))
@@ -241,7 +241,7 @@ def _gate_exit(failures: list[str]) -> int:
 def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.store.sessions import list_sessions
 
-    _, db_path = _setup(args)
+    db_path = _setup(args).db_path
     sessions = list_sessions(_open(args, db_path), kind=args.kind)
     if args.json:
         sys.stdout.write(dump_json(sessions) + "\n")
@@ -254,7 +254,7 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: Console) -> int:
-    _, db_path = _setup(args)
+    db_path = _setup(args).db_path
     db = _open(args, db_path)
     session = resolve_session(db, args.session)
     check_outputs(args, inputs=session_inputs(db, [session["id"]]), db_path=db_path)  # not over its inputs
@@ -283,7 +283,7 @@ def cmd_labels(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.store.evals import item_questions
     from ragcov_tui.store.labels import import_labels
 
-    _, db_path = _setup(args)
+    db_path = _setup(args).db_path
     db = _open(args, db_path, writable=True)
     sid = resolve_session(db, args.session, kind="eval")["id"]
     labels = read_labels(Path(args.file), args.file, list(item_questions(db, sid)), judged_metrics(db, sid))
@@ -298,19 +298,18 @@ def cmd_align(args: argparse.Namespace, out: Console) -> int:
     """``ragcov align SESSION``: the judge against the session's labels; ``--fail-under`` gates on
     the judge-corrected lower bounds."""
     from ragcov_tui.cli.alignment_views import print_alignment
-    from ragcov_tui.evaluation.alignment import CERTIFY_AT
     from ragcov_tui.evaluation.gates import check_gates, parse_fail_under
     from ragcov_tui.evaluation.judge_alignment import session_alignment, with_alignment
     from ragcov_tui.evaluation.systems.base import DEFAULT_K
     from ragcov_tui.store.evals import load_eval_report
 
-    cfg, db_path = _setup(args)
-    certify_at = setting(args, cfg, "certify_at")
-    db = _open(args, db_path)
+    found = _setup(args)
+    certify_at = found.setting("certify_at")
+    db = _open(args, found.db_path)
     sid = resolve_session(db, args.session, kind="eval")["id"]
     report = load_eval_report(db, sid)
     parse_fail_under(args.fail_under or [], int(report.get("k") or DEFAULT_K))
-    alignment = session_alignment(db, sid, certify_at=CERTIFY_AT if certify_at is None else certify_at)
+    alignment = session_alignment(db, sid, certify_at=default("certify_at") if certify_at is None else certify_at)
     if alignment is None or not alignment.metrics:
         why = "no labels" if alignment is None else "no label on an item the judge scored"
         raise BadInput(f"session {sid} has {why}: label items in the app (Results) or run "
@@ -328,16 +327,14 @@ def cmd_align(args: argparse.Namespace, out: Console) -> int:
 
 def cmd_tui(args: argparse.Namespace, out: Console) -> int:
     """Open the app (``main`` has refused already when there is no terminal)."""
-    cfg, db_path = _setup(args)
-    keep = setting(args, cfg, "keep_backups")
-    if keep is not None:  # --keep-backups or ragcov.toml: the writer reads the variable (testset/durable.py)
-        os.environ[KEEP_BACKUPS_ENV] = str(keep)
+    found = _setup(args)
+    db_path = found.db_path
     db = _open(args, db_path)  # create / migrate before the app starts, and fail here on a bad path
     if args.session and not args.session.startswith("latest"):
         resolve_session(db, args.session)  # a mistyped id is a one-line error, not an app with a notice
     from ragcov_tui.tui.app import run_tui
 
-    return run_tui(db_path, session_id=args.session)
+    return run_tui(db_path, session_id=args.session, keep_backups=found.setting("keep_backups"))
 
 
 @interruptible
@@ -347,7 +344,7 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
     from ragcov_tui.services.eval_job import EvalOptions, run_eval
 
-    _, db_path = _setup(args)
+    db_path = _setup(args).db_path
     source = demo_source(args.data)
     db = _open(args, db_path, writable=True)
     data, made = demo_copy(source, db_path)
@@ -376,14 +373,15 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
 
 @interruptible
 def cmd_eval(args: argparse.Namespace, out: Console) -> int:
-    cfg, db_path = _setup(args)
+    found = _setup(args)
+    db_path = found.db_path
     from ragcov_tui.evaluation.gates import check_gates, junit_cases, load_baseline, parse_fail_under
     from ragcov_tui.evaluation.judge_alignment import session_alignment, with_alignment
     from ragcov_tui.evaluation.report import all_failed, all_unreachable, failure_note
-    from ragcov_tui.services.eval_job import EvalOptions, run_eval
+    from ragcov_tui.services.eval_job import run_eval
 
-    opts: EvalOptions = command_options(args, cfg)
-    max_drop = setting(args, cfg, "max_drop")
+    opts = command_options(args, found, "eval")
+    max_drop = found.setting("max_drop")
     parse_fail_under(args.fail_under or [], opts.k)  # bad gate specs fail before any work
     if args.dry_run:
         from ragcov_tui.services.dry_run import plan_eval
@@ -403,7 +401,7 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
         error = Unreachable if all_unreachable(report) else ProviderError  # a wrong address: exit 2
         raise error(f"nothing to score: {failure_note(report)}; fix the cause and continue "
                     f"with --resume {report.get('session_id')}")
-    drop = {} if max_drop is None else {"max_drop": max_drop}
+    drop = {"max_drop": default("max_drop") if max_drop is None else max_drop}
     gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [], alignment=alignment, **drop)
     _gate_summary(args, gates.summary())
     _write_junit(args, f"ragcov eval {report.get('session_id')}",
@@ -416,15 +414,13 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
 @interruptible
 def cmd_references(args: argparse.Namespace, out: Console) -> int:
     """``ragcov references``: reference answers for a BEIR folder's judged queries, into a new file."""
-    cfg, db_path = _setup(args)
-    from ragcov_tui.services.references_job import ReferenceOptions, write_references
+    found = _setup(args)
+    from ragcov_tui.services.references_job import write_references
 
-    values = {key: value for key in ("llm", "concurrency", "budget") if (value := setting(args, cfg, key)) is not None}
-    if "llm" not in values:
+    if found.setting("llm") is None:
         raise BadInput("--llm: a model is needed to write reference answers (e.g. --llm openai:gpt-4o-mini)")
-    opts = ReferenceOptions(questions=args.questions, out=args.out, no_cache=args.no_cache,
-                            **({"split": args.split} if args.split else {}), **values)
-    db = _open(args, db_path, writable=True)
+    opts = command_options(args, found, "references")
+    db = _open(args, found.db_path, writable=True)
     with ProgressBar(quiet=args.quiet) as bar:
         summary = write_references(opts, db, progress=bar, warn=_warn(args))
     from ragcov_tui.llm.accounting import usage_lines
@@ -452,10 +448,10 @@ def cmd_compare(args: argparse.Namespace, out: Console) -> int:
     from ragcov_tui.evaluation.compare import compare
     from ragcov_tui.llm.factory import make_llm
 
-    cfg, db_path = _setup(args)
-    db = _open(args, db_path)
-    check_outputs(args, inputs=session_inputs(db, [args.a, args.b]), db_path=db_path)
-    llm = make_llm(setting(args, cfg, "llm"), db=db) if args.pairwise else None
+    found = _setup(args)
+    db = _open(args, found.db_path)
+    check_outputs(args, inputs=session_inputs(db, [args.a, args.b]), db_path=found.db_path)
+    llm = make_llm(found.setting("llm"), db=db) if args.pairwise else None
     if args.pairwise and llm is None:
         raise BadInput("--pairwise needs an LLM: pass --llm openai:MODEL")
     with ProgressBar(quiet=args.quiet) as bar:

@@ -18,8 +18,6 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
-from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze, as_unit_matrix
 from ragcov_tui.coverage.exercised import exercised_mask, exercised_section
@@ -29,7 +27,7 @@ from ragcov_tui.coverage.sampling import sample_estimate, sample_rows
 from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.coverage.traffic import traffic_of
 from ragcov_tui.embeddings.base import Embedder, discarded_note
-from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, embed_items, make_embedder
+from ragcov_tui.embeddings.factory import embed_items, make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
@@ -44,6 +42,7 @@ from ragcov_tui.services.corpus_source import (
 )
 from ragcov_tui.services.eval_retrievals import EvalRetrievals, eval_retrievals
 from ragcov_tui.services.lint_section import lint_section
+from ragcov_tui.services.options import default
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.analysis_contract import (
     AnalysisHeadline,
@@ -74,11 +73,11 @@ class AnalyzeOptions(StoreOptions):
 
     corpus: list[str]
     questions: str
-    embedder: str = DEFAULT_EMBEDDER
+    embedder: str = default("embedder")
     llm: str | None = None
     clusters: int | str | None = None
-    chunk_size: int = DEFAULT_CHUNK_SIZE
-    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
+    chunk_size: int = default("chunk_size")
+    chunk_overlap: int = default("chunk_overlap")
     threshold: float | None = None
     top_n: int | None = None
     gap_threshold: float | None = None
@@ -86,7 +85,7 @@ class AnalyzeOptions(StoreOptions):
     contamination: float | str | None = None
     seed: int | None = None
     name: str | None = None
-    concurrency: int = DEFAULT_CONCURRENCY
+    concurrency: int = default("concurrency")
     split: str = DEFAULT_SPLIT  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     allow_fallback: bool = False  # --llm answered no theme call: accept heuristic themes (exit 0) instead of failing

@@ -14,10 +14,10 @@ holds top-level keys and per-command tables, e.g.::
     llm = "openai:gpt-4o-mini"
     k = 10
 
-Environment variables: ``RAGCOV_DB``, ``RAGCOV_EMBEDDER``, ``RAGCOV_LLM``, ``RAGCOV_JUDGE_LLM``,
-``RAGCOV_CONCURRENCY``, ``RAGCOV_KEEP_BACKUPS``. Values are typed and checked by :mod:`ragcov_tui.services.settings`; a key no command
-reads gets one warning line. API keys are read by the providers from their own variables
-(``OPENAI_API_KEY``, ``VOYAGE_API_KEY``) and never stored.
+Environment variables: the ``env`` of each option declared in :mod:`ragcov_tui.services.options`
+(``RAGCOV_DB``, ``RAGCOV_EMBEDDER``, ``RAGCOV_LLM``, …). Values are typed and checked by
+:mod:`ragcov_tui.services.settings`; a key no command reads gets one warning line. API keys are read
+by the providers from their own variables (``OPENAI_API_KEY``, ``VOYAGE_API_KEY``) and never stored.
 """
 
 from __future__ import annotations

@@ -23,11 +23,9 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
-from ragcov_tui.corpus import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
-from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.embeddings.base import discarded_note
-from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
+from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
 from ragcov_tui.evaluation.generation.abstention import SCOPE_METRICS
@@ -42,7 +40,6 @@ from ragcov_tui.evaluation.resume import check_same_questions
 from ragcov_tui.evaluation.resume_inputs import INPUTS_KEY, check_same_inputs, input_identity
 from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.scope import out_of_scope_ids, scope_counts
-from ragcov_tui.evaluation.systems.base import DEFAULT_K
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.records_join import join_line
 from ragcov_tui.llm.base import ChatModel
@@ -51,6 +48,7 @@ from ragcov_tui.progress import Progress, report, report_failed
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
 from ragcov_tui.services.lint_section import eval_stale_gold
+from ragcov_tui.services.options import check_values, default
 from ragcov_tui.services.probes import check_probes, run_probes
 from ragcov_tui.services.stratified_sample import stratified_sample
 from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage, ProbeReport, SampleInfo
@@ -80,37 +78,34 @@ class EvalOptions(StoreOptions):
     questions: str
     system: str
     corpus: list[str] = field(default_factory=list)
-    embedder: str = DEFAULT_EMBEDDER
+    embedder: str = default("embedder")
     llm: str | None = None
     judge_llm: str | None = None
     paraphrase_llm: str | None = None
     metrics: list[str] | str | None = None
-    k: int = DEFAULT_K
-    paraphrases: int = 0
-    repeats: int = 1
-    concurrency: int = DEFAULT_CONCURRENCY
-    chunk_size: int = DEFAULT_CHUNK_SIZE
-    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
+    k: int = default("k")
+    paraphrases: int = default("paraphrases")
+    repeats: int = default("repeats")
+    concurrency: int = default("concurrency")
+    chunk_size: int = default("chunk_size")
+    chunk_overlap: int = default("chunk_overlap")
     name: str | None = None
     resume: str | None = None
     split: str = DEFAULT_SPLIT  # the qrels split of a BEIR folder given as questions
     qrels: str | None = None  # a qrels file whose judgements become the questions' gold ids
     no_cache: bool = False  # neither read nor write the embedding / LLM caches
-    join: str = "auto"  # how a records: file's rows meet the questions (systems.records_join.JOINS)
+    join: str = default("join")  # how a records: file's rows meet the questions (systems.records_join.JOINS)
     no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
-    probes: int = 0  # --probes N: unexercised chunks asked about directly (services/probes.py)
-    seed: int = CoverageParams.seed  # the draws of --probes and --sample
-    judge_mode: str = "batch"  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
+    probes: int = default("probes")  # --probes N: unexercised chunks asked about directly (services/probes.py)
+    seed: int = default("seed")  # the draws of --probes and --sample
+    judge_mode: str = default("judge_mode")  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
     no_gold_unanswerable: bool = False  # questions without gold ids or a reference answer are out of scope
     sample: int | None = None  # --sample N: a seeded sample stratified by topic (services/stratified_sample.py)
 
     def check(self) -> None:
-        """BadInput for a value out of range."""
-        for flag, value, least in (("--k", self.k, 1), ("--repeats", self.repeats, 1),
-                                   ("--paraphrases", self.paraphrases, 0), ("--concurrency", self.concurrency, 1),
-                                   ("--probes", self.probes, 0)):
-            if not isinstance(value, int) or value < least:
-                raise BadInput(f"{flag}: must be a whole number >= {least}, got {value!r}")
+        """BadInput for a count out of its declared bounds (a caller that built these options itself:
+        the pytest plugin, a script; the settings merge has checked them already)."""
+        check_values({key: getattr(self, key) for key in ("k", "repeats", "paraphrases", "concurrency", "probes")})
 
 
 # Options that must be the same when a run resumes an earlier session.

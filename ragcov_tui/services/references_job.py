@@ -25,12 +25,11 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
+from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.corpus.load import load_corpus
 from ragcov_tui.corpus.tokens import get_token_counter
 from ragcov_tui.errors import BadInput, ProviderError
 from ragcov_tui.evaluation.references import (
-    DEFAULT_BUDGET,
     GENERATED_FIELD,
     Passage,
     pick_passages,
@@ -39,6 +38,7 @@ from ragcov_tui.evaluation.references import (
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
 from ragcov_tui.services.atomic_file import write_atomically
+from ragcov_tui.services.options import default
 from ragcov_tui.testset.beir import CORPUS_FILE, DEFAULT_SPLIT, is_ir_folder, read_ir_folder
 from ragcov_tui.testset.models import Question
 
@@ -53,8 +53,8 @@ class ReferenceOptions:
     llm: str
     out: str
     split: str = DEFAULT_SPLIT
-    budget: int = DEFAULT_BUDGET  # tokens of relevant documents given per query
-    concurrency: int = DEFAULT_CONCURRENCY
+    budget: int = default("budget")  # tokens of relevant documents given per query
+    concurrency: int = default("concurrency")
     no_cache: bool = False
 
 

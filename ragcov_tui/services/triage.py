@@ -71,7 +71,8 @@ def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict
 
 
 @_again_if_raced
-def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None) -> Decision:
+def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None,
+                      keep_backups: int | None = None) -> Decision:
     """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
 
     The provenance is ``{source, cluster, session}``, plus ``edited: true`` for an edited form;
@@ -93,7 +94,7 @@ def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *
     if text is not None:
         payload["original"] = suggestion["text"]
     return writeback.write(db, sid, loaded.path, edit, kind="suggestion", target=str(suggestion_id),
-                           action="accept" if text is None else "edit", payload=payload)
+                           action="accept" if text is None else "edit", payload=payload, keep_backups=keep_backups)
 
 
 def reject_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> Decision:
@@ -114,7 +115,8 @@ def keep_question(db: sqlite_utils.Database, sid: str, question_id: str) -> Deci
 
 
 @_again_if_raced
-def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, force: bool = False) -> Decision:
+def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, force: bool = False,
+                  keep_backups: int | None = None) -> Decision:
     """Remove the question's row from the test file; returns the decision.
 
     The row is found in the file as it is now: by id, or for a file without ids by the content the
@@ -129,7 +131,7 @@ def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, forc
         return log.record_decision(db, session_id=sid, kind="question", target=question_id, action="drop",
                                    testset_path=loaded.path, payload={"absent": True})
     return writeback.write(db, sid, loaded.path, writer.plan_drop(loaded.snap, index), kind="question",
-                           target=question_id, action="drop", payload={})
+                           target=question_id, action="drop", payload={}, keep_backups=keep_backups)
 
 
 def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_id: str, force: bool) -> int | None:
@@ -153,7 +155,7 @@ def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_i
 
 
 @_again_if_raced
-def undo_last(db: sqlite_utils.Database, sid: str, *, force: bool = False) -> Decision:
+def undo_last(db: sqlite_utils.Database, sid: str, *, force: bool = False, keep_backups: int | None = None) -> Decision:
     """Revert the session's newest standing decision; returns the ``undo`` decision recorded.
 
     BadInput when there is nothing to undo; :class:`ConflictError` (nothing restored) when the
@@ -174,7 +176,7 @@ def undo_last(db: sqlite_utils.Database, sid: str, *, force: bool = False) -> De
     inverse = {"effect": "remove" if change.get("effect") == "insert" else "insert", "row": change.get("row")}
     assert last.testset_path
     return writeback.write(db, sid, last.testset_path, edit, kind=last.kind, target=last.target, action="undo",
-                           payload=payload, change=inverse if change else {})
+                           payload=payload, change=inverse if change else {}, keep_backups=keep_backups)
 
 
 def _inverse(db: sqlite_utils.Database, sid: str, last: Decision, force: bool) -> Edit | None:

@@ -122,8 +122,9 @@ def _analysed_rows(db: sqlite_utils.Database, sid: str) -> list[RowPrint] | None
 
 
 def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: str, target: str, action: str,
-          payload: dict[str, Any], change: dict[str, Any] | None = None) -> Decision:
-    """Write ``edit`` with its decision recorded ahead (``change`` defaults to ``edit.change``)."""
+          payload: dict[str, Any], change: dict[str, Any] | None = None, keep_backups: int | None = None) -> Decision:
+    """Write ``edit`` with its decision recorded ahead (``change`` defaults to ``edit.change``);
+    ``keep_backups``: backups of the file kept (None: ``$RAGCOV_KEEP_BACKUPS`` or the default)."""
     pending: list[int] = []
 
     def record(backup: Path) -> None:
@@ -133,7 +134,7 @@ def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: s
             sha_before=edit.sha_before, sha_after=edit.sha_after, backup_path=str(backup)).id)
 
     try:
-        result = writer.commit(edit, before_replace=record)
+        result = writer.commit(edit, before_replace=record, keep=keep_backups)
     except BaseException:
         if pending:
             _settle_by_file(db, log.get_decision(db, pending[0]), path, discard=True)

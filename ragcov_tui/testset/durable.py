@@ -7,9 +7,9 @@ keeps the file's owner, group and mode.
   :class:`BadInput` line says why — a truncated ``.bak`` never carries a real name. The folder
   carries its own ``.gitignore`` (``*``), so it never shows in ``git status``.
 - :func:`prune_backups`: after a write, only the newest :func:`backups_kept` backups of that file
-  stay (``$RAGCOV_KEEP_BACKUPS``, default 20; ``ragcov tui`` also reads ``keep_backups`` from
-  ``ragcov.toml``). An undo whose backup is gone undoes by content instead
-  (:mod:`ragcov_tui.services.triage`).
+  stay (``$RAGCOV_KEEP_BACKUPS``, default 20; the app passes its ``keep_backups`` setting, from
+  ``tui --keep-backups`` or ``ragcov.toml``, to :func:`ragcov_tui.testset.writer.commit` instead).
+  An undo whose backup is gone undoes by content instead (:mod:`ragcov_tui.services.triage`).
 - :func:`replace_atomically`: a temp file beside the target, fsynced, given the target's uid, gid
   and mode, checked against the expected digest, then ``os.replace`` (atomic) and the directory
   fsynced. When the owner cannot be kept (not root) the mode still is, and

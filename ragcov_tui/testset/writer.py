@@ -255,14 +255,15 @@ def find_row(snap: Snapshot, ref: dict[str, Any]) -> int | None:
     return exact if exact is not None else next((r.index for r in rows if r.value == ref["value"]), None)
 
 
-def commit(edit: Edit, before_replace: Callable[[Path], None] | None = None) -> WriteResult:
+def commit(edit: Edit, before_replace: Callable[[Path], None] | None = None, *, keep: int | None = None) -> WriteResult:
     """Write ``edit`` durably: backup, ``before_replace(backup_path)``, atomic replace that keeps the
-    file's owner, group and mode; then only the newest :func:`backups_kept` backups of the file
-    stay. If the file was not replaced the backup is removed again."""
+    file's owner, group and mode; then only the newest ``keep`` backups of the file stay (None:
+    :func:`backups_kept`). If the file was not replaced the backup is removed again."""
     file = edit.file
     if not os.access(file, os.W_OK) or not file.stat().st_mode & stat.S_IWUSR:
         raise BadInput(f"{file}: the file is read-only (nothing was written)")
-    keep = backups_kept()  # a bad $RAGCOV_KEEP_BACKUPS fails before anything is written
+    if keep is None:
+        keep = backups_kept()  # a bad $RAGCOV_KEEP_BACKUPS fails before anything is written
     backup = write_backup(file, edit.before, edit.sha_before)
     try:
         note = replace_atomically(file, edit.after, edit.sha_before,

@@ -58,7 +58,8 @@ def pane_id(cls: type[Pane]) -> str:
 
 
 class RagcovApp(SafeTextApp):
-    """``RagcovApp(db_path, session_id)``; ``job_runner`` replaces the real jobs (tests inject a fast one)."""
+    """``RagcovApp(db_path, session_id)``; ``job_runner`` replaces the real jobs (tests inject a fast one);
+    ``keep_backups``: backups of the test file a write-back keeps (the ``tui`` command's setting)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "ragcov"
@@ -79,12 +80,13 @@ class RagcovApp(SafeTextApp):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, db_path: str | Path, session_id: str | None = None, *, job_runner: JobRunner = run_job) -> None:
+    def __init__(self, db_path: str | Path, session_id: str | None = None, *, job_runner: JobRunner = run_job,
+                 keep_backups: int | None = None) -> None:
         super().__init__()
         self.db_path = str(db_path)
         self.initial_ref = session_id
         self.db = open_db(self.db_path)
-        self.context = PaneContext(self.db, self.db_path, job_runner)  # handed to every pane
+        self.context = PaneContext(self.db, self.db_path, job_runner, keep_backups)  # handed to every pane
         self.history: list[str] = []
 
     @property
@@ -432,7 +434,7 @@ def help_text(notices: Iterable[tuple[str, str, str]] = (), pane: str | None = N
     return out
 
 
-def run_tui(db_path: str | Path, session_id: str | None = None) -> int:
+def run_tui(db_path: str | Path, session_id: str | None = None, keep_backups: int | None = None) -> int:
     """Open the app on the database at ``db_path`` (optionally on one session); returns the exit code."""
-    RagcovApp(db_path, session_id).run()
+    RagcovApp(db_path, session_id, keep_backups=keep_backups).run()
     return 0

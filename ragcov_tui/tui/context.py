@@ -81,9 +81,12 @@ class PaneContext:
 
     ``db``: the app's connection, read through :mod:`ragcov_tui.store.queries` on the UI thread;
     ``db_path``: what a worker thread opens its own connection on; ``job_runner``: the Jobs pane's
-    runner (tests inject a fast one); ``sessions``: the open sessions."""
+    runner (tests inject a fast one); ``keep_backups``: backups of the test file a write-back keeps
+    (``tui --keep-backups`` / ``keep_backups`` in ragcov.toml / ``$RAGCOV_KEEP_BACKUPS``; None: the
+    writer's default); ``sessions``: the open sessions."""
 
     db: sqlite_utils.Database
     db_path: str
     job_runner: JobRunner
+    keep_backups: int | None = None
     sessions: OpenSessions = field(default_factory=OpenSessions)

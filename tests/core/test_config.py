@@ -13,7 +13,8 @@ from ragcov_tui.errors import ConfigError
 from ragcov_tui.services.analysis_job import AnalyzeOptions
 from ragcov_tui.services.config import load_config
 from ragcov_tui.services.eval_job import EvalOptions
-from ragcov_tui.services.settings import SEED_MAX, SPECS, build_options, flag_source, option_defaults, resolve
+from ragcov_tui.services.options import default
+from ragcov_tui.services.settings import SEED_MAX, SPECS, flag_source, options_from, resolve
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -40,18 +41,18 @@ def test_precedence(tmp_path: Path) -> None:
 
 def test_defaults_come_from_the_options_dataclasses(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, ""))
-    opts = build_options("analyze", cfg.sources("analyze", {}, {}), corpus=["c"], questions="q.jsonl")
+    opts = options_from("analyze", resolve("analyze", cfg.sources("analyze", {}, {})), corpus=["c"], questions="q.jsonl")
     assert opts == AnalyzeOptions(corpus=["c"], questions="q.jsonl")
-    ev = build_options("eval", cfg.sources("eval", {}, {}), questions="q.jsonl", system="builtin:bm25")
+    ev = options_from("eval", resolve("eval", cfg.sources("eval", {}, {})), questions="q.jsonl", system="builtin:bm25")
     assert ev == EvalOptions(questions="q.jsonl", system="builtin:bm25")
     assert AnalyzeOptions.__dataclass_fields__["concurrency"].default == EvalOptions.__dataclass_fields__["concurrency"].default
-    assert option_defaults("eval")["max_drop"] == 0.05
-    assert option_defaults("analyze")["gap_threshold"] is None  # calibrated on the test set unless given
+    assert default("max_drop") == 0.05
+    assert default("gap_threshold") is None  # calibrated on the test set unless given
 
 
 def test_judge_defaults_to_llm_and_paraphraser_to_judge(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, '[eval]\nllm = "openai:a"\n'))
-    ev = build_options("eval", cfg.sources("eval", {"judge_llm": "openai:j"}, {}), questions="q", system="s")
+    ev = options_from("eval", resolve("eval", cfg.sources("eval", {"judge_llm": "openai:j"}, {})), questions="q", system="s")
     assert (ev.llm, ev.judge_llm, ev.paraphrase_llm) == ("openai:a", "openai:j", "openai:j")
 
 

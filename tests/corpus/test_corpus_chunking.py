@@ -148,9 +148,9 @@ def test_property_random_texts(seed):
 @pytest.mark.parametrize(
     ("size", "overlap", "message"),
     [
-        (0, 0, "--chunk-size must be a positive number of tokens"),
-        (-5, 0, "--chunk-size must be a positive number of tokens"),
-        (2.5, 0, "--chunk-size must be a positive number of tokens"),
+        (0, 0, "--chunk-size: expected a positive whole number of tokens"),
+        (-5, 0, "--chunk-size: expected a positive whole number of tokens"),
+        (2.5, 0, "--chunk-size: expected a positive whole number of tokens"),
         (100, 100, "--chunk-overlap"),
         (100, -1, "--chunk-overlap"),
         (100, 150, "--chunk-overlap"),

@@ -115,14 +115,24 @@ def test_tui_checks_the_setting_at_start(tmp_path: Path, how: list[str], message
     assert message in capsys.readouterr().err
 
 
-def test_tui_hands_the_setting_to_the_writer(tmp_path: Path, monkeypatch) -> None:
+def test_tui_hands_the_setting_to_the_app_not_the_environment(tmp_path: Path, monkeypatch) -> None:
+    """``ragcov tui`` set ``$RAGCOV_KEEP_BACKUPS`` for the writer to read (a process-wide side
+    channel); the setting now goes down through the app's context (issue #29 §2.5)."""
     monkeypatch.setenv(KEEP_BACKUPS_ENV, "")  # unset for the run, restored afterwards
     monkeypatch.setattr("ragcov_tui.cli.main.has_terminal", lambda: True)  # past the no-terminal refusal
+    opened: list[int | None] = []
+    monkeypatch.setattr("ragcov_tui.tui.app.run_tui", lambda db, session_id, keep_backups: opened.append(keep_backups) or 0)
     config = tmp_path / "ragcov.toml"
     config.write_text("keep_backups = 7\n")
-    # a mistyped session: the app refuses to open, after the settings are read
-    tui = ["tui", "--config", str(config), "--db", str(tmp_path / "db"), "--session", "zzz"]
-    assert main(tui) == 2
-    assert os.environ[KEEP_BACKUPS_ENV] == "7"
-    assert main([*tui, "--keep-backups", "4"]) == 2
-    assert os.environ[KEEP_BACKUPS_ENV] == "4"
+    tui = ["tui", "--config", str(config), "--db", str(tmp_path / "db")]
+    assert main(tui) == 0 and main([*tui, "--keep-backups", "4"]) == 0
+    assert opened == [7, 4] and os.environ[KEEP_BACKUPS_ENV] == ""
+
+
+def test_the_apps_setting_reaches_the_writer_over_the_variable(env, monkeypatch) -> None:
+    db, sid, path = env
+    monkeypatch.setenv(KEEP_BACKUPS_ENV, "1")
+    suggestions = [s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s["status"] == "open"]
+    for s in suggestions[:3]:
+        triage.accept_suggestion(db, sid, s["id"], keep_backups=2)
+    assert len(_backups(path)) == 2

@@ -228,13 +228,13 @@ def racing(monkeypatch, times: int) -> None:
     """The next ``times`` commits find that someone wrote between our check and the rename."""
     real_commit, left = writer.commit, [times]
 
-    def racing_commit(edit, before_replace=None):
+    def racing_commit(edit, before_replace=None, keep=None):
         def record_then_race(backup: Path) -> None:
             before_replace(backup)
             if left[0]:
                 left[0] -= 1
                 raise writer.FileChangedError(edit.file)
-        return real_commit(edit, before_replace=record_then_race)
+        return real_commit(edit, before_replace=record_then_race, keep=keep)
 
     monkeypatch.setattr(writer, "commit", racing_commit)
 

@@ -213,7 +213,8 @@ class GapsPane(Filterable):
                             markup=False)
 
     def action_accept(self) -> None:
-        self._decide("accepted", lambda s: triage.accept_suggestion(self.context.db, self.sid, s["id"]))
+        self._decide("accepted", lambda s: triage.accept_suggestion(self.context.db, self.sid, s["id"],
+                                                                  keep_backups=self.context.keep_backups))
 
     def action_reject(self) -> None:
         self._decide("reject", lambda s: triage.reject_suggestion(self.context.db, self.sid, s["id"]))
@@ -228,7 +229,8 @@ class GapsPane(Filterable):
         def done(text: str | None) -> None:
             if text is not None and text.strip():
                 what = "accepted" if text.strip() == s["text"].strip() else "edited and accepted"  # the core's rule
-                self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s["id"], text=text))
+                self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s["id"], text=text,
+                                                                       keep_backups=self.context.keep_backups))
 
         TextPrompt("Edit the question, enter to accept it into the test file", s["text"]).open(self.app, done)
 

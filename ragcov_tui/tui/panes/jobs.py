@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 from textual import on, work
@@ -33,6 +33,7 @@ from ragcov_tui.errors import Cancelled, RagcovError
 from ragcov_tui.evaluation.report import all_failed, failure_note
 from ragcov_tui.progress import Progress
 from ragcov_tui.services.job_request import JobRequest, form_options
+from ragcov_tui.services.options import FORM_KINDS, filled, form_fields
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking
@@ -43,22 +44,21 @@ from ragcov_tui.tui.messages import JobFinished
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
 
-FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty field means)
-    "corpus": ("corpus (comma-separated)", ("analysis", "eval"), "docs/, more/faq.md"),
-    "questions": ("test file", ("analysis", "eval"), "required: questions.jsonl / .json / .csv"),
-    "embedder": ("embedder", ("analysis", "eval"), "empty: local · openai:MODEL · voyage:MODEL · st:MODEL"),
-    "llm": ("LLM", ("analysis", "eval"), "empty: offline heuristic · openai:MODEL"),
-    "clusters": ("clusters (K)", ("analysis",), "empty: by corpus size · auto: best silhouette · N"),
-    "system": ("system under test", ("eval",), "empty: builtin:hybrid"),
-    "k": ("k (chunks retrieved)", ("eval",), "empty: 5"),
-    "name": ("session name", ("analysis", "eval"), "optional"),
+if TYPE_CHECKING:
+    from ragcov_tui.services.analysis_job import AnalyzeOptions
+    from ragcov_tui.services.eval_job import EvalOptions
+
+FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty field means), from the declarations
+    key: (option.form.label, tuple(kind for kind, command in FORM_KINDS.items() if command in option.commands),
+          filled(option.form.placeholder, option))
+    for key, option in form_fields().items() if option.form is not None
 }
 
 
 RESUMABLE = ("cancelled", "interrupted", "failed")  # an eval stopped in one of these continues on R
 
 
-def job_options(request: JobRequest) -> Any:
+def job_options(request: JobRequest) -> AnalyzeOptions | EvalOptions:
     """The form's request as the core's options (:func:`~ragcov_tui.services.job_request.form_options`),
     a bad value named by its field's label on this form."""
     return form_options(request, lambda key: FIELDS[key][0])
@@ -66,13 +66,12 @@ def job_options(request: JobRequest) -> Any:
 
 def run_job(request: JobRequest, db: sqlite_utils.Database, progress: Progress) -> tuple[str, Mapping[str, Any]]:
     """The default runner: :func:`job_options` → ``run_analysis`` / ``run_eval``."""
-    opts = job_options(request)
-    if request.kind == "analysis":
-        from ragcov_tui.services.analysis_job import run_analysis
-
-        return run_analysis(opts, db, progress=progress)
+    from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis  # the pipelines: imported in the worker
     from ragcov_tui.services.eval_job import run_eval
 
+    opts = job_options(request)
+    if isinstance(opts, AnalyzeOptions):
+        return run_analysis(opts, db, progress=progress)
     return run_eval(opts, db, progress=progress)
 
 

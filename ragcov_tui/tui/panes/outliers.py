@@ -181,7 +181,8 @@ class OutliersPane(Filterable):
         self._decide("keep", lambda db, sid, qid, _force: triage.keep_question(db, sid, qid))
 
     def action_drop(self) -> None:
-        self._decide("drop", lambda db, sid, qid, force: triage.drop_question(db, sid, qid, force=force))
+        keep = self.context.keep_backups
+        self._decide("drop", lambda db, sid, qid, force: triage.drop_question(db, sid, qid, force=force, keep_backups=keep))
 
     def action_undo(self) -> None:
         def redraw() -> None:

@@ -92,7 +92,7 @@ def undo_in(pane: Pane, redraw: Callable[[], None]) -> bool:
     from ragcov_tui.services.triage import undo_last
 
     def undo(force: bool) -> Any:
-        d = undo_last(pane.context.db, pane.sid, force=force)
+        d = undo_last(pane.context.db, pane.sid, force=force, keep_backups=pane.context.keep_backups)
         pane.app.notify(undo_message(d.payload, d.kind, d.target), markup=False)
         return d
 
