@@ -20,6 +20,7 @@ from ragcov_tui.store.decisions import list_decisions
 from ragcov_tui.testset import writer
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import TextPrompt
+from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 SIZE = (80, 24)
@@ -130,3 +131,20 @@ async def test_keep_drop_and_undo_in_outliers_are_one_pass(tui_db: Path, calls: 
         assert decisions(tui_db) == [("keep", False), ("drop", False)] and file_bytes(tui_db) != before
         assert await press(pilot, calls, "u") == {"read": 2, "outliers": 1}
         assert decisions(tui_db)[:2] == [("keep", False), ("drop", True)] and file_bytes(tui_db) == before
+
+
+async def test_a_keep_or_drop_in_outliers_makes_every_other_pane_stale(tui_db: Path) -> None:
+    """A drop changes the test file and a keep the decisions other panes count: like a Gaps accept, they
+    mark every other pane stale (reloaded when next shown); a refused one marks nothing."""
+    app = RagcovApp(tui_db, "a0000001")
+    async with app.run_test(size=SIZE) as pilot:
+        app.show_pane("outliers")
+        await pilot.pause()
+        others = [pane for pane in app.query(Pane) if pane.id != "outliers" and pane.sid]
+        assert others
+        for key in ("a", "d"):
+            for pane in others:
+                pane.stale = False
+            await pilot.press(key)
+            await pilot.pause()
+            assert all(pane.stale for pane in others), key

@@ -25,6 +25,7 @@ from ragcov_tui.store import queries
 from ragcov_tui.store.rows import RedundantPairRow
 from ragcov_tui.testlint.findings import KINDS
 from ragcov_tui.tui.context import PaneContext
+from ragcov_tui.tui.messages import DecisionMade
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.details import fmt, pair_detail, val
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -172,6 +173,10 @@ class OutliersPane(Filterable):
         self._decided(what, done)
 
     def _decided(self, what: str, done: list[str]) -> None:
+        """Redraw after a decision; a keep or drop that went through makes every other pane stale
+        (an undo already said so through :func:`decided`)."""
+        if done:
+            self.post_message(DecisionMade(self, self.sid))
         self.query_one(PagedTable).reload()
         self._detail()
         if done:
