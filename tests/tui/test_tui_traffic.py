@@ -107,6 +107,7 @@ async def test_analysis_without_traffic_hides_the_tab_and_9_says_how(traffic_db)
         await pilot.pause()
         assert tabs.active == "tab-traffic"
         assert "This analysis has no traffic. Run `ragcov analyze … --traffic LOG`" in " ".join(screen_text(app).split())
+        assert ".jsonl, .ndjson, .csv, .tsv, .txt or .log" in " ".join(screen_text(app).split())  # the log-format registry's list
         await pilot.press("2")
         await pilot.pause()
         assert tabs.get_tab("tab-traffic").has_class("-hidden")

@@ -31,6 +31,7 @@ from ragcov_tui.store.traffic_contract import (
     TrafficSection,
     UnaskedQuestion,
 )
+from ragcov_tui.traffic.log_formats import suffix_list
 from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.base import Pane
@@ -40,7 +41,7 @@ from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 VIEWS = ("cluster", "unanswerable", "unasked")
 NO_TRAFFIC = ("This analysis has no traffic. Run `ragcov analyze … --traffic LOG` with a query log "
-              "(.jsonl, .csv or .txt: one query per row, optional count and timestamp).")
+              f"({suffix_list()}: one query per row, optional count and timestamp).")
 QUERY_COLUMNS = [("count", 7), ("test sim", 8), ("nearest q", 9), ("query", None)]
 GAP_COLUMNS = [("count", 7), ("chunk sim", 9), ("cluster", 7), ("query", None)]
 UNASKED_COLUMNS = [("id", 8), ("sim", 6), ("question", 32), ("nearest query", None)]  # at 80 columns both read
