@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
@@ -38,6 +39,7 @@ from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.evaluation.scope import scope_line
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.number_text import count, signed
 from ragcov_tui.progress import remaining_seconds
@@ -81,7 +83,7 @@ class ProgressBar:
         self.console = SafeConsole(stderr=True)
         self._progress: Progress | None = None
         self._lines: ProgressLines | None = None
-        self._tasks: dict[str, Any] = {}
+        self._tasks: dict[str, TaskID] = {}
         self._work: dict[str, tuple[float, float]] = {}  # stage → (done, total) work units, when reported
 
     def __enter__(self) -> ProgressBar:
@@ -139,7 +141,7 @@ def sample_line(sample: SampleEstimate) -> str:
     return f"{parts[0]}: {', '.join(parts[1:]) or 'no interval'} ({sample['interval']}; per cluster in the JSON)"
 
 
-def warn_printer(quiet: bool):
+def warn_printer(quiet: bool) -> Callable[[str], None]:
     """A ``warn`` callback printing one ``warning:`` line on stderr."""
     console = SafeConsole(stderr=True, soft_wrap=True)
 
@@ -199,7 +201,7 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
                              style="dim"), soft_wrap=True)  # a command to paste: one line, whatever the width
 
 
-def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
+def metrics_table(title: str, metrics: JsonObject) -> Table:
     """Aggregate metrics ``{name: {mean, std, n}|number|None}`` as a table."""
     t = Table(title=title, title_justify="left")
     columns: list[tuple[str, JustifyMethod]] = [("metric", "left"), ("mean", "right"), ("spread", "right"),

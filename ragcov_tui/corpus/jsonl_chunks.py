@@ -22,6 +22,7 @@ from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.corpus.tokens import TokenCounter
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import quoted, vector_problem
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.number_text import count
 
 TEXT_FIELDS = ("text", "content", "page_content", "chunk")
@@ -29,14 +30,14 @@ ID_FIELDS = ("id", "chunk_id")
 SOURCE_FIELDS = ("source", "doc_id", "document_id")
 
 
-def _first_field(row: dict[str, Any], names: tuple[str, ...]) -> tuple[str, Any] | None:
+def _first_field(row: JsonObject, names: tuple[str, ...]) -> tuple[str, Any] | None:
     for name in names:
         if row.get(name) is not None:
             return name, row[name]
     return None
 
 
-def _metadata_source(row: dict[str, Any]) -> tuple[str, Any] | None:
+def _metadata_source(row: JsonObject) -> tuple[str, Any] | None:
     metadata = row.get("metadata")
     if isinstance(metadata, dict) and metadata.get("source") is not None:
         return "metadata.source", metadata["source"]

@@ -18,6 +18,7 @@ from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.corpus.models import Document
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, parse_json
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.number_text import count
 
 DOCUMENT_MARKERS = ("_id", "title")
@@ -67,5 +68,5 @@ class DocumentRowReader:
         return Document(source=doc_id, text=text, path=path) if text else None
 
 
-def _field(row: dict[str, Any], names: tuple[str, ...]) -> Any:
+def _field(row: JsonObject, names: tuple[str, ...]) -> Any:
     return next((row[name] for name in names if row.get(name) is not None), None)

@@ -9,15 +9,16 @@ None for a row whose text is blank; those are counted, not kept.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import parse_json_line
+from ragcov_tui.json_types import JsonObject
 
 T = TypeVar("T")
 
 
-def json_object(line: str, where: str) -> dict[str, Any]:
+def json_object(line: str, where: str) -> JsonObject:
     """The JSON object on ``line``; BadInput naming ``where`` when it is not valid JSON or no object."""
     row = parse_json_line(line, where)
     if not isinstance(row, dict):

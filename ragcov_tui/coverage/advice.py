@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragcov_tui.number_text import count
+from ragcov_tui.store.rows import GapRow
 
 NAMED = 3  # documents named in one line; the rest are counted
 
@@ -75,8 +76,8 @@ def unreached_summary(report: Mapping[str, Any]) -> str:
             "clusters through their other documents (see the uneven clusters and the least-covered documents)")
 
 
-def open_gap_advice(gap: Mapping[str, Any]) -> str:
+def open_gap_advice(gap: GapRow) -> str:
     """:func:`gap_advice` over the suggestions nobody has accepted or rejected yet (the app's gap rows
     carry them as ``suggestions`` with a ``status``), so the advice never repeats a decided one."""
-    pending = [s for s in gap.get("suggestions") or [] if s.get("status") == "open"]
+    pending = [s.text for s in gap["suggestions"] if s.status == "open"]
     return gap_advice({**gap, "suggested_questions": pending})

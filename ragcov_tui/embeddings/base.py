@@ -37,13 +37,14 @@ from collections import Counter
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.embeddings.cache import bad_rows, lookup, store, text_sha256, vector_problem
 from ragcov_tui.errors import ProviderError
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.cost import cost_of, price_for
 from ragcov_tui.progress import Progress, report, report_work
 from ragcov_tui.store.caches import purge_embeddings
@@ -97,10 +98,10 @@ class Embedder(ABC):
         with self._stats_lock:
             self.stats.tokens += int(n)
 
-    def usage(self) -> dict[str, Any]:
+    def usage(self) -> JsonObject:
         """The stats as a dict; a ``paid`` provider adds ``cost_usd`` = tokens × the price that
         applies at its server (:func:`ragcov_tui.llm.cost.price_for`), None when none does."""
-        out: dict[str, Any] = dataclasses.asdict(self.stats)
+        out: JsonObject = dataclasses.asdict(self.stats)
         if self.paid:
             usd = cost_of(price_for(self.provider, self.model, self.base_url), self.stats.tokens)
             out["cost_usd"] = None if usd is None else round(usd, 6)

@@ -28,6 +28,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from ragcov_tui.embeddings.base import Embedder, l2_normalise
 from ragcov_tui.errors import BadInput
 
 if TYPE_CHECKING:
+    from onnxruntime import SessionOptions
     from tokenizers import Tokenizer
 
 ASSETS = Path(__file__).parent / "assets"
@@ -94,7 +96,7 @@ def cpu_threads() -> int:
         return os.cpu_count() or 1
 
 
-def session_options(ort):  # noqa: ANN001, ANN201  (onnxruntime is imported lazily)
+def session_options(ort: ModuleType) -> SessionOptions:  # onnxruntime is imported lazily: the caller passes it
     """onnxruntime settings for throughput on a small, shared CPU: one intra-op thread per core
     this process may use, one inter-op thread and sequential execution (a BERT graph is a chain:
     parallel branches only add scheduling), every graph optimisation, and worker threads that

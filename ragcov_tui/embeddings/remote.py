@@ -31,6 +31,7 @@ from ragcov_tui.http_retry import (
     root_cause_message,
     status_failure,
 )
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object, require_env
 from ragcov_tui.redact import redact_url
 from ragcov_tui.urls import check_url
@@ -81,7 +82,7 @@ class RemoteEmbedder(Embedder):
     def _request_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Send one batch through ``call_with_retry(..., on_attempt=self.tally.attempt)``."""
 
-    def usage(self) -> dict[str, Any]:
+    def usage(self) -> JsonObject:
         """The embedder's stats and cost plus the requests sent (``requests``, ``retried``, ``failed``, ``abandoned``)."""
         return {**super().usage(), **self.tally.counts()}
 

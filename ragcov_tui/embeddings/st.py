@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -30,7 +34,7 @@ class SentenceTransformerEmbedder(Embedder):
         self._model = None
         self._lock = threading.Lock()
 
-    def _loaded(self):
+    def _loaded(self) -> SentenceTransformer:
         with self._lock:
             if self._model is None:
                 from sentence_transformers import SentenceTransformer

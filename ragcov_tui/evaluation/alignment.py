@@ -32,11 +32,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from ragcov_tui.intervals import wilson
+from ragcov_tui.json_types import JsonObject
 
 VERDICT_THRESHOLD = 0.5  # a judge score ≥ this is a pass; an imported score label ≥ this is a yes
 CERTIFY_AT = 0.8  # both rates' 95% lower bounds must reach this
@@ -55,8 +55,8 @@ class Estimate:
     high: float | None = None
     why: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"value": self.value, "low": self.low, "high": self.high}
+    def to_dict(self) -> JsonObject:
+        out: JsonObject = {"value": self.value, "low": self.low, "high": self.high}
         if self.why:
             out["why"] = self.why
         return out
@@ -82,7 +82,7 @@ class Corrected:
     estimate: Estimate
     undefined_draws: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"judged_mean": self.judged_mean, "pass_share": self.pass_share, "n_items": self.n_items,
                 "corrected": self.estimate.to_dict(), "undefined_draws": self.undefined_draws,
                 "method": "Rogan-Gladen; 95% percentile bootstrap over labels and items"}
@@ -116,7 +116,7 @@ class MetricAlignment:
     corrected: Corrected
     more_labels: dict[str, int] = field(default_factory=dict)  # class ("yes" | "no") → about N more to decide
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "metric": self.metric, "n": self.n, "positives": self.positives, "negatives": self.negatives,
             "threshold": self.threshold, "confusion": dict(self.confusion),
@@ -390,7 +390,7 @@ class Alignment:
     labels: int
     unmatched: int  # labels on items with no judge score for that metric (failed, undefined, not done)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"labels": self.labels, "unmatched_labels": self.unmatched, "certify_at": self.certify_at,
                 "seed": SEED, "bootstrap_draws": BOOTSTRAP_DRAWS, "verdict_threshold": VERDICT_THRESHOLD,
                 "metrics": {m.metric: m.to_dict() for m in self.metrics}}

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ragcov_tui.json_types import JsonObject
 
-def claims_under(node: Any) -> Iterator[dict[str, Any]]:
+
+def claims_under(node: Any) -> Iterator[JsonObject]:
     """Every ``{claim, verdict}`` dict anywhere under ``node`` (depth first, in stored order)."""
     if isinstance(node, dict):
         if "claim" in node and "verdict" in node:
@@ -24,6 +26,6 @@ def claims_under(node: Any) -> Iterator[dict[str, Any]]:
             yield from claims_under(value)
 
 
-def metric_claims(generation_details: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def metric_claims(generation_details: Mapping[str, Any]) -> list[tuple[str, JsonObject]]:
     """``(metric, claim)`` for every claim of every generation metric of one item."""
     return [(metric, claim) for metric, details in generation_details.items() for claim in claims_under(details)]

@@ -32,6 +32,7 @@ from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.junit_xml import TestCase
 from ragcov_tui.safe_text import visible_line
 from ragcov_tui.store.eval_contract import EvalReport
@@ -94,7 +95,7 @@ class GateResult:
         """One human line per failure."""
         return [f"regression {r}" for r in self.regressions] + [f"fail-under {b}" for b in self.below]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {"failed": self.failed,
                 "regressions": [{"metric": r.metric, "baseline": r.baseline, "current": r.current, "drop": r.drop}
                                 for r in self.regressions],

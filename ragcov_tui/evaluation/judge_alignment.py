@@ -16,6 +16,7 @@ import sqlite_utils
 
 from ragcov_tui.evaluation.alignment import CERTIFY_AT, Alignment, align
 from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS, JUDGED_METRICS
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.evals import load_eval_items, load_eval_report
 from ragcov_tui.store.labels import session_labels
@@ -78,7 +79,7 @@ def _two(x: float) -> str:
     return "0.00" if text == "-0.00" else text
 
 
-def _cell(estimate: dict[str, Any] | None) -> str:
+def _cell(estimate: JsonObject | None) -> str:
     e = estimate or {}
     if e.get("value") is None:
         return "n/a"
@@ -86,7 +87,7 @@ def _cell(estimate: dict[str, Any] | None) -> str:
     return _two(e["value"]) + ("" if low is None or high is None else f" [{_two(low)}, {_two(high)}]")
 
 
-def alignment_rows(section: dict[str, Any]) -> list[list[str]]:
+def alignment_rows(section: JsonObject) -> list[list[str]]:
     """One row per metric under :data:`ALIGNMENT_COLUMNS` (each figure with its 95% interval), from
     the report's ``judge_alignment`` section: the CLI table, the Markdown report and the app read it."""
     rows = []
@@ -99,7 +100,7 @@ def alignment_rows(section: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def confusion_lines(m: dict[str, Any]) -> list[str]:
+def confusion_lines(m: JsonObject) -> list[str]:
     """The confusion matrix of one metric as three aligned lines (judge verdict across, label down)."""
     c = m.get("confusion") or {}
     t = m.get("threshold", 0.5)
@@ -108,7 +109,7 @@ def confusion_lines(m: dict[str, Any]) -> list[str]:
             f"{'label no':>10}  {c.get('fp', 0):>10}  {c.get('tn', 0):>10}"]
 
 
-def calibration_lines(m: dict[str, Any]) -> list[str]:
+def calibration_lines(m: JsonObject) -> list[str]:
     """One line per score bin: its items and the share people labelled yes."""
     out = []
     for b in m.get("calibration") or []:

@@ -13,12 +13,13 @@ from typing import Any
 from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_rows, corrected_lines
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.scope import scope_line
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.markdown import cell, code, fmt, table
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.eval_contract import EvalReport
 
 
-def _aggregate_rows(group: dict[str, Any]) -> list[list[Any]]:
+def _aggregate_rows(group: JsonObject) -> list[list[Any]]:
     rows = []
     for name, value in group.items():
         if isinstance(value, dict):

@@ -25,13 +25,14 @@ from typing import Any
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.models import TestSet
 
 INPUTS_KEY = "inputs"  # the identity's key among a session's stored parameters
 
 
 def input_identity(testset: TestSet, chunks: Sequence[Chunk], qrels: str | None,
-                   corpus_paths: Sequence[str]) -> dict[str, Any]:
+                   corpus_paths: Sequence[str]) -> JsonObject:
     """The identity of the gold and corpus a run loaded (the table in the module docstring)."""
     gold = [[q.id, sorted(q.gold.items())] for q in testset.questions]
     corpus = hashlib.sha256()

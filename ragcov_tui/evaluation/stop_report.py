@@ -10,10 +10,9 @@ while it stopped), so it says what was kept, not what was in flight.
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlite_utils
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.number_text import count
 from ragcov_tui.store.evals import item_status_counts
@@ -22,7 +21,7 @@ from ragcov_tui.store.sessions import get_session
 STAGE = "evaluating"  # the pipeline's stage name while it evaluates questions
 
 
-def stop_report(db: sqlite_utils.Database, sid: str, progress: dict[str, Any] | None = None) -> list[str]:
+def stop_report(db: sqlite_utils.Database, sid: str, progress: JsonObject | None = None) -> list[str]:
     """The lines for session ``sid``; ``progress`` is the last ``{stage, done, total}`` reported
     (the total of questions comes from it once evaluating began)."""
     session = get_session(db, sid)

@@ -16,17 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.number_text import count
 
 
-def requests_text(u: dict[str, Any]) -> str:
+def requests_text(u: JsonObject) -> str:
     """``requests: 14 (2 retried, 1 failed)``; the parenthesis only when some were (``abandoned``:
     in flight when the run stopped)."""
     extra = [f"{count(u[key])} {key}" for key in ("retried", "failed", "abandoned") if u.get(key)]
     return f"requests: {count(u.get('requests', 0))}" + (f" ({', '.join(extra)})" if extra else "")
 
 
-def money_text(u: dict[str, Any]) -> str:
+def money_text(u: JsonObject) -> str:
     """``, $0.0031`` / ``, cost unknown``; '' for a provider that is not metered (no ``cost_usd`` key)."""
     if "cost_usd" not in u:
         return ""
@@ -34,7 +35,7 @@ def money_text(u: dict[str, Any]) -> str:
     return ", cost unknown" if cost is None else f", ${cost:.4f}"
 
 
-def usage_line(name: str, u: dict[str, Any]) -> str:
+def usage_line(name: str, u: JsonObject) -> str:
     """One model's line (see the module docstring)."""
     tokens = u.get("prompt_tokens", 0) + u.get("completion_tokens", 0) if "prompt_tokens" in u else u.get("tokens", 0)
     if "requests" in u:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache
 from ragcov_tui.llm.cached_chat import CachedChat
@@ -67,10 +68,10 @@ def _sdk() -> Any:
     return anthropic
 
 
-def request_body(model: str, messages: list[Message], max_tokens: int, schema: ReplySchema | None) -> dict[str, Any]:
+def request_body(model: str, messages: list[Message], max_tokens: int, schema: ReplySchema | None) -> JsonObject:
     """The Messages API request for ``messages`` (the module docstring)."""
     system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system" and m.get("content"))
-    body: dict[str, Any] = {
+    body: JsonObject = {
         "model": model, "max_tokens": max_tokens,
         "messages": [{"role": m["role"], "content": m.get("content") or ""} for m in messages if m.get("role") != "system"],
     }
@@ -148,7 +149,7 @@ class AnthropicChat(CachedChat):
     def _max_tokens(self, max_tokens: int | None) -> int | None:
         return capped_max_tokens(max_tokens or DEFAULT_MAX_TOKENS)
 
-    def _request(self, body: dict[str, Any]) -> ChatReply:
+    def _request(self, body: JsonObject) -> ChatReply:
         return call_with_retry(lambda: reply_from_message(self.client.messages.create(**body), self.what),
                                classify=classify_anthropic_error, policy=self.policy, what=self.what,
                                on_attempt=self.usage.attempt)

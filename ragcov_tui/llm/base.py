@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ragcov_tui.http_retry import RequestTally
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.cost import Price, cost_of
 from ragcov_tui.llm.reply_schemas import ReplySchema
 
@@ -66,7 +67,7 @@ class Usage(RequestTally):
     def cost_usd(self) -> float | None:
         return cost_of(self.price, self.prompt_tokens, self.completion_tokens)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         cost = self.cost_usd
         return {
             "calls": self.calls,

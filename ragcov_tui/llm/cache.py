@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragcov_tui.input_values import is_finite_number
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.redact import redact_url
 from ragcov_tui.store.caches import delete_llm_reply, llm_reply, put_llm_reply
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 
-def cache_key(provider: str, base_url: str, model: str, messages: list[Message], params: dict[str, Any]) -> tuple[str, str]:
+def cache_key(provider: str, base_url: str, model: str, messages: list[Message], params: JsonObject) -> tuple[str, str]:
     """(sha256 key, canonical request JSON) for one chat request."""
     request = json.dumps({"provider": provider, "base_url": redact_url(base_url), "model": model,
                           "messages": messages, "params": params}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

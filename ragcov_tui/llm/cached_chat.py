@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import Any
 
 from ragcov_tui.errors import ProviderError
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import DEFAULT_TEMPERATURE, ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.context_window import ContextWindow
@@ -23,10 +23,10 @@ from ragcov_tui.llm.reply_schemas import ReplySchema
 
 
 def request_params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema,
-                   logprobs: int = 0) -> dict[str, Any]:
+                   logprobs: int = 0) -> JsonObject:
     """The parameters of a request that go into its cache key (a schema by its fingerprint; ``logprobs``
     only when asked for, so the keys of earlier replies stay valid)."""
-    params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": bool(json_mode)}
+    params: JsonObject = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": bool(json_mode)}
     if isinstance(json_mode, ReplySchema):
         params["schema"] = json_mode.fingerprint()
     if logprobs > 0:

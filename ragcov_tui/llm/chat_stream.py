@@ -31,6 +31,7 @@ import openai
 
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.http_retry import Failure, RetryPolicy, root_cause_message
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply
 from ragcov_tui.llm.openai_client import classify_openai_error, reply_object, status_detail
 
@@ -82,7 +83,7 @@ class StreamMode:
 _STREAM_WORD = re.compile(r"\bstream", re.IGNORECASE)
 
 
-def streamed_reply(client: openai.OpenAI, kwargs: dict[str, Any], policy: RetryPolicy, what: str,
+def streamed_reply(client: openai.OpenAI, kwargs: JsonObject, policy: RetryPolicy, what: str,
                    mode: StreamMode | None = None) -> ChatReply:
     """One chat completion asked for with ``kwargs``, received as a stream (the module docstring)."""
     create: Any = client.chat.completions.with_raw_response.create  # kwargs are built at run time: no overload

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import openai
 
@@ -33,6 +33,7 @@ from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.http_retry import RetryPolicy, call_with_retry
 from ragcov_tui.input_values import is_ascii_whole
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache
 from ragcov_tui.llm.cached_chat import CachedChat
@@ -104,7 +105,7 @@ class OpenAIChat(CachedChat):
         sent = self._fitted(self.window.fit(messages, max_tokens))
         overflows = 0
         while True:
-            kwargs: dict[str, Any] = {"model": self.model, "messages": sent, "temperature": temperature}
+            kwargs: JsonObject = {"model": self.model, "messages": sent, "temperature": temperature}
             if max_tokens is not None:
                 kwargs["max_tokens"] = max_tokens
             if logprobs > 0:  # OpenAI's names; llama.cpp's server maps them to its n_probs
@@ -133,7 +134,7 @@ class OpenAIChat(CachedChat):
             self.warn(f"LLM {self.provider}:{self.model}: the server refuses streamed replies ({visible(detail)}); "
                       "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT")
 
-    def _request(self, kwargs: dict[str, Any]) -> ChatReply:
+    def _request(self, kwargs: JsonObject) -> ChatReply:
         """One reply, streamed (:mod:`ragcov_tui.llm.chat_stream`: timed by silence, not length)."""
         return call_with_retry(lambda: streamed_reply(self.client, kwargs, self.policy, self.what, self.stream_mode),
                                classify=classify_chat_error, policy=self.policy, what=self.what,

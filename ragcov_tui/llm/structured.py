@@ -21,8 +21,8 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.context_window import context_overflow
 from ragcov_tui.llm.reply_schemas import ReplySchema
 
@@ -51,7 +51,7 @@ class FormatLadder:
     bounded: bool = False  # send length bounds with the schema (ReplySchema.response_format)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def response_format(self, schema: ReplySchema | None) -> tuple[int, dict[str, Any] | None]:
+    def response_format(self, schema: ReplySchema | None) -> tuple[int, JsonObject | None]:
         """(rung used, ``response_format`` to send or None) for a JSON request."""
         with self._lock:
             rung = self.rung if schema is not None else max(self.rung, 1)

@@ -10,6 +10,7 @@ from bokeh.model import Model
 from ragcov_tui import __version__
 from ragcov_tui.coverage.advice import gap_advice, unreached_summary
 from ragcov_tui.coverage.report_md import themes_text
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.markdown import fmt, pct
 from ragcov_tui.number_text import count
 from ragcov_tui.report_html.charts import cluster_bars, embed, library_scripts, map_figure
@@ -49,14 +50,14 @@ def rules(report: AnalysisReport) -> list[str]:
     return [str(s) for s in said if s]
 
 
-def _gaps(report: AnalysisReport) -> list[dict[str, Any]]:
+def _gaps(report: AnalysisReport) -> list[JsonObject]:
     return [{**gap, "themes": themes_text(gap, report), "advice": gap_advice(gap),
              "suggestions": [s.get("text", "") if isinstance(s, dict) else str(s)
                              for s in gap.get("suggested_questions") or []]}
             for gap in report.get("gaps") or []]
 
 
-def _traffic(report: AnalysisReport) -> dict[str, Any] | None:
+def _traffic(report: AnalysisReport) -> JsonObject | None:
     traffic: Any = report.get("traffic")
     if not traffic:
         return None

@@ -13,13 +13,14 @@ from ragcov_tui import __version__
 from ragcov_tui.evaluation.compare import question_set_note
 from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.input_values import is_finite_number
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.report_html.charts import delta_figure, embed, library_scripts
 from ragcov_tui.report_html.eval_page import question_scores
 from ragcov_tui.report_html.page import asset, render_page
 from ragcov_tui.store.eval_contract import EvalReport
 
 
-def _values(report: EvalReport | None) -> dict[str, tuple[str, dict[str, Any]]]:
+def _values(report: EvalReport | None) -> dict[str, tuple[str, JsonObject]]:
     """Question id → (text, every metric value) of the done items of ``report``."""
     if report is None:
         return {}
@@ -31,7 +32,7 @@ def _number(value: Any) -> float | None:
     return float(value) if is_finite_number(value) else None
 
 
-def question_differences(result: Comparison, a: EvalReport | None, b: EvalReport | None) -> list[dict[str, Any]]:
+def question_differences(result: Comparison, a: EvalReport | None, b: EvalReport | None) -> list[JsonObject]:
     """Per shared question: its text, ``B − A`` of each compared metric (None where either is missing)
     and how many of them changed; the questions with the most changes first."""
     names = [m["metric"] for m in result.get("metrics") or []]

@@ -23,6 +23,7 @@ from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_r
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.input_values import is_finite_number
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.report_html.charts import embed, histogram_grid, library_scripts
 from ragcov_tui.report_html.page import asset, render_page
 from ragcov_tui.store.eval_contract import EvalReport
@@ -36,7 +37,7 @@ def metric_groups(report: EvalReport) -> dict[str, str]:
     return {name: group for group in GROUPS for name in metrics.get(group) or []}
 
 
-def question_scores(question: Any) -> dict[str, Any]:
+def question_scores(question: Any) -> JsonObject:
     """One question's stored values, retrieval and generation metrics together."""
     return {**(question.get("retrieval") or {}), **(question.get("generation") or {})}
 
@@ -51,7 +52,7 @@ def metric_values(report: EvalReport) -> dict[str, list[float]]:
     return values
 
 
-def metric_rows(report: EvalReport, values: Mapping[str, list[float]]) -> list[dict[str, Any]]:
+def metric_rows(report: EvalReport, values: Mapping[str, list[float]]) -> list[JsonObject]:
     """One row per metric: group, mean, bootstrap interval, n, failed and undefined counts."""
     failed: dict[str, int] = {}
     undefined: dict[str, int] = {}
@@ -70,7 +71,7 @@ def metric_rows(report: EvalReport, values: Mapping[str, list[float]]) -> list[d
     return rows
 
 
-def _items(report: EvalReport, details: Mapping[str, Mapping[str, Any]], names: list[str]) -> list[dict[str, Any]]:
+def _items(report: EvalReport, details: Mapping[str, Mapping[str, Any]], names: list[str]) -> list[JsonObject]:
     items = []
     for q in report.get("questions") or []:
         scores = question_scores(q)

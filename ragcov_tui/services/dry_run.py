@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import sqlite_utils
 
@@ -37,6 +36,7 @@ from ragcov_tui.evaluation.generation.claim_checks import context_units
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.scope import out_of_scope_ids
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.cost import cost_of, price_for
 from ragcov_tui.llm.factory import parse_spec as parse_llm_spec
 from ragcov_tui.services.analysis_job import AnalyzeOptions, load_inputs
@@ -77,7 +77,7 @@ class RunPlan:
     llm_calls_bound: int | None
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return dataclasses.asdict(self)
 
     def lines(self) -> list[str]:

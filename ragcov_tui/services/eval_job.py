@@ -42,6 +42,7 @@ from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.scope import out_of_scope_ids, scope_counts
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.records_join import join_line
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress, report, report_failed
@@ -330,7 +331,7 @@ def _sample(opts: EvalOptions, testset: TestSet, embedder: Any, warn: Callable[[
                                         "(places proportional to cluster size, largest remainder)"}
 
 
-def _session(db: sqlite_utils.Database, opts: EvalOptions, params: dict[str, Any], testset: TestSet, embedder: str,
+def _session(db: sqlite_utils.Database, opts: EvalOptions, params: JsonObject, testset: TestSet, embedder: str,
              judge: ChatModel | None) -> str:
     """A new running session, or the resumed one (BadInput when it is no eval session, its
     settings differ, it ran on another test file, other gold or another corpus)."""

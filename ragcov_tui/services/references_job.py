@@ -21,7 +21,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import sqlite_utils
 
@@ -35,6 +34,7 @@ from ragcov_tui.evaluation.references import (
     pick_passages,
     reference_answer,
 )
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.progress import Progress
 from ragcov_tui.services.atomic_file import write_atomically
@@ -63,7 +63,7 @@ class ReferenceSummary:
     out: Path
     written: int
     without_answer: list[str] = field(default_factory=list)  # query ids left out
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: JsonObject = field(default_factory=dict)
 
 
 def write_references(opts: ReferenceOptions, db: sqlite_utils.Database, progress: Progress | None = None,
@@ -113,6 +113,6 @@ def write_references(opts: ReferenceOptions, db: sqlite_utils.Database, progress
     return ReferenceSummary(out, len(rows), without, llm.usage.as_dict())
 
 
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_jsonl(path: Path, rows: list[JsonObject]) -> None:
     """``rows`` as JSON Lines at ``path``, whole or not at all."""
     write_atomically(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))

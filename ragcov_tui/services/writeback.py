@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.number_text import count
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
@@ -99,7 +99,7 @@ def _marks_no_longer_true(db: sqlite_utils.Database, sid: str, snap: Snapshot) -
     return out
 
 
-def locate(snap: Snapshot, seen: dict[str, Any]) -> int | None:
+def locate(snap: Snapshot, seen: JsonObject) -> int | None:
     """Index of the row the analysis read as ``seen``: by its id when it has one, else by its value."""
     key = row_key(seen)
     match = (lambda value: row_key(value) == key) if key is not None else (lambda value: value == seen)
@@ -122,7 +122,7 @@ def _analysed_rows(db: sqlite_utils.Database, sid: str) -> list[RowPrint] | None
 
 
 def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: str, target: str, action: str,
-          payload: dict[str, Any], change: dict[str, Any] | None = None, keep_backups: int | None = None) -> Decision:
+          payload: JsonObject, change: JsonObject | None = None, keep_backups: int | None = None) -> Decision:
     """Write ``edit`` with its decision recorded ahead (``change`` defaults to ``edit.change``);
     ``keep_backups``: backups of the file kept (None: ``$RAGCOV_KEEP_BACKUPS`` or the default)."""
     pending: list[int] = []

@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlite_utils
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.db import insert_row
 from ragcov_tui.store.sessions import current_user, now_iso
 
@@ -37,7 +38,7 @@ class Decision:
     action: str
     at: str
     user: str | None = None
-    payload: dict[str, Any] = field(default_factory=dict)
+    payload: JsonObject = field(default_factory=dict)
     testset_path: str | None = None
     sha_before: str | None = None
     sha_after: str | None = None
@@ -68,7 +69,7 @@ def record_decision(
     kind: str,
     target: str,
     action: str,
-    payload: dict[str, Any] | None = None,
+    payload: JsonObject | None = None,
     testset_path: str | None = None,
     sha_before: str | None = None,
     sha_after: str | None = None,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import sqlite_utils
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.lint_contract import LintFinding, LintSection, StaleBaseline
 
 HashKey = tuple[str, str]
@@ -78,7 +78,7 @@ def lint_findings(db: sqlite_utils.Database, session_id: str, kind: str | None =
     return [{"question_id": q, "kind": k, "reason": r, "evidence": _object(e)} for q, k, r, e in rows]
 
 
-def _object(text: str) -> dict[str, Any]:
+def _object(text: str) -> JsonObject:
     try:
         value = json.loads(text)
     except (TypeError, ValueError, RecursionError):

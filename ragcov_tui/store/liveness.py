@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.progress import Progress
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.session_locks import lock_held, release
@@ -121,7 +122,7 @@ def owner_text(row: Mapping[str, Any]) -> str:
     return f"pid {row['pid']} on {row.get('host') or '?'}"
 
 
-def progress_text(progress: dict[str, Any] | None) -> str:
+def progress_text(progress: JsonObject | None) -> str:
     """``evaluating 12/40`` from a stored progress dict ('' when there is none)."""
     if not progress or not progress.get("stage"):
         return ""
@@ -138,7 +139,7 @@ class Tracker:
     lists the sessions claimed by its thread while it was active (``sessions``, oldest first)."""
 
     inner: Progress | None = None
-    last: dict[str, Any] = field(default_factory=dict)
+    last: JsonObject = field(default_factory=dict)
     sessions: list[str] = field(default_factory=list)
 
     def __call__(self, stage: str, done: int, total: int) -> None:
@@ -206,7 +207,7 @@ class Heartbeats:
         with self._lock:
             return sid in self._owned
 
-    def progress_of(self, sid: str) -> dict[str, Any]:
+    def progress_of(self, sid: str) -> JsonObject:
         with self._lock:
             owned = self._owned.get(sid)
         return dict(owned.tracker.last) if owned and owned.tracker else {}

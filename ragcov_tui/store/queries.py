@@ -14,18 +14,30 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import is_finite_number
-from ragcov_tui.store.analysis_contract import ClusterEntry
+from ragcov_tui.json_types import JsonObject
+from ragcov_tui.store.analysis_contract import ClusterEntry, DocumentEntry, GapEntry
 from ragcov_tui.store.db import NATURAL, natural_key
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys
 from ragcov_tui.store.evals import loads_stored
 from ragcov_tui.store.map_detail import stride_rowids
-from ragcov_tui.store.rows import ClusterRow, RedundantPairRow, SessionRow
+from ragcov_tui.store.rows import (
+    ChunkRow,
+    ClusterRow,
+    EvalDetail,
+    EvalItemRow,
+    GapRow,
+    OutlierRow,
+    RedundantPairRow,
+    SessionRow,
+    SourceChunk,
+    SuggestionRow,
+)
 from ragcov_tui.store.sessions import list_sessions
 from ragcov_tui.testset.ids import text_key
 
@@ -98,7 +110,7 @@ ANALYSIS_TREND = ("basic", "weighted", "multi_threshold", "multi_n")
 EVAL_TREND_FIRST = ("retrieval.mrr", "retrieval.hit@", "generation.faithfulness", "generation.answer_correctness")
 
 
-def flat_summary(summary: dict[str, Any] | None) -> dict[str, float]:
+def flat_summary(summary: JsonObject | None) -> dict[str, float]:
     """Numeric headline figures, one nesting level flattened (``{"retrieval": {"mrr": .5}}`` → ``mrr``).
 
     An eval summary's ``means`` dict (``{"retrieval.mrr": .5}``) is taken alone: it holds the figures.
@@ -129,7 +141,7 @@ def traffic_trend(db: sqlite_utils.Database, session_ids: Sequence[str], source:
     """The traffic health rates (:data:`TRAFFIC_TREND`) of each of ``session_ids`` that read the log
     ``source`` (None for the others and for a figure its log does not carry): the stored history of
     one log source, aligned with the sessions of a trend chart."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, JsonObject] = {}
     for sid, report in db.execute(
             "SELECT session_id, report FROM traffic_reports WHERE json_extract(report, '$.source.path') = ?", [source]):
         found[sid] = (json.loads(report).get("health") or {}).get("overall") or {}
@@ -166,7 +178,7 @@ def trend(db: sqlite_utils.Database, questions_path: str | None, kind: str, *, m
 
 # ---------------------------------------------------------------- analysis
 
-def analysis_report(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
+def analysis_report(db: sqlite_utils.Database, sid: str) -> JsonObject:
     """The stored report of an analysis session (``{}`` when it has none yet)."""
     row = db.execute("SELECT report FROM reports WHERE session_id = ?", [sid]).fetchone()
     return json.loads(row[0]) if row else {}
@@ -179,40 +191,43 @@ def cluster_rows(db: sqlite_utils.Database, sid: str, *, query: str = "") -> lis
         "SELECT nearest_cluster, count(*) FROM question_results WHERE session_id = ? AND outlier = 0 "
         "GROUP BY nearest_cluster", [sid]).fetchall())
     clusters: list[ClusterEntry] = analysis_report(db, sid).get("clusters", [])
-    return [{**c, "covering": covering.get(c["id"], 0)} for c in clusters if matches(query, str(c["id"]), c.get("themes"))]
+    return [ClusterRow(**c, covering=covering.get(c["id"], 0)) for c in clusters
+            if matches(query, str(c["id"]), c.get("themes"))]
 
 
-def cluster_chunk_page(db: sqlite_utils.Database, sid: str, cluster: int, offset: int = 0, limit: int = 100) -> Page:
+CHUNK_ROW = ("SELECT r.chunk_id, r.source, r.cluster, r.mindist, r.nearest_question, c.text FROM chunk_results r "
+             "JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id ")
+
+
+def cluster_chunk_page(db: sqlite_utils.Database, sid: str, cluster: int, offset: int = 0,
+                       limit: int = 100) -> Page[ChunkRow]:
     """Chunks of one cluster, least covered (largest distance) first, with their text and nearest question."""
     total = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND cluster = ?", [sid, cluster]).fetchone()[0]
     rows = db.query(
-        "SELECT r.chunk_id, r.source, r.mindist, r.nearest_question, c.text FROM chunk_results r "
-        "JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
-        "WHERE r.session_id = ? AND r.cluster = ? ORDER BY r.mindist IS NULL, r.mindist DESC, r.seq LIMIT ? OFFSET ?",
-        [sid, cluster, limit, offset])
-    return Page(list(rows), total, offset)
+        CHUNK_ROW + "WHERE r.session_id = ? AND r.cluster = ? ORDER BY r.mindist IS NULL, r.mindist DESC, r.seq "
+        "LIMIT ? OFFSET ?", [sid, cluster, limit, offset])
+    return Page([ChunkRow(**r) for r in rows], total, offset)
 
 
-def document_chunks(db: sqlite_utils.Database, sid: str, source: str, offset: int = 0, limit: int = 100) -> Page:
+def document_chunks(db: sqlite_utils.Database, sid: str, source: str, offset: int = 0,
+                    limit: int = 100) -> Page[ChunkRow]:
     """Chunks of one source document in document order, with their cluster, distance to the nearest
     question (None: no inlier question) and text."""
     total = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND source = ?", [sid, source]).fetchone()[0]
-    rows = db.query(
-        "SELECT r.chunk_id, r.cluster, r.mindist, r.nearest_question, c.text FROM chunk_results r "
-        "JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
-        "WHERE r.session_id = ? AND r.source = ? ORDER BY r.seq LIMIT ? OFFSET ?", [sid, source, limit, offset])
-    return Page(list(rows), total, offset)
+    rows = db.query(CHUNK_ROW + "WHERE r.session_id = ? AND r.source = ? ORDER BY r.seq LIMIT ? OFFSET ?",
+                    [sid, source, limit, offset])
+    return Page([ChunkRow(**r) for r in rows], total, offset)
 
 
-def suggestion_chunk(db: sqlite_utils.Database, sid: str, chunk_id: str | None) -> dict[str, Any] | None:
-    """The chunk a suggestion was written from: ``{chunk_id, source, text}`` (``source`` and ``text``
-    None when the session holds no such chunk); None when the suggestion names none (stored by an
-    older ragcov, or an LLM reply that gave none)."""
+def suggestion_chunk(db: sqlite_utils.Database, sid: str, chunk_id: str | None) -> SourceChunk | None:
+    """The chunk a suggestion was written from (``source`` and ``text`` None when the session holds
+    no such chunk); None when the suggestion names none (stored by an older ragcov, or an LLM reply
+    that gave none)."""
     if chunk_id is None:
         return None
     rows = list(db.query("SELECT chunk_id, source, text FROM chunks WHERE session_id = ? AND chunk_id = ?",
                          [sid, chunk_id]))
-    return rows[0] if rows else {"chunk_id": chunk_id, "source": None, "text": None}
+    return SourceChunk(**rows[0]) if rows else SourceChunk(chunk_id, None, None)
 
 
 def histogram(values: Sequence[float], bins: int, low: float, high: float) -> list[int]:
@@ -253,7 +268,8 @@ def map_points(db: sqlite_utils.Database, sid: str, max_chunks: int = 2000) -> M
     return MapPoints(chunks, [(x, y, bool(o)) for x, y, o in questions], total)
 
 
-def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100, *, query: str = "") -> Page:
+def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100, *,
+                 query: str = "") -> Page[OutlierRow]:
     """Outlier questions by LOF score (highest first) with their nearest chunk and triage mark;
     ``query`` keeps those whose id or text contains it (case-insensitive)."""
     where, args = "q.session_id = ? AND q.outlier = 1", [sid]
@@ -261,18 +277,16 @@ def outlier_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: in
         where += " AND (q.question_id LIKE ? ESCAPE '\\' OR q.text LIKE ? ESCAPE '\\')"
         args += [_like(query)] * 2
     total = db.execute(f"SELECT count(*) FROM question_results q WHERE {where}", args).fetchone()[0]
-    rows = [dict(r) for r in db.query(
+    rows = db.query(
         "SELECT q.question_id, q.text, q.lof_score, q.nearest_chunk, q.nearest_chunk_dist, c.text AS chunk_text "
         "FROM question_results q LEFT JOIN chunks c ON c.session_id = q.session_id AND c.chunk_id = q.nearest_chunk "
-        f"WHERE {where} ORDER BY q.lof_score DESC, q.seq LIMIT ? OFFSET ?", args + [limit, offset])]
+        f"WHERE {where} ORDER BY q.lof_score DESC, q.seq LIMIT ? OFFSET ?", args + [limit, offset])
     marks = question_marks(db, sid)
-    for r in rows:
-        r["mark"] = marks.get(r["question_id"])
-    return Page(rows, total, offset)
+    return Page([OutlierRow(**r, mark=marks.get(r["question_id"])) for r in rows], total, offset)
 
 
 def lint_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 100, *, kind: str | None = None,
-              query: str = "") -> Page:
+              query: str = "") -> Page[OutlierRow]:
     """Questions with a test-set lint finding (of ``kind`` when given), in file order, each with
     the outlier-page fields plus ``kinds`` (comma-separated) and ``reasons`` (one per line);
     ``query`` keeps those whose id or text contains it (case-insensitive)."""
@@ -282,18 +296,16 @@ def lint_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int =
         where += " AND (q.question_id LIKE ? ESCAPE '\\' OR q.text LIKE ? ESCAPE '\\')"
         args += [_like(query)] * 2
     total = db.execute(f"SELECT count(*) FROM question_results q WHERE {where}", args).fetchone()[0]
-    rows = [dict(r) for r in db.query(
+    rows = db.query(
         "SELECT q.question_id, q.text, q.lof_score, q.nearest_chunk, q.nearest_chunk_dist, c.text AS chunk_text, "
         "(SELECT group_concat(kind, ', ') FROM lint_findings f WHERE f.session_id = q.session_id "
         " AND f.question_id = q.question_id) AS kinds, "
         "(SELECT group_concat(kind || ': ' || reason, char(10)) FROM lint_findings f WHERE f.session_id = q.session_id "
         " AND f.question_id = q.question_id) AS reasons "
         "FROM question_results q LEFT JOIN chunks c ON c.session_id = q.session_id AND c.chunk_id = q.nearest_chunk "
-        f"WHERE {where} ORDER BY q.seq LIMIT ? OFFSET ?", args + [limit, offset])]
+        f"WHERE {where} ORDER BY q.seq LIMIT ? OFFSET ?", args + [limit, offset])
     marks = question_marks(db, sid)
-    for r in rows:
-        r["mark"] = marks.get(r["question_id"])
-    return Page(rows, total, offset)
+    return Page([OutlierRow(**r, mark=marks.get(r["question_id"])) for r in rows], total, offset)
 
 
 def lint_kind_counts(db: sqlite_utils.Database, sid: str) -> dict[str, int]:
@@ -312,13 +324,12 @@ def redundant_pairs(db: sqlite_utils.Database, sid: str, limit: int = 500) -> li
     if missing:
         texts.update(db.execute("SELECT question_id, text FROM question_results WHERE session_id = ? AND question_id IN "
                                 "(SELECT value FROM json_each(?))", [sid, json.dumps(missing)]).fetchall())
-    return [{"a": a, "a_text": texts.get(a, ""), "b": b, "b_text": texts.get(b, "")} for a, b in pairs]
+    return [RedundantPairRow(a=a, a_text=texts.get(a, ""), b=b, b_text=texts.get(b, "")) for a, b in pairs]
 
 
-def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, query: str = "") -> list[dict[str, Any]]:
-    """The report's ranked gaps, each with ``suggestions`` [{id, text, status, question_id, origin,
-    chunk_id, form, edited, suggested}] (``chunk_id`` / ``form`` None for suggestions stored without
-    them), ``rank`` (1 = highest priority), ``share`` and the report's ``note`` /
+def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, query: str = "") -> list[GapRow]:
+    """The report's ranked gaps, each with its ``suggestions`` (:class:`SuggestionRow`), ``rank``
+    (1 = highest priority), ``share`` and the report's ``note`` /
     ``flagged_documents`` (``""`` / ``[]`` for older reports); ``query`` keeps the gaps whose
     cluster id, a theme, the note, a flagged document or a suggestion contains it.
 
@@ -328,25 +339,28 @@ def gap_rows(db: sqlite_utils.Database, sid: str, testset_path: str | None, *, q
     """
     rejected = rejected_keys(db, testset_path) if testset_path else set()
     edits = edited_suggestions(db, sid)
-    by_cluster: dict[int, list[dict[str, Any]]] = {}
-    for s in db.query("SELECT id, cluster, text, status, question_id, origin, chunk_id, form FROM suggestions "
-                      "WHERE session_id = ? AND status != 'rejected' ORDER BY id", [sid]):
-        edit = edits.get(s["id"]) if s["status"] == "accepted" else None
-        s.update(edited=edit is not None, suggested=s["text"] if edit else None, text=s["text"] if edit is None else edit)
-        if s["status"] == "accepted" or text_key(s["text"]) not in rejected:
-            by_cluster.setdefault(s["cluster"], []).append(s)
+    by_cluster: dict[int, list[SuggestionRow]] = {}
+    for row in db.query("SELECT id, cluster, text, status, question_id, origin, chunk_id, form FROM suggestions "
+                        "WHERE session_id = ? AND status != 'rejected' ORDER BY id", [sid]):
+        edit = edits.get(row["id"]) if row["status"] == "accepted" else None
+        s = SuggestionRow(**row) if edit is None else SuggestionRow(**row | {"text": edit}, edited=True, suggested=row["text"])
+        if s.status == "accepted" or text_key(s.text) not in rejected:
+            by_cluster.setdefault(s.cluster, []).append(s)
     report = analysis_report(db, sid)
     shares = {c["id"]: c.get("share") for c in report.get("clusters", [])}
-    gaps = [{"note": "", "flagged_documents": [], **g, "rank": rank, "share": shares.get(g["cluster"]),
-             "suggestions": by_cluster.get(g["cluster"], [])} for rank, g in enumerate(report.get("gaps", []), 1)]
+    entries: list[GapEntry] = report.get("gaps", [])
+    gaps = [cast(GapRow, {"note": "", "flagged_documents": [], **g, "rank": rank, "share": shares.get(g["cluster"]),
+                          "suggestions": by_cluster.get(g["cluster"], [])}) for rank, g in enumerate(entries, 1)]
     return [g for g in gaps if matches(query, str(g["cluster"]), g.get("themes"), g["note"], g["flagged_documents"],
-                                       [s["text"] for s in g["suggestions"]])]
+                                       [s.text for s in g["suggestions"]])]
 
 
-def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 200, *, query: str = "") -> Page:
+def document_page(db: sqlite_utils.Database, sid: str, offset: int = 0, limit: int = 200, *,
+                  query: str = "") -> Page[DocumentEntry]:
     """Per-document coverage from the report, least covered first (the report's ``rank``: reach, then
     covered share; reports without it: flagged first, then by coverage); ``query`` filters by source."""
-    docs = sorted((d for d in analysis_report(db, sid).get("documents", []) if matches(query, d["source"])),
+    entries: list[DocumentEntry] = analysis_report(db, sid).get("documents", [])
+    docs = sorted((d for d in entries if matches(query, d["source"])),
                   key=lambda d: (d.get("rank") or 0, not d.get("flagged"), d.get("coverage") is None,
                                  d.get("coverage") or 0, natural_key(d["source"])))
     return Page(docs[offset: offset + limit], len(docs), offset)
@@ -358,7 +372,7 @@ EVAL_TEXT_COLUMNS = {"id": "question_id", "question": "question", "diagnosis": "
 _COMPARE = re.compile(r"^\s*([\w@.]+)\s*(<=|>=|<|>|=)\s*(-?[\d.]+)\s*$")
 
 
-def eval_header(db: sqlite_utils.Database, sid: str) -> dict[str, Any]:
+def eval_header(db: sqlite_utils.Database, sid: str) -> JsonObject:
     """The stored report of an eval session without its items (``judge``, ``metrics``,
     ``retrieval_not_measured``…); ``{}`` before the run finishes."""
     return analysis_report(db, sid)
@@ -427,7 +441,7 @@ def _metric_expr(db: sqlite_utils.Database, sid: str, name: str) -> tuple[str, l
 
 
 def eval_page(db: sqlite_utils.Database, sid: str, *, sort: str = "id", descending: bool = False,
-              query: str = "", offset: int = 0, limit: int = 100) -> Page:
+              query: str = "", offset: int = 0, limit: int = 100) -> Page[EvalItemRow]:
     """One page of eval items sorted by ``sort`` (a text column or a metric name; None values last).
 
     ``query`` is either a comparison on a metric (``faithfulness<0.5``, ``hit@5=0``) or text
@@ -452,21 +466,21 @@ def eval_page(db: sqlite_utils.Database, sid: str, *, sort: str = "id", descendi
         f"SELECT question_id, seq, status, question, diagnosis, retrieval, generation FROM eval_items WHERE {where} "
         f"ORDER BY ({order}) IS NULL, ({order}) {direction}, seq LIMIT ? OFFSET ?",
         args + oargs + oargs + [limit, offset])
-    page = []
-    for r in rows:
-        page.append({**r, "retrieval": loads_stored(r["retrieval"], "{}"), "generation": loads_stored(r["generation"], "{}")})
+    page = [EvalItemRow(**r | {"retrieval": loads_stored(r["retrieval"], "{}"),
+                                "generation": loads_stored(r["generation"], "{}")}) for r in rows]
     return Page(page, total, offset)
 
 
-def eval_detail(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[str, Any]:
-    """One eval item with its JSON columns decoded (``{}`` if absent)."""
+def eval_detail(db: sqlite_utils.Database, sid: str, question_id: str) -> EvalDetail | None:
+    """One eval item with its JSON columns decoded (None if the session holds no such item)."""
     rows = list(db.query("SELECT * FROM eval_items WHERE session_id = ? AND question_id = ?", [sid, question_id]))
     if not rows:
-        return {}
+        return None
     item = dict(rows[0])
+    del item["session_id"]
     for col, empty in (("retrieved", "[]"), ("retrieval", "{}"), ("generation", "{}"), ("details", "{}"), ("judge_calls", "[]")):
         item[col] = loads_stored(item[col], empty)  # a NaN an older version stored reads as None
-    return item
+    return EvalDetail(**item)
 
 
 def metric_defined(db: sqlite_utils.Database, sid: str, metric: str) -> bool:

@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.rows import SessionRow
 
 TEXT_IN_SUMMARY = ("system", "judge")  # the summary's only text figures (EvalHeadline)
@@ -53,7 +54,7 @@ def text(value: Any) -> str | None:
     return str(value)
 
 
-def read_progress(value: Any) -> dict[str, Any] | None:
+def read_progress(value: Any) -> JsonObject | None:
     """``{stage: text, done: int ≥ 0, total: int ≥ 0}`` from a decoded progress column, or None
     when it is not that shape (a list, text, a count that is no whole finite number…)."""
     if not isinstance(value, dict) or not isinstance(value.get("stage"), str):
@@ -93,7 +94,7 @@ def _pid(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_PID else None
 
 
-def _object(value: Any) -> dict[str, Any] | None:
+def _object(value: Any) -> JsonObject | None:
     return value if isinstance(value, dict) else None
 
 
@@ -101,11 +102,11 @@ def _text_list(value: Any) -> list[str] | None:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else None
 
 
-def _numbers(value: Any) -> dict[str, Any] | None:
+def _numbers(value: Any) -> JsonObject | None:
     """An object of finite numbers (nested objects of them kept), anything else dropped."""
     if not isinstance(value, dict):
         return None
-    kept: dict[str, Any] = {}
+    kept: JsonObject = {}
     for key, item in value.items():
         if _finite(item) or item is None:
             kept[key] = item
@@ -114,7 +115,7 @@ def _numbers(value: Any) -> dict[str, Any] | None:
     return kept
 
 
-def _summary(value: Any) -> dict[str, Any] | None:
+def _summary(value: Any) -> JsonObject | None:
     """A headline (AnalysisHeadline / EvalHeadline): its figures numbers, ``system`` / ``judge`` text."""
     kept = _numbers(value)
     if kept is not None and isinstance(value, dict):

@@ -25,6 +25,7 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.store import session_locks
 from ragcov_tui.store.db import connection_lock
@@ -109,7 +110,7 @@ def create_session(
     embedder: str | None = None,
     llm: str | None = None,
     system: str | None = None,
-    params: dict[str, Any] | None = None,
+    params: JsonObject | None = None,
     name: str | None = None,
 ) -> str:
     """Insert a ``running`` session owned by this process (heartbeat started) and return its id."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlite_utils
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.db import insert_row
 from ragcov_tui.store.sessions import current_user, now_iso
 
@@ -59,13 +60,13 @@ def session_question_texts(db: sqlite_utils.Database, sid: str) -> list[str]:
     return [t for (t,) in db.execute("SELECT text FROM questions WHERE session_id = ? ORDER BY seq", [sid])]
 
 
-def session_question_raws(db: sqlite_utils.Database, sid: str) -> list[dict[str, Any] | None]:
+def session_question_raws(db: sqlite_utils.Database, sid: str) -> list[JsonObject | None]:
     """Each test question's row as the analysis read it, in file order (None where none was kept)."""
     return [json.loads(raw) if raw else None
             for (raw,) in db.execute("SELECT raw FROM questions WHERE session_id = ? ORDER BY seq", [sid])]
 
 
-def session_question_raw(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[str, Any] | None:
+def session_question_raw(db: sqlite_utils.Database, sid: str, question_id: str) -> JsonObject | None:
     """The question's row as the session's analysis read it (None when not stored)."""
     found = db.execute("SELECT raw FROM questions WHERE session_id = ? AND question_id = ?", [sid, question_id]).fetchone()
     return json.loads(found[0]) if found and found[0] else None

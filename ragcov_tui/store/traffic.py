@@ -11,6 +11,7 @@ import json
 
 import sqlite_utils
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.queries import Page
 from ragcov_tui.store.traffic_contract import TrafficSection
 
@@ -51,7 +52,7 @@ def load_traffic(db: sqlite_utils.Database, session_id: str, *, details: bool = 
 
 
 def traffic_queries(db: sqlite_utils.Database, sid: str, *, cluster: int | None = None, answerable: bool | None = None,
-                    offset: int = 0, limit: int = 100) -> Page:
+                    offset: int = 0, limit: int = 100) -> Page[JsonObject]:
     """One page of distinct queries, most asked first: of one traffic ``cluster`` and / or only the
     answerable (True) or unanswerable (False) ones."""
     where = "session_id = ?"

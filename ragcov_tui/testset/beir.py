@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ragcov_tui.errors import BadInput
@@ -50,7 +51,7 @@ def is_ir_folder(path: str | Path) -> bool:
 
 
 def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: str | Path | None = None,
-                   warn=None) -> TestSet:
+                   warn: Callable[[str], None] | None = None) -> TestSet:
     """The test set named by ``--questions`` (a file, or a BEIR folder read at ``split``), with the
     gold ids of ``qrels`` attached when given; ``warn`` gets each of the reader's notes."""
     path = Path(questions)
@@ -61,8 +62,9 @@ def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: 
                        f"(use --qrels FILE to attach other judgements)")
     else:
         testset = _read_file(path)
-    for note in testset.notes if warn is not None else ():
-        warn(note)
+    for note in testset.notes:
+        if warn is not None:
+            warn(note)
     if qrels is not None:
         attach_qrels(testset, read_qrels(qrels), str(qrels), warn=warn)
     return testset
@@ -143,7 +145,7 @@ def _query_row(line: str, where: str) -> tuple[str, str, dict]:
     return id_key(qid), text.strip(), row
 
 
-def attach_qrels(testset: TestSet, qrels: Qrels, display: str, warn=None) -> None:
+def attach_qrels(testset: TestSet, qrels: Qrels, display: str, warn: Callable[[str], None] | None = None) -> None:
     """Replace the gold ids of every question judged in ``qrels``; BadInput when none is judged."""
     judged = [q for q in testset.questions if q.id in qrels]
     if not judged:

@@ -16,15 +16,15 @@ import json
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
-from typing import Any
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.number_text import count
 from ragcov_tui.testset.fields import resolve_fields
 
 RowPrint = tuple[str | None, str]
 
 
-def row_key(value: dict[str, Any]) -> str | None:
+def row_key(value: JsonObject) -> str | None:
     """The row's id as text, or None when it has none (absent, null or blank)."""
     present = tuple(k for k, v in value.items() if v is not None and not (isinstance(v, str) and not v.strip()))
     name = _id_field(present)
@@ -38,7 +38,7 @@ def _id_field(names: tuple[str, ...]) -> str | None:
     return resolve_fields(names).get("id")
 
 
-def row_print(value: dict[str, Any]) -> RowPrint:
+def row_print(value: JsonObject) -> RowPrint:
     canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
     return row_key(value), hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 

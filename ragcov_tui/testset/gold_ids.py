@@ -29,11 +29,11 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import resolved
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.number_text import count
 from ragcov_tui.testset.models import Question
 
@@ -67,7 +67,7 @@ class GoldMatch:
     def matched(self) -> int:
         return self.exact + sum(self.normalised.values())
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {"ids": self.ids, "matched": self.matched, "exact": self.exact,
                 "normalised": dict(self.normalised), "unmatched": len(self.unmatched),
                 "questions_with_gold": self.questions_with_gold, "questions_matched": self.questions_matched,

@@ -34,6 +34,7 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, parse_json, quoted
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.fields import CONTAINER_KEYS, PARALLEL_KEYS
 from ragcov_tui.testset.models import TestFormat
 
@@ -48,7 +49,7 @@ _DECODER = json.JSONDecoder()
 class RawRow:
     """One row: its parsed value (a dict of cell/field values) and where its text lies."""
 
-    value: dict[str, Any]
+    value: JsonObject
     start: int
     end: int
     line: int  # 1-based line where the row starts
@@ -94,7 +95,7 @@ def _body_start(text: str) -> int:
     return 1 if text.startswith(BOM) else 0
 
 
-def _require_object(path_line: str, value: Any) -> dict[str, Any]:
+def _require_object(path_line: str, value: Any) -> JsonObject:
     if not isinstance(value, dict):
         raise BadInput(f"{path_line}: a question row must be a JSON object, got {_json_type(value)}")
     return value
@@ -157,7 +158,7 @@ def _split_json(path: Path, text: str) -> Layout:
     return Layout("json", text, rows, detect_newline(text), container, array_open)
 
 
-def _parallel_lists(path: Path, text: str, document: dict[str, Any], container: str, array_open: int) -> Layout:
+def _parallel_lists(path: Path, text: str, document: JsonObject, container: str, array_open: int) -> Layout:
     """LlamaIndex / ARAGOG ``{"questions": [str], "ground_truths": [str]}``: one row per question
     string; BadInput when the lists differ in length or hold anything but strings."""
     questions = document[container]

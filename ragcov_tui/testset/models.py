@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from ragcov_tui.json_types import JsonObject
 
 TestFormat = Literal["jsonl", "json", "csv", "beir"]  # beir: a read-only IR folder (testset.beir)
 
@@ -45,7 +47,7 @@ class Question:
     answerable: bool | None = None
     row: int = 0
     line: int = 0
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: JsonObject = field(default_factory=dict, repr=False)
     id_in_file: bool = True
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, is_ascii_whole, parse_json
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.cells import NotALiteral, python_literal
 from ragcov_tui.testset.fields import PROVENANCE_FIELD
 from ragcov_tui.testset.ids import content_ids, fresh_id
@@ -39,10 +40,10 @@ from ragcov_tui.testset.models import TestSet
 FREE_FORM_FIELDS = ("metadata", "additional_metadata")
 # Ragas' testset rows: a string naming what produced the question.
 SOURCE_FIELD = "synthesizer_name"
-NEW_ROW_DEFAULTS: dict[str, Any] = {"conversation_history": []}
+NEW_ROW_DEFAULTS: JsonObject = {"conversation_history": []}
 
 
-def new_row(testset: TestSet, layout: Layout, text: str, provenance: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def new_row(testset: TestSet, layout: Layout, text: str, provenance: JsonObject) -> tuple[JsonObject, str]:
     """The row to append (see the module docstring) and the id it will read back with."""
     names, csv = testset.field_names, testset.format == "csv"
     if layout.parallel:
@@ -50,7 +51,7 @@ def new_row(testset: TestSet, layout: Layout, text: str, provenance: dict[str, A
     if "question" not in names and csv:
         raise BadInput(f"{testset.path}: the CSV header has no question column (nothing was written)")
     samples = _samples(testset, layout)
-    row: dict[str, Any] = {}
+    row: JsonObject = {}
     if "id" in names:
         new_id = fresh_id([q.raw.get(names["id"], q.id) for q in testset.questions if q.id_in_file])
         row[names["id"]], question_id = str(new_id) if csv else new_id, str(new_id)
@@ -73,10 +74,10 @@ def refuse_parallel(testset: TestSet, layout: Layout) -> BadInput:
                     "this layout (add or remove the question by hand, or convert it to JSONL) (nothing was written)")
 
 
-def _samples(testset: TestSet, layout: Layout) -> dict[str, Any]:
+def _samples(testset: TestSet, layout: Layout) -> JsonObject:
     """Each field the rows have -> its value in the first row where it is not blank (CSV object
     cells parsed); a CSV column blank in every row maps to ``""``."""
-    samples: dict[str, Any] = {name: "" for name in layout.header}
+    samples: JsonObject = {name: "" for name in layout.header}
     for question in testset.questions:
         for name, value in question.raw.items():
             if value in (None, "") or (name in samples and samples[name] != ""):
@@ -99,7 +100,7 @@ def _parsed_cell(cell: str) -> Any:
         return cell
 
 
-def _provenance(samples: dict[str, Any], provenance: dict[str, Any]) -> dict[str, Any]:
+def _provenance(samples: JsonObject, provenance: JsonObject) -> JsonObject:
     if PROVENANCE_FIELD in samples:
         return {PROVENANCE_FIELD: dict(provenance)}
     place = next((name for name in FREE_FORM_FIELDS if isinstance(samples.get(name), dict)), None)

@@ -41,6 +41,7 @@ from typing import Any
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import decode_text, read_input_file
 from ragcov_tui.input_values import EMBED_TEXT_CHARS, grade_problem, long_text_note, quoted, vector_problem
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.cells import cell_value as _cell_value
 from ragcov_tui.testset.fields import (
     FIELD_ALIASES,
@@ -140,7 +141,7 @@ def _is_blank(value: Any, fmt: TestFormat) -> bool:
     return value is None or (fmt == "csv" and isinstance(value, str) and not value.strip())
 
 
-def _question(where: str, row: dict[str, Any], names: dict[str, str], fmt: TestFormat) -> Question:
+def _question(where: str, row: JsonObject, names: dict[str, str], fmt: TestFormat) -> Question:
     if "question" not in names:
         blank = next((a for a in FIELD_ALIASES["question"] if a in row), None)
         if blank is not None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Literal
+from typing import Literal
 
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.layout import Layout, RawRow
 
 # JSON styles tried, in order, to reproduce the previous element's exact text.
@@ -21,7 +22,7 @@ _SEPARATORS = ((", ", ": "), (",", ":"), (",", ": "), (", ", ":"))
 CsvQuoting = Literal[0, 1]  # csv.QUOTE_MINIMAL, csv.QUOTE_ALL: the styles a record is written in
 
 
-def append_row(layout: Layout, row: dict[str, Any]) -> str:
+def append_row(layout: Layout, row: JsonObject) -> str:
     """The file's text with ``row`` added after its last row (there is one), in the file's style.
 
     JSONL: one line ``json.dumps(row, ensure_ascii=False)`` with the file's terminator (a
@@ -60,7 +61,7 @@ def drop_span(layout: Layout, index: int) -> tuple[int, int]:
     return start, end
 
 
-def _append_json(layout: Layout, row: dict[str, Any]) -> str:
+def _append_json(layout: Layout, row: JsonObject) -> str:
     text, rows = layout.text, layout.rows
     last = rows[-1]
     if len(rows) > 1:
@@ -73,7 +74,7 @@ def _append_json(layout: Layout, row: dict[str, Any]) -> str:
     return text[:last.end] + "," + gap + element + text[last.end:]
 
 
-def _dump_like(layout: Layout, sample: RawRow, row: dict[str, Any], element_indent: str) -> str:
+def _dump_like(layout: Layout, sample: RawRow, row: JsonObject, element_indent: str) -> str:
     """``row`` dumped in the indentation and separators that reproduce ``sample``'s text."""
     sample_text = layout.text[sample.start:sample.end].replace(layout.newline, "\n")
     sample_text = sample_text.replace("\n" + element_indent, "\n") if element_indent else sample_text
@@ -94,7 +95,7 @@ def _dump_like(layout: Layout, sample: RawRow, row: dict[str, Any], element_inde
     return dumped.replace("\n", layout.newline + element_indent)
 
 
-def _csv_record(layout: Layout, row: dict[str, Any]) -> str:
+def _csv_record(layout: Layout, row: JsonObject) -> str:
     """One CSV record (no terminator) in the header's column order, quoted like the file."""
     cells = [str(row.get(column, "")) for column in layout.header]
     return _format_csv(layout, cells, _csv_quoting(layout))

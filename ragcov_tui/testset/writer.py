@@ -33,9 +33,9 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ragcov_tui.errors import BadInput, RagcovError
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.durable import (
     BACKUP_DIR,
     FileChangedError,
@@ -90,7 +90,7 @@ class Snapshot:
     def row_text(self, row: RawRow) -> str:
         return self.layout.text[row.start:row.end]
 
-    def row_ref(self, row: RawRow) -> dict[str, Any]:
+    def row_ref(self, row: RawRow) -> JsonObject:
         """How a row is found again: its exact text and its value."""
         return {"text": self.row_text(row), "value": row.value}
 
@@ -125,7 +125,7 @@ class Edit:
     before: bytes
     after: bytes
     question_id: str | None = None
-    change: dict[str, Any] = field(default_factory=dict)
+    change: JsonObject = field(default_factory=dict)
     after_snap: Snapshot | None = field(default=None, repr=False, compare=False)  # ``after`` as parsed
 
     @property
@@ -153,7 +153,7 @@ class WriteResult:
     note: str | None = None
 
 
-def plan_append(snap: Snapshot, text: str, provenance: dict[str, Any]) -> Edit:
+def plan_append(snap: Snapshot, text: str, provenance: JsonObject) -> Edit:
     """Add ``text`` as a new last row, in the file's own field names and style, carrying only
     fields the rows already have (:mod:`.new_row`: a fresh id when the rows have ids, the
     provenance where the rows have a place for it). BadInput for empty text or a file ragcov only
@@ -194,7 +194,7 @@ def plan_drop(snap: Snapshot, index: int) -> Edit:
     return Edit(snap.file, snap.data, after.data, question.id, change, after)
 
 
-def plan_remove(snap: Snapshot, row: dict[str, Any], what: str) -> Edit:
+def plan_remove(snap: Snapshot, row: JsonObject, what: str) -> Edit:
     """Take out the row ``row`` (``{"text", "value"}``) wherever it is now — the inverse of an
     append. :class:`ConflictError` when it is no longer in the file (gone, or edited)."""
     index = find_row(snap, row)
@@ -203,7 +203,7 @@ def plan_remove(snap: Snapshot, row: dict[str, Any], what: str) -> Edit:
     return plan_drop(snap, index)
 
 
-def plan_reinsert(snap: Snapshot, removal: dict[str, Any], what: str) -> Edit:
+def plan_reinsert(snap: Snapshot, removal: JsonObject, what: str) -> Edit:
     """Put a removed row back beside its old neighbour — the inverse of a drop (``removal`` is the
     drop's ``Edit.change``).
 
@@ -248,7 +248,7 @@ def plan_restore(snap: Snapshot, backup_path: str | Path) -> Edit:
     return Edit(snap.file, snap.data, restored, after_snap=_parsed(snap.file, restored))
 
 
-def find_row(snap: Snapshot, ref: dict[str, Any]) -> int | None:
+def find_row(snap: Snapshot, ref: JsonObject) -> int | None:
     """Index of the row with exactly ``ref["text"]``, else the first with value ``ref["value"]``."""
     rows = snap.layout.rows
     exact = next((r.index for r in rows if snap.row_text(r) == ref["text"]), None)
@@ -279,7 +279,7 @@ def commit(edit: Edit, before_replace: Callable[[Path], None] | None = None, *, 
     return WriteResult(edit.sha_before, edit.sha_after, backup, edit.question_id, note)
 
 
-def append_question(path: str | Path, text: str, *, expected_sha256: str, provenance: dict[str, Any]) -> WriteResult:
+def append_question(path: str | Path, text: str, *, expected_sha256: str, provenance: JsonObject) -> WriteResult:
     """Plan and commit :func:`plan_append` on the file, if it still has ``expected_sha256``."""
     return commit(plan_append(_expected(path, expected_sha256), text, provenance))
 

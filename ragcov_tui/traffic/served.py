@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import InvalidJson, is_finite_number, parse_json, quoted
+from ragcov_tui.json_types import JsonObject
 
 LATENCY_MS_FIELDS = ("latency_ms", "duration_ms", "response_time_ms", "elapsed_ms")
 LATENCY_S_FIELDS = ("latency", "duration", "latency_s", "elapsed")
@@ -75,7 +76,7 @@ ROLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("answer", ANSWER_FIELDS), ("feedback", FEEDBACK_FIELDS), ("rating", RATING_FIELDS), ("session", SESSION_FIELDS))
 
 
-def served(where: str, value: dict[str, Any], names: list[str | None], is_text: bool) -> Served:
+def served(where: str, value: JsonObject, names: list[str | None], is_text: bool) -> Served:
     """The figures of one row, ``names`` the field chosen for each of :data:`ROLES` (None: absent)."""
     lat, ret, sco, ans, fb, rat, ses = (None if n is None else value[n] for n in names)
     latency = math.nan if lat is None else _latency(where, str(names[0]), lat)

@@ -11,6 +11,7 @@ import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 spec = importlib.util.spec_from_file_location("faithfulness_agreement", BENCH / "faithfulness_agreement.py")
+assert spec is not None and spec.loader is not None
 fa = importlib.util.module_from_spec(spec)
 sys.modules["faithfulness_agreement"] = fa  # dataclasses look their module up there
 spec.loader.exec_module(fa)

@@ -17,6 +17,7 @@ def _load(name: str):
     sys.path.insert(0, str(BENCH))
     try:
         spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+        assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # dataclasses look their module up there
         spec.loader.exec_module(module)

@@ -52,9 +52,9 @@ def test_accepting_a_suggestion_after_the_demo_edits_its_copy_never_the_sample(t
     assert {s["questions_path"] for s in sessions} == {str(copy / "questions.jsonl")}
     [analysis] = [s for s in sessions if s["kind"] == "analysis"]
     suggestion = next(s for g in gap_rows(db, analysis["id"], str(copy / "questions.jsonl")) for s in g["suggestions"]
-                      if s["status"] == "open")
-    triage.accept_suggestion(db, analysis["id"], suggestion["id"])
-    assert suggestion["text"] in (copy / "questions.jsonl").read_text()
+                      if s.status == "open")
+    triage.accept_suggestion(db, analysis["id"], suggestion.id)
+    assert suggestion.text in (copy / "questions.jsonl").read_text()
     assert _tree(SAMPLE) == before  # no byte changed, no backup folder added
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from ragcov_tui.http_retry import html_summary, status_failure
 from ragcov_tui.redact import redact_text, redact_url, redact_values
+from tests.support.stored import stored_session
 
 SECRET_NAMES = ["api_key", "apikey", "API-KEY", "key", "access_key", "x-api-key", "token", "access_token",
                 "refresh_token", "id_token", "Token", "secret", "client_secret", "password", "passwd", "pwd",
@@ -82,12 +83,12 @@ def test_other_bodies_are_not_html(body: str) -> None:
 
 def test_sessions_store_urls_redacted_whoever_calls() -> None:
     from ragcov_tui.store.db import open_db
-    from ragcov_tui.store.sessions import create_session, finish_session, get_session
+    from ragcov_tui.store.sessions import create_session, finish_session
 
     db = open_db(":memory:")
     sid = create_session(db, "eval", system="http:http://u:pw@h/ask?token=T0K", params={"system": "http://h/?key=K3Y"})
     finish_session(db, sid, "failed", error="ProviderError: http:http://u:pw@h/ask?token=T0K: HTTP 500")
     row = db.execute("SELECT system, params, error FROM sessions").fetchone()
     assert not any(secret in "".join(row) for secret in ("pw", "T0K", "K3Y"))
-    session = get_session(db, sid)
+    session = stored_session(db, sid)
     assert session["system"] == "http:http://***@h/ask?token=***" and session["params"] == {"system": "http://h/?key=***"}

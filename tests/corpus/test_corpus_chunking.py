@@ -10,7 +10,7 @@ from itertools import pairwise
 import pytest
 
 from ragcov_tui.corpus.chunking import chunk_documents, chunk_id
-from ragcov_tui.corpus.models import Document
+from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.corpus.tokens import get_token_counter
 from ragcov_tui.errors import BadInput
 
@@ -70,7 +70,7 @@ def test_no_overlap_reproduces_the_document():
 def test_positions_ids_and_sources():
     docs = [Document("a.md", prose(random.Random(3), 10)), Document("b/c.md", "Short one.")]
     chunks = chunk_documents(docs, chunk_size=50, chunk_overlap=5)
-    by_source = {}
+    by_source: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         by_source.setdefault(chunk.source, []).append(chunk)
         assert chunk.id == chunk_id(chunk.source, chunk.position, chunk.text)

@@ -95,6 +95,7 @@ def test_unknown_encoding_is_bad_input():
 
 def test_cached_tiktoken_file_is_used_and_agrees_with_bpe_openai(no_network):
     bpe = tokens._bpe_openai_counter("cl100k_base")
+    assert bpe is not None
     seed_tiktoken_cache("cl100k_base")
     counter = get_token_counter()
     assert counter.backend == "tiktoken" and counter.exact
@@ -106,6 +107,7 @@ def test_cached_tiktoken_file_is_used_and_agrees_with_bpe_openai(no_network):
 def test_corrupt_tiktoken_cache_is_not_used(no_network):
     url, _ = tokens._TIKTOKEN_BLOBS["cl100k_base"]
     path = tiktoken_cache_path(url)
+    assert path is not None
     import os
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -124,6 +126,7 @@ def test_disabled_tiktoken_cache(monkeypatch):
 
 def test_approximation_when_no_exact_table(monkeypatch, no_network):
     exact_counter = tokens._bpe_openai_counter("cl100k_base")
+    assert exact_counter is not None
     monkeypatch.setattr(tokens, "_bpe_openai_counter", lambda encoding: None)
     counter = get_token_counter()
     assert counter.backend == "approx" and counter.exact is False

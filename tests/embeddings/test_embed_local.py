@@ -82,7 +82,7 @@ def test_second_call_is_served_from_the_cache(tmp_path: Path) -> None:
     assert np.array_equal(v1, v2)
     assert (first.stats.embedded, first.stats.calls) == (2, 1)
     assert (second.stats.cached, second.stats.embedded, second.stats.calls) == (3, 0, 0)
-    assert second._session is None  # the model was never even loaded
+    assert isinstance(second, OnnxEmbedder) and second._session is None  # the model was never even loaded
 
 
 def test_local_dir_spec_runs_any_onnx_dir(tmp_path: Path, local: OnnxEmbedder) -> None:

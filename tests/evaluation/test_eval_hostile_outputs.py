@@ -23,7 +23,6 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, check_score, output_from_value
 from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.services.eval_job import run_eval
-from ragcov_tui.store.sessions import get_session
 from tests.evaluation.eval_integrity import (
     assert_stored_finite,
     database,
@@ -32,6 +31,7 @@ from tests.evaluation.eval_integrity import (
     write_questions,
 )
 from tests.support.fake_system import FakeSystemServer
+from tests.support.stored import stored_session
 
 # (raw JSON text for http / records, the Python value for a python system, the words the error names)
 HOSTILE: list[tuple[str, Any, str]] = [
@@ -81,7 +81,7 @@ def _check_run(tmp: Path, system: str, words: str | None, context: bool = True) 
         assert report["counts"]["errors"] == 1 and report["counts"]["done"] == 2
         assert report["aggregate"]["retrieval"]["hit@2"]["n"] == 2  # the run went on
     assert by_id["q2"]["status"] == by_id["q3"]["status"] == "done"
-    assert get_session(db, sid)["status"] == "done"
+    assert stored_session(db, sid)["status"] == "done"
     assert_stored_finite(db)
     json.dumps(report, allow_nan=False)
     code, exported = report_via_cli(path, sid, tmp)

@@ -19,7 +19,6 @@ from ragcov_tui.llm.json_reply import ReplyError, parse_json_reply
 from ragcov_tui.llm.reply_checks import expect_score
 from ragcov_tui.services.eval_job import run_eval
 from ragcov_tui.store.evals import load_eval_items
-from ragcov_tui.store.sessions import get_session
 from tests.evaluation.eval_integrity import (
     QUESTIONS,
     assert_stored_finite,
@@ -29,6 +28,7 @@ from tests.evaluation.eval_integrity import (
     write_questions,
 )
 from tests.evaluation.generation.gen_fake_judge import RuleJudge, kind_of
+from tests.support.stored import stored_session
 
 HOSTILE_SCORES = ["NaN", "Infinity", "-Infinity", "1e309", "2", "-1", "1.0000001", "-0.01", "100", '"0.5"',
                   '"NaN"', "null", "true", "false", "[0.5]", '{"value": 0.5}', '"high"']
@@ -87,7 +87,7 @@ def test_hostile_judge_score_fails_every_question_then_resume_rejudges(tmp_path:
     assert failure_note(report).startswith("3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable")
     assert all_failed(report)
     assert report["aggregate"]["generation"]["answer_relevance"] == {"mean": None, "n": 0, "std": None}
-    assert get_session(db, sid)["status"] == "done"
+    assert stored_session(db, sid)["status"] == "done"
     assert_stored_finite(db)
     assert not list(db.query("SELECT key FROM llm_cache"))  # unusable replies are not kept
     code, exported = report_via_cli(db_path, sid, tmp_path)

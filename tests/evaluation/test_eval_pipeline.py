@@ -12,7 +12,7 @@ from ragcov_tui.evaluation.systems.base import SystemOutput
 from ragcov_tui.services.eval_job import EvalOptions, run_eval
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report
-from ragcov_tui.store.sessions import get_session
+from tests.support.stored import stored_session
 
 DOCS = {
     "billing.md": "Invoices are sent on the first day of each month. Payment is due within 30 days of the invoice.",
@@ -66,7 +66,7 @@ def test_builtin_bm25_end_to_end(workspace: dict) -> None:
     assert by_id["q1"]["answer"] == "" and not any(c["cited"] for c in by_id["q1"]["retrieved"])
     # the stored session gives back the same report
     assert load_eval_report(workspace["db"], sid) == report
-    session = get_session(workspace["db"], sid)
+    session = stored_session(workspace["db"], sid)
     assert session["status"] == "done" and session["summary"]["means"]["retrieval.hit@1"] == pytest.approx(0.5)
 
 
@@ -96,14 +96,14 @@ def test_resume_after_interruption_skips_done_items(workspace: dict, monkeypatch
     with pytest.raises(Cancelled):
         run_eval(_options(workspace, concurrency=1), db, progress=kill_after_two)
     sid = next(iter(db.query("SELECT id FROM sessions")))["id"]
-    assert get_session(db, sid)["status"] == "cancelled"
+    assert stored_session(db, sid)["status"] == "cancelled"
     assert done_ids(db, sid) == {"q1", "q2"} and len(CountingSystem.calls) == 2
 
     CountingSystem.calls = []
     sid2, report = run_eval(_options(workspace, concurrency=1, resume=sid), db)
     assert sid2 == sid and len(CountingSystem.calls) == 3  # only q3..q5 ran again
     assert [q["id"] for q in report["questions"]] == ["q1", "q2", "q3", "q4", "q5"]
-    assert report["skipped_done"] == 2 and get_session(db, sid)["status"] == "done"
+    assert report["skipped_done"] == 2 and stored_session(db, sid)["status"] == "done"
 
 
 def test_resume_refuses_changed_settings(workspace: dict) -> None:

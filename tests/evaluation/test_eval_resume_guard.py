@@ -12,8 +12,9 @@ from ragcov_tui.cli.main import main
 from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.compare import compare
 from ragcov_tui.services.eval_job import run_eval
-from ragcov_tui.store.sessions import create_session, finish_session, get_session, resolve_session
+from ragcov_tui.store.sessions import create_session, finish_session, resolve_session
 from tests.evaluation.eval_integrity import QUESTIONS, database, options, write_questions
+from tests.support.stored import stored_session
 
 MORE = {"id": "q4", "question": "Which app does two-factor login use?", "gold_doc_ids": ["security.md"]}
 VARIANTS = {  # the interrupted session below evaluated q1 only
@@ -68,7 +69,7 @@ def test_resume_with_other_questions_is_refused(interrupted, variant: str) -> No
                                        rf"was run on \({reason}.*; it ran on .*questions\.jsonl\)") as caught:
         run_eval(options(other, "python:x:y", concurrency=1, resume=sid), db)
     assert "\n" not in str(caught.value)
-    assert get_session(db, sid)["status"] == "cancelled"  # untouched: still resumable with its own file
+    assert stored_session(db, sid)["status"] == "cancelled"  # untouched: still resumable with its own file
     assert [r["question_id"] for r in db.query("SELECT question_id FROM eval_items")] == ["q1"]
 
 

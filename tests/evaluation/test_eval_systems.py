@@ -21,6 +21,7 @@ from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.http_system import HttpSystem
 from ragcov_tui.http_retry import RetryPolicy
 from ragcov_tui.testset.models import Question
+from tests.support.models import chat_model
 
 CHUNKS = [
     Chunk("billing#0", "Invoices are sent on the first day of each month. Payment is due in 30 days.", "billing.md", 0),
@@ -211,7 +212,6 @@ def test_builtin_and_factory_bad_input() -> None:
 
 
 def test_builtin_generates_with_llm_citing_ids(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ragcov_tui.llm.factory import make_llm
     from tests.support.fake_api import FakeAPIServer
 
     with FakeAPIServer() as server:
@@ -219,7 +219,7 @@ def test_builtin_generates_with_llm_citing_ids(monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         server.chat_handler = lambda messages, body: "Twelve characters [security#0]."
         system = make_system("builtin:hybrid", chunks=CHUNKS, embedder=HashEmbedder(dim=128),
-                             llm=make_llm("openai:gen"), k=2)
+                             llm=chat_model("openai:gen"), k=2)
         out = system.answer("How many characters must passwords have?")
         prompt = server.requests[-1].body["messages"]
     assert out.answer == "Twelve characters [security#0]." and out.label == "llm:openai:gen"

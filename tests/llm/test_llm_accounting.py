@@ -13,9 +13,9 @@ from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.llm.cost import PRICE_ENV, price_for, user_prices
-from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
+from tests.support.models import chat_model
 
 ASK = [{"role": "user", "content": "Is the sky blue?"}]
 
@@ -44,7 +44,7 @@ def assert_balanced(model, server: FakeAPIServer) -> None:
 @pytest.mark.parametrize("status", [429, 500, 503])
 def test_retried_requests_are_counted(server: FakeAPIServer, failures: int, status: int) -> None:
     server.fail_next(failures, status=status)
-    model = make_llm("openai:gpt-4o-mini")
+    model = chat_model("openai:gpt-4o-mini")
     assert model.chat(ASK).text
     assert counts(model) == (failures + 1, failures, 0, 1)
     assert_balanced(model, server)
@@ -53,7 +53,7 @@ def test_retried_requests_are_counted(server: FakeAPIServer, failures: int, stat
 @pytest.mark.parametrize("status,sent", [(429, 3), (500, 3), (400, 1), (401, 1), (404, 1)])
 def test_failed_calls_are_counted_with_every_request_they_sent(server: FakeAPIServer, status: int, sent: int) -> None:
     server.fail_next(5, status=status)
-    model = make_llm("openai:gpt-4o-mini")
+    model = chat_model("openai:gpt-4o-mini")
     with pytest.raises(ProviderError):
         model.chat(ASK)
     assert counts(model) == (sent, sent - 1, 1, 0)
@@ -62,7 +62,7 @@ def test_failed_calls_are_counted_with_every_request_they_sent(server: FakeAPISe
 
 def test_a_malformed_200_is_a_failed_request(server: FakeAPIServer) -> None:
     server.fault = "no_choices"
-    model = make_llm("openai:gpt-4o-mini")
+    model = chat_model("openai:gpt-4o-mini")
     with pytest.raises(ProviderError):
         model.chat(ASK)
     assert counts(model) == (1, 0, 1, 0)
@@ -71,7 +71,7 @@ def test_a_malformed_200_is_a_failed_request(server: FakeAPIServer) -> None:
 
 def test_json_mode_refused_then_asked_plainly_counts_both_requests(server: FakeAPIServer) -> None:
     server.reject_response_format = True
-    model = make_llm("openai:gpt-4o-mini")
+    model = chat_model("openai:gpt-4o-mini")
     model.chat(ASK, json_mode=True)
     assert counts(model) == (2, 1, 0, 1)
     assert_balanced(model, server)
@@ -79,7 +79,7 @@ def test_json_mode_refused_then_asked_plainly_counts_both_requests(server: FakeA
 
 def test_concurrent_calls_with_scripted_failures_match_the_servers_count(server: FakeAPIServer) -> None:
     server.fail_next(7, status=429)
-    model = make_llm("openai:gpt-4o-mini")
+    model = chat_model("openai:gpt-4o-mini")
     outcomes = run_bounded(lambda i: model.chat([{"role": "user", "content": f"question {i}"}]), list(range(24)),
                            concurrency=8)
     failed = sum(not o.ok for o in outcomes)
@@ -97,7 +97,7 @@ def test_an_unreachable_server_counts_failed_requests_and_cost_stays_unknown(mon
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
     monkeypatch.setenv("RAGCOV_RETRY_BASE_DELAY", "0.001")
     monkeypatch.setenv("RAGCOV_RETRY_ATTEMPTS", "2")
-    model = make_llm("openai:gpt-4o-mini")
+    model = chat_model("openai:gpt-4o-mini")
     with pytest.raises(ProviderError, match="unreachable after 2 attempts"):
         model.chat(ASK)
     u = model.usage.as_dict()
@@ -107,7 +107,7 @@ def test_an_unreachable_server_counts_failed_requests_and_cost_stays_unknown(mon
 
 
 def test_a_local_server_never_gets_a_list_price(server: FakeAPIServer) -> None:
-    model = make_llm("openai:gpt-4o-mini")  # a known model name, but served at 127.0.0.1
+    model = chat_model("openai:gpt-4o-mini")  # a known model name, but served at 127.0.0.1
     model.chat(ASK)
     assert model.usage.as_dict()["cost_usd"] is None
     assert all("$" not in line and "cost unknown" in line for line in usage_lines({"llm": model.usage.as_dict()}))
@@ -115,8 +115,8 @@ def test_a_local_server_never_gets_a_list_price(server: FakeAPIServer) -> None:
 
 def test_a_cached_run_of_an_unpriced_model_is_cost_unknown_not_zero(server: FakeAPIServer, tmp_path) -> None:
     db = open_db(tmp_path / "r.db")
-    make_llm("openai:llama3-local", db=db).chat(ASK)
-    again = make_llm("openai:llama3-local", db=db)
+    chat_model("openai:llama3-local", db=db).chat(ASK)
+    again = chat_model("openai:llama3-local", db=db)
     again.chat(ASK)
     u = again.usage.as_dict()
     assert (u["requests"], u["cached"], u["cost_usd"]) == (0, 1, None)
@@ -126,7 +126,7 @@ def test_a_cached_run_of_an_unpriced_model_is_cost_unknown_not_zero(server: Fake
 
 def test_a_user_price_applies_on_any_server(server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(PRICE_ENV, "1,2")
-    model = make_llm("openai:llama3-local")
+    model = chat_model("openai:llama3-local")
     model.chat(ASK)
     u = model.usage.as_dict()
     assert u["cost_usd"] == pytest.approx((u["prompt_tokens"] * 1 + u["completion_tokens"] * 2) / 1e6)
@@ -212,7 +212,7 @@ def chat_in_threads(model, n: int = 6) -> None:
 def test_a_model_the_server_does_not_list_is_warned_about_once(server: FakeAPIServer) -> None:
     server.models = ["llama-3.1-8b-instruct", "qwen2.5-7b", "phi-4", "mistral-7b"]
     warnings: list[str] = []
-    model = make_llm("openai:gpt-4o-mini", warn=warnings.append)
+    model = chat_model("openai:gpt-4o-mini", warn=warnings.append)
     chat_in_threads(model)
     model.chat(ASK)
     assert warnings == [f"openai chat at {server.base_url} does not list model 'gpt-4o-mini' (it serves "
@@ -225,19 +225,19 @@ def test_a_model_the_server_does_not_list_is_warned_about_once(server: FakeAPISe
 def test_a_listed_model_or_a_server_without_a_list_is_silent(server: FakeAPIServer, models: list[str] | None) -> None:
     server.models = models
     warnings: list[str] = []
-    model = make_llm("openai:gpt-4o-mini", warn=warnings.append)
+    model = chat_model("openai:gpt-4o-mini", warn=warnings.append)
     chat_in_threads(model, 3)
     assert warnings == [] and server.count("/models") == 1
 
 
 def test_no_listener_no_check_and_a_cached_run_asks_nothing(server: FakeAPIServer, tmp_path) -> None:
     server.models = ["other"]
-    make_llm("openai:gpt-4o-mini").chat(ASK)
+    chat_model("openai:gpt-4o-mini").chat(ASK)
     assert server.count("/models") == 0
     db = open_db(tmp_path / "r.db")
-    make_llm("openai:gpt-4o-mini", db=db).chat(ASK)
-    before, warnings = server.count(), []
-    make_llm("openai:gpt-4o-mini", db=db, warn=warnings.append).chat(ASK)
+    chat_model("openai:gpt-4o-mini", db=db).chat(ASK)
+    before, warnings = server.count(), list[str]()
+    chat_model("openai:gpt-4o-mini", db=db, warn=warnings.append).chat(ASK)
     assert server.count() == before and warnings == []  # all from the cache: no GET, no warning
 
 

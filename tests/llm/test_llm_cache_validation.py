@@ -15,9 +15,9 @@ import pytest
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.llm.base import ChatReply
 from ragcov_tui.llm.cache import LLMCache, cache_key
-from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
+from tests.support.models import chat_model
 
 ASK = [{"role": "user", "content": "Is the sky blue? Reply as JSON."}]
 GOOD = json.dumps({"verdict": "yes", "reason": "Rayleigh scattering"})
@@ -40,7 +40,7 @@ def cache_rows(db) -> list[tuple[str, str]]:
 def test_truncated_and_empty_replies_are_returned_but_never_cached(server: FakeAPIServer, fault: str, text: str,
                                                                    truncated: bool) -> None:
     db = open_db(":memory:")
-    llm = make_llm("openai:m", db=db)
+    llm = chat_model("openai:m", db=db)
     server.fault = fault
     reply = llm.chat(ASK)
     assert (reply.text, reply.truncated, reply.cached) == (text, truncated, False)
@@ -57,7 +57,7 @@ def test_truncated_and_empty_replies_are_returned_but_never_cached(server: FakeA
 def test_replies_that_are_no_completion_fail_in_one_line_and_are_not_cached(server: FakeAPIServer, fault: str,
                                                                             message: str) -> None:
     db = open_db(":memory:")
-    llm = make_llm("openai:m", db=db)
+    llm = chat_model("openai:m", db=db)
     server.fault = fault
     with pytest.raises(ProviderError) as err:
         llm.chat(ASK)
@@ -69,7 +69,7 @@ def test_replies_that_are_no_completion_fail_in_one_line_and_are_not_cached(serv
 
 def test_an_empty_reply_cached_by_an_older_version_is_asked_again(server: FakeAPIServer) -> None:
     db = open_db(":memory:")
-    llm = make_llm("openai:m", db=db)
+    llm = chat_model("openai:m", db=db)
     key, request = cache_key("openai", server.base_url, "m", ASK,
                              {"temperature": 0.0, "max_tokens": None, "json_mode": False})
     LLMCache(db).put(key, "openai", "m", request, ChatReply(text="  "))
@@ -81,7 +81,7 @@ def test_the_stored_request_and_messages_hold_no_password(server: FakeAPIServer,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://alice:hunter2@127.0.0.1:{server.port}/v1")
     db = open_db(":memory:")
-    llm = make_llm("openai:m", db=db)
+    llm = chat_model("openai:m", db=db)
     assert llm.chat(ASK).text == GOOD
     (request, _), = cache_rows(db)
     assert "hunter2" not in request and "alice" not in request

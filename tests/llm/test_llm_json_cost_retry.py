@@ -74,4 +74,4 @@ def test_call_with_retry_sleeps_between_attempts_and_reports_one_line() -> None:
     assert str(err.value) == "x at y: unreachable after 3 attempts (boom)"
     assert calls["n"] == 3 and len(sleeps) == 2
     with pytest.raises(KeyError):  # not a provider failure: propagates untouched
-        call_with_retry(lambda: {}["k"], classify=classify, policy=RetryPolicy(attempts=3), what="x")
+        call_with_retry(lambda: dict[str, int]()["k"], classify=classify, policy=RetryPolicy(attempts=3), what="x")

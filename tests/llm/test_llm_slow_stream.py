@@ -9,9 +9,9 @@ import time
 import pytest
 
 from ragcov_tui.errors import ProviderError
-from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
+from tests.support.models import chat_model
 
 ASK = [{"role": "user", "content": "Is the sky blue today?"}]
 TEN_WORDS = "one two three four five six seven eight nine ten"
@@ -29,7 +29,7 @@ def server(monkeypatch: pytest.MonkeyPatch):
 
 def test_a_slow_but_steady_reply_succeeds_in_one_request_with_usage_and_cache(server: FakeAPIServer, tmp_path) -> None:
     server.token_delay = 0.3  # a token every 0.3 s: 3 s in all
-    llm = make_llm("openai:slow", db=open_db(tmp_path / "r.db"))
+    llm = chat_model("openai:slow", db=open_db(tmp_path / "r.db"))
     start = time.monotonic()
     reply = llm.chat(ASK)
     assert time.monotonic() - start >= 2.9
@@ -41,13 +41,13 @@ def test_a_slow_but_steady_reply_succeeds_in_one_request_with_usage_and_cache(se
     usage = llm.usage.as_dict()
     assert (usage["requests"], usage["retried"], usage["prompt_tokens"], usage["completion_tokens"]) == (1, 0, 5, 10)
 
-    again = make_llm("openai:slow", db=open_db(tmp_path / "r.db")).chat(ASK)  # a rerun: from the cache
+    again = chat_model("openai:slow", db=open_db(tmp_path / "r.db")).chat(ASK)  # a rerun: from the cache
     assert again.text == TEN_WORDS and server.count("/chat/completions") == 1
 
 
 def test_a_reply_that_stalls_fails_at_once_with_one_line(server: FakeAPIServer) -> None:
     server.stall = (3, 3.0)  # three words, then 3 s of silence
-    llm = make_llm("openai:stuck")
+    llm = chat_model("openai:stuck")
     start = time.monotonic()
     with pytest.raises(ProviderError) as caught:
         llm.chat(ASK)
@@ -60,7 +60,7 @@ def test_a_reply_that_stalls_fails_at_once_with_one_line(server: FakeAPIServer) 
 
 def test_a_server_silent_before_its_first_token_is_retried_as_a_timeout(server: FakeAPIServer) -> None:
     server.latency = 1.5  # nothing at all for longer than the idle timeout: it never began this reply
-    llm = make_llm("openai:busy")
+    llm = chat_model("openai:busy")
     with pytest.raises(ProviderError, match=r"failed after 4 attempts \(timed out\)$"):
         llm.chat(ASK)
     assert server.count("/chat/completions") == 4
@@ -68,14 +68,14 @@ def test_a_server_silent_before_its_first_token_is_retried_as_a_timeout(server: 
 
 def test_a_server_that_ignores_stream_is_read_as_one_reply(server: FakeAPIServer) -> None:
     server.ignore_stream = True
-    reply = make_llm("openai:plain").chat(ASK)
+    reply = chat_model("openai:plain").chat(ASK)
     assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == (TEN_WORDS, 5, 10)
 
 
 def test_a_server_that_refuses_stream_is_asked_whole_from_then_on(server: FakeAPIServer) -> None:
     server.reject_stream = True
     notes: list[str] = []
-    llm = make_llm("openai:old", warn=notes.append)
+    llm = chat_model("openai:old", warn=notes.append)
     assert [llm.chat(ASK).text, llm.chat([{"role": "user", "content": "again"}]).text] == [TEN_WORDS, TEN_WORDS]
     assert [bool(r.body.get("stream")) for r in server.requests if r.path.endswith("/chat/completions")] == \
         [True, False, False]  # refused once, then asked whole

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -243,7 +244,7 @@ def test_is_ascii_whole_means_int_reads_it(text: str) -> None:
 
 # -- special files and link loops: every reader of this round ---------------------------------------------
 
-READERS = {
+READERS: dict[str, Callable[[Path], object]] = {
     "queries.jsonl": lambda p: read_ir_folder(p.parent),
     "qrels": lambda p: read_ir_folder(p.parent.parent),
     "gguf": read_gguf_metadata,

@@ -84,10 +84,15 @@ class Opened:
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type in ("error", "warning") else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("request", lambda r: self.requests.append(r.url))
-        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("dialog", self._dismiss)
         self.url = path.resolve().as_uri()
         self.page.goto(self.url)
         self.page.wait_for_function(BOKEH_IDLE, timeout=60_000)
+
+    def _dismiss(self, dialog: Any) -> None:
+        """An alert or confirm the page opened: noted, then dismissed."""
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
 
     def shot(self, name: str) -> Path:
         ARTEFACTS.mkdir(parents=True, exist_ok=True)

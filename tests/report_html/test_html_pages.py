@@ -66,7 +66,9 @@ def test_every_script_is_inline_and_allowed_by_its_hash_only(plain_pages: Pages,
     csp = csp_of(page)
     scripts = parsed(page)
     assert scripts.scripts, "the page has no script"
-    allowed = re.search(r"script-src ([^;]*)", csp).group(1).split()
+    found = re.search(r"script-src ([^;]*)", csp)
+    assert found, csp
+    allowed = found.group(1).split()
     assert sorted(allowed) == sorted({script_hash(s) for s in scripts.scripts})
     assert "default-src 'none'" in csp and "unsafe-eval" not in csp and "unsafe-inline" not in allowed
     for tag, attrs in scripts.attrs:
@@ -143,7 +145,8 @@ def test_per_question_differences_are_b_minus_a(sample_db: tuple[Path, dict[str,
     moved = [(r["id"], name, d) for r in rows for name, d in r["diffs"] if name == "mrr" and d]
     assert moved, "bm25 and hybrid rank no question differently"
     for qid, _, delta in moved:
-        assert delta == pytest.approx(qb[qid]["mrr"] - qa[qid]["mrr"])
+        before, after = qa[qid]["mrr"], qb[qid]["mrr"]
+        assert before is not None and after is not None and delta == pytest.approx(after - before)
     assert [r["changed"] for r in rows] == sorted((r["changed"] for r in rows), reverse=True)
     assert len(rows) == 31
 

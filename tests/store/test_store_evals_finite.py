@@ -20,7 +20,8 @@ from ragcov_tui.store.evals import (
     save_eval_header,
     save_eval_item,
 )
-from ragcov_tui.store.sessions import create_session, finish_session, get_session, list_sessions
+from ragcov_tui.store.sessions import create_session, finish_session, list_sessions
+from tests.support.stored import stored_session
 
 NAN, INF = math.nan, math.inf
 
@@ -103,7 +104,7 @@ def test_an_old_database_with_nan_reads_as_missing(tmp_path: Path) -> None:
     assert q["retrieved"][0]["score"] is None and q["retrieval"]["mrr"] is None
     assert q["generation"]["answer_relevance"] is None and q["spread"] == {"answer_relevance": None}
     json.dumps(report, allow_nan=False)
-    assert get_session(db, sid)["summary"]["means"] == {"retrieval.mrr": None, "generation.answer_relevance": None}
+    assert stored_session(db, sid)["summary"]["means"] == {"retrieval.mrr": None, "generation.answer_relevance": None}
     assert list_sessions(db)[0]["summary"]["means"]["retrieval.mrr"] is None
 
 
@@ -122,5 +123,6 @@ def test_the_apps_queries_read_an_old_nan_as_missing(tmp_path: Path) -> None:
 
     sid, db = _old_database(tmp_path / "old.db")
     detail = eval_detail(db, sid, "q1")
-    assert detail["retrieved"][0]["score"] is None and detail["retrieval"] == {"mrr": None}
-    assert eval_page(db, sid).rows[0]["generation"] == {"answer_relevance": None}
+    assert detail is not None
+    assert detail.retrieved[0]["score"] is None and detail.retrieval == {"mrr": None}
+    assert eval_page(db, sid).rows[0].generation == {"answer_relevance": None}

@@ -23,10 +23,10 @@ from ragcov_tui.store.sessions import (
     create_session,
     delete_session,
     finish_session,
-    get_session,
     list_sessions,
     resume_session,
 )
+from tests.support.stored import stored_session
 
 HERE = liveness.this_host()
 
@@ -85,7 +85,7 @@ def test_version_1_database_migrates_and_its_running_rows_read_as_interrupted(tm
     assert schema_version(db) == SCHEMA_VERSION >= 2
     columns = {r[1] for r in db.execute("PRAGMA table_info(sessions)").fetchall()}
     assert {"pid", "host", "heartbeat_at", "progress"} <= columns
-    old = get_session(db, "old")
+    old = stored_session(db, "old")
     assert old["status"] == "interrupted" and old["live"] is False
     assert "an unknown process" in old["error"]
     assert db.execute("SELECT status FROM sessions WHERE id = 'old'").fetchone()[0] == "running"  # readers never write
@@ -100,17 +100,17 @@ def test_created_session_is_owned_and_its_heartbeat_carries_progress(tmp_path: P
     seen: list[tuple] = []
     with tracking(lambda *a: seen.append(a)) as progress:
         sid = create_session(db, "eval")
-        row = get_session(db, sid)
+        row = stored_session(db, sid)
         assert (row["pid"], row["host"], row["status"], row["live"]) == (os.getpid(), HERE, "running", True)
         progress("evaluating", 3, 40)
         deadline = time.monotonic() + 5
-        while (get_session(db, sid).get("progress") or {}).get("done") != 3:
+        while (stored_session(db, sid).get("progress") or {}).get("done") != 3:
             assert time.monotonic() < deadline, "the heartbeat never wrote the progress"
             time.sleep(0.02)
     assert seen == [("evaluating", 3, 40)] and progress.sessions == [sid]
-    assert get_session(db, sid)["progress"] == {"stage": "evaluating", "done": 3, "total": 40}
+    assert stored_session(db, sid)["progress"] == {"stage": "evaluating", "done": 3, "total": 40}
     finish_session(db, sid, "done")
-    assert not HEARTBEATS.owns(sid) and get_session(db, sid)["live"] is False
+    assert not HEARTBEATS.owns(sid) and stored_session(db, sid)["live"] is False
 
 
 def _foreign_running(db, sid: str, pid: int | None, beat: float | None = FRESH) -> None:
@@ -132,11 +132,11 @@ def test_resume_and_delete_refuse_a_live_session_and_accept_a_dead_one(tmp_path:
 
     gone = dead_pid()
     _foreign_running(db, "dead0001", gone)
-    dead = get_session(db, "dead0001")
+    dead = stored_session(db, "dead0001")
     assert dead["status"] == "interrupted"
     assert dead["error"] == f"its process (pid {gone} on {HERE}) ended without finishing, at evaluating 7/9"
     resume_session(db, "dead0001")  # the owner is gone: this process takes it over
-    row = get_session(db, "dead0001")
+    row = stored_session(db, "dead0001")
     assert (row["status"], row["pid"], row["live"], row["error"]) == ("running", os.getpid(), True, None)
     with pytest.raises(BadInput, match="no such session"):
         resume_session(db, "nope")
@@ -159,7 +159,7 @@ def test_a_run_stopped_by_a_signal_is_recorded_interrupted(tmp_path: Path, stop:
             raise stop
         except BaseException as exc:  # what the pipelines do on the way out
             finish_session(db, sid, "failed", error=f"{type(exc).__name__}: {exc}")
-    row = get_session(db, sid)
+    row = stored_session(db, sid)
     assert (row["status"], row["error"]) == ("interrupted", note)
     if isinstance(stop, Interrupted):
         assert stop.exit_code == 128 + {"SIGTERM": 15, "SIGHUP": 1}[stop.signal_name]
@@ -172,7 +172,7 @@ def test_a_plain_failure_stays_failed(tmp_path: Path) -> None:
         raise ValueError("boom")
     except ValueError:
         finish_session(db, sid, "failed", error="ValueError: boom")
-    assert get_session(db, sid)["status"] == "failed"
+    assert stored_session(db, sid)["status"] == "failed"
 
 
 def test_the_heartbeat_never_recreates_a_deleted_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -210,14 +210,14 @@ def test_a_held_lock_keeps_a_session_live_without_a_heartbeat_until_its_process_
         with db.conn:  # the row as a run of the holder that stopped beating long ago would leave it
             db.execute("UPDATE sessions SET status = 'running', pid = ?, heartbeat_at = ? WHERE id = ?",
                        [holder.pid, stale, sid])
-        assert get_session(db, sid)["live"] is True
+        assert stored_session(db, sid)["live"] is True
         with pytest.raises(BadInput, match=rf"still running \(pid {holder.pid} on .*, no heartbeat for \d+ s: stopped\?\)"):
             resume_session(db, sid)
     finally:
         holder.kill()
         holder.wait()
-    row = get_session(db, sid)
+    row = stored_session(db, sid)
     assert (row["live"], row["status"]) == (False, "interrupted")
     resume_session(db, sid)  # the lock went with its process: taken over
-    assert get_session(db, sid)["live"] is True
+    assert stored_session(db, sid)["live"] is True
     finish_session(db, sid, "done")

@@ -19,6 +19,7 @@ from ragcov_tui.store.sessions import (
     rename_session,
     resolve_session,
 )
+from tests.support.stored import stored_session
 
 
 def test_new_database_is_wal_and_current(tmp_path: Path) -> None:
@@ -53,7 +54,7 @@ def test_sessions_lifecycle_and_lookup(tmp_path: Path) -> None:
     a = create_session(db, "analysis", params={"k": 5}, questions_path="/q.jsonl")
     b = create_session(db, "eval", name="nightly")
     finish_session(db, a, "done", summary={"basic": 0.5}, timings={"total": 1.0})
-    assert get_session(db, a)["summary"] == {"basic": 0.5}
+    assert stored_session(db, a)["summary"] == {"basic": 0.5}
     assert resolve_session(db, a[:4])["id"] == a
     assert resolve_session(db, "nightly")["id"] == b
     assert resolve_session(db, "latest")["id"] == a  # only finished sessions count
@@ -62,7 +63,7 @@ def test_sessions_lifecycle_and_lookup(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="no such session"):
         resolve_session(db, "zzzz")
     rename_session(db, a, "  baseline ")
-    assert get_session(db, a)["name"] == "baseline"
+    assert stored_session(db, a)["name"] == "baseline"
     assert [s["id"] for s in list_sessions(db, kind="eval")] == [b]
 
 

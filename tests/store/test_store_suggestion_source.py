@@ -15,6 +15,7 @@ from ragcov_tui.store import open_db
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.db import SCHEMA_VERSION, schema_version
 from ragcov_tui.store.queries import gap_rows, suggestion_chunk
+from ragcov_tui.store.rows import SourceChunk
 from ragcov_tui.store.schema import (
     V1,
     add_decision_states_v3,
@@ -62,7 +63,7 @@ def test_a_suggestion_without_a_chunk_has_no_source() -> None:
 
 
 def test_a_chunk_the_session_does_not_hold_is_named_without_text() -> None:
-    assert suggestion_chunk(open_db(":memory:"), "s1", "gone#3") == {"chunk_id": "gone#3", "source": None, "text": None}
+    assert suggestion_chunk(open_db(":memory:"), "s1", "gone#3") == SourceChunk("gone#3", None, None)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 3])
@@ -82,7 +83,7 @@ def test_saved_suggestions_keep_their_chunk_and_form(seed: int) -> None:
     by_id = {c.id: c for c in chunks}
     for gap in gap_rows(db, sid, None):
         for s in gap["suggestions"]:
-            source = suggestion_chunk(db, sid, s["chunk_id"])
-            assert source is not None and s["form"] in ("question", "passage")
-            assert source == {"chunk_id": s["chunk_id"], "source": by_id[s["chunk_id"]].source,
-                              "text": by_id[s["chunk_id"]].text}
+            source = suggestion_chunk(db, sid, s.chunk_id)
+            assert source is not None and s.form in ("question", "passage")
+            assert s.chunk_id is not None
+            assert source == SourceChunk(s.chunk_id, by_id[s.chunk_id].source, by_id[s.chunk_id].text)

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
+from ragcov_tui.json_types import JsonObject
+
 RADIUS = 0.3  # the answering radius of the synthetic sessions
 WORDS = (
     "billing invoice refund account password login export import schema index cluster replica backup "
@@ -40,7 +42,7 @@ def write_testset(path: Path, questions: list[tuple[str, str]]) -> str:
 
 def _insert_session(db: sqlite_utils.Database, row: dict[str, Any]) -> None:
     base = {"status": "done", "user": "tester", "llm": "heuristic", "corpus": json.dumps(["docs/"]), "params": "{}"}
-    db["sessions"].insert({**base, **row})
+    db.table("sessions").insert({**base, **row})
 
 
 def make_analysis_session(
@@ -87,20 +89,20 @@ def make_analysis_session(
     cov = np.array([1 - float(mindist[chunk_cluster == c].mean()) if shares[c] else 0.0 for c in range(n_clusters)])
     within = mindist <= RADIUS  # the calibrated figures (coverage/calibration.py), from the same distances
     covered = [round(float(within[chunk_cluster == c].mean()), 4) if shares[c] else None for c in range(n_clusters)]
-    clusters = [
+    clusters: list[JsonObject] = [
         {"id": c, "size": int((chunk_cluster == c).sum()), "share": round(float(shares[c]), 4),
          "coverage": round(float(cov[c]), 4), "covered_share": covered[c],
          "themes": [str(w) for w in rng.choice(WORDS, 3, replace=False)]}
         for c in range(n_clusters)
     ]
-    gaps = sorted(
+    gaps: list[JsonObject] = sorted(
         ({"cluster": c["id"], "coverage": c["coverage"], "size": c["size"], "covered_share": c["covered_share"],
           "priority": round(c["share"] * (1 - c["coverage"]), 4), "themes": c["themes"],
           "suggested_questions": [f"How does {' '.join(c['themes'][:2])} work (variant {k})?" for k in range(3)]}
          for c in clusters if c["coverage"] < 0.75),
         key=lambda g: -g["priority"],
     )
-    documents = []
+    documents: list[JsonObject] = []
     for d, src in enumerate(sources):
         mask = chunk_source == d
         dcov = round(1 - float(mindist[mask].mean()), 4) if mask.any() else None
@@ -121,7 +123,7 @@ def make_analysis_session(
         g["note"] = (f"mostly content of flagged document(s) {', '.join(flagged)}: check whether it belongs in the "
                      "corpus before adding questions") if last else ""
     n_out = int(outlier.sum())
-    report = {
+    report: JsonObject = {
         "session_id": sid,
         "embedder": {"provider": "local", "model": "all-MiniLM-L6-v2", "dim": 384},
         "corpus": {"documents": n_documents, "chunks": n_chunks},
@@ -146,7 +148,7 @@ def make_analysis_session(
             "embedder": "local:all-MiniLM-L6-v2-int8", "summary": json.dumps(summary),
             "params": json.dumps({"clusters": n_clusters, "chunk_size": 500, "chunk_overlap": 50}),
         })
-        db["reports"].insert({"session_id": sid, "report": json.dumps(report)})
+        db.table("reports").insert({"session_id": sid, "report": json.dumps(report)})
         conn.executemany(
             "INSERT INTO documents VALUES (?,?,?,?,?)",
             [(sid, s, f"/data/docs/{s}", documents[i]["chunks"], 1000 * documents[i]["chunks"]) for i, s in enumerate(sources)],

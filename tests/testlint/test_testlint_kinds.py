@@ -77,8 +77,8 @@ def test_a_short_answer_is_checked_with_its_question() -> None:
 
 def test_wrong_language_against_the_corpus_language() -> None:
     assert language.corpus_language(list(TEXTS.values())) == "en"
-    assert language.wrong_language("Wie setze ich mein Passwort zurück?", "en")[0] == "de"
-    assert language.wrong_language("Quelle est la capitale de la France ?", "en")[0] == "fr"
+    assert (language.wrong_language("Wie setze ich mein Passwort zurück?", "en") or ("",))[0] == "de"
+    assert (language.wrong_language("Quelle est la capitale de la France ?", "en") or ("",))[0] == "fr"
     for english in ("How do I reset my password?", "Which plan includes SCIM provisioning?",
                     "0-dimensional biomaterials show inductive properties."):
         assert language.wrong_language(english, "en") is None, english
@@ -90,7 +90,7 @@ def test_answer_in_question_and_vague_questions() -> None:
     assert answer_in_question("Is the refund window 30 days?", "Yes.") is None
     assert answer_in_question("How long is the refund window?", "30 days") is None
     assert vagueness("What does it cost?", english=True) is not None
-    assert "'it'" in vagueness("How does it handle refunds?", english=True)
+    assert "'it'" in (vagueness("How does it handle refunds?", english=True) or "")
     assert vagueness("What is the boiling point of water and how does it vary with altitude?", english=True) is None
     assert vagueness("When did he win the Nobel prize?", english=True) is None  # a name to refer to
     assert vagueness("How does the Team plan handle refunds?", english=True) is None

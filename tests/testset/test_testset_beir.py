@@ -12,7 +12,8 @@ from ragcov_tui.testset.beir import attach_qrels, corpus_paths, is_ir_folder, re
 from ragcov_tui.testset.qrels import parse_qrels, read_qrels
 
 
-def write_beir(root: Path, *, queries: list[dict], qrels: dict[str, str], corpus: list[dict] | None = None) -> Path:
+def write_beir(root: Path, *, queries: list[dict[str, object]], qrels: dict[str, str],
+               corpus: list[dict[str, object]] | None = None) -> Path:
     """A BEIR folder under ``root``: ``qrels`` maps split name → TSV text."""
     root.mkdir(parents=True, exist_ok=True)
     rows = corpus if corpus is not None else [{"_id": "d1", "title": "T", "text": "x"}]
@@ -24,7 +25,7 @@ def write_beir(root: Path, *, queries: list[dict], qrels: dict[str, str], corpus
     return root
 
 
-QUERIES = [{"_id": "q1", "text": "first?"}, {"_id": "q2", "text": "second?"}, {"_id": 3, "text": " third? "}]
+QUERIES: list[dict[str, object]] = [{"_id": "q1", "text": "first?"}, {"_id": "q2", "text": "second?"}, {"_id": 3, "text": " third? "}]
 
 
 # -- qrels files ---------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ def put(tmp_path: Path, layout: str) -> Path:
 
 TESTSET_NOTE = "read as a Ragas 0.1 test set ('contexts' and no answer field)"
 # layout -> (which contexts the rows hold, answers read, the notes expected, in order)
-READS = {
+READS: dict[str, tuple[str | None, list[str] | None, tuple[str, ...]]] = {
     "ragas-eval-csv-index": ("retrieved", RESPONSES, ("ignoring column 1 (pandas index)",)),
     "ragas-eval-csv-unnamed-0": ("retrieved", RESPONSES, ("ignoring column 1 (pandas index)",)),
     "ragas-eval-csv-trailing-comma": ("retrieved", RESPONSES, ("ignoring column 7 (no name)",)),
@@ -57,7 +57,8 @@ def test_each_peer_layout_reads_its_questions_answers_and_contexts(tmp_path, lay
     questions = testset.questions
     assert [q.text for q in questions] == QUESTIONS
     assert [q.ground_truth for q in questions] == ANSWERS
-    assert [q.answer for q in questions] == (answers or [None] * 3)
+    expected: list[str | None] = [*answers] if answers else [None] * 3
+    assert [q.answer for q in questions] == expected
     retrieved = [q.retrieved_contexts for q in questions]
     reference = [q.reference_contexts for q in questions]
     if contexts == "retrieved":
@@ -76,7 +77,8 @@ def test_each_peer_layout_reads_its_questions_answers_and_contexts(tmp_path, lay
 
 @pytest.mark.parametrize("layout", sorted(k for k, v in LAYOUTS.items() if v[2]))
 def test_the_fixture_as_published_passes_the_peers_loader(tmp_path, layout):
-    assert LOADERS[LAYOUTS[layout][2]](put(tmp_path, layout)) == 3
+    loader = LAYOUTS[layout][2]
+    assert loader is not None and LOADERS[loader](put(tmp_path, layout)) == 3
 
 
 def test_the_loader_checks_can_fail(tmp_path):

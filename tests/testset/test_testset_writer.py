@@ -23,7 +23,7 @@ from ragcov_tui.testset.writer import (
     restore_backup,
 )
 
-ROWS = [
+ROWS: list[dict[str, object]] = [
     {"id": "q007", "question": "Wie funktioniert die Rückerstattung?", "gold_doc_ids": ["billing.md"]},
     {"id": "q030", "question": "How do I reset my password?", "notes": "keep me"},
     {"id": "q012", "question": "What is the SLA?", "ground_truth": "99.9%"},
@@ -32,7 +32,7 @@ PROVENANCE = {"source": "ragcov", "cluster": 3, "session": "ab12cd34", "origin":
 NEW_QUESTION = "Qu'est-ce que l'été 日本語 covers?"
 
 
-def csv_text(rows: list[dict], newline: str = "\n", bom: str = "") -> str:
+def csv_text(rows: list[dict[str, object]], newline: str = "\n", bom: str = "") -> str:
     lines = ["id,question,notes"] + [f'{r["id"]},"{r["question"]}",{r.get("notes", "")}' for r in rows]
     return bom + newline.join(lines) + newline
 

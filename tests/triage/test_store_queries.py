@@ -28,8 +28,8 @@ def test_cluster_chunks_are_paged_least_covered_first(db) -> None:
     assert sum(c["covering"] for c in clusters) == q.analysis_report(db, "a0000001")["questions"]["inliers"]
     page = q.cluster_chunk_page(db, "a0000001", 0, offset=10, limit=20)
     assert page.total == clusters[0]["size"] and len(page.rows) == 20
-    dists = [r["mindist"] for r in page.rows]
-    assert dists == sorted(dists, reverse=True)
+    dists = [r.mindist for r in page.rows]
+    assert None not in dists and dists == sorted((d for d in dists if d is not None), reverse=True)
 
 
 def test_map_is_downsampled_and_histogram_counts_every_chunk(db) -> None:
@@ -43,8 +43,8 @@ def test_map_is_downsampled_and_histogram_counts_every_chunk(db) -> None:
 
 def test_outliers_by_lof_and_redundant_pairs_once(db) -> None:
     page = q.outlier_page(db, "a0000001", limit=5)
-    lofs = [r["lof_score"] for r in page.rows]
-    assert lofs == sorted(lofs, reverse=True) and page.total == 6
+    lofs = [r.lof_score for r in page.rows]
+    assert None not in lofs and lofs == sorted((x for x in lofs if x is not None), reverse=True) and page.total == 6
     pairs = q.redundant_pairs(db, "a0000001")
     assert pairs and all(p["a"] < p["b"] for p in pairs)
     assert len({(p["a"], p["b"]) for p in pairs}) == len(pairs)
@@ -54,7 +54,7 @@ def test_documents_least_covered_first(db) -> None:
     rows = q.document_page(db, "a0000001").rows
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))  # the report's document view
     reaches = [r["reach"] for r in rows]
-    assert reaches == sorted(reaches)
+    assert reaches == sorted(reaches, key=lambda reach: -1.0 if reach is None else reach) and None not in reaches
     report = q.analysis_report(db, "a0000001")  # a report written before ranks existed: flagged first, as before
     report["documents"] = [{k: v for k, v in d.items() if k != "rank"} for d in report["documents"]]
     with db.conn:
@@ -70,13 +70,13 @@ def test_trend_oldest_first(db) -> None:
 
 def test_eval_sort_filter_and_compare(db) -> None:
     page = q.eval_page(db, "e0000001", sort="faithfulness", descending=True, limit=200)
-    values = [r["generation"].get("faithfulness") for r in page.rows]
+    values = [r.generation.get("faithfulness") for r in page.rows]
     defined = [v for v in values if v is not None]
     assert defined == sorted(defined, reverse=True) and values[-1] is None  # error rows last
     low = q.eval_page(db, "e0000001", query="faithfulness<0.5", limit=500)
-    assert low.total > 0 and all(r["generation"]["faithfulness"] < 0.5 for r in low.rows)
+    assert low.total > 0 and all((f := r.generation["faithfulness"]) is not None and f < 0.5 for r in low.rows)
     text = q.eval_page(db, "e0000001", query="[/INST]")
-    assert [r["question_id"] for r in text.rows] == ["q00000"]
+    assert [r.question_id for r in text.rows] == ["q00000"]
     assert q.eval_page(db, "e0000001", query="100%").total == 0
     with pytest.raises(BadInput, match="unknown column"):
         q.eval_page(db, "e0000001", sort="nope")
@@ -90,7 +90,9 @@ def test_eval_aggregates_have_spread(db) -> None:
     assert faith.n == len(values) and math.isclose(faith.mean, mean)
     assert math.isclose(faith.std, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)), rel_tol=1e-6)
     assert list(agg["retrieval"])[:2] == ["precision@5", "recall@5"]
-    assert q.eval_detail(db, "e0000001", "q00001")["details"]["generation_details"]["faithfulness"]["claims"]
+    detail = q.eval_detail(db, "e0000001", "q00001")
+    assert detail is not None and detail.details["generation_details"]["faithfulness"]["claims"]
+    assert q.eval_detail(db, "e0000001", "no such item") is None
 
 
 def test_metric_names_come_from_every_item_when_the_first_failed() -> None:

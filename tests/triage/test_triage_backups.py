@@ -32,10 +32,10 @@ def _backups(path: Path) -> list[str]:
 
 
 def _accept_all(db, sid, path: Path, n: int) -> None:
-    suggestions = [s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s["status"] == "open"]
+    suggestions = [s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s.status == "open"]
     assert len(suggestions) >= n
     for s in suggestions[:n]:
-        triage.accept_suggestion(db, sid, s["id"])
+        triage.accept_suggestion(db, sid, s.id)
 
 
 def test_only_the_newest_backups_stay_and_undo_still_works(env, monkeypatch) -> None:

@@ -69,9 +69,9 @@ def test_the_session_knows_the_rows_by_content_id(idless) -> None:
 def test_accept_then_undo_is_byte_exact(idless, edited: bool) -> None:
     db, sid, path, texts, fmt = idless
     original = path.read_bytes()
-    suggestion = next(s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s["status"] == "open")
-    text = "An edited question, with a comma?" if edited else suggestion["text"]
-    decision = triage.accept_suggestion(db, sid, suggestion["id"], text=text if edited else None)
+    suggestion = next(s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s.status == "open")
+    text = "An edited question, with a comma?" if edited else suggestion.text
+    decision = triage.accept_suggestion(db, sid, suggestion.id, text=text if edited else None)
     after = path.read_bytes()
     assert after.startswith(original) and len(after) > len(original)
     testset = read_testset(path)

@@ -43,11 +43,11 @@ def test_accept_keeps_the_peers_loader_working_and_undo_is_exact(tmp_path, conve
     convert(path)
     db.execute("UPDATE sessions SET testset_sha256 = ? WHERE id = ?", [hashlib.sha256(path.read_bytes()).hexdigest(), sid])
     original = path.read_bytes()
-    suggestion = next(s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s["status"] == "open")
-    decision = triage.accept_suggestion(db, sid, suggestion["id"], text="An edited question?" if edited else None)
+    suggestion = next(s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s.status == "open")
+    decision = triage.accept_suggestion(db, sid, suggestion.id, text="An edited question?" if edited else None)
     assert path.read_bytes().startswith(original)
     assert loader(path) == 13
-    provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid,
+    provenance = {"source": f"ragcov:{suggestion.origin}", "cluster": suggestion.cluster, "session": sid,
                   **({"edited": True} if edited else {})}
     assert decision.payload["provenance"] == provenance
     row = json.loads(path.read_text().splitlines()[-1])

@@ -22,8 +22,8 @@ def test_accept_keeps_the_source_chunk_in_the_payload_only(tmp_path: Path, chunk
     path = tmp_path / "questions.jsonl"
     s = next(s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"])
     with db.conn:
-        db.execute("UPDATE suggestions SET chunk_id = ?, form = 'question' WHERE id = ?", [chunk_id, s["id"]])
-    d = triage.accept_suggestion(db, sid, s["id"], text="An edited question?" if edited else None)
+        db.execute("UPDATE suggestions SET chunk_id = ?, form = 'question' WHERE id = ?", [chunk_id, s.id])
+    d = triage.accept_suggestion(db, sid, s.id, text="An edited question?" if edited else None)
     row = json.loads(path.read_text().splitlines()[-1])
     assert set(row) == {"id", "question"} and "c000007" not in json.dumps(row)
     assert d.payload.get("chunk_id") == chunk_id

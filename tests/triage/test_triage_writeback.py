@@ -15,6 +15,7 @@ from ragcov_tui.services import triage, writeback
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store import open_db
 from ragcov_tui.store.queries import gap_rows
+from ragcov_tui.store.rows import SuggestionRow
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.writer import ConflictError, DuplicateQuestionError
 from tests.support.synthetic_sessions import make_analysis_session
@@ -27,8 +28,8 @@ def env(tmp_path: Path):
     return db, sid, tmp_path / "questions.jsonl"
 
 
-def open_suggestions(db, sid, path) -> list[dict]:
-    return [s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s["status"] == "open"]
+def open_suggestions(db, sid, path) -> list[SuggestionRow]:
+    return [s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s.status == "open"]
 
 
 def lines(path: Path) -> list[str]:
@@ -54,10 +55,10 @@ def test_an_outside_append_is_reported_once_and_never_blocks_an_accept(env) -> N
                                       "reloaded")
     assert triage.reload(db, sid) is None  # seen now
     s = open_suggestions(db, sid, path)[0]
-    d = triage.accept_suggestion(db, sid, s["id"])
+    d = triage.accept_suggestion(db, sid, s.id)
     after = path.read_bytes()
     assert after.startswith(edited) and theirs in after.decode()  # both rows, ours after theirs
-    assert json.loads(after.decode().splitlines()[-1])["question"] == s["text"]
+    assert json.loads(after.decode().splitlines()[-1])["question"] == s.text
     assert d.state == "applied" and triage.reload(db, sid) is None  # our own write is no outside change
 
 
@@ -67,7 +68,7 @@ def test_the_note_counts_added_removed_and_edited_rows(env) -> None:
     edited = json.dumps({**json.loads(rows[3]), "question": "Reworded?"}) + "\n"
     added = [json.dumps({"id": f"n{i}", "question": f"New {i}?"}) + "\n" for i in (1, 2)]
     path.write_text("".join(rows[:1] + rows[2:3] + [edited] + rows[4:] + added))  # row 1 gone, row 3 edited
-    assert "2 rows added, 1 removed, 1 edited; reloaded" in triage.reload(db, sid)
+    assert "2 rows added, 1 removed, 1 edited; reloaded" in (triage.reload(db, sid) or "")
 
 
 def test_the_note_names_marks_the_file_now_contradicts(env) -> None:
@@ -77,7 +78,7 @@ def test_the_note_names_marks_the_file_now_contradicts(env) -> None:
     triage.keep_question(db, sid, "q00005")
     path.write_text("".join(line for line in lines(path) if '"q00005"' not in line) + dropped)  # a stale pull
     note = triage.reload(db, sid)
-    assert note.endswith("1 row added, 1 removed, 0 edited; reloaded; no longer true: q00004 dropped but back, "
+    assert note is not None and note.endswith("1 row added, 1 removed, 0 edited; reloaded; no longer true: q00004 dropped but back, "
                          "q00005 kept but gone")
     assert log.question_marks(db, sid) == {"q00004": "drop", "q00005": "keep"}
 
@@ -108,7 +109,7 @@ def test_dropping_a_row_removed_on_disk_asks_and_force_records_it_only(env) -> N
     edited = path.read_bytes()
     with pytest.raises(ConflictError, match="q00004 is no longer in questions.jsonl") as caught:
         triage.drop_question(db, sid, "q00004")
-    assert caught.value.question.startswith("Record q00004 as dropped")
+    assert (caught.value.question or "").startswith("Record q00004 as dropped")
     d = triage.drop_question(db, sid, "q00004", force=True)
     assert path.read_bytes() == edited and not d.wrote_file
     assert log.question_marks(db, sid) == {"q00004": "drop"}
@@ -122,11 +123,11 @@ def test_undo_of_an_accept_after_an_outside_append_takes_out_only_our_row(env) -
     db, sid, path = env
     original = path.read_bytes()
     s = open_suggestions(db, sid, path)[0]
-    triage.accept_suggestion(db, sid, s["id"])
+    triage.accept_suggestion(db, sid, s.id)
     theirs = append_by_hand(path)
     triage.undo_last(db, sid)
     assert path.read_bytes() == original + theirs.encode()  # their row kept, ours gone: no old backup restored
-    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s["id"]]).fetchone()[0] == "open"
+    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s.id]).fetchone()[0] == "open"
 
 
 def test_undo_of_a_drop_after_outside_edits_puts_the_row_back_beside_its_neighbour(env) -> None:
@@ -142,7 +143,7 @@ def test_undo_of_a_drop_after_outside_edits_puts_the_row_back_beside_its_neighbo
 def test_undo_that_cannot_be_applied_cleanly_keeps_the_file_and_force_forgets_it(env) -> None:
     db, sid, path = env
     s = open_suggestions(db, sid, path)[0]
-    d = triage.accept_suggestion(db, sid, s["id"])
+    d = triage.accept_suggestion(db, sid, s.id)
     edit_by_hand(path, d.payload["question_id"], "Our row, reworded by a teammate?")
     edited = path.read_bytes()
     with pytest.raises(ConflictError, match=r"cannot undo the accept of suggestion \d+ cleanly: .*the file was kept"):
@@ -150,17 +151,17 @@ def test_undo_that_cannot_be_applied_cleanly_keeps_the_file_and_force_forgets_it
     assert path.read_bytes() == edited
     triage.undo_last(db, sid, force=True)
     assert path.read_bytes() == edited and log.last_undoable(db, sid) is None
-    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s["id"]]).fetchone()[0] == "open"
+    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s.id]).fetchone()[0] == "open"
 
 
 def test_a_teammate_adding_the_same_question_is_a_duplicate_not_a_jam(env) -> None:
     db, sid, path = env
     s, other = open_suggestions(db, sid, path)[:2]
-    append_by_hand(path, "x9", s["text"])
+    append_by_hand(path, "x9", s.text)
     with pytest.raises(DuplicateQuestionError, match="already in the file as 'x9'"):
-        triage.accept_suggestion(db, sid, s["id"])
-    triage.accept_suggestion(db, sid, other["id"])
-    assert other["text"] in path.read_text()
+        triage.accept_suggestion(db, sid, s.id)
+    triage.accept_suggestion(db, sid, other.id)
+    assert other.text in path.read_text()
 
 
 def test_rows_without_ids_are_found_by_content_when_rows_above_shift(tmp_path: Path) -> None:
@@ -187,13 +188,13 @@ def test_a_crash_between_replace_and_record_is_reconciled_on_the_next_start(env)
     s, other = open_suggestions(db, sid, path)[:2]
     original = path.read_bytes()
     loaded = writeback.load(db, sid)
-    edit = writer.plan_append(loaded.snap, s["text"], {"source": "test"})
+    edit = writer.plan_append(loaded.snap, s.text, {"source": "test"})
     pending = []
 
     def record(backup: Path) -> None:  # what writeback.write records ahead, then the process dies
         pending.append(log.record_decision(
-            db, session_id=sid, kind="suggestion", target=str(s["id"]), action="accept", testset_path=loaded.path,
-            payload={"text": s["text"], "question_id": edit.question_id, "change": edit.change},
+            db, session_id=sid, kind="suggestion", target=str(s.id), action="accept", testset_path=loaded.path,
+            payload={"text": s.text, "question_id": edit.question_id, "change": edit.change},
             sha_before=edit.sha_before, sha_after=edit.sha_after, backup_path=str(backup), state="pending"))
 
     writer.commit(edit, before_replace=record)
@@ -201,8 +202,8 @@ def test_a_crash_between_replace_and_record_is_reconciled_on_the_next_start(env)
     # next start: the file holds the row, so the decision is applied with its effects
     assert triage.reload(db, sid) is None
     assert log.get_decision(db, pending[0].id).state == "applied"
-    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s["id"]]).fetchone()[0] == "accepted"
-    triage.accept_suggestion(db, sid, other["id"])  # not refused
+    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s.id]).fetchone()[0] == "accepted"
+    triage.accept_suggestion(db, sid, other.id)  # not refused
     triage.undo_last(db, sid)
     triage.undo_last(db, sid)
     assert path.read_bytes() == original
@@ -212,8 +213,8 @@ def test_a_pending_write_that_never_reached_the_file_is_abandoned(env) -> None:
     db, sid, path = env
     s = open_suggestions(db, sid, path)[0]
     loaded = writeback.load(db, sid)
-    edit = writer.plan_append(loaded.snap, s["text"], {})
-    d = log.record_decision(db, session_id=sid, kind="suggestion", target=str(s["id"]), action="accept",
+    edit = writer.plan_append(loaded.snap, s.text, {})
+    d = log.record_decision(db, session_id=sid, kind="suggestion", target=str(s.id), action="accept",
                             testset_path=loaded.path, payload={"change": edit.change}, sha_before=edit.sha_before,
                             sha_after=edit.sha_after, backup_path="/nowhere.bak", state="pending")
     append_by_hand(path)  # the file moved on without our row
@@ -221,7 +222,7 @@ def test_a_pending_write_that_never_reached_the_file_is_abandoned(env) -> None:
     assert log.get_decision(db, d.id).state == "abandoned"
     with pytest.raises(BadInput, match="nothing to undo"):
         triage.undo_last(db, sid)
-    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s["id"]]).fetchone()[0] == "open"
+    assert db.execute("SELECT status FROM suggestions WHERE id = ?", [s.id]).fetchone()[0] == "open"
 
 
 def racing(monkeypatch, times: int) -> None:
@@ -245,7 +246,7 @@ def test_a_write_refused_at_the_last_moment_leaves_no_decision(env, monkeypatch)
     original = path.read_bytes()
     racing(monkeypatch, times=2)  # the write and its one retry both lose the race
     with pytest.raises(writer.FileChangedError):
-        triage.accept_suggestion(db, sid, s["id"])
+        triage.accept_suggestion(db, sid, s.id)
     assert path.read_bytes() == original and log.list_decisions(db, sid) == []
     assert [p.name for p in (path.parent / writer.BACKUP_DIR).iterdir()] == [".gitignore"]  # no backup
 
@@ -254,8 +255,8 @@ def test_a_write_that_loses_one_race_is_planned_again_and_goes_through(env, monk
     db, sid, path = env
     s = open_suggestions(db, sid, path)[0]
     racing(monkeypatch, times=1)
-    d = triage.accept_suggestion(db, sid, s["id"])
-    assert [x.id for x in log.list_decisions(db, sid)] == [d.id] and s["text"] in path.read_text()
+    d = triage.accept_suggestion(db, sid, s.id)
+    assert [x.id for x in log.list_decisions(db, sid)] == [d.id] and s.text in path.read_text()
     assert len(list((path.parent / writer.BACKUP_DIR).glob("*.bak"))) == 1
 
 
@@ -269,7 +270,7 @@ def test_accept_and_undo_keep_the_files_owner_group_and_mode(env) -> None:
         st = path.stat()
         return st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)
 
-    d = triage.accept_suggestion(db, sid, open_suggestions(db, sid, path)[0]["id"])
+    d = triage.accept_suggestion(db, sid, open_suggestions(db, sid, path)[0].id)
     assert owner() == (65534, 65534, 0o640) and d.note is None
     triage.drop_question(db, sid, "q00004")
     assert owner() == (65534, 65534, 0o640)
@@ -304,9 +305,9 @@ def test_every_format_goes_on_after_an_outside_append_and_undoes_by_content(env,
     before = [q.raw for q in writer.snapshot(path).testset.questions]
     writer.append_question(path, "A teammate's question?", expected_sha256=writer.snapshot(path).sha, provenance={})
     theirs = writer.snapshot(path).testset.questions[-1].raw
-    assert "1 row added, 0 removed, 0 edited" in triage.reload(db, sid)
+    assert "1 row added, 0 removed, 0 edited" in (triage.reload(db, sid) or "")
     s = open_suggestions(db, sid, path)[0]
-    triage.accept_suggestion(db, sid, s["id"])
+    triage.accept_suggestion(db, sid, s.id)
     triage.drop_question(db, sid, "q00004")
     rows = [q.raw for q in writer.snapshot(path).testset.questions]
     assert rows[:-2] == [r for r in before if r["id"] != "q00004"] and rows[-2] == theirs
@@ -320,7 +321,7 @@ def test_every_format_goes_on_after_an_outside_append_and_undoes_by_content(env,
 def test_undo_without_its_backup_falls_back_to_the_inverse_splice(env) -> None:
     db, sid, path = env
     original = path.read_bytes()
-    triage.accept_suggestion(db, sid, open_suggestions(db, sid, path)[0]["id"])
+    triage.accept_suggestion(db, sid, open_suggestions(db, sid, path)[0].id)
     triage.drop_question(db, sid, "q00004")
     for backup in (path.parent / writer.BACKUP_DIR).iterdir():
         backup.unlink()  # someone cleaned up the backups

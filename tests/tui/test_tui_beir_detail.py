@@ -40,7 +40,7 @@ async def test_result_detail_of_a_beir_run_shows_qrels_gold_and_tags_gold_chunks
         await pilot.pause()
         assert isinstance(app.screen, EvalItemScreen)
         body = static_text(app.screen.query_one("#text-body", Static))
-        qid = app.screen.item["question_id"]
+        qid = app.screen.item.question_id
     gold = [line.split("\t")[1] for line in (folder / "qrels" / "test.tsv").read_text().splitlines()[1:]
             if line.split("\t")[0] == qid]
     assert "not readable" not in body and "is a directory" not in body

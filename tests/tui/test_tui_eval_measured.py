@@ -83,11 +83,11 @@ async def test_results_keep_every_metric_when_the_first_question_failed(tmp_path
         await _until(pilot, lambda: table.page.total == 31, "the results")
         titles = [str(c.label) for c in table.columns.values()]
         assert titles[3:] == ["hit@5", "mrr", "faith", "corr"]  # the first row (q001) holds no metric
-        assert table.page.rows[0]["question_id"] == "q001" and table.page.rows[0]["status"] == "error"
+        assert table.page.rows[0].question_id == "q001" and table.page.rows[0].status == "error"
         await _type(pilot, "faith<0.5")
         assert "columns: none" not in screen_text(app)
         assert 0 < table.page.total < 31
-        assert all(r["generation"]["faithfulness"] < 0.5 for r in table.page.rows)
+        assert all(r.generation["faithfulness"] < 0.5 for r in table.page.rows)
         await pilot.press("escape")
         await _until(pilot, lambda: "filter" not in str(table.border_title), "the filter cleared")
         await pilot.press("s", "s")  # id → diagnosis → hit@5
@@ -110,8 +110,8 @@ async def test_a_retrieval_only_beir_run_shows_what_it_measured(tmp_path: Path) 
         await _until(pilot, lambda: table.page.total == 24, "the results")
         assert [str(c.label) for c in table.columns.values()][3:] == ["hit@10", "mrr", "ndcg@10"]
         assert "ndcg@10" in screen_text(app)
-        found = [r for r in table.page.rows if r["retrieval"]["hit@10"] == 1.0]
-        assert found and {r["diagnosis"] for r in found} == {"ok"}
+        found = [r for r in table.page.rows if r.retrieval["hit@10"] == 1.0]
+        assert found and {r.diagnosis for r in found} == {"ok"}
         assert "unscored" not in screen_text(app)
         assert not app.query_one("#results-charts").display
         assert all(not chart.display for chart in app.query(Chart) if chart.id and chart.id.startswith("results-"))
@@ -120,7 +120,7 @@ async def test_a_retrieval_only_beir_run_shows_what_it_measured(tmp_path: Path) 
         assert not app.query_one("#results-charts").display  # nothing to chart: a note, no empty frames
         await _type(pilot, "ndcg@10<0.9")
         low = table.page.total
-        assert 0 < low < 24 and all(r["retrieval"]["ndcg@10"] < 0.9 for r in table.page.rows)
+        assert 0 < low < 24 and all(r.retrieval["ndcg@10"] < 0.9 for r in table.page.rows)
         await pilot.press("escape")
         await _until(pilot, lambda: "filter" not in str(table.border_title), "the filter cleared")
         await _type(pilot, "ndcg<0.9")  # the family name, as --fail-under reads it

@@ -31,6 +31,7 @@ from ragcov_tui.tui.modals import CompareScreen, TextPrompt, TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
 from tests.support.synthetic_sessions import make_eval_session
+from tests.support.tables import current
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -74,10 +75,10 @@ def file_rows(tui_db: Path) -> list[dict[str, Any]]:
 async def test_reject_leaves_the_cursor_where_it_was(tui_db: Path, gap_row: int, row: int) -> None:
     async with gaps_on(tui_db, gap_row, row) as (app, pilot):
         table = suggestions(app)
-        before = [s["text"] for s in table.page.rows]
+        before = [s.text for s in table.page.rows]
         assert len(before) == 3 and table.cursor_row == row
         await press(pilot, "d")
-        after = [s["text"] for s in table.page.rows]
+        after = [s.text for s in table.page.rows]
         assert after == before[:row] + before[row + 1:]
         assert app.query_one("#gaps-table", DataTable).cursor_row == gap_row  # the same gap
         assert table.cursor_row == min(row, 1) and app.focused is table  # not row 0: the row that took its place
@@ -87,16 +88,16 @@ async def test_reject_leaves_the_cursor_where_it_was(tui_db: Path, gap_row: int,
 
 async def test_two_rejects_and_an_accept_act_on_the_rows_under_the_cursor(tui_db: Path) -> None:
     async with gaps_on(tui_db, 0, 1) as (app, pilot):
-        texts = [s["text"] for s in suggestions(app).page.rows]
+        texts = [s.text for s in suggestions(app).page.rows]
         await press(pilot, "d")  # row 1 goes, row 2 moves up under the cursor
-        assert suggestions(app).current["text"] == texts[2]
+        assert current(suggestions(app)).text == texts[2]
         await press(pilot, "a")
         assert file_rows(tui_db)[-1]["question"] == texts[2]
         # the accepted row stays listed (ADDED); the cursor moves on to the open one left, above it
-        assert suggestions(app).cursor_row == 0 and suggestions(app).current["text"] == texts[0]
+        assert suggestions(app).cursor_row == 0 and current(suggestions(app)).text == texts[0]
         assert "ADDED" in screen_text(app)
         await press(pilot, "d")
-        assert [s["text"] for s in suggestions(app).page.rows] == [texts[2]] and suggestions(app).cursor_row == 0
+        assert [s.text for s in suggestions(app).page.rows] == [texts[2]] and suggestions(app).cursor_row == 0
 
 
 async def edit_to(pilot, text: str) -> None:
@@ -115,57 +116,57 @@ EDITS = ["How does encryption cache invalidation work after a restore?",
 @pytest.mark.parametrize("row", [0, 2])
 async def test_edit_and_accept_lists_the_edited_text_and_says_edited(tui_db: Path, edited: str, row: int) -> None:
     async with gaps_on(tui_db, 1, row) as (app, pilot):
-        original = suggestions(app).current
+        original = current(suggestions(app))
         await edit_to(pilot, edited)
         table = suggestions(app)
-        assert table.cursor_row != row and table.current["status"] == "open"  # moved on to the next open one
+        assert table.cursor_row != row and current(table).status == "open"  # moved on to the next open one
         assert table.cursor_row == 1
         await press(pilot, "k" if row == 0 else "j")  # back to the edited one
-        assert table.current["id"] == original["id"]
+        assert current(table).id == original.id
         line = " ".join(c.plain for c in table.get_row_at(row))
         assert "ADDED" in line and "edited" in line and edited[:30] in line  # the list: status, "edited" for its origin, the text
-        assert original["text"] not in line
+        assert original.text not in line
         detail = folded(static_text(app.query_one("#gaps-detail", Static)))
-        assert f"edited {edited}" in detail and f"heuristic {original['text']}" in detail
+        assert f"edited {edited}" in detail and f"heuristic {original.text}" in detail
         written = file_rows(tui_db)[-1]
-        assert written["question"] == edited and written["id"] == table.current["question_id"]
+        assert written["question"] == edited and written["id"] == current(table).question_id
         db = open_db(tui_db)
         decision = list_decisions(db, "a0000001")[-1]
         assert "provenance" not in written  # the file's rows have no such field: the decision keeps it
-        assert decision.payload["provenance"] == {"source": "ragcov:heuristic", "cluster": original["cluster"],
+        assert decision.payload["provenance"] == {"source": "ragcov:heuristic", "cluster": original.cluster,
                                                   "session": "a0000001", "edited": True}
-        assert (decision.action, decision.payload["text"], decision.payload["original"]) == ("edit", edited, original["text"])
+        assert (decision.action, decision.payload["text"], decision.payload["original"]) == ("edit", edited, original.text)
         stored = next(s for g in gap_rows(db, "a0000001", str(tui_db.parent / "questions.jsonl"))
-                      for s in g["suggestions"] if s["id"] == original["id"])
-        assert stored["edited"] and stored["text"] == edited and stored["suggested"] == original["text"]
+                      for s in g["suggestions"] if s.id == original.id)
+        assert stored.edited and stored.text == edited and stored.suggested == original.text
 
         await press(pilot, "enter")  # the suggestion in full: as written, and as suggested
         assert isinstance(app.screen, TextScreen)
         body = folded(static_text(app.screen.query_one("#text-body", Static)))
-        assert f"edited and accepted), as written {edited} As suggested {original['text']}" in body
+        assert f"edited and accepted), as written {edited} As suggested {original.text}" in body
 
 
 async def test_undo_of_an_edit_lists_the_suggestion_as_suggested_again(tui_db: Path) -> None:
     before = (tui_db.parent / "questions.jsonl").read_bytes()
     async with gaps_on(tui_db, 0, 1) as (app, pilot):
-        original = suggestions(app).current
+        original = current(suggestions(app))
         await edit_to(pilot, EDITS[0])
         await press(pilot, "u")
         table = suggestions(app)
         assert (tui_db.parent / "questions.jsonl").read_bytes() == before
-        assert table.page.rows[1]["text"] == original["text"] and not table.page.rows[1]["edited"]
+        assert table.page.rows[1].text == original.text and not table.page.rows[1].edited
         lists = "\n".join(screen_text(app).splitlines()[1:])  # (the status line may still say what was accepted)
         assert "edited" not in lists and "ADDED" not in lists
 
 
 async def test_an_edit_that_changes_nothing_is_a_plain_accept(tui_db: Path) -> None:
     async with gaps_on(tui_db, 0, 0) as (app, pilot):
-        original = suggestions(app).current
-        await edit_to(pilot, f"  {original['text']} ")
+        original = current(suggestions(app))
+        await edit_to(pilot, f"  {original.text} ")
         written = file_rows(tui_db)[-1]
-        assert written["question"] == original["text"]
+        assert written["question"] == original.text
         assert "edited" not in list_decisions(open_db(tui_db), "a0000001")[-1].payload["provenance"]
-        assert not suggestions(app).current["edited"] and "edited" not in screen_text(app)
+        assert not current(suggestions(app)).edited and "edited" not in screen_text(app)
         assert list_decisions(open_db(tui_db), "a0000001")[-1].action == "accept"
 
 

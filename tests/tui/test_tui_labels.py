@@ -14,6 +14,7 @@ from ragcov_tui.tui.app import RagcovApp, help_text
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
+from tests.support.tables import current
 
 SID = "e0000001"
 pytestmark = pytest.mark.anyio
@@ -28,7 +29,7 @@ async def _results(pilot, app: RagcovApp) -> str:
     app.show_pane("results")
     await pilot.pause()
     await pilot.pause()
-    return app.query_one("#results-table", PagedTable).current["question_id"]
+    return current(app.query_one("#results-table", PagedTable)).question_id
 
 
 async def test_label_keys_cycle_store_undo_and_show_in_the_detail(tui_db: Path) -> None:

@@ -16,6 +16,7 @@ from ragcov_tui.store.lint import lint_findings
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
+from tests.support.tables import current
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 SIZE = (80, 24)
@@ -59,8 +60,8 @@ async def test_l_cycles_all_findings_each_kind_and_back_to_outliers(stale_db) ->
         await pilot.pause()
         assert "Lint findings: all" in table.label
         assert table.page.total == len({f["question_id"] for f in findings})
-        first = table.current
-        assert first["reasons"] and first["question_id"] in {f["question_id"] for f in findings}
+        first = current(table)
+        assert first.reasons and first.question_id in {f["question_id"] for f in findings}
         assert "lint" in static_text(app.query_one("#outliers-detail"))
         seen = []
         for _ in kinds:
@@ -68,7 +69,7 @@ async def test_l_cycles_all_findings_each_kind_and_back_to_outliers(stale_db) ->
             await pilot.pause()
             seen.append(table.label.split("Lint findings: ")[1].split(" ")[0])
             if seen[-1] == "stale_gold":
-                assert [r["question_id"] for r in table.page.rows] == stale
+                assert [r.question_id for r in table.page.rows] == stale
         assert sorted(seen) == sorted(kinds)
         await pilot.press("l")
         await pilot.pause()

@@ -32,11 +32,11 @@ async def test_results_show_abstention_and_refusals(tmp_path: Path) -> None:
         await _until(pilot, lambda: "no abst" in screen_text(app), "the rows")
         assert "refused" in screen_text(app)
         await _type(pilot, "abst<1")  # the out-of-scope question answered anyway
-        assert [r["question_id"] for r in table.page.rows] == ["oos3"]
+        assert [r.question_id for r in table.page.rows] == ["oos3"]
         await pilot.press("escape")
         await _until(pilot, lambda: "filter" not in str(table.border_title), "the filter cleared")
         await _type(pilot, "refused")  # a diagnosis label finds its rows
-        assert [r["question_id"] for r in table.page.rows] == ["q002"]
+        assert [r.question_id for r in table.page.rows] == ["q002"]
         await pilot.press("enter")
         await _until(pilot, lambda: "Abstained" in screen_text(app), "the detail view")
         assert "Abstained yes · answerable · by phrases" in " ".join(screen_text(app).split())

@@ -13,6 +13,7 @@ from ragcov_tui.tui.app import RagcovApp, help_text
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
+from tests.support.tables import current
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -97,13 +98,13 @@ async def test_outliers_keep_drop_undo_write_the_file(tui_db: Path) -> None:
         app.show_pane("outliers")
         await pilot.pause()
         table = app.query_one("#outliers-table", PagedTable)
-        first = table.current["question_id"]
+        first = current(table).question_id
         await pilot.press("a")
         await pilot.pause()
         assert cells(table, 0)[1] == "kept" and testset.read_bytes() == original
         await pilot.press("j", "d")
         await pilot.pause()
-        second = table.page.rows[1]["question_id"]
+        second = table.page.rows[1].question_id
         assert cells(table, 1)[1] == "DROPPED"
         assert f'"{second}"' not in testset.read_text() and f'"{first}"' in testset.read_text()
         await pilot.press("u")
@@ -119,7 +120,7 @@ async def test_gaps_accept_reject_edit_and_undo(tui_db: Path) -> None:
         app.show_pane("gaps")
         await pilot.pause()
         suggestions = app.query_one("#gaps-suggestions", PagedTable)
-        first = suggestions.current["text"]
+        first = current(suggestions).text
         await pilot.press("a")
         await pilot.pause()
         lines = testset.read_text().splitlines()
@@ -132,7 +133,7 @@ async def test_gaps_accept_reject_edit_and_undo(tui_db: Path) -> None:
         await pilot.pause()
         assert len(suggestions.page.rows) == 2 and testset.read_bytes() == original
         assert suggestions.cursor_row == 1  # a reject leaves the cursor where it was (issue #10 item 8)
-        under = suggestions.current["text"]
+        under = current(suggestions).text
         assert under != first
         await pilot.press("e")
         app.focused.value += " (edited)"
@@ -172,7 +173,7 @@ async def test_results_sort_filter_step_and_detail(tui_db: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert 0 < table.page.total < 60
-        assert all(r["generation"]["faithfulness"] < 0.6 for r in table.page.rows)
+        assert all(r.generation["faithfulness"] < 0.6 for r in table.page.rows)
         await pilot.press("n")
         assert table.cursor_row == 1
         await pilot.press("enter")

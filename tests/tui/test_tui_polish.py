@@ -13,6 +13,8 @@ from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
+from tests.support.stored import stored_session
+from tests.support.tables import current
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -81,12 +83,12 @@ async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_
         await pilot.pause()
         assert suggestions.page.total == before + 3
         added = suggestions.page.rows[before:]
-        assert {r["origin"] for r in added} == {"heuristic"}
-        assert all(r["text"].startswith("How do I rotate key set") for r in added)
+        assert {r.origin for r in added} == {"heuristic"}
+        assert all(r.text.startswith("How do I rotate key set") for r in added)
         await pilot.press("m")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert len({r["text"] for r in suggestions.page.rows}) == before + 6
+        assert len({r.text for r in suggestions.page.rows}) == before + 6
 
         await pilot.press("shift+tab", "N")  # back to the gap table; N wraps to the last gap
         await pilot.pause()
@@ -131,7 +133,6 @@ async def test_filter_and_next_match_in_every_list_pane(tui_db: Path) -> None:
 
 async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: Path) -> None:
     from ragcov_tui.embeddings.factory import make_embedder
-    from ragcov_tui.store.sessions import get_session
     from ragcov_tui.tui.panes.jobs import job_options
 
     app = RagcovApp(tui_db, "a0000001")
@@ -144,10 +145,10 @@ async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: P
         assert clusters.value == "6"
         pane = app.query_one("#jobs")
         opts = job_options(pane.request())
-        session = get_session(app.db, "a0000001")
+        session = stored_session(app.db, "a0000001")
         assert opts.clusters == 6 and opts.embedder == session["embedder"] and opts.questions == session["questions_path"]
         assert make_embedder(opts.embedder).spec == session["embedder"]
-        pane.fill("eval", get_session(app.db, "e0000001"))
+        pane.fill("eval", stored_session(app.db, "e0000001"))
         eval_opts = job_options(pane.request())
         assert eval_opts.k == 5 and eval_opts.system == "builtin:hybrid"
 
@@ -165,12 +166,12 @@ async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_
 
         app.show_pane("outliers")
         await pilot.pause()
-        row = app.query_one("#outliers-table", PagedTable).current
+        row = current(app.query_one("#outliers-table", PagedTable))
         await pilot.press("enter")
         await pilot.pause()
         body = shown(app, "#text-body")
         flat = " ".join(body.split())  # the chunk text wraps at the dialog's width
-        assert row["text"] in body and " ".join(row["chunk_text"].split()) in flat and f"nearest chunk {row['nearest_chunk']}" in flat
+        assert row.text in body and " ".join(row.chunk_text.split()) in flat and f"nearest chunk {row.nearest_chunk}" in flat
         await pilot.press("escape")
 
         app.show_pane("jobs")
@@ -205,7 +206,7 @@ async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filt
             await pilot.press("slash")
             app.focused.value = typed
             await pilot.press("enter")
-            assert table.page.total == failures > 0 and all(r["diagnosis"] == "generation_failure" for r in table.page.rows)
+            assert table.page.total == failures > 0 and all(r.diagnosis == "generation_failure" for r in table.page.rows)
         await pilot.press("enter")
         assert "diagnosis: generation_failure" in shown(app, "#text-body")
     assert "gen fail    generation_failure" in help_text().plain

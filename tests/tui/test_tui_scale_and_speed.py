@@ -18,6 +18,7 @@ from ragcov_tui.tui.panes.documents import DocumentsPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text
 from tests.support.synthetic_sessions import make_analysis_session, make_eval_session
+from tests.support.tables import current
 
 pytestmark = pytest.mark.anyio
 KEY_GAP = 0.03  # seconds between key presses: a fast typist, the speed the issue measured
@@ -68,10 +69,10 @@ def test_ids_sort_in_natural_order_across_pages(tmp_path: Path) -> None:
         for seq, qid in enumerate(ids):
             db.conn.execute("UPDATE eval_items SET question_id = ? WHERE session_id = 'e0000001' AND seq = ?", [qid, seq])
     pages = [queries.eval_page(db, "e0000001", sort="id", offset=o, limit=7).rows for o in range(0, 30, 7)]
-    shown = [row["question_id"] for page in pages for row in page]
+    shown = [row.question_id for page in pages for row in page]
     assert shown[:10] == ["1", "2", "20", "100", "113", "1012", "3000", "3001", "3002", "3003"]
     assert shown[-3:] == ["q9", "q10", "Q11"]
-    backwards = [r["question_id"] for r in queries.eval_page(db, "e0000001", sort="id", descending=True, limit=3).rows]
+    backwards = [r.question_id for r in queries.eval_page(db, "e0000001", sort="id", descending=True, limit=3).rows]
     assert backwards == ["Q11", "q10", "q9"]
 
 
@@ -116,7 +117,7 @@ async def test_an_edit_typed_into_the_just_opened_prompt_is_what_the_test_file_g
         app.show_pane("gaps")
         await pilot.pause()
         before = testset.read_text()
-        original = app.query_one("#gaps-suggestions", PagedTable).current["text"]
+        original = current(app.query_one("#gaps-suggestions", PagedTable)).text
         await type_ahead(pilot, ["e", "end", "backspace", *" in Skein?", "enter"], gap)
         after = testset.read_text()
         assert after.startswith(before)

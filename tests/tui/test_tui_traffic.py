@@ -15,6 +15,7 @@ from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.clusters import ClustersPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
+from tests.support.stored import stored_session
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 SIZE = (80, 24)
@@ -126,16 +127,15 @@ async def test_clusters_map_draws_traffic_as_its_own_marker(traffic_db) -> None:
 
 
 def test_rerun_of_a_traffic_session_keeps_its_log(traffic_db) -> None:
-    from ragcov_tui.store.sessions import get_session
     from ragcov_tui.tui.panes.jobs import JobRequest, job_options, prefill
 
     path, sid, plain = traffic_db
     db = open_db(path)
-    session = get_session(db, sid)
+    session = stored_session(db, sid)
     assert session["params"]["traffic"] == str((SAMPLE / "traffic.jsonl").resolve())
     opts = job_options(JobRequest("analysis", prefill(session), base=session["params"]))
     assert opts.traffic == session["params"]["traffic"]
-    plain_session = get_session(db, plain)
+    plain_session = stored_session(db, plain)
     assert "traffic" not in plain_session["params"]
     assert job_options(JobRequest("analysis", prefill(plain_session), base=plain_session["params"])).traffic is None
 

@@ -19,6 +19,7 @@ from ragcov_tui.tui.panes.jobs import JobRequest, JobsPane
 from ragcov_tui.tui.safe_app import NOTICE_HOLD
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
+from tests.support.tables import current
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -40,10 +41,10 @@ async def test_accept_moves_to_the_next_open_suggestion_and_undo_quotes_the_ques
         app.show_pane("gaps")
         await pilot.pause()
         table = app.query_one("#gaps-suggestions", PagedTable)
-        first, second = table.page.rows[0]["text"], table.page.rows[1]["text"]
+        first, second = table.page.rows[0].text, table.page.rows[1].text
         await press(pilot, "a")
-        assert table.page.rows[0]["status"] == "accepted"
-        assert table.current["text"] == second and table.current["status"] == "open"
+        assert table.page.rows[0].status == "accepted"
+        assert current(table).text == second and current(table).status == "open"
         await press(pilot, "d")  # acts on the next suggestion, not "No open suggestion here"
         assert not any("No open suggestion" in m for m in messages(app))
         await press(pilot, "u", "u")

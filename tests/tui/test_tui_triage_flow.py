@@ -16,13 +16,14 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets._toast import Toast
 
 from ragcov_tui.store import open_db
-from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.filtering import FilterBar
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
+from tests.support.stored import stored_session
 from tests.support.synthetic_sessions import make_eval_session
+from tests.support.tables import current
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -52,7 +53,7 @@ async def test_filter_accepts_the_column_titles_shown(tui_db: Path, typed: str, 
         assert f"filter {typed!r}" in table.border_title
         op, value = (">=", 0.8) if ">=" in typed else ("<", 0.5) if "<" in typed else ("=", 1.0)
         for row in table.page.rows:
-            v = {**row["retrieval"], **row["generation"]}[full]
+            v = {**row.retrieval, **row.generation}[full]
             assert {"<": v < value, ">=": v >= value, "=": v == value}[op]
         assert not app.query(".filter-error")
 
@@ -124,7 +125,7 @@ async def test_result_detail_leads_with_truth_answer_keywords_verdicts_and_folds
         assert order == sorted(order), body
         top = screen_text(app)
         assert "Ground truth" in top and "Answer" in top  # on the first screen at 80x24
-        chunk_text = app.screen.item["retrieved"][0]["text"]
+        chunk_text = app.screen.item.retrieved[0]["text"]
         assert chunk_text[:30] not in body  # folded
         await pilot.press("c")
         await pilot.pause()
@@ -281,14 +282,14 @@ async def test_g_and_G_and_home_end_jump_to_first_and_last_row(tui_db: Path, pan
             await pilot.pause()
             if isinstance(table, PagedTable):
                 assert table.page.offset + table.cursor_row == table.page.total - 1
-                assert last is None or table.current["question_id"] == last
+                assert last is None or current(table).question_id == last
             else:
                 assert table.cursor_row == table.row_count - 1
             assert str(table.get_row_at(table.cursor_row)[0]) in screen_text(app) or pane == "sessions"
             await pilot.press(key_first)
             await pilot.pause()
             assert table.cursor_row == 0 and getattr(table, "page", None) is None or table.page.offset == 0
-            assert first is None or table.current["question_id"] == first
+            assert first is None or table.current.question_id == first
 
 
 # ---------------------------------------------------------------- 15. notifications stay off the list at 80x24
@@ -328,7 +329,7 @@ async def test_chunk_and_outlier_details_show_formatted_distances(tui_db: Path) 
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         body = await open_with_enter(pilot, "clusters", "tab")
-        distance = app.query_one("#clusters-chunks", PagedTable).current["mindist"]
+        distance = current(app.query_one("#clusters-chunks", PagedTable)).mindist
         assert f"distance {distance:.3f} " in body and str(distance) not in body
         await pilot.press("escape")
         body = await open_with_enter(pilot, "outliers")
@@ -380,7 +381,7 @@ def highlighted_and_visible(app: RagcovApp) -> str:
     table = app.query_one("#sessions-table", PagedTable)
     shown_rows = table.scrollable_content_region.height - 1  # less the header
     assert table.scroll_y <= table.cursor_row < table.scroll_y + shown_rows, (table.scroll_y, table.cursor_row)
-    return table.current["id"]
+    return current(table)["id"]
 
 
 @pytest.mark.parametrize("change", ["new session", "rename", "job finished"])
@@ -480,4 +481,4 @@ async def test_R_reruns_the_session_of_the_pane_in_use(tui_db: Path, pane: str, 
         await pilot.pause()
         assert app.active_pane().id == "jobs" and started
         assert started[0].kind == ("analysis" if expected.startswith("a") else "eval")
-        assert started[0].fields["questions"] == get_session(open_db(tui_db), expected)["questions_path"]
+        assert started[0].fields["questions"] == stored_session(open_db(tui_db), expected)["questions_path"]

@@ -20,6 +20,7 @@ from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import ConfirmScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
+from tests.support.tables import current
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -63,10 +64,10 @@ async def test_gaps_accept_after_an_outside_append_keeps_both_rows_and_says_what
         theirs = json.dumps({"id": "x1", "question": "Added by a teammate's git pull?"}) + "\n"
         testset.write_text(testset.read_text() + theirs)
         edited = testset.read_bytes()
-        suggestion = app.query_one("#gaps-suggestions", PagedTable).current
+        suggestion = current(app.query_one("#gaps-suggestions", PagedTable))
         await press(pilot, "a")
         after = testset.read_bytes()
-        assert after.startswith(edited) and json.loads(after.splitlines()[-1])["question"] == suggestion["text"]
+        assert after.startswith(edited) and json.loads(after.splitlines()[-1])["question"] == suggestion.text
         shown = toasts(app)
         assert ("test file reloaded test file questions.jsonl changed on disk: 1 row added, 0 removed, 0 edited; "
                 "reloaded") in shown
@@ -79,7 +80,7 @@ async def test_outliers_drop_of_a_row_edited_on_disk_asks_first(tui_db: Path) ->
     testset = tui_db.parent / "questions.jsonl"
     async with pane(tui_db, "outliers") as (app, pilot):
         table = app.query_one("#outliers-table", PagedTable)
-        qid = table.current["question_id"]
+        qid = current(table).question_id
         rows = [json.loads(line) for line in testset.read_text().splitlines()]
         testset.write_text("".join(json.dumps({**r, "question": "Reworded on disk?"} if r["id"] == qid else r) + "\n"
                                    for r in rows))

@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import pytest
@@ -52,6 +53,15 @@ def sample_rows() -> Rows:
     return Rows([c.id for c in chunks], [c.text for c in chunks], [c.source for c in chunks], vectors)
 
 
+class ColumnNames(TypedDict, total=False):
+    """The column names a store is built with (:func:`arrow_table`'s keywords)."""
+
+    id: str
+    text: str | None
+    vector: str
+    doc: str | None
+
+
 def arrow_table(rows: Rows, *, id: str = "id", text: str | None = "text", vector: str = "vector",
                 doc: str | None = "document"):
     pa = client("pyarrow")
@@ -65,13 +75,13 @@ def arrow_table(rows: Rows, *, id: str = "id", text: str | None = "text", vector
     return pa.table(columns)
 
 
-def build_lancedb(where: Path, rows: Rows, table: str = "docs", **names: str | None) -> str:
+def build_lancedb(where: Path, rows: Rows, table: str = "docs", **names: Unpack[ColumnNames]) -> str:
     lancedb = client("lancedb")
     lancedb.connect(str(where)).create_table(table, arrow_table(rows, **names))
     return f"lancedb:{where}#{table}"
 
 
-def build_parquet(where: Path, rows: Rows, **names: str | None) -> str:
+def build_parquet(where: Path, rows: Rows, **names: Unpack[ColumnNames]) -> str:
     client("pyarrow")
     import pyarrow.parquet as pq
 
@@ -103,7 +113,7 @@ def build_qdrant(where: Path, rows: Rows, collection: str = "docs") -> str:
 
 
 @functools.cache
-def postgres() -> object:
+def postgres() -> Any:  # a pgserver.PostgresServer (pgserver publishes no types)
     """One PostgreSQL with pgvector per test process (pgserver's bundled build, in a temporary folder)."""
     import tempfile
 

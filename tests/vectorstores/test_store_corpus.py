@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Unpack
 
 import pytest
 
@@ -21,6 +22,7 @@ from tests.cli.conftest import run_cli
 from tests.vectorstores.stores import (
     CORPUS,
     QUESTIONS,
+    ColumnNames,
     Rows,
     build_chroma,
     build_lancedb,
@@ -68,7 +70,7 @@ def analyze(tmp_path: Path, corpus: str, *extra: str) -> tuple[int, dict]:
     return code, json.loads(out.read_text()) if code == 0 else {}
 
 
-def store_at(tmp_path: Path, engine: str, rows: Rows | None = None, **names: str | None) -> str:
+def store_at(tmp_path: Path, engine: str, rows: Rows | None = None, **names: Unpack[ColumnNames]) -> str:
     where = tmp_path / ("store.parquet" if engine == "parquet" else "store")
     return BUILDERS[engine](where, rows or sample_rows(), **names)
 
@@ -103,7 +105,11 @@ def test_a_store_read_into_a_memory_map_gives_the_same_analysis(tmp_path: Path, 
     monkeypatch.setattr(store_corpus, "MEMORY_MAP_ABOVE_BYTES", 0)
     spills: list[StoreCorpus] = []
     read = store_corpus.read_store_corpus
-    monkeypatch.setattr(corpus_source, "read_store_corpus", lambda *a, **k: spills.append(read(*a, **k)) or spills[-1])
+    def spilling(*args: Any, **kwargs: Any) -> StoreCorpus:
+        spills.append(read(*args, **kwargs))
+        return spills[-1]
+
+    monkeypatch.setattr(corpus_source, "read_store_corpus", spilling)
     code, report = analyze(tmp_path, store_at(tmp_path, "parquet"))
     assert code == 0
     assert spills and spills[0].spill is not None and is_mapped(spills[0].vectors)

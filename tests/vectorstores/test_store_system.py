@@ -5,6 +5,7 @@ builtin dense retriever does over the same chunks and vectors: the same retrieva
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,8 @@ from tests.vectorstores.stores import (
     sample_rows,
 )
 
-SEARCHABLE = {"lancedb": build_lancedb, "chroma": build_chroma, "qdrant": build_qdrant, "pgvector": build_pgvector}
+SEARCHABLE: dict[str, Callable[..., str]] = {
+    "lancedb": build_lancedb, "chroma": build_chroma, "qdrant": build_qdrant, "pgvector": build_pgvector}
 
 
 def evaluate(tmp_path: Path, system: str, *corpus_and_flags: str) -> tuple[int, dict]:

@@ -8,9 +8,9 @@ it is never NaN, and an error is never scored 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.json_types import JsonObject
 
 
 @dataclass
@@ -42,13 +42,13 @@ class GenerationScores:
 
     values: dict[str, float | None] = field(default_factory=dict)
     spread: dict[str, float] = field(default_factory=dict)
-    details: dict[str, Any] = field(default_factory=dict)
-    judge_calls: list[dict[str, Any]] = field(default_factory=list)
+    details: JsonObject = field(default_factory=dict)
+    judge_calls: list[JsonObject] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
     undefined: dict[str, str] = field(default_factory=dict)
     judge: str = "heuristic"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """JSON-ready form (the eval_items columns and the ``--json`` report use it)."""
         return {"values": self.values, "spread": self.spread, "details": self.details,
                 "judge_calls": self.judge_calls, "errors": self.errors,
@@ -61,7 +61,7 @@ class MetricOutcome:
     (undefined), plus ``detail`` for display."""
 
     value: float | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: JsonObject = field(default_factory=dict)
     error: str | None = None
     reason: str | None = None
 
@@ -70,5 +70,5 @@ class MetricOutcome:
         return cls(reason=reason)
 
     @classmethod
-    def failed(cls, error: str, detail: dict[str, Any] | None = None) -> MetricOutcome:
+    def failed(cls, error: str, detail: JsonObject | None = None) -> MetricOutcome:
         return cls(error=error, detail=detail or {})

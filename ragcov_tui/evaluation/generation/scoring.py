@@ -16,7 +16,6 @@ import math
 import statistics
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.errors import BadInput
@@ -24,6 +23,7 @@ from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
 from ragcov_tui.evaluation.generation.models import GenerationInput, GenerationScores, MetricOutcome
 from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS, METRICS
 from ragcov_tui.evaluation.generation.support import Evidence
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel
 
 
@@ -67,7 +67,7 @@ def _safe(run: Callable[[], MetricOutcome]) -> MetricOutcome:
 def _record(scores: GenerationScores, name: str, runs: list[MetricOutcome]) -> None:
     ok = [r for r in runs if r.value is not None]
     undefined = next((r.reason for r in runs if r.reason), None)
-    detail: dict[str, Any] = dict(ok[0].detail if ok else runs[0].detail)
+    detail: JsonObject = dict(ok[0].detail if ok else runs[0].detail)
     if len(runs) > 1:
         detail["repeats"] = [r.value if r.value is not None else {"error": r.error, "undefined": r.reason}
                              for r in runs]

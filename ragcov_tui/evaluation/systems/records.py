@@ -31,6 +31,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import context_from_value
 from ragcov_tui.input_files import decode_text
 from ragcov_tui.input_values import quoted
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.fields import aliases_text, resolve_fields
 from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.layout import split_layout
@@ -108,7 +109,7 @@ def load_records(path: str | Path) -> RecordsFile:
     return records
 
 
-def _field_value(where: str, names: dict[str, str], row: dict[str, Any], fmt: str, canonical: str) -> Any:
+def _field_value(where: str, names: dict[str, str], row: JsonObject, fmt: str, canonical: str) -> Any:
     """The row's value for ``canonical`` (None when the row has no such field); a CSV cell is parsed."""
     if canonical not in names:
         return None

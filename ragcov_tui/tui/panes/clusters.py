@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -12,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
-from ragcov_tui.store.rows import ClusterRow
+from ragcov_tui.store.rows import ChunkRow, ClusterRow
 from ragcov_tui.store.traffic import traffic_points
 from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.modals import TextScreen
@@ -48,8 +46,8 @@ class ClustersPane(Filterable):
         with Horizontal(id="clusters-body"):
             with Vertical(id="clusters-left"):
                 yield Table(id="clusters-table")
-                yield PagedTable("Chunks", [("dist", 6), ("source", 14), ("nearest q", 9), ("text", None)],
-                                 key="chunk_id", id="clusters-chunks")
+                yield PagedTable[ChunkRow]("Chunks", [("dist", 6), ("source", 14), ("nearest q", 9), ("text", None)],
+                                           key=lambda r: r.chunk_id, id="clusters-chunks")
             yield Chart(id="clusters-map")
 
     def render_session(self) -> None:
@@ -92,8 +90,8 @@ class ClustersPane(Filterable):
         self._draw_map(cid)
 
     @staticmethod
-    def _chunk_row(r: dict[str, Any]) -> list[Text]:
-        return [num(r["mindist"], 2), lit(r["source"], width=14), lit(r["nearest_question"]), lit(r["text"], width=200)]
+    def _chunk_row(r: ChunkRow) -> list[Text]:
+        return [num(r.mindist, 2), lit(r.source, width=14), lit(r.nearest_question), lit(r.text, width=200)]
 
     def _draw_map(self, highlight: int) -> None:
         p = self.points
@@ -119,9 +117,9 @@ class ClustersPane(Filterable):
     def action_detail(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
-            body = Text.assemble(lit(f"{row['chunk_id']} · {row['source']} · distance {fmt(row['mindist'])} · nearest question "
-                                     f"{row['nearest_question']}", "dim"), "\n\n", block(row["text"]))
-            self.app.push_screen(TextScreen(f"Chunk {row['chunk_id']}", body))
+            body = Text.assemble(lit(f"{row.chunk_id} · {row.source} · distance {fmt(row.mindist)} · nearest question "
+                                     f"{row.nearest_question}", "dim"), "\n\n", block(row.text))
+            self.app.push_screen(TextScreen(f"Chunk {row.chunk_id}", body))
 
     @on(DataTable.RowSelected, "#clusters-chunks")
     def _chunk_selected(self) -> None:

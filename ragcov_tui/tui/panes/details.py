@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import sqlite_utils
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -16,7 +17,8 @@ from rich.text import Text
 from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
 from ragcov_tui.number_text import count
 from ragcov_tui.store import queries
-from ragcov_tui.store.rows import ClusterRow
+from ragcov_tui.store.analysis_contract import DocumentEntry
+from ragcov_tui.store.rows import ClusterRow, GapRow, SourceChunk, SuggestionRow
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, labelled_grid, lit, num
 
 DOCUMENT_CHUNKS = 200  # a document's chunks listed in its detail (the rest are counted)
@@ -32,7 +34,7 @@ def val(value: Any, digits: int = 3) -> Text:
     return lit(fmt(value, digits))
 
 
-def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
+def document_detail(db: sqlite_utils.Database, sid: str, doc: DocumentEntry) -> Group:
     """A document's coverage, why it is flagged, and its chunks (distance to the nearest question,
     cluster, nearest question, then the chunk's whole text), in document order."""
     why = doc.get("reason") or ("flagged as misaligned: its coverage is far below the other documents'"
@@ -50,9 +52,9 @@ def document_detail(db: Any, sid: str, doc: dict[str, Any]) -> Group:
     chunks.add_column(width=8, no_wrap=True)
     chunks.add_column(ratio=1)
     for r in page.rows:
-        chunks.add_row(f"{fmt(r['mindist']):>6}", Text(f"{fmt(r['cluster']):>4}  ").append_text(lit(r["nearest_question"] or UNDEFINED))
-                       .append("  ").append_text(lit(r["chunk_id"], "bold")))
-        chunks.add_row("", block(r["text"], "dim"))
+        chunks.add_row(f"{fmt(r.mindist):>6}", Text(f"{fmt(r.cluster):>4}  ").append_text(lit(r.nearest_question or UNDEFINED))
+                       .append("  ").append_text(lit(r.chunk_id, "bold")))
+        chunks.add_row("", block(r.text, "dim"))
     return Group(head, title, chunks)
 
 
@@ -71,7 +73,7 @@ def cluster_detail(cluster: ClusterRow) -> Group:
                      ("chunks", lit("tab to the chunk list, enter on a chunk for its text"))], label_width=11))
 
 
-def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None, chunk: dict[str, Any] | None = None) -> Group:
+def gap_detail(gap: GapRow, suggestion: SuggestionRow | None, chunk: SourceChunk | None = None) -> Group:
     """A gap's figures, themes, note and flagged documents, the highlighted suggestion in full and,
     under it, the ``chunk`` it was written from (:func:`~ragcov_tui.store.queries.suggestion_chunk`;
     nothing for a suggestion stored without one)."""
@@ -83,17 +85,17 @@ def gap_detail(gap: dict[str, Any], suggestion: dict[str, Any] | None, chunk: di
                     ("note", lit(gap.get("note") or None)),
                     ("flagged docs", lit(", ".join(gap.get("flagged_documents") or []) or None))], label_width=14)
     out = Text()
-    if suggestion is not None and suggestion.get("edited"):
-        out.append(f"\nSuggestion ({suggestion['origin']}, edited and accepted), as written\n", style="bold underline")
-        out.append_text(block(suggestion["text"]))
-        out.append("\n\nAs suggested\n", style="bold underline").append_text(block(suggestion["suggested"]))
+    if suggestion is not None and suggestion.edited:
+        out.append(f"\nSuggestion ({suggestion.origin}, edited and accepted), as written\n", style="bold underline")
+        out.append_text(block(suggestion.text))
+        out.append("\n\nAs suggested\n", style="bold underline").append_text(block(suggestion.suggested))
     elif suggestion is not None:
-        out.append(f"\nSuggestion ({suggestion['origin']}, {suggestion['status']})\n", style="bold underline")
-        out.append_text(block(suggestion["text"]))
+        out.append(f"\nSuggestion ({suggestion.origin}, {suggestion.status})\n", style="bold underline")
+        out.append_text(block(suggestion.text))
     if suggestion is not None and chunk is not None:
-        out.append("\n\nfrom chunk ", style="bold").append_text(lit(chunk["chunk_id"], "bold"))
-        out.append(" (").append_text(lit(chunk["source"] or "not in this session")).append(")")
-        if suggestion.get("form") == "passage":
+        out.append("\n\nfrom chunk ", style="bold").append_text(lit(chunk.chunk_id, "bold"))
+        out.append(" (").append_text(lit(chunk.source or "not in this session")).append(")")
+        if suggestion.form == "passage":
             out.append(": a passage to ask about")
-        out.append("\n").append_text(block(chunk["text"] or "", "dim"))
+        out.append("\n").append_text(block(chunk.text or "", "dim"))
     return Group(head, out)

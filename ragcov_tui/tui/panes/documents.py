@@ -5,14 +5,13 @@ question; then covered share), with the gold count and the flags
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
+from ragcov_tui.store.analysis_contract import DocumentEntry
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.details import document_detail
 from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
@@ -29,9 +28,9 @@ class DocumentsPane(Filterable):
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
         yield FilterBar("filter by document name, enter to apply, esc to clear", id="documents-filter")
-        yield PagedTable("Documents, least covered first", [("flag", 7), ("reach", 6), ("covd", 5), ("gold", 4),
-                                                           ("chunks", 6), ("source", None)],
-                         key="source", page_size=200, id="documents-table")
+        yield PagedTable[DocumentEntry]("Documents, least covered first",
+                                        [("flag", 7), ("reach", 6), ("covd", 5), ("gold", 4), ("chunks", 6), ("source", None)],
+                                        key=lambda d: d["source"], page_size=200, id="documents-table")
 
     def render_session(self) -> None:
         self._show(self.query_one(PagedTable).cursor_row)
@@ -44,11 +43,11 @@ class DocumentsPane(Filterable):
         table.label = f"Documents, least covered first{self.filter_caption()}"
         table.show(self._fetch, self._row, cursor=cursor)
 
-    def _fetch(self, offset: int, limit: int) -> queries.Page:
+    def _fetch(self, offset: int, limit: int) -> queries.Page[DocumentEntry]:
         return queries.document_page(self.context.db, self.sid, offset, limit, query=self.query_text)
 
     @staticmethod
-    def _row(d: dict[str, Any]) -> list[Text]:
+    def _row(d: DocumentEntry) -> list[Text]:
         flag = "FLAGGED" if d.get("flagged") else "UNREACH" if d.get("unreached") else ""
         return [lit(flag, "bold"), num(d.get("reach")), num(d.get("covered_share"), 2), num(d.get("gold_count")),
                 num(d.get("chunks")), lit(d["source"], width=300)]

@@ -13,6 +13,7 @@ shown visible.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -21,13 +22,17 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ragcov_tui.evaluation.claim_verdicts import metric_claims
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.services.reference import Reference
+from ragcov_tui.store.rows import EvalDetail
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, lit
 
 GUTTER = "   │ "  # before each stored line; a line that wraps on screen continues under the text, not the gutter
+Heading = Callable[[str], None]  # writes a section title
+
 VERDICT_STYLE = {"supported": "green", "contradicted": "bold red", "not_found": "yellow", "unsupported": "yellow"}
 
 
@@ -94,35 +99,35 @@ def _messages(out: Doc, prompt: Any) -> None:
     out.add(indented(prompt))
 
 
-def eval_item_text(item: dict[str, Any], reference: Reference, *, chunks: bool = False) -> Group:
+def eval_item_text(item: EvalDetail, reference: Reference, *, chunks: bool = False) -> Group:
     """Everything about one eval item (see the module doc); ``reference``: what its test set says of
     the question; ``chunks``: the retrieved text unfolded. What was not measured has no section: a
     retrieval-only run shows no answer and no keywords."""
     out = Doc()
-    details = item.get("details") or {}
+    details = item.details or {}  # a column stored as null reads as None
     generation = details.get("generation_details") or {}
 
     def head(title: str) -> None:
         out.append(f"\n{title}\n", style="bold underline")
 
-    out.append("Question  ", style="bold").append_text(block(item.get("question"))).append("\n")
+    out.append("Question  ", style="bold").append_text(block(item.question)).append("\n")
     out.append("Status    ", style="bold").append_text(lit(
-        f"{item.get('status')}  ·  diagnosis: {item.get('diagnosis') or UNDEFINED}"
+        f"{item.status}  ·  diagnosis: {item.diagnosis or UNDEFINED}"
         f"  ·  judge: {details.get('judge') or UNDEFINED}")).append("\n")
-    if item.get("error"):
-        out.append("\nError     ", style="bold red").append_text(block(item["error"])).append("\n")
+    if item.error:
+        out.append("\nError     ", style="bold red").append_text(block(item.error)).append("\n")
     _ground_truth(out, reference, head)
-    if item.get("answer") or generation or item.get("generation"):  # a retrieval-only run measured no answer
+    if item.answer or generation or item.generation:  # a retrieval-only run measured no answer
         head("Answer")
-        out.add(indented(item.get("answer")))
+        out.add(indented(item.answer))
         _abstention(out, generation.get("abstention"))
         _keywords(out, generation, reference.keywords)
     _verdicts(out, generation, head)
     _metrics(out, item, details, head)
     _labels(out, item, head)
-    _retrieved(out, item.get("retrieved") or [], reference, chunks, head)
+    _retrieved(out, item.retrieved or [], reference, chunks, head)
     _paraphrases(out, details, head)
-    for call in item.get("judge_calls") or []:
+    for call in item.judge_calls or []:
         repeat = f" · repeat {call['repeat']}" if call.get("repeat") else ""
         head(f"Judge call · {call.get('metric') or 'compare'}{repeat}")
         out.append("prompt\n", style="bold")
@@ -133,7 +138,7 @@ def eval_item_text(item: dict[str, Any], reference: Reference, *, chunks: bool =
     return out.render()
 
 
-def _ground_truth(out: Doc, reference: Reference, head: Any) -> None:
+def _ground_truth(out: Doc, reference: Reference, head: Heading) -> None:
     """The reference answer and the gold ids (a BEIR folder's qrels), or why there are none."""
     head("Ground truth")
     if reference.why:
@@ -157,7 +162,7 @@ def _abstention(out: Doc, verdict: Any) -> None:
         f"{'yes' if verdict['abstained'] else 'no'} · {scope} · by {verdict.get('by')}{reason}")).append("\n")
 
 
-def _keywords(out: Doc, generation: dict[str, Any], expected: list[str]) -> None:
+def _keywords(out: Doc, generation: JsonObject, expected: list[str]) -> None:
     """The expected keywords the answer misses (as ``keyword_coverage`` stored them)."""
     stored = generation.get("keyword_coverage")
     missing = stored.get("missing") if isinstance(stored, dict) else None
@@ -170,7 +175,7 @@ def _keywords(out: Doc, generation: dict[str, Any], expected: list[str]) -> None
         out.append_text(lit(f"not measured (expected: {', '.join(expected)})", "dim")).append("\n")
 
 
-def _verdicts(out: Doc, generation: dict[str, Any], head: Any) -> None:
+def _verdicts(out: Doc, generation: JsonObject, head: Heading) -> None:
     """Claims with verdicts, per metric."""
     found = metric_claims(generation)
     if not found:
@@ -190,11 +195,11 @@ def _verdicts(out: Doc, generation: dict[str, Any], head: Any) -> None:
         out.add(grid)
 
 
-def _metrics(out: Doc, item: dict[str, Any], details: dict[str, Any], head: Any) -> None:
+def _metrics(out: Doc, item: EvalDetail, details: JsonObject, head: Heading) -> None:
     """Every metric with its value; an undefined one with the stored reason, a failed one with its error."""
     undefined, errors, spread = details.get("undefined") or {}, details.get("errors") or {}, details.get("spread") or {}
     for group in ("retrieval", "generation"):
-        values = dict(item.get(group) or {})
+        values = dict((item.retrieval if group == "retrieval" else item.generation) or {})
         values.update({k: None for k in (*undefined, *errors) if group == "generation" and k not in values})
         if not values:
             continue
@@ -210,20 +215,20 @@ def _metrics(out: Doc, item: dict[str, Any], details: dict[str, Any], head: Any)
             out.append("\n")
 
 
-def _labels(out: Doc, item: dict[str, Any], head: Any) -> None:
+def _labels(out: Doc, item: EvalDetail, head: Heading) -> None:
     """The person's verdicts on this item (set in Results, or imported), beside the judge's score."""
-    labels = item.get("labels") or {}
+    labels = item.labels
     if not labels:
         return
     head("Your labels")
-    generation = item.get("generation") or {}
+    generation = item.generation or {}
     width = max(len(k) for k in labels) + 2
     for metric, label in labels.items():
         out.append(f"  {metric:<{width}}").append(f"{'yes' if label else 'no':>6}", style="bold")
         out.append(f"  judge {score_text(generation.get(metric))}\n", style="dim")
 
 
-def _retrieved(out: Doc, retrieved: list[dict[str, Any]], reference: Reference, unfolded: bool, head: Any) -> None:
+def _retrieved(out: Doc, retrieved: list[JsonObject], reference: Reference, unfolded: bool, head: Heading) -> None:
     """One line per retrieved chunk (rank, id, ``gold`` when relevant, score); its text too when ``unfolded``."""
     cited = sum(1 for c in retrieved if c.get("cited"))
     head(f"Retrieved: {count(len(retrieved))} chunks, {count(cited)} cited (*) · c: {'fold' if unfolded else 'show'} their text")
@@ -237,7 +242,7 @@ def _retrieved(out: Doc, retrieved: list[dict[str, Any]], reference: Reference, 
             out.add(indented(c.get("text")))
 
 
-def _paraphrases(out: Doc, details: dict[str, Any], head: Any) -> None:
+def _paraphrases(out: Doc, details: JsonObject, head: Heading) -> None:
     """The paraphrases with their answers."""
     paraphrases = details.get("paraphrases") or []
     items = paraphrases.get("items") or [] if isinstance(paraphrases, dict) else paraphrases
@@ -255,9 +260,9 @@ class EvalItemScreen(TextScreen):
 
     BINDINGS = [Binding("c", "toggle_chunks", "Chunk text")]
 
-    def __init__(self, item: dict[str, Any], reference: Reference) -> None:
+    def __init__(self, item: EvalDetail, reference: Reference) -> None:
         self.item, self.reference, self.unfolded = item, reference, False
-        super().__init__(f"Result {item.get('question_id')}", eval_item_text(item, reference),
+        super().__init__(f"Result {item.question_id}", eval_item_text(item, reference),
                          keys="c chunk text")
 
     def action_toggle_chunks(self) -> None:

@@ -32,6 +32,7 @@ from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.services import suggestions, triage
 from ragcov_tui.store import open_db, queries
+from ragcov_tui.store.rows import GapRow, SuggestionRow
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.modals import TextPrompt, TextScreen
@@ -59,7 +60,7 @@ class GapsPane(Filterable):
 
     def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
         super().__init__(context, id=id)
-        self.gaps: list[dict[str, Any]] = []
+        self.gaps: list[GapRow] = []
         self.rule: str | None = None  # how the gaps were chosen (the report's calibration.gaps_text)
         self.testset: str | None = None  # the session's test file, where accepted questions go
         self.write_problem: str | None = None  # why accepted questions cannot go to the test file (None: they can)
@@ -69,8 +70,8 @@ class GapsPane(Filterable):
         yield self.compose_empty()
         yield FilterBar("find in themes, notes, flagged documents, suggestions · enter apply · esc clear", id="gaps-filter")
         yield Table(id="gaps-table")
-        yield PagedTable("Suggested questions", [(" ", 1), ("status", 6), ("origin", 10), ("question", None)],
-                         key="id", id="gaps-suggestions")
+        yield PagedTable[SuggestionRow]("Suggested questions", [(" ", 1), ("status", 6), ("origin", 10), ("question", None)],
+                                        key=lambda s: str(s.id), id="gaps-suggestions")
         yield Static(id="gaps-detail")
 
     def render_session(self) -> None:
@@ -106,7 +107,7 @@ class GapsPane(Filterable):
         self._draw()
 
     @property
-    def gap(self) -> dict[str, Any] | None:
+    def gap(self) -> GapRow | None:
         row = self.query_one("#gaps-table", DataTable).cursor_row
         return self.gaps[row] if self.gaps and 0 <= row < len(self.gaps) else None
 
@@ -164,10 +165,10 @@ class GapsPane(Filterable):
             pairs.append(("note", lit(gap["note"], "bold")))
         if gap["flagged_documents"] and gap["flagged_documents"][0] not in gap["note"]:
             pairs.append(("flagged docs", ", ".join(gap["flagged_documents"])))
-        if suggestion is not None and suggestion.get("edited"):
-            pairs += [("edited", suggestion["text"]), (f"{suggestion['origin']}", suggestion["suggested"])]
+        if suggestion is not None and suggestion.edited:
+            pairs += [("edited", suggestion.text), (suggestion.origin, suggestion.suggested)]
         elif suggestion is not None:
-            pairs.append((f"{suggestion['origin']}", suggestion["text"]))
+            pairs.append((suggestion.origin, suggestion.text))
         else:
             pairs.append(("suggestions", "none yet: m asks for more"))
         box.update(labelled_grid(pairs, label_width=13))
@@ -178,31 +179,31 @@ class GapsPane(Filterable):
         if gap is not None:
             suggestion = self.query_one(PagedTable).current
             chunk = queries.suggestion_chunk(self.context.db, self.sid,
-                                             suggestion.get("chunk_id") if suggestion else None)
+                                             suggestion.chunk_id if suggestion else None)
             self.app.push_screen(TextScreen(f"Gap: cluster {gap['cluster']}", gap_detail(gap, suggestion, chunk)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()
 
-    def _row(self, s: dict[str, Any]) -> list[Text]:
+    def _row(self, s: SuggestionRow) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(s)
-        return [lit("*" if marked else " ", "bold"), lit(STATUS.get(s["status"], s["status"]), "bold"),
-                lit("edited" if s.get("edited") else s["origin"], width=10), lit(s["text"], width=300)]
+        return [lit("*" if marked else " ", "bold"), lit(STATUS.get(s.status, s.status), "bold"),
+                lit("edited" if s.edited else s.origin, width=10), lit(s.text, width=300)]
 
-    def _targets(self) -> list[dict[str, Any]]:
-        table = self.query_one(PagedTable)
+    def _targets(self) -> list[SuggestionRow]:
+        table: PagedTable[SuggestionRow] = self.query_one(PagedTable)
         rows = table.page.rows
         chosen = [s for s in rows if table.is_marked(s)] or ([table.current] if table.current else [])
-        return [s for s in chosen if s["status"] == "open"]
+        return [s for s in chosen if s.status == "open"]
 
-    def _decide(self, what: str, fn: Callable[[dict[str, Any]], Any]) -> None:
+    def _decide(self, what: str, fn: Callable[[SuggestionRow], Any]) -> None:
         targets = self._targets()
         if not targets:
             self.app.notify("No open suggestion here.", severity="warning")
             return
         cursor = self._position()
         self.write_problem = reload_in(self)
-        def call(s: dict[str, Any]) -> Callable[[bool], Any]:
+        def call(s: SuggestionRow) -> Callable[[bool], Any]:
             return lambda _force: fn(s)
 
         done = sum(run_triage(self.app, what, call(s)) for s in targets)
@@ -213,11 +214,11 @@ class GapsPane(Filterable):
                             markup=False)
 
     def action_accept(self) -> None:
-        self._decide("accepted", lambda s: triage.accept_suggestion(self.context.db, self.sid, s["id"],
+        self._decide("accepted", lambda s: triage.accept_suggestion(self.context.db, self.sid, s.id,
                                                                   keep_backups=self.context.keep_backups))
 
     def action_reject(self) -> None:
-        self._decide("reject", lambda s: triage.reject_suggestion(self.context.db, self.sid, s["id"]))
+        self._decide("reject", lambda s: triage.reject_suggestion(self.context.db, self.sid, s.id))
 
     def action_edit(self) -> None:
         targets = self._targets()
@@ -228,18 +229,18 @@ class GapsPane(Filterable):
 
         def done(text: str | None) -> None:
             if text is not None and text.strip():
-                what = "accepted" if text.strip() == s["text"].strip() else "edited and accepted"  # the core's rule
-                self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s["id"], text=text,
+                what = "accepted" if text.strip() == s.text.strip() else "edited and accepted"  # the core's rule
+                self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s.id, text=text,
                                                                        keep_backups=self.context.keep_backups))
 
-        TextPrompt("Edit the question, enter to accept it into the test file", s["text"]).open(self.app, done)
+        TextPrompt("Edit the question, enter to accept it into the test file", s.text).open(self.app, done)
 
     def _next_open(self, cursor: int) -> int:
         """After a decision: the first open suggestion of the gap from row ``cursor`` on (an accepted
         one stays listed as ADDED, a rejected one leaves), else the nearest before it, else ``cursor``."""
         rows = self.gap["suggestions"] if self.gap else []
         order = [*range(cursor, len(rows)), *range(min(cursor, len(rows)) - 1, -1, -1)]
-        return next((i for i in order if rows[i]["status"] == "open"), cursor)
+        return next((i for i in order if rows[i].status == "open"), cursor)
 
     def action_undo(self) -> None:
         cursor = self._position()

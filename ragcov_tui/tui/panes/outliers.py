@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Static
 
 from ragcov_tui.services import triage
 from ragcov_tui.store import queries
-from ragcov_tui.store.rows import RedundantPairRow
+from ragcov_tui.store.rows import OutlierRow, RedundantPairRow
 from ragcov_tui.testlint.findings import KINDS
 from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.messages import DecisionMade
@@ -58,8 +58,9 @@ class OutliersPane(Filterable):
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
         yield FilterBar("find in outlier question ids and texts · enter apply · esc clear", id="outliers-filter")
-        yield PagedTable("Outlier questions by LOF", [(" ", 1), ("status", 7), ("id", 8), ("LOF", 5), ("dist", 5), ("question", None)],
-                         key="question_id", id="outliers-table")
+        yield PagedTable[OutlierRow]("Outlier questions by LOF",
+                                     [(" ", 1), ("status", 7), ("id", 8), ("LOF", 5), ("dist", 5), ("question", None)],
+                                     key=lambda r: r.question_id, id="outliers-table")
         yield Static(id="outliers-detail")
         yield Table(id="outliers-pairs")
 
@@ -108,38 +109,38 @@ class OutliersPane(Filterable):
         self._show(0)
         self._detail()
 
-    def _row(self, r: dict[str, Any]) -> list[Text]:
+    def _row(self, r: OutlierRow) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(r)
-        status = MARKS.get(r["mark"] or "", "")
-        text = f"[{r['kinds']}] {r['text']}" if r.get("kinds") else r["text"]
-        return [lit("*" if marked else " ", "bold"), lit(status, "bold" if status else ""), lit(r["question_id"]),
-                num(r["lof_score"], 2), num(r["nearest_chunk_dist"], 2), lit(text, width=200)]
+        status = MARKS.get(r.mark or "", "")
+        text = f"[{r.kinds}] {r.text}" if r.kinds else r.text
+        return [lit("*" if marked else " ", "bold"), lit(status, "bold" if status else ""), lit(r.question_id),
+                num(r.lof_score, 2), num(r.nearest_chunk_dist, 2), lit(text, width=200)]
 
     @on(DataTable.RowHighlighted, "#outliers-table")
     def _outlier_highlighted(self) -> None:
         self._detail()
 
     def _detail(self) -> None:
-        row = self.query_one(PagedTable).current
+        row: OutlierRow | None = self.query_one(PagedTable).current
         detail = self.query_one("#outliers-detail", Static)
         if row is None:
             detail.update(lit("No outlier questions in this session." if self.lint_kind is None else
                               "No lint findings of this kind in this session (l: next kind)."))
             return
-        lint = [("lint", block(row["reasons"]))] if row.get("reasons") else []
-        detail.update(labelled_grid([("question", lit(row["text"])), *lint,
-                                     ("nearest chunk", lit(row["nearest_chunk"], "bold")),
-                                     ("", lit(row["chunk_text"], width=400))], label_width=14))
+        lint = [("lint", block(row.reasons))] if row.reasons else []
+        detail.update(labelled_grid([("question", lit(row.text)), *lint,
+                                     ("nearest chunk", lit(row.nearest_chunk, "bold")),
+                                     ("", lit(row.chunk_text, width=400))], label_width=14))
 
     def action_full_text(self) -> None:
         """The highlighted outlier and its nearest chunk, untruncated (line breaks kept)."""
-        row = self.query_one(PagedTable).current
+        row: OutlierRow | None = self.query_one(PagedTable).current
         if row is None or self.show_pairs:
             return
-        body = Group(labelled_grid([("question", lit(row["text"])), ("LOF", val(row["lof_score"])),
-                                    ("nearest chunk", lit(f"{row['nearest_chunk']} · distance {fmt(row['nearest_chunk_dist'])}"))],
-                                   label_width=14), Text(""), block(row["chunk_text"]))
-        self.app.push_screen(TextScreen(f"Outlier {row['question_id']}", body))
+        body = Group(labelled_grid([("question", lit(row.text)), ("LOF", val(row.lof_score)),
+                                    ("nearest chunk", lit(f"{row.nearest_chunk} · distance {fmt(row.nearest_chunk_dist)}"))],
+                                   label_width=14), Text(""), block(row.chunk_text))
+        self.app.push_screen(TextScreen(f"Outlier {row.question_id}", body))
 
     @on(DataTable.RowSelected, "#outliers-table")
     def _outlier_selected(self) -> None:
@@ -152,10 +153,10 @@ class OutliersPane(Filterable):
             self.app.push_screen(TextScreen(f"Redundant pair {pair['a']} · {pair['b']}", pair_detail(pair)))
 
     def _targets(self) -> list[str]:
-        table = self.query_one(PagedTable)
+        table: PagedTable[OutlierRow] = self.query_one(PagedTable)
         if table.marked:
             return sorted(table.marked)
-        return [table.current["question_id"]] if table.current else []
+        return [table.current.question_id] if table.current else []
 
     def _decide(self, what: str, fn: Any) -> None:
         """``fn(db, sid, question_id, force)`` for each target; a confirmed conflict reports on its own."""

@@ -8,7 +8,6 @@ it finishes, an eval shows the items it stored so far."""
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +17,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.evaluation.judge_alignment import corrected_lines, session_alignment
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.report import judge_label
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store import queries
 from ragcov_tui.store.labels import has_labels
 from ragcov_tui.store.liveness import state_line
@@ -61,7 +61,7 @@ class OverviewPane(Pane):
             self._eval(session)
 
     @staticmethod
-    def _exercised_rows(ex: dict[str, Any] | None) -> list[tuple[str, Text]]:
+    def _exercised_rows(ex: JsonObject | None) -> list[tuple[str, Text]]:
         """With ``--eval-session``: the exercised share and the blind spots (coverage/exercised.py)."""
         if not ex:
             return []

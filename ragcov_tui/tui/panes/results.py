@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import replace
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +18,7 @@ from ragcov_tui.evaluation.judge_alignment import judged_metrics
 from ragcov_tui.services.reference import question_reference
 from ragcov_tui.store import queries
 from ragcov_tui.store.labels import item_labels, set_label, undo_label
+from ragcov_tui.store.rows import EvalItemRow
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.messages import LabelsChanged
@@ -118,7 +119,7 @@ class ResultsPane(Filterable):
         yield FilterBar("text to find, or a test like faith<0.5 or ndcg<0.5 (a column title or full name) · "
                         "enter apply · esc clear",
                         id="results-filter")
-        yield PagedTable("Results", [], key="question_id", id="results-table")
+        yield PagedTable[EvalItemRow]("Results", [], key=lambda r: r.question_id, id="results-table")
         with Horizontal(id="results-charts"):
             for metric in HISTOGRAMS:
                 yield Chart(id=f"results-{metric}")
@@ -154,13 +155,13 @@ class ResultsPane(Filterable):
             self.query_one(f"#results-{metric}", Chart).draw_bars(
                 f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)], queries.histogram(values, 10, 0.0, 1.0))
 
-    def _fetch(self, offset: int, limit: int) -> queries.Page:
+    def _fetch(self, offset: int, limit: int) -> queries.Page[EvalItemRow]:
         return queries.eval_page(self.context.db, self.sid, sort=self.sort_key, descending=self.descending,
                                  query=filter_query(self.query_text, self.present), offset=offset, limit=limit)
 
-    def _row(self, r: dict[str, Any]) -> list[Text]:
-        values = {**r["retrieval"], **r["generation"]}
-        return [lit(r["question_id"]), lit(r["question"], width=40), diagnosis_label(r["diagnosis"]),
+    def _row(self, r: EvalItemRow) -> list[Text]:
+        values = {**r.retrieval, **r.generation}
+        return [lit(r.question_id), lit(r.question, width=40), diagnosis_label(r.diagnosis),
                 *(num(values.get(m), 2) for m in self.metrics)]
 
     def _show(self, cursor: int = 0) -> None:
@@ -195,12 +196,12 @@ class ResultsPane(Filterable):
         self.call_after_refresh(self._draw_charts)
 
     def action_detail(self) -> None:
-        row = self.query_one(PagedTable).current
-        if row is not None:
+        row: EvalItemRow | None = self.query_one(PagedTable).current
+        item = queries.eval_detail(self.context.db, self.sid, row.question_id) if row is not None else None
+        if item is not None:
             session = get_session(self.context.db, self.sid)
-            item = queries.eval_detail(self.context.db, self.sid, row["question_id"])
-            item["labels"] = item_labels(self.context.db, self.sid, row["question_id"])
-            self.app.push_screen(EvalItemScreen(item, question_reference(session, row["question_id"])))
+            item = replace(item, labels=item_labels(self.context.db, self.sid, item.question_id))
+            self.app.push_screen(EvalItemScreen(item, question_reference(session, item.question_id)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A label key works (and shows in the footer) only for a judged metric the session scored."""
@@ -212,10 +213,10 @@ class ResultsPane(Filterable):
 
     def action_label(self, metric: str) -> None:
         """The metric's key: the highlighted item's label steps none → yes → no → none."""
-        row = self.query_one(PagedTable).current
+        row: EvalItemRow | None = self.query_one(PagedTable).current
         if row is None:
             return
-        qid = row["question_id"]
+        qid = row.question_id
         now = item_labels(self.context.db, self.sid, qid).get(metric)
         change = set_label(self.context.db, self.sid, qid, metric, NEXT_LABEL[now])
         self._said(f"{qid} {metric}: labelled {LABEL_WORDS[change.after]} (was {LABEL_WORDS[change.before]}; u undoes)")

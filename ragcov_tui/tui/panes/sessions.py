@@ -8,7 +8,6 @@ cannot be deleted (its process is still writing to it); ``d`` says so in one lin
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +17,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import percent_done, state_line
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import delete_session, get_session, rename_session
 from ragcov_tui.tui.messages import SessionDeleted, SessionOpened
 from ragcov_tui.tui.modals import CompareScreen, ConfirmScreen, TextPrompt
@@ -36,21 +36,21 @@ NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 11), ("n
 MARKS = "> open, * marked"  # the first column's marks, in the list's title (? says more)
 
 
-def status_cell(session: dict[str, Any]) -> Text:
+def status_cell(session: SessionRow) -> Text:
     """``done`` / ``cancelled`` / ``interrupted``…; a running session with its progress: ``run 30%``."""
     pct = percent_done(session)
     return lit(f"run {pct}%" if pct is not None else session["status"],
                "bold" if session["status"] in ("running", "interrupted", "failed") else "")
 
 
-def headline_cells(session: dict[str, Any]) -> tuple[Text, Text]:
+def headline_cells(session: SessionRow) -> tuple[Text, Text]:
     """The two headline figures of a session (coverage for analyses, MRR / faithfulness for evals)."""
     flat = queries.flat_summary(session.get("summary"))
     first, second = HEADLINE.get(session["kind"], ("", ""))
     return num(flat.get(first)), num(flat.get(second))
 
 
-def headline_text(session: dict[str, Any]) -> str:
+def headline_text(session: SessionRow) -> str:
     """The two headline figures named (``basic 0.610 · weighted 0.580``), for the detail box."""
     names = HEADLINE.get(session["kind"], ())
     return "  ·  ".join(f"{name.split('.')[-1]} {cell.plain}" for name, cell in zip(names, headline_cells(session), strict=False))
@@ -70,7 +70,7 @@ class SessionsPane(Filterable):
         yield self.compose_empty()
         yield FilterBar("find in id, name, kind, test file, embedder, system, date · enter apply · esc clear",
                         id="sessions-filter")
-        yield PagedTable("Sessions", WIDE, key="id", page_size=500, id="sessions-table")
+        yield PagedTable[SessionRow]("Sessions", WIDE, key=lambda s: s["id"], page_size=500, id="sessions-table")
         yield Static(id="sessions-detail")
         yield Chart(id="sessions-trend")
 
@@ -104,10 +104,10 @@ class SessionsPane(Filterable):
         if (NARROW if self.app.size.width < 100 else WIDE) != self.query_one(PagedTable).column_spec:
             self._show(self.query_one(PagedTable).cursor_row)
 
-    def _fetch(self, offset: int, limit: int) -> queries.Page:
+    def _fetch(self, offset: int, limit: int) -> queries.Page[SessionRow]:
         return queries.session_page(self.context.db, offset, limit, query=self.query_text)
 
-    def _row(self, s: dict[str, Any]) -> list[Text]:
+    def _row(self, s: SessionRow) -> list[Text]:
         table = self.query_one(PagedTable)
         opened = s["id"] in (self.context.sessions.analysis, self.context.sessions.eval)
         mark = "*" if table.is_marked(s) else (">" if opened else " ")

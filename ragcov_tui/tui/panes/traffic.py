@@ -12,8 +12,6 @@ has traffic (``9`` reaches it anyway and says how to get some).
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -22,6 +20,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from ragcov_tui.coverage.report_traffic_md import selection_text
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.queries import Page
 from ragcov_tui.store.traffic import load_traffic, traffic_queries
 from ragcov_tui.store.traffic_contract import (
@@ -119,7 +118,7 @@ class TrafficPane(Pane):
         yield self.compose_empty()
         yield Static(id="traffic-summary")
         yield Table(id="traffic-clusters")
-        yield PagedTable("Queries", QUERY_COLUMNS, key="key", id="traffic-list")
+        yield PagedTable[JsonObject]("Queries", QUERY_COLUMNS, key=lambda r: str(r["key"]), id="traffic-list")
 
     def render_session(self) -> None:
         """The session's traffic; for an analysis run without ``--traffic``, how to get traffic."""
@@ -201,20 +200,20 @@ class TrafficPane(Pane):
                    self._query_row)
 
     @staticmethod
-    def _keyed(page: Page) -> Page:
+    def _keyed(page: Page[JsonObject]) -> Page[JsonObject]:
         return Page([r | {"key": r["seq"]} for r in page.rows], page.total, page.offset)
 
     @staticmethod
-    def _query_row(r: dict[str, Any]) -> list[Text]:
+    def _query_row(r: JsonObject) -> list[Text]:
         mark = "" if r["answerable"] else " (corpus cannot answer)"
         return [num(r["count"]), num(r["question_similarity"], 2), lit(r["nearest_question"]), lit(r["text"] + mark, width=300)]
 
     @staticmethod
-    def _gap_row(r: dict[str, Any]) -> list[Text]:
+    def _gap_row(r: JsonObject) -> list[Text]:
         return [num(r["count"]), num(r["chunk_similarity"], 2), num(r["cluster"]), lit(r["text"], width=300)]
 
     @staticmethod
-    def _unasked_row(q: dict[str, Any]) -> list[Text]:
+    def _unasked_row(q: JsonObject) -> list[Text]:
         return [lit(q["id"]), num(q.get("similarity"), 2), lit(q.get("text"), width=32),
                 lit(f"{q.get('nearest_query')} ×{q.get('nearest_query_count')}", width=200)]
 

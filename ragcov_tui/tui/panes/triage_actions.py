@@ -17,6 +17,7 @@ from typing import Any
 from textual.app import App
 
 from ragcov_tui.errors import RagcovError
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.testset.writer import ConflictError
 from ragcov_tui.tui.messages import DecisionMade
 from ragcov_tui.tui.modals import ConfirmScreen
@@ -78,7 +79,7 @@ def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[
     return True
 
 
-def undo_message(payload: dict[str, Any], kind: str, target: str) -> str:
+def undo_message(payload: JsonObject, kind: str, target: str) -> str:
     """What an undo says: the decision undone and the question it was about, quoted (a suggestion's
     text; a test-file question by the id the file gives it), never the store's internal ids."""
     what = f'"{payload["text"]}"' if payload.get("text") else f"question {target}" if kind == "question" else kind

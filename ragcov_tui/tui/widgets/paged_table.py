@@ -1,6 +1,8 @@
 """A DataTable that shows one page of a core query at a time (never 100k rows at once).
 
-The owner gives ``fetch(offset, limit) -> Page`` and ``render(row) -> cells``; moving the cursor
+``PagedTable[RowT]`` is generic over the row type of its query (``store/rows.py``): the owner gives
+``key(row) -> str`` (the row's DataTable key), ``fetch(offset, limit) -> Page[RowT]`` and
+``render(row) -> cells``; moving the cursor
 past the last row of a page loads the next one, above the first loads the previous one; pgdn / pgup
 move a screenful of rows across page boundaries alike. The top border shows
 ``label  first–last of total`` (thousands separated, e.g. ``5,001–5,183 of 5,183``).
@@ -9,7 +11,7 @@ move a screenful of rows across page boundaries alike. The top border shows
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Generic, TypeVar
 
 from rich.text import Text
 from textual.binding import Binding
@@ -17,8 +19,9 @@ from textual.widgets import DataTable
 
 from ragcov_tui.store.queries import Page
 
-Fetch = Callable[[int, int], Page[Any]]
-Render = Callable[[dict[str, Any]], Sequence[Text | str]]
+RowT = TypeVar("RowT")
+Fetch = Callable[[int, int], Page[RowT]]
+Render = Callable[[RowT], Sequence[Text | str]]
 
 
 class Table(DataTable):
@@ -48,19 +51,19 @@ class Table(DataTable):
             self.move_cursor(row=self.row_count - 1)
 
 
-class PagedTable(Table):
+class PagedTable(Table, Generic[RowT]):
     """A row-cursor table over a paged query; ``marked`` holds the keys marked with space."""
 
-    def __init__(self, label: str, columns: Sequence[tuple[str, int | None]], key: str, *, page_size: int = 100,
-                 id: str | None = None) -> None:
+    def __init__(self, label: str, columns: Sequence[tuple[str, int | None]], key: Callable[[RowT], str], *,
+                 page_size: int = 100, id: str | None = None) -> None:
         super().__init__(id=id)
         self.label = label
         self.column_spec = list(columns)
         self.key = key
         self.page_size = page_size
-        self.fetch: Fetch | None = None
-        self.render_row: Render | None = None
-        self.page: Page[Any] = Page([], 0, 0)  # rows as the query returns them, read by key
+        self.fetch: Fetch[RowT] | None = None
+        self.render_row: Render[RowT] | None = None
+        self.page: Page[RowT] = Page([], 0, 0)  # rows as the query returns them
         self.marked: set[str] = set()
 
     def on_mount(self) -> None:
@@ -74,13 +77,13 @@ class PagedTable(Table):
             self.add_column(title, width=width)
         self.border_title = self.label
 
-    def show(self, fetch: Fetch | None, render: Render, *, offset: int = 0, cursor: int = 0) -> None:
+    def show(self, fetch: Fetch[RowT] | None, render: Render[RowT], *, offset: int = 0, cursor: int = 0) -> None:
         """Load the page at ``offset`` from ``fetch`` (None: empty) and put the cursor on row ``cursor``."""
         self.fetch, self.render_row = fetch, render
         self.page = fetch(offset, self.page_size) if fetch else Page([], 0, 0)
         self.clear()
         for row in self.page.rows:
-            self.add_row(*render(row), key=str(row[self.key]))
+            self.add_row(*render(row), key=self.key(row))
         if self.page.rows:
             self.move_cursor(row=min(cursor, len(self.page.rows) - 1))
         self._caption()
@@ -97,7 +100,7 @@ class PagedTable(Table):
         self.border_title = f"{self.label}  {span}{marks}"
 
     @property
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> RowT | None:
         """The row under the cursor, as the query returned it."""
         if not self.page.rows or self.cursor_row < 0:
             return None
@@ -107,15 +110,15 @@ class PagedTable(Table):
         row = self.current
         if row is None:
             return
-        key = str(row[self.key])
+        key = self.key(row)
         self.marked.symmetric_difference_update({key})
         if self.render_row:
             cells = self.render_row(row)
             self.update_cell(key, next(iter(self.columns)), cells[0])
         self._caption()
 
-    def is_marked(self, row: dict[str, Any]) -> bool:
-        return str(row[self.key]) in self.marked
+    def is_marked(self, row: RowT) -> bool:
+        return self.key(row) in self.marked
 
     def action_cursor_down(self) -> None:
         p = self.page

@@ -21,9 +21,9 @@ from ragcov_tui.evaluation.generation import (
     score_generation,
 )
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
-from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer
+from tests.support.models import chat_model
 
 REFUND = RetrievedChunk("billing.md#0-1a2b3c4d", "Refunds are available within 30 days. The Pro plan costs $49.")
 SETUP = RetrievedChunk("setup.md#0-9f9f9f9f", "Install the CLI with pip.")
@@ -48,7 +48,7 @@ def item(**overrides) -> GenerationInput:
 
 
 def score(metrics: set[str], it: GenerationInput | None = None, repeats: int = 1, llm=None):
-    return score_generation(it or item(), llm=llm or make_llm("openai:judge"), embedder=make_embedder("hash"),
+    return score_generation(it or item(), llm=llm or chat_model("openai:judge"), embedder=make_embedder("hash"),
                             metrics=metrics, repeats=repeats)
 
 
@@ -133,7 +133,7 @@ def test_provider_down_is_an_error_not_a_crash(server: FakeAPIServer) -> None:
 
 
 def test_repeats_report_mean_and_spread_and_are_not_collapsed_by_the_cache(server: FakeAPIServer, tmp_path) -> None:
-    llm = make_llm("openai:judge", db=open_db(tmp_path / "r.db"))
+    llm = chat_model("openai:judge", db=open_db(tmp_path / "r.db"))
     s = score({"answer_relevance", "keyword_coverage"}, item(expected_keywords=["30 days"]), repeats=2, llm=llm)
     # repeat 0 scores 0.8, repeat 1 (a different system note → a different cache key) 1.0
     assert s.values["answer_relevance"] == pytest.approx(0.9)
@@ -161,7 +161,7 @@ def test_robustness_with_the_agreement_judge(server: FakeAPIServer) -> None:
 
 
 def test_generate_paraphrases_is_deterministic_and_cached(server: FakeAPIServer, tmp_path) -> None:
-    llm = make_llm("openai:judge", db=open_db(tmp_path / "p.db"))
+    llm = chat_model("openai:judge", db=open_db(tmp_path / "p.db"))
     first = generate_paraphrases("What is the refund window?", 3, llm)
     assert first == [f"Variant {i}: What is the refund window?" for i in (1, 2, 3)]
     assert generate_paraphrases("What is the refund window?", 3, llm) == first
