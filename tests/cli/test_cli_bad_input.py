@@ -12,6 +12,7 @@ import os
 import socket
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -261,8 +262,9 @@ def newer(db: Path) -> None:
     open_db(db).execute("PRAGMA user_version = 99")
 
 
-DB_CASES = {"folder": (Path.mkdir, "is a directory"), "corrupt": (corrupt, "not a ragcov database"),
-            "newer": (newer, "newer than this ragcov")}
+DB_CASES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "folder": (Path.mkdir, "is a directory"), "corrupt": (corrupt, "not a ragcov database"),
+    "newer": (newer, "newer than this ragcov")}
 COMMANDS = {"analyze": lambda db: analyze(db), "eval": lambda db: evaluate(db),
             "sessions": lambda db: ["sessions", "--db", str(db)], "report": lambda db: ["report", "latest", "--db", str(db)]}
 
@@ -444,7 +446,7 @@ def test_clamped_options_warn_once_each_and_the_report_and_session_say_the_value
     used = {key: report["params"][key] for key in ("clusters", "top_n", "lof_neighbors")}
     assert used == {"clusters": k, "top_n": k, "lof_neighbors": report["outlier_detection"]["neighbors"]}
     assert report["coverage"]["top_n"] == k
-    stored = list_sessions(open_db(db))[0]["params"]
+    stored = list_sessions(open_db(db))[0]["params"] or {}
     assert {key: stored[key] for key in used} == used
     assert f"> **Adjusted:** clusters 100000: this corpus allows at most {k} clusters; used {k}" in md.read_text()
 

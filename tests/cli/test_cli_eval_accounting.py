@@ -105,7 +105,7 @@ def test_a_log_gets_progress_lines_with_the_failed_count(judge_server, tmp_path:
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("eval: ")]
     shape = re.compile(rf"eval: (\d+)/{len(ROWS)} questions(, 1 failed)?, (\d+s|\dm\d\ds)(, ~\S+ left)?")
     assert len(lines) >= 4 and all(shape.fullmatch(line) for line in lines), lines
-    done = [int(shape.fullmatch(line).group(1)) for line in lines]
+    done = [int(m.group(1)) for line in lines if (m := shape.fullmatch(line))]
     assert done == sorted(done) and done[-1] == len(ROWS)
     assert ", 1 failed, " in lines[-1] and "left" not in lines[-1]
 

@@ -136,7 +136,7 @@ SLOW_CLEANUP = textwrap.dedent("""
 def test_a_second_stop_signal_exits_at_once(first: int, second: int, code: int) -> None:
     proc = subprocess.Popen([sys.executable, "-c", SLOW_CLEANUP], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "ready"
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(first)
     assert proc.stdout.readline().strip() == "cleaning up"
     sent_at = time.monotonic()

@@ -21,7 +21,14 @@ def schema() -> xmlschema.XMLSchema:
 
 
 def _cases(path: Path) -> dict[str, ET.Element]:
-    return {case.get("name"): case for case in ET.parse(path).getroot().iter("testcase")}
+    return {case.get("name", ""): case for case in ET.parse(path).getroot().iter("testcase")}
+
+
+def _failure(case: ET.Element) -> ET.Element:
+    """The ``<failure>`` of a test case that must have one."""
+    failure = case.find("failure")
+    assert failure is not None
+    return failure
 
 
 def test_eval_junit_lists_each_gate_and_the_questions_a_failed_one_missed(tmp_path: Path, schema) -> None:
@@ -35,12 +42,12 @@ def test_eval_junit_lists_each_gate_and_the_questions_a_failed_one_missed(tmp_pa
     assert (root.tag, root.get("tests"), root.get("failures"), root.get("errors")) == ("testsuite", "2", "1", "0")
     cases = _cases(junit)
     assert cases["fail-under hit@3=0.5"].find("failure") is None
-    failure = cases["fail-under mrr=0.99"].find("failure")
+    failure = _failure(cases["fail-under mrr=0.99"])
     report = json.loads((tmp_path / "r.json").read_text())
     below = sorted((q["retrieval"]["mrr"], q["id"]) for q in report["questions"] if q["retrieval"].get("mrr") is not None
                    and q["retrieval"]["mrr"] < 0.99)
-    assert failure.get("type") == "fail-under" and failure.get("message").startswith("mrr: 0.")
-    lines = failure.text.splitlines()
+    assert failure.get("type") == "fail-under" and failure.get("message", "").startswith("mrr: 0.")
+    lines = (failure.text or "").splitlines()
     assert lines[1] == f"{len(below)} questions below 0.99:"
     assert [line.split()[0] for line in lines[2:]] == [qid for _, qid in below]  # lowest first, each with its reason
     assert all("  mrr=0." in line and "  retrieved: " in line for line in lines[2:])
@@ -62,9 +69,9 @@ def test_eval_junit_baseline_regressions_are_cases_too_and_control_characters_st
     schema.validate(str(junit))
     cases = _cases(junit)
     assert list(cases) == ["fail-under mrr=0.99", "regression mrr (max drop 0)"]
-    regression = cases["regression mrr (max drop 0)"].find("failure")
-    assert regression.get("type") == "regression" and " questions fell:" in regression.text
-    assert all(line.startswith("drop 0.") for line in regression.text.splitlines()[2:])
+    regression = _failure(cases["regression mrr (max drop 0)"])
+    assert regression.get("type") == "regression" and " questions fell:" in (regression.text or "")
+    assert all(line.startswith("drop 0.") for line in (regression.text or "").splitlines()[2:])
     text = junit.read_text()
     assert "\x1b" not in text and "\x07" not in text and r"\x1b[31m\x07" in text  # the question quoted, escaped
 
@@ -78,10 +85,10 @@ def test_analyze_junit_names_the_gaps_of_a_failed_coverage_gate(tmp_path: Path, 
     schema.validate(str(junit))
     cases = _cases(junit)
     assert cases["fail-under basic=-1"].find("failure") is None
-    failure = cases["fail-under covered_share=0.99"].find("failure")
+    failure = _failure(cases["fail-under covered_share=0.99"])
     gaps = json.loads((tmp_path / "a.json").read_text())["gaps"]
-    assert failure.text.splitlines()[1] == f"{len(gaps)} gaps:"
-    assert [line.split()[1] for line in failure.text.splitlines()[2:]] == [str(g["cluster"]) for g in gaps]
+    assert (failure.text or "").splitlines()[1] == f"{len(gaps)} gaps:"
+    assert [line.split()[1] for line in (failure.text or "").splitlines()[2:]] == [str(g["cluster"]) for g in gaps]
 
 
 def test_junit_is_refused_over_an_input_before_any_work(tmp_path: Path, capsys) -> None:

@@ -6,11 +6,12 @@ the gap count with the unreached documents. (A report shaped like SciFact's: 50 
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, cast
 
 from ragcov_tui.cli.render import print_analysis
 from ragcov_tui.cli.safe_console import SafeConsole
 from ragcov_tui.coverage.report_md import analysis_markdown
+from ragcov_tui.store.analysis_contract import AnalysisReport
 
 
 def _report() -> dict[str, Any]:
@@ -38,7 +39,7 @@ def _report() -> dict[str, Any]:
 
 def _printed(report: dict[str, Any]) -> list[str]:
     buffer = io.StringIO()
-    print_analysis(SafeConsole(file=buffer, width=1000), report, "r.db")
+    print_analysis(SafeConsole(file=buffer, width=1000), cast(AnalysisReport, report), "r.db")
     return buffer.getvalue().splitlines()
 
 
@@ -63,4 +64,4 @@ def test_one_sentence_reconciles_the_gaps_with_the_unreached_documents() -> None
                 "chunks within reach), and questions reach those clusters through their other documents (see the "
                 "uneven clusters and the least-covered documents)")
     assert expected in _printed(report)
-    assert expected in analysis_markdown(report)
+    assert expected in analysis_markdown(cast(AnalysisReport, report))

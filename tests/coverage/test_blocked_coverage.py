@@ -17,6 +17,7 @@ from ragcov_tui.coverage.documents import source_codes
 from ragcov_tui.coverage.outliers import outliers_against
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.testset.models import Question
+from tests.support.present import present
 
 N, M, DIM, TOPICS = 24_000, 240, 24, 30  # past minibatch_above (20k): the sampled MiniBatchKMeans fit
 
@@ -65,12 +66,12 @@ def test_blocked_figures_equal_the_in_memory_ones(data) -> None:
     used = blocked.cluster_sizes > 0  # the in-memory path drops a centroid that won no chunk
     assert used.sum() == memory.clustering.k
     np.testing.assert_array_equal(blocked.cluster_sizes[used], memory.clustering.sizes)
-    np.testing.assert_allclose([v for v, u in zip(blocked.cluster_coverage(), used, strict=True) if u],
-                               memory.cluster_coverage, atol=1e-9)
+    np.testing.assert_allclose(np.array([v for v, u in zip(blocked.cluster_coverage(), used, strict=True) if u], dtype=float),
+                               np.array(memory.cluster_coverage, dtype=float), atol=1e-9)
     by_doc = {d.source: d for d in memory.documents}
     for i, name in enumerate(names):
         assert blocked.document_coverage()[i] == pytest.approx(by_doc[name].coverage, abs=1e-9)
-        assert blocked.doc_within[i] / blocked.doc_sizes[i] == pytest.approx(by_doc[name].covered_share, abs=1e-12)
+        assert present(blocked.doc_within)[i] / blocked.doc_sizes[i] == pytest.approx(by_doc[name].covered_share, abs=1e-12)
     np.testing.assert_array_equal(blocked.question_nearest, memory.nearest_chunk[inliers])
     np.testing.assert_allclose(blocked.question_dist, memory.nearest_chunk_dist[inliers], atol=1e-12)
 

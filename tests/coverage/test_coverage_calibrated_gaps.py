@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import cast
 
 import numpy as np
 import pytest
@@ -15,8 +16,10 @@ from ragcov_tui.coverage.documents import document_coverage, source_codes
 from ragcov_tui.coverage.gaps import CALIBRATED, THRESHOLD, UNDEFINED, rank_gaps
 from ragcov_tui.coverage.gold import gold_chunk_sets, gold_coverage, gold_distances
 from ragcov_tui.coverage.reach import UNEVEN_SHARE, ClusterReach, cluster_reach, mark_uneven
+from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.testset.models import Question
 from tests.coverage.coverage_data import unit
+from tests.support.present import present
 
 
 def test_robust_cut_is_median_minus_two_floored_mads():
@@ -34,12 +37,12 @@ def test_answering_radius_prefers_gold_and_takes_a_high_quantile():
     nearest = np.array([0.1, 0.2, 0.3, 0.4, 0.9])
     gold = np.array([0.3, np.inf, 0.5, 0.7, 0.2])
     inliers = np.array([0, 1, 2, 3])  # question 4 is an outlier: never counts
-    r = answering_radius(nearest, gold, inliers)
+    r = present(answering_radius(nearest, gold, inliers))
     assert r.source == GOLD and r.questions == 3 and r.value == pytest.approx(np.quantile([0.3, 0.5, 0.7], 0.75))
-    r = answering_radius(nearest, None, inliers)
+    r = present(answering_radius(nearest, None, inliers))
     assert r.source == NEAREST and r.questions == 4 and r.value == pytest.approx(np.quantile(nearest[:4], 0.9))
     assert "9 in 10 of 4 questions are this close to their nearest chunk" in reach_line(r, 1, 2)
-    r = answering_radius(nearest, np.full(5, np.inf), inliers)
+    r = present(answering_radius(nearest, np.full(5, np.inf), inliers))
     assert r.source == NEAREST  # no inlier question's gold id matched the corpus
     assert answering_radius(nearest, gold, np.array([], dtype=int)) is None
     assert "3 in 4 of 3 questions" in reach_line(answering_radius(nearest, gold, inliers), 5, 20)
@@ -69,11 +72,11 @@ def test_covered_share_and_document_figures_match_a_loop(seed):
         assert d.gold_count == gold_counts_by_name[d.source]
     ranked = sorted(out, key=lambda d: d.rank)
     assert [d.rank for d in ranked] == list(range(1, len(out) + 1))
-    keys = [(d.gold_count > 0, d.reach, d.covered_share, d.coverage, d.source) for d in ranked]
+    keys = [(present(d.gold_count) > 0, d.reach, d.covered_share, d.coverage, d.source) for d in ranked]
     assert keys == sorted(keys)  # unnamed by gold first, then reach, covered share, coverage, name
     no_gold = sorted(document_coverage(sources, mindist, within=within), key=lambda d: d.rank)
-    keys = [(d.reach, d.covered_share, d.coverage, d.source) for d in no_gold]
-    assert keys == sorted(keys)  # without gold ids: by distance alone
+    plain = [(d.reach, d.covered_share, d.coverage, d.source) for d in no_gold]
+    assert plain == sorted(plain)  # without gold ids: by distance alone
     labels = rng.integers(0, 4, n)
     np.testing.assert_allclose(covered_shares(within, labels, 4)[np.bincount(labels, minlength=4) > 0],
                                [within[labels == k].mean() for k in range(4) if (labels == k).any()])
@@ -155,7 +158,8 @@ def test_cluster_reach_names_the_unreached_part_and_the_documents_without_gold()
     within = mindist <= 0.3
     names, codes = source_codes(sources)
     gold = np.array([2, 0, 1, 0])  # a, b, d, c in first-seen order
-    reach, cut = cluster_reach(labels, 2, codes, names, mindist, within, gold)
+    reach, maybe_cut = cluster_reach(labels, 2, codes, names, mindist, within, gold)
+    cut = present(maybe_cut)
     assert reach[0].unreached_documents == ["b.md"] and reach[0].unreached_share == pytest.approx(3 / 6)
     assert reach[1].unreached_documents == []  # d.md has a chunk within reach in cluster 0
     assert reach[0].covered_share == pytest.approx(3 / 6) and reach[1].covered_share == pytest.approx(2 / 3)
@@ -169,10 +173,9 @@ def test_cluster_reach_names_the_unreached_part_and_the_documents_without_gold()
 
 
 def test_uneven_needs_a_fifth_of_the_chunks_and_a_well_covered_rest():
-    base = dict(priority=0.0)
-    small = ClusterReach(0.9, unreached_documents=["x"], unreached_share=UNEVEN_SHARE - 0.01, **base)
-    big_but_poor = ClusterReach(0.1, unreached_documents=["y"], unreached_share=0.5, **base)
-    big_and_rich = ClusterReach(0.45, unreached_documents=["z"], unreached_share=0.5, **base)
+    small = ClusterReach(0.9, unreached_documents=["x"], unreached_share=UNEVEN_SHARE - 0.01, priority=0.0)
+    big_but_poor = ClusterReach(0.1, unreached_documents=["y"], unreached_share=0.5, priority=0.0)
+    big_and_rich = ClusterReach(0.45, unreached_documents=["z"], unreached_share=0.5, priority=0.0)
     mark_uneven([small, big_but_poor, big_and_rich], set(), 0.8)
     assert (small.uneven, big_but_poor.uneven, big_and_rich.uneven) == (False, False, True)
 
@@ -189,7 +192,7 @@ def test_gold_ids_resolve_to_chunks_documents_and_normalised_paths():
     sets = gold_chunk_sets(questions, chunks)
     assert [s.tolist() for s in sets] == [[0, 1], [2, 3, 4], [3], [], []]
     names, codes = source_codes([c.source for c in chunks])
-    gold = gold_coverage(questions, sets, codes, names)
+    gold = present(gold_coverage(questions, sets, codes, names))
     assert gold.counts.tolist() == [1, 2, 0] and gold.unnamed == ["c.md"]  # a grade-0 judgement names nothing
     assert gold.as_report() | {} == {"questions_with_gold": 3, "questions_matched": 3, "documents": 3,
                                      "documents_named": 2, "documents_unnamed": 1, "unnamed": ["c.md"]}
@@ -225,17 +228,18 @@ def test_covered_share_can_gate_ci():
     from ragcov_tui.coverage.gates import check_coverage_gates, parse_coverage_gates
 
     gates = parse_coverage_gates(["covered_share=0.5", "basic=0.3"])
-    failed = check_coverage_gates({"coverage": {"covered_share": 0.39, "basic": 0.45}}, gates)
+    failed = check_coverage_gates(cast(AnalysisReport, {"coverage": {"covered_share": 0.39, "basic": 0.45}}), gates)
     assert [f.metric for f in failed] == ["covered_share"]
-    assert check_coverage_gates({"coverage": {"covered_share": 0.6, "basic": 0.45}}, gates) == []
+    assert check_coverage_gates(cast(AnalysisReport, {"coverage": {"covered_share": 0.6, "basic": 0.45}}), gates) == []
 
 
 def test_a_cluster_far_below_the_others_coverage_is_a_gap_even_when_within_reach():
     shares = [0.7, 0.68, 0.66, 0.72, 0.69]  # every cluster reached about equally…
-    coverage = [0.58, 0.6, 0.59, 0.61, 0.45]  # …but cluster 4's chunks sit further out than the others'
+    coverage: list[float | None] = [0.58, 0.6, 0.59, 0.61, 0.45]  # …but cluster 4's chunks sit further out than the others'
     gaps, rule = rank_gaps(coverage, [10] * 5, reach_of(shares), robust_cut(np.array(shares)), None)
     assert [g.cluster for g in gaps] == [4]
-    assert rule.coverage_cut.median == pytest.approx(0.59) and rule.coverage_cut.value == pytest.approx(0.55)  # MAD 0.01: floor
+    cut = present(rule.coverage_cut)
+    assert cut.median == pytest.approx(0.59) and cut.value == pytest.approx(0.55)  # MAD 0.01: floor
     assert "coverage below 0.550 (calibrated: median 0.590 − 2×MAD)" in rule.text and rule.text.endswith("— 1 of 5")
     _, no_reach = rank_gaps([0.5, 0.3], [5, 5], reach_of([0.0, 0.0]), robust_cut(np.array([0.0, 0.0])), None)
     assert "covered share below" not in no_reach.text  # a cut below 0 is not quoted

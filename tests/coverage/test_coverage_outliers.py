@@ -4,6 +4,7 @@ from sklearn.neighbors import LocalOutlierFactor
 
 from ragcov_tui.coverage.outliers import detect_outliers, flag, lof_scores, reference_set
 from tests.coverage.coverage_data import topic_data, unit
+from tests.support.present import present
 
 
 def test_zero_offset_is_sklearn_novelty_lof():
@@ -19,7 +20,7 @@ def test_planted_off_topic_questions_score_highest_and_only_they_are_flagged(see
     C, Q, _, _, off = topic_data(seed=seed)
     found = detect_outliers(C, Q, neighbors=5, offset="auto", contamination="auto", lof_threshold=None,
                             sample=10_000, seed=0)
-    assert set(np.argsort(-found.scores)[:len(off)]) == set(off)
+    assert set(np.argsort(-present(found.scores))[:len(off)]) == set(off)
     assert set(np.flatnonzero(found.outlier)) == set(off)
     assert 0 < found.offset <= 0.25  # the asymmetry was measured and corrected
 
@@ -53,7 +54,7 @@ def test_too_few_chunks_or_duplicates():
     assert len(reference_set(dup, 1000, 0)) == 4
     found = detect_outliers(dup, dup[:3], neighbors=5, offset="auto", contamination="auto", lof_threshold=None,
                             sample=1000, seed=0)
-    assert np.all(np.isfinite(found.scores))
+    assert np.all(np.isfinite(present(found.scores)))
 
 
 def test_sample_bounds_the_reference():

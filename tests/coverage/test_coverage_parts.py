@@ -11,8 +11,10 @@ from ragcov_tui.coverage.documents import document_coverage
 from ragcov_tui.coverage.projection import project
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.themes import HEURISTIC, gap_themes, heuristic_themes
-from ragcov_tui.llm.base import ChatModel, ChatReply
+from ragcov_tui.llm.base import ChatModel, ChatReply, Message
+from ragcov_tui.llm.structured import ReplySchema
 from tests.coverage.coverage_data import text_for, topic_data, unit
+from tests.support.present import present
 
 
 def test_documents_floor_and_robust_rule():
@@ -32,7 +34,7 @@ def test_removal_impact_equals_recomputed_coverage_drop():
     Q = np.vstack([Q, Q[:1]])  # an exact duplicate: removing either loses nothing
     D = 1.0 - C.astype(np.float64) @ Q.T.astype(np.float64)
     order = np.argsort(D, axis=1, kind="stable")
-    impact = removal_impact(order[:, 0], D.min(axis=1), np.sort(D, axis=1)[:, 1], len(Q))
+    impact = present(removal_impact(order[:, 0], D.min(axis=1), np.sort(D, axis=1)[:, 1], len(Q)))
     base = D.min(axis=1).mean()
     for j in range(len(Q)):
         without = np.delete(D, j, axis=1).min(axis=1).mean()
@@ -98,7 +100,7 @@ def test_heuristic_themes_and_questions():
     themes = heuristic_themes(texts, 3, 2, {1: [(f"c{i}", t) for i, t in enumerate(texts[1])]})
     assert "billing" in " ".join(themes[0].themes).lower() and "password" in " ".join(themes[1].themes).lower()
     assert themes[0].questions == []
-    assert all(q["origin"] == HEURISTIC and q["chunk_id"].startswith("c") for q in themes[1].questions)
+    assert all(q["origin"] == HEURISTIC and (q.get("chunk_id") or "").startswith("c") for q in themes[1].questions)
     empty = heuristic_themes([["the and of"], ["to be"]], 3, 2, {})
     assert [t.themes for t in empty] == [[], []]
 
@@ -110,7 +112,8 @@ class ScriptedChat(ChatModel):
         super().__init__()
         self.replies = list(replies)
 
-    def chat(self, messages, *, temperature=0.0, max_tokens=None, json_mode=False):
+    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
         return ChatReply(self.replies.pop(0) if self.replies else "not json")
 
 

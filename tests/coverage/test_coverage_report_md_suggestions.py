@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from ragcov_tui.coverage.report_md import _suggestion_lines
+from ragcov_tui.store.analysis_contract import GapEntry
 
 
 @pytest.mark.parametrize("suggestion, row", [
@@ -19,10 +20,10 @@ from ragcov_tui.coverage.report_md import _suggestion_lines
     ({"text": "a | b\nc", "chunk_id": "d|e.md#1", "form": "question"}, "| 2 | a \\| b c | question | d\\|e.md#1 |"),
 ])
 def test_each_suggestion_is_listed_with_its_source_chunk(suggestion: Any, row: str) -> None:
-    lines = _suggestion_lines([{"cluster": 2, "suggested_questions": [suggestion]}])
+    lines = _suggestion_lines([cast(GapEntry, {"cluster": 2, "suggested_questions": [suggestion]})])
     assert lines[1] == "### Suggested questions" and "| cluster | suggestion | form | from chunk |" in lines
     assert lines[-1] == row
 
 
 def test_no_suggestions_no_section() -> None:
-    assert _suggestion_lines([{"cluster": 0, "suggested_questions": []}, {"cluster": 1}]) == []
+    assert _suggestion_lines([cast(GapEntry, {"cluster": 0, "suggested_questions": []}), cast(GapEntry, {"cluster": 1})]) == []

@@ -4,6 +4,7 @@ Wilson interval and every coverage with its normal interval, per cluster too; ex
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -11,17 +12,18 @@ import pytest
 
 from ragcov_tui.coverage.sampling import mean_interval, sample_rows, wilson
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
+from tests.support.present import present
 
 
 @pytest.mark.parametrize(("x", "n", "low", "high"), [(0, 10, 0.0, 0.2775), (5, 10, 0.2366, 0.7634),
                                                      (10, 10, 0.7225, 1.0), (380, 1000, 0.3504, 0.4105)])
 def test_wilson_interval(x: int, n: int, low: float, high: float) -> None:
-    lo, hi = wilson(x, n)
+    lo, hi = present(wilson(x, n))
     assert lo == pytest.approx(low, abs=1e-4) and hi == pytest.approx(high, abs=1e-4)
 
 
 def test_mean_interval_and_the_undefined_cases() -> None:
-    lo, hi = mean_interval(np.array([0.2, 0.4, 0.6, 0.8]))
+    lo, hi = present(mean_interval(np.array([0.2, 0.4, 0.6, 0.8])))
     assert (lo + hi) / 2 == pytest.approx(0.5) and hi - lo == pytest.approx(2 * 1.96 * 0.2582 / 2, abs=1e-3)
     assert wilson(0, 0) is None and mean_interval(np.array([0.5])) is None
 
@@ -29,14 +31,14 @@ def test_mean_interval_and_the_undefined_cases() -> None:
 def test_the_sample_is_seeded_uniform_and_none_when_it_would_be_everything() -> None:
     rows = sample_rows(1000, 100, seed=3)
     assert rows is not None and len(set(rows.tolist())) == 100 and list(rows) == sorted(rows)
-    assert np.array_equal(rows, sample_rows(1000, 100, seed=3))
+    assert np.array_equal(rows, present(sample_rows(1000, 100, seed=3)))
     assert sample_rows(50, 50, seed=3) is None and sample_rows(50, None, seed=3) is None
 
 
 class ZeroEmbedder:
     """Vectors of nothing: enough to count the units a context index splits texts into."""
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         return np.zeros((len(texts), 4), dtype=np.float32)
 
 

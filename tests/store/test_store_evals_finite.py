@@ -6,12 +6,15 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import cast
 
 import pytest
+import sqlite_utils
 
 from ragcov_tui.cli.main import main
 from ragcov_tui.services.eval_job import _store_item
 from ragcov_tui.store.db import open_db
+from ragcov_tui.store.eval_contract import EvalItem, EvalReport
 from ragcov_tui.store.evals import (
     NonFiniteValue,
     load_eval_items,
@@ -26,10 +29,10 @@ from tests.support.stored import stored_session
 NAN, INF = math.nan, math.inf
 
 
-def _item(**kw) -> dict:
+def _item(**kw: object) -> EvalItem:
     return {"id": "q1", "seq": 0, "status": "done", "question": "Q?", "answer": "A.",
             "retrieved": [{"id": "a", "text": "t", "score": 0.5, "cited": False}],
-            "retrieval": {"mrr": 1.0}, "generation": {"faithfulness": 0.5}, "errors": {}, **kw}
+            "retrieval": {"mrr": 1.0}, "generation": {"faithfulness": 0.5}, "errors": {}, **kw}  # type: ignore[typeddict-item]  # deliberately partial, with the hostile value
 
 
 @pytest.mark.parametrize(("value", "where"), [
@@ -55,7 +58,7 @@ def test_a_report_holding_nan_is_refused(value: dict) -> None:
     db = open_db(":memory:")
     sid = create_session(db, "eval")
     with pytest.raises(NonFiniteValue, match="refusing to store a non-finite number"):
-        save_eval_header(db, sid, {"k": 5, **value})
+        save_eval_header(db, sid, cast(EvalReport, {"k": 5, **value}))
 
 
 def test_the_pipeline_stores_a_refused_item_as_failed() -> None:
@@ -63,7 +66,7 @@ def test_the_pipeline_stores_a_refused_item_as_failed() -> None:
     sid = create_session(db, "eval")
     _store_item(db, sid, _item(retrieval={"mrr": NAN}))
     [item] = load_eval_items(db, sid)
-    assert item["status"] == "error" and "non-finite number at retrieval.mrr" in item["error"]
+    assert item["status"] == "error" and "non-finite number at retrieval.mrr" in (item["error"] or "")
 
 
 @pytest.mark.parametrize("value", [1e308, -1e308, 0.0, 5e-324, None, "NaN", True])
@@ -71,11 +74,11 @@ def test_finite_and_other_values_pass(value: object) -> None:
     assert non_finite_path({"a": [value, {"b": value}]}) is None
 
 
-def _old_database(path: Path) -> tuple[str, object]:
+def _old_database(path: Path) -> tuple[str, sqlite_utils.Database]:
     """A database as an older version left it: NaN inside items, the report and the session."""
     db = open_db(path)
     sid = create_session(db, "eval", questions_path="q.jsonl")
-    db["eval_items"].insert({
+    db.table("eval_items").insert({
         "session_id": sid, "question_id": "q1", "seq": 0, "status": "done", "question": "Q?", "answer": "A.",
         "retrieved": '[{"id": "a", "text": "t", "score": NaN, "cited": false}]', "retrieval": '{"mrr": NaN}',
         "generation": '{"answer_relevance": Infinity}', "details": '{"spread": {"answer_relevance": NaN}}',
@@ -85,7 +88,7 @@ def _old_database(path: Path) -> tuple[str, object]:
               "aggregate": {"retrieval": {"mrr": {"mean": NaN_TEXT, "n": 1, "std": 0.0}},
                             "generation": {"answer_relevance": {"mean": NaN_TEXT, "n": 1, "std": None}}},
               "counts": {"questions": 1, "done": 1, "errors": 0}, "errors": [], "usage": {"cost_usd": NaN_TEXT}}
-    db["reports"].insert({"session_id": sid, "report": json.dumps(header).replace('"@NaN@"', "NaN")})
+    db.table("reports").insert({"session_id": sid, "report": json.dumps(header).replace('"@NaN@"', "NaN")})
     finish_session(db, sid, "done")
     with db.conn:
         db.execute("UPDATE sessions SET summary = ? WHERE id = ?",
@@ -102,10 +105,11 @@ def test_an_old_database_with_nan_reads_as_missing(tmp_path: Path) -> None:
     assert report["aggregate"]["retrieval"]["mrr"]["mean"] is None and report["usage"]["cost_usd"] is None
     q = report["questions"][0]
     assert q["retrieved"][0]["score"] is None and q["retrieval"]["mrr"] is None
-    assert q["generation"]["answer_relevance"] is None and q["spread"] == {"answer_relevance": None}
+    undefined: dict[str, float | None] = {"answer_relevance": None}
+    assert q["generation"]["answer_relevance"] is None and q["spread"] == undefined
     json.dumps(report, allow_nan=False)
-    assert stored_session(db, sid)["summary"]["means"] == {"retrieval.mrr": None, "generation.answer_relevance": None}
-    assert list_sessions(db)[0]["summary"]["means"]["retrieval.mrr"] is None
+    assert (stored_session(db, sid)["summary"] or {})["means"] == {"retrieval.mrr": None, "generation.answer_relevance": None}
+    assert (list_sessions(db)[0]["summary"] or {})["means"]["retrieval.mrr"] is None
 
 
 @pytest.mark.parametrize("extra", [[], ["--markdown", "-"]])

@@ -32,7 +32,7 @@ def test_the_app_gap_and_cluster_rows_carry_the_sampled_report_figures(sampled: 
     db, sid, report = sampled
     assert report["sample"]["chunks"] == SIZE and report["gaps"]
     figures = ("cluster", "priority", "covered_share", "coverage", "size")
-    assert [{k: g[k] for k in figures} for g in queries.gap_rows(db, sid, None)] == \
+    assert [{k: dict(g)[k] for k in figures} for g in queries.gap_rows(db, sid, None)] == \
         [{k: g[k] for k in figures} for g in report["gaps"]]
     by_id = {c["id"]: c for c in queries.cluster_rows(db, sid)}
     for c in report["clusters"]:

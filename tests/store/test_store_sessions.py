@@ -70,7 +70,7 @@ def test_sessions_lifecycle_and_lookup(tmp_path: Path) -> None:
 def test_delete_cascades_to_everything_stored_under_a_session(tmp_path: Path) -> None:
     db = open_db(tmp_path / "r.db")
     sid = create_session(db, "analysis")
-    db["chunks"].insert({"session_id": sid, "chunk_id": "c", "seq": 0, "source": "a.md", "text": "t"})
+    db.table("chunks").insert({"session_id": sid, "chunk_id": "c", "seq": 0, "source": "a.md", "text": "t"})
     with pytest.raises(BadInput, match=f"session {sid} is running .*cannot be deleted"):
         delete_session(db, sid)  # its process (this one) is still writing to it
     finish_session(db, sid, "cancelled")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pytest
@@ -22,6 +23,8 @@ from ragcov_tui.coverage.traffic_health import (
     windows,
 )
 from ragcov_tui.errors import BadInput
+from ragcov_tui.store.analysis_contract import AnalysisReport
+from ragcov_tui.store.traffic_contract import TrafficClusterEntry
 from ragcov_tui.traffic.reader import read_traffic
 from ragcov_tui.traffic.served import NEGATIVE, NEUTRAL, NO_FEEDBACK, POSITIVE
 from ragcov_tui.traffic.windows import parse_window
@@ -107,7 +110,7 @@ def test_rates_are_count_weighted_with_wilson_intervals(tmp_path: Path) -> None:
     assert h["queries"] == 105
     neg = h["negative_feedback"]
     assert (neg["count"], neg["of"]) == (30, 100) and neg["rate"] == pytest.approx(0.3)
-    assert neg["interval"] == pytest.approx(list(wilson(30, 100)))
+    assert neg["interval"] == pytest.approx(list(wilson(30, 100) or ()))
     assert h["zero_results"]["rate"] == pytest.approx(0.3) and h["positive_feedback"]["rate"] == pytest.approx(0.7)
     assert h["low_relevance"]["rate"] == 0.0 and h["low_relevance"]["of"] == 70
     assert h["latency_ms"]["p50"] is None and h["latency_ms"]["n"] == 0  # nothing measured: None, not 0
@@ -115,12 +118,16 @@ def test_rates_are_count_weighted_with_wilson_intervals(tmp_path: Path) -> None:
 
 def test_latency_percentiles_and_their_order_statistic_intervals() -> None:
     values = np.arange(1, 1001, dtype=np.float64)
-    p50, (low, high) = weighted_quantile(values, np.ones(1000), 0.5)
+    median = weighted_quantile(values, np.ones(1000), 0.5)
+    assert median is not None
+    p50, (low, high) = median
     assert p50 == 500 and low < 500 < high and low >= 460 and high <= 540  # ±1.96·√250 ≈ 31 ranks
-    p95, (low95, high95) = weighted_quantile(values, np.ones(1000), 0.95)
+    top = weighted_quantile(values, np.ones(1000), 0.95)
+    assert top is not None
+    p95, (low95, high95) = top
     assert p95 == 950 and low95 < 950 < high95
     # a value asked 9 times weighs 9: the median of [10 ×1, 20 ×9] is 20
-    assert weighted_quantile(np.array([10.0, 20.0]), np.array([1, 9]), 0.5)[0] == 20
+    assert (weighted_quantile(np.array([10.0, 20.0]), np.array([1, 9]), 0.5) or (None,))[0] == 20
 
 
 def test_low_relevance_is_calibrated_on_the_log_itself(tmp_path: Path) -> None:
@@ -140,8 +147,8 @@ def test_the_unhappy_cluster_is_named_with_its_coverage(tmp_path: Path) -> None:
     labels = np.array([1 if t.startswith("webhook") else 0 for t in log.texts])
     overall = health(s, None)
     per = cluster_health(s, labels, 2, None)
-    clusters = [{"id": c, "share": per[c]["queries"] / overall["queries"], "coverage": cov, "untested": c == 1,
-                 "health": per[c]} for c, cov in ((0, 0.6), (1, 0.21))]
+    clusters = [cast(TrafficClusterEntry, {"id": c, "share": per[c]["queries"] / overall["queries"], "coverage": cov,
+                                           "untested": c == 1, "health": per[c]}) for c, cov in ((0, 0.6), (1, 0.21))]
     spots = hotspots(overall, clusters, lambda c: [{"text": "webhook 1", "count": 10}] if c == 1 else [])
     assert [h["cluster"] for h in spots] == [1] and spots[0]["worse"] == ["negative_feedback"]
     line = hotspot_line(spots[0], clusters, overall)
@@ -189,7 +196,7 @@ def test_traffic_gates_minimums_and_maximums() -> None:
     floors = parse_coverage_gates(["positive_feedback=0.8", "basic=0.4"], traffic=True)
     ceilings = parse_coverage_gates(["zero_results=0.02", "latency_p95_ms=3000", "low_relevance=0.1"], "--max",
                                     traffic=True)
-    failed = [str(f) for f in check_coverage_gates(report, floors, ceilings)]
+    failed = [str(f) for f in check_coverage_gates(cast(AnalysisReport, report), floors, ceilings)]
     assert failed == ["positive_feedback: 0.7000 < required 0.8", "zero_results: 0.0500 > allowed 0.02",
                       "low_relevance: not measured > allowed 0.1"]
 

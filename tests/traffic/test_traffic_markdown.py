@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import io
+from typing import cast
 
 from rich.console import Console
 
 from ragcov_tui.cli.traffic_views import print_traffic
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.safe_text import is_safe
+from ragcov_tui.store.analysis_contract import AnalysisReport
 
-SECTION = {
+SECTION: JsonObject = {
     "source": {"path": "logs/\x1b]0;x\x07q.jsonl", "rows": 3, "queries": 7, "distinct": 2, "first": None, "last": None},
     "coverage": None, "answerable_share": 1.0, "untested_share": 0.5,
     "untested": {"threshold": 0.4, "rule": "coverage below 0.400"},
@@ -25,14 +28,14 @@ SECTION = {
 
 
 def test_markdown_escapes_cells_and_shows_undefined_as_na() -> None:
-    text = traffic_markdown({"traffic": SECTION})
+    text = traffic_markdown(cast(AnalysisReport, {"traffic": SECTION}))
     assert is_safe(text) and "\\| b \\<script>" in text and "pipe\\|text\\<U+202E>" in text
     assert "n/a" in text and "nan" not in text.lower().split()
-    assert traffic_markdown({}) == ""
+    assert traffic_markdown(cast(AnalysisReport, {})) == ""
 
 
 def test_terminal_summary_is_safe() -> None:
     out = io.StringIO()
-    print_traffic(Console(file=out, width=100, color_system=None), {"traffic": SECTION})
+    print_traffic(Console(file=out, width=100, color_system=None), cast(AnalysisReport, {"traffic": SECTION}))
     printed = out.getvalue()
     assert "\x1b" not in printed and "\u202e" not in printed and "tests nobody asks: 0" in printed
