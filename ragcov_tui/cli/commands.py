@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+import sqlite_utils
 from rich.console import Console
 from rich.text import Text
 
@@ -109,7 +110,7 @@ def _setup(args: argparse.Namespace) -> Setup:
     return found
 
 
-def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> Any:
+def _open(args: argparse.Namespace, db_path: str, *, writable: bool = False) -> sqlite_utils.Database:
     """The session database; ``writable`` commands learn of a lock or a read-only file before any work."""
     return open_db(db_path, where=args.db_where, writable=writable)
 

@@ -10,10 +10,11 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.cli.main import main
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.store.db import open_db
 
-QUESTIONS = [
+QUESTIONS: list[JsonObject] = [
     {"id": "q1", "question": "When are invoices sent?", "gold_doc_ids": ["billing.md"],
      "ground_truth": "On the first day of each month."},
     {"id": "q2", "question": "How long must a password be?", "gold_doc_ids": ["security.md"],

@@ -18,6 +18,7 @@ from ragcov_tui.evaluation.alignment import (
     rogan_gladen,
     wilson,
 )
+from tests.support.present import present
 
 # 10 labelled items: 6 yes, 4 no. Judge scores: yes → 0.9 0.8 0.7 0.6 0.3 0.2; no → 0.55 0.4 0.1 0.0.
 # At the cut 0.5: tp = 4 (0.9 0.8 0.7 0.6), fn = 2, fp = 1 (0.55), tn = 3.
@@ -36,7 +37,7 @@ def test_rogan_gladen_by_hand() -> None:
 
 
 def test_wilson_and_kappa_and_auc_by_hand() -> None:
-    low, high = wilson(8, 10)  # the textbook example: 0.8 of 10 → [0.490, 0.943]
+    low, high = present(wilson(8, 10))  # the textbook example: 0.8 of 10 → [0.490, 0.943]
     assert (round(low, 3), round(high, 3)) == (0.490, 0.943)
     # kappa: po = 7/10; pe = (5*6 + 5*4) / 100 = 0.5 → (0.7 - 0.5) / 0.5 = 0.4
     assert kappa(4, 2, 1, 3) == pytest.approx(0.4)
@@ -62,14 +63,15 @@ def test_align_metric_figures() -> None:
     assert m.kappa.value == pytest.approx(0.4)
     assert m.auc.value == pytest.approx(20 / 24)
     for e in (m.balanced_accuracy, m.kappa, m.auc):
-        assert e.low is not None and e.high is not None and e.low <= e.value <= e.high
+        assert e.low is not None and e.high is not None and e.value is not None and e.low <= e.value <= e.high
     # best cut: s ≥ 0.6 → TPR 4/6, TNR 4/4 → 0.8333 (no other cut does better; the lowest such t)
     assert m.best_threshold == pytest.approx(0.6) and m.best_balanced_accuracy == pytest.approx((4 / 6 + 1) / 2)
     # corrected: q = 0.5; p = (0.5 + 0.75 - 1) / (4/6 + 0.75 - 1) = 0.25 / 0.41667 = 0.6
     assert m.corrected.pass_share == pytest.approx(0.5)
     assert m.corrected.estimate.value == pytest.approx(0.25 / (4 / 6 + 0.75 - 1))
     assert m.corrected.judged_mean == pytest.approx(sum(every) / len(every))
-    assert m.corrected.estimate.low <= m.corrected.estimate.value <= m.corrected.estimate.high
+    estimate = m.corrected.estimate
+    assert present(estimate.low) <= present(estimate.value) <= present(estimate.high)
     # calibration: bins of 0.2; [0.8, 1.0] holds 0.9 0.8 (both yes)
     top = m.calibration[-1]
     assert (top.n, top.yes_share) == (2, 1.0)
@@ -117,8 +119,8 @@ def test_labels_to_decide_by_hand() -> None:
     # m labels: (0.6 + z²/2m + z·sqrt(0.24/m + z²/4m²)) / (1 + z²/m) is 0.8018 at m = 15, 0.7971 at
     # m = 16 → 16 - 5 = 11 more
     assert labels_to_decide(3, 5, 0.8) == 11
-    assert wilson(0.6 * 16, 16)[1] == pytest.approx(0.7971, abs=1e-4)
-    assert wilson(0.6 * 15, 15)[1] == pytest.approx(0.8018, abs=1e-4)
+    assert present(wilson(0.6 * 16, 16))[1] == pytest.approx(0.7971, abs=1e-4)
+    assert present(wilson(0.6 * 15, 15))[1] == pytest.approx(0.8018, abs=1e-4)
 
 
 def test_decided_below_the_bar_says_so() -> None:
@@ -143,12 +145,13 @@ def test_one_class_only_leaves_the_other_rate_undefined() -> None:
 
 
 def test_align_groups_by_metric_and_counts_labels_without_a_score() -> None:
-    scores = {"q1": {"faithfulness": 0.9, "answer_correctness": 1.0}, "q2": {"faithfulness": 0.2, "answer_correctness": None}}
+    scores: dict[str, dict[str, float | None]] = {"q1": {"faithfulness": 0.9, "answer_correctness": 1.0},
+                                                  "q2": {"faithfulness": 0.2, "answer_correctness": None}}
     out = align(scores, [("q1", "faithfulness", 1), ("q2", "faithfulness", 0), ("q2", "answer_correctness", 1),
                          ("q9", "faithfulness", 1)])
     assert [m.metric for m in out.metrics] == ["faithfulness"]
     assert out.unmatched == 2 and out.labels == 4
-    assert out.of("faithfulness").confusion == {"tp": 1, "fn": 0, "fp": 0, "tn": 1}
+    assert present(out.of("faithfulness")).confusion == {"tp": 1, "fn": 0, "fp": 0, "tn": 1}
 
 
 def test_bootstrap_mean_is_seeded_and_brackets_the_mean() -> None:

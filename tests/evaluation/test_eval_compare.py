@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import numpy as np
 import pytest
 
 from ragcov_tui.evaluation.compare import bootstrap_ci, compare_metric, compare_reports, judge_pair
-from ragcov_tui.llm.base import ChatModel, ChatReply
+from ragcov_tui.llm.base import ChatModel, ChatReply, Message
+from ragcov_tui.llm.structured import ReplySchema
+from ragcov_tui.store.eval_contract import EvalReport
+from tests.support.present import present
 
 
 def test_bootstrap_ci_contains_true_delta_most_of_the_time() -> None:
@@ -35,14 +39,14 @@ def test_compare_metric_pairs_questions_and_counts_wins() -> None:
     stats = compare_metric(a, b, resamples=500)
     assert stats["n"] == 3 and stats["delta"] == pytest.approx(0.0)
     assert (stats["wins"], stats["losses"], stats["ties"]) == (1, 1, 1)
-    assert stats["ci_low"] <= 0 <= stats["ci_high"] and not stats["significant"]
+    assert present(stats["ci_low"]) <= 0 <= present(stats["ci_high"]) and not stats["significant"]
     assert compare_metric({"x": 1.0}, {"y": 1.0})["n"] == 0
 
 
-def _report(values: dict[str, float | None], answer: str) -> dict:
-    return {"k": 5, "system": "s", "aggregate": {"retrieval": {"mrr": {"mean": 0.5}}, "generation": {}},
+def _report(values: dict[str, float | None], answer: str) -> EvalReport:
+    return cast(EvalReport, {"k": 5, "system": "s", "aggregate": {"retrieval": {"mrr": {"mean": 0.5}}, "generation": {}},
             "questions": [{"id": q, "status": "done", "question": f"Q {q}?", "answer": f"{answer} {q}",
-                           "retrieval": {"mrr": v}, "generation": {}} for q, v in values.items()]}
+                           "retrieval": {"mrr": v}, "generation": {}} for q, v in values.items()]})
 
 
 def test_compare_reports_significant_improvement() -> None:
@@ -51,7 +55,7 @@ def test_compare_reports_significant_improvement() -> None:
     b = _report({q: 0.9 if i % 4 else 0.2 for i, q in enumerate(ids)}, "B")
     out = compare_reports(a, b, resamples=1000)
     [mrr] = out["metrics"]
-    assert mrr["metric"] == "mrr" and mrr["significant"] and mrr["ci_low"] > 0
+    assert mrr["metric"] == "mrr" and mrr["significant"] and present(mrr["ci_low"]) > 0
     assert (mrr["wins"], mrr["losses"], mrr["ties"]) == (30, 0, 10)
     assert out["shared_questions"] == 40 and out["pairwise"] is None
 
@@ -65,7 +69,8 @@ class ScriptedJudge(ChatModel):
         super().__init__()
         self.biased, self.broken = biased, broken
 
-    def chat(self, messages, *, temperature=0.0, max_tokens=None, json_mode=False) -> ChatReply:
+    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
+             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
         if self.broken:
             return ChatReply("not json at all")
         user = messages[-1]["content"]
@@ -85,8 +90,9 @@ def test_pairwise_judge_swaps_positions() -> None:
 def test_compare_reports_with_pairwise_judge() -> None:
     a, b = _report({"q1": 0.1, "q2": 0.5}, "A"), _report({"q1": 0.2, "q2": 0.5}, "B")
     out = compare_reports(a, b, resamples=100, llm=ScriptedJudge())
-    assert out["pairwise"]["b_wins"] == 2 and out["pairwise"]["errors"] == 0
-    assert out["pairwise"]["judge"] == "llm:scripted:judge"
+    pairwise = present(out["pairwise"])
+    assert pairwise["b_wins"] == 2 and pairwise["errors"] == 0
+    assert pairwise["judge"] == "llm:scripted:judge"
 
 
 @pytest.mark.parametrize("ids_a, ids_b, failed_b, scored, note", [
@@ -103,8 +109,12 @@ def test_compare_says_when_the_runs_scored_different_questions(ids_a: int, ids_b
     b = _report({f"q{i}": 0.7 for i in range(ids_b)}, "B")
     for q in b["questions"]:
         if q["id"] in failed_b:
-            q.update(status="error", retrieval=None)
+            q["status"] = "error"
+            q["retrieval"] = None  # type: ignore[typeddict-item]  # deliberately: a failed question stored no scores
     out = compare_reports(a, b, resamples=200)
     assert out["scored"] == scored and out["metrics"][0]["n"] == scored["both"]
     said = question_set_note(out)
-    assert (said is None) if note is None else (note in said and said.startswith("the runs scored different questions"))
+    if note is None:
+        assert said is None
+    else:
+        assert said is not None and note in said and said.startswith("the runs scored different questions")

@@ -15,6 +15,7 @@ from ragcov_tui.evaluation.gold_contexts import context_gold_line, gold_from_con
 from ragcov_tui.testset.models import Question
 from ragcov_tui.testset.reader import read_testset
 from tests.evaluation.test_eval_context_index import DOCS, _chunk, _paraphrase
+from tests.support.present import present
 
 CHUNKS = chunk_documents(DOCS, chunk_size=60, chunk_overlap=10)
 
@@ -59,7 +60,7 @@ def _layouts(tmp: Path) -> dict[str, Path]:
 @pytest.mark.parametrize("layout", ["ragas.jsonl", "deepeval.json", "giskard.jsonl", "llamaindex.json"])
 def test_each_tools_reference_contexts_become_gold_chunk_ids(layout: str, tmp_path: Path) -> None:
     questions = read_testset(_layouts(tmp_path)[layout]).questions
-    result = gold_from_contexts(questions, DOCS, CHUNKS)
+    result = present(gold_from_contexts(questions, DOCS, CHUNKS))
     for question, (_, _, expected) in zip(questions, _rows(), strict=True):
         assert expected <= set(question.gold) and set(question.gold.values()) == {1.0}
     assert result is not None and result.matched_questions == result.questions == 4
@@ -75,14 +76,14 @@ def test_each_tools_reference_contexts_become_gold_chunk_ids(layout: str, tmp_pa
 def test_a_text_of_several_passages_names_each_passages_chunks(joined: str) -> None:
     a, b = _chunk(2, 0), _chunk(8, 2)
     question = _q("a", [joined.format(a=a.text, b=b.text.lower())])
-    result = gold_from_contexts([question], DOCS, CHUNKS)
+    result = present(gold_from_contexts([question], DOCS, CHUNKS))
     assert {a.id, b.id} <= set(question.gold) and result.contexts["exact"] == 1
 
 
 def test_gold_ids_in_the_file_always_win() -> None:
     own = {"doc09.md": 2.0}
     questions = [_q("a", [_chunk(0, 1).text], gold=own), _q("b", [_chunk(0, 1).text])]
-    result = gold_from_contexts(questions, DOCS, CHUNKS)
+    result = present(gold_from_contexts(questions, DOCS, CHUNKS))
     assert questions[0].gold == own and questions[1].gold == {_chunk(0, 1).id: 1.0}
     assert result.explicit == 1 and result.questions == 1
     assert "(1 more kept the test file's gold ids)" in context_gold_line(result.as_dict())
@@ -98,20 +99,20 @@ def test_grade_zero_gold_is_no_gold() -> None:
                                             ("doc05", "doc05.md"), (_chunk(5, 2).id, _chunk(5, 2).id)])
 def test_giskard_seed_document_id_gives_gold_when_no_text_matched(seed: str, expected: str) -> None:
     question = _q("a", ["A context written from elsewhere that the corpus never held at all."], seed=seed)
-    result = gold_from_contexts([question], DOCS, CHUNKS)
+    result = present(gold_from_contexts([question], DOCS, CHUNKS))
     assert question.gold == {expected: 1.0}
     assert result.seed == 1 and result.contexts["unmatched"] == 1 and result.matched_questions == 1
 
 
 def test_text_matches_come_before_the_seed_document_id() -> None:
     question = _q("a", [_chunk(3, 1).text], seed="doc05.md")
-    result = gold_from_contexts([question], DOCS, CHUNKS)
+    result = present(gold_from_contexts([question], DOCS, CHUNKS))
     assert question.gold == {_chunk(3, 1).id: 1.0} and result.seed == 0
 
 
 def test_a_seed_document_id_alone_is_enough() -> None:
     questions = [_q("a", None, seed="doc07.md"), _q("b", None, seed="nowhere.md")]
-    result = gold_from_contexts(questions, DOCS, CHUNKS)
+    result = present(gold_from_contexts(questions, DOCS, CHUNKS))
     assert questions[0].gold == {"doc07.md": 1.0} and questions[1].gold == {}
     assert result.seed == 1 and result.matched_questions == 1 and result.questions == 2
 
@@ -120,7 +121,7 @@ def test_embedding_tier_catches_what_the_text_tiers_miss() -> None:
     target = _chunk(4, 1)
     shuffled = _paraphrase(target.text, random.Random(3)).replace(" indeed", "")
     questions = [_q("a", [shuffled]), _q("b", ["Nothing here resembles the corpus in any way whatsoever, truly."])]
-    result = gold_from_contexts(questions, DOCS, CHUNKS, embedder=make_embedder("hash"))
+    result = present(gold_from_contexts(questions, DOCS, CHUNKS, embedder=make_embedder("hash")))
     assert questions[0].gold == {target.id: 1.0} and questions[1].gold == {}
     assert result.contexts["embedding"] == 1 and result.contexts["unmatched"] == 1
     assert result.embedded == len(CHUNKS) + 2
@@ -130,7 +131,7 @@ def test_embedding_tier_catches_what_the_text_tiers_miss() -> None:
 @pytest.mark.parametrize("spec", [None, "precomputed"])
 def test_no_embedding_tier_without_an_embedder_that_embeds_text(spec: str | None) -> None:
     question = _q("a", [_paraphrase(_chunk(4, 1).text, random.Random(3)).replace(" indeed", "")])
-    result = gold_from_contexts([question], DOCS, CHUNKS, embedder=make_embedder(spec) if spec else None)
+    result = present(gold_from_contexts([question], DOCS, CHUNKS, embedder=make_embedder(spec) if spec else None))
     assert question.gold == {} and result.contexts["unmatched"] == 1 and result.embedded == 0
 
 
@@ -142,7 +143,7 @@ def test_counts_and_line_for_a_mixed_file() -> None:
     near = " ".join(w if i % 20 != 10 else "zzyzx" for i, w in enumerate(DOCS[6].text.split()[40:140]))
     questions = [_q("a", [_chunk(1, 1).text, "Yes."]), _q("b", [near]),
                  _q("c", ["Entirely unrelated words that no document of this corpus contains anywhere."])]
-    result = gold_from_contexts(questions, DOCS, CHUNKS)
+    result = present(gold_from_contexts(questions, DOCS, CHUNKS))
     block = result.as_dict()
     assert block["contexts"] == {"exact": 1, "near-exact": 1, "embedding": 0, "unmatched": 1, "too short": 1,
                                  "ambiguous": 0}
@@ -154,7 +155,7 @@ def test_counts_and_line_for_a_mixed_file() -> None:
 
 def test_without_a_corpus_the_line_says_nothing_was_mapped() -> None:
     question = _q("a", [_chunk(0, 1).text])
-    result = gold_from_contexts([question], [], [])
+    result = present(gold_from_contexts([question], [], []))
     assert question.gold == {} and result.as_dict()["mapped"] is False
     assert context_gold_line(result.as_dict()) == ("gold from reference contexts: none mapped for 1 question(s) "
                                                    "(no --corpus to find them in)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -11,15 +12,18 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.alignment import align, bootstrap_mean
 from ragcov_tui.evaluation.gates import check_gates, find_regressions, load_baseline, parse_fail_under
 from ragcov_tui.evaluation.report import read_eval_report
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.db import open_db
+from ragcov_tui.store.eval_contract import EvalReport, ReportQuestion
+from tests.support.present import present
 
 
-def _report(**means) -> dict:
-    groups = {"retrieval": {}, "generation": {}}
+def _report(**means: float | None) -> EvalReport:
+    groups: dict[str, dict[str, JsonObject]] = {"retrieval": {}, "generation": {}}
     for name, mean in means.items():
         group = "generation" if name == "faithfulness" else "retrieval"
         groups[group][name.replace("_at_", "@")] = {"mean": mean, "n": 0 if mean is None else 10, "std": 0.1}
-    return {"k": 5, "aggregate": groups, "questions": []}
+    return cast(EvalReport, {"k": 5, "aggregate": groups, "questions": []})
 
 
 def test_regressions_beyond_max_drop_are_listed() -> None:
@@ -70,12 +74,13 @@ def test_load_report_from_file_or_session(tmp_path: Path) -> None:
         read_eval_report(db, "deadbeef")
 
 
-def _judged_report(scores: list[float], repeats: int) -> dict:
+def _judged_report(scores: list[float], repeats: int) -> EvalReport:
     """A report whose faithfulness items hold ``scores``, and ndcg@5 a mean of 0.7 (issue #26 §6)."""
     mean = sum(scores) / len(scores)
     report = _report(ndcg_at_5=0.7, faithfulness=mean)
     report["repeats"] = repeats
-    report["questions"] = [{"id": f"q{i}", "status": "done", "generation": {"faithfulness": s}} for i, s in enumerate(scores)]
+    report["questions"] = [cast(ReportQuestion, {"id": f"q{i}", "status": "done", "generation": {"faithfulness": s}})
+                           for i, s in enumerate(scores)]
     return report
 
 
@@ -99,7 +104,7 @@ def test_a_judged_gate_with_alignment_uses_the_corrected_lower_bound() -> None:
     report = _judged_report(scores, 1)
     alignment = align({f"q{i}": {"faithfulness": s} for i, s in enumerate(scores)},
                       [(f"q{i}", "faithfulness", int(s >= 0.5)) for i, s in enumerate(scores)])
-    corrected = alignment.of("faithfulness").corrected.estimate
+    corrected = present(alignment.of("faithfulness")).corrected.estimate
     result = check_gates(report, fail_under=["faithfulness=0.5"], alignment=alignment)
     assert result.checks[0].compared == corrected.low
     assert "judge-corrected" in result.summary()[0]

@@ -8,6 +8,7 @@ line. Whatever happens, the stored session holds no NaN and ``ragcov report`` re
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import re
@@ -23,6 +24,7 @@ from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, check_score, output_from_value
 from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.services.eval_job import run_eval
+from ragcov_tui.store.eval_contract import ReportQuestion
 from tests.evaluation.eval_integrity import (
     assert_stored_finite,
     database,
@@ -67,7 +69,7 @@ def _reply(score_json: str) -> str:
     return f'{{"answer": "On the first day [billing.md].", "contexts": [{{"id": "billing.md", "text": "t", "score": {score_json}}}]}}'
 
 
-def _check_run(tmp: Path, system: str, words: str | None, context: bool = True) -> dict:
+def _check_run(tmp: Path, system: str, words: str | None, context: bool = True) -> ReportQuestion:
     """Run the eval; q1 failed naming ``words`` (or scored when None), q2 and q3 done; the session is
     stored done with no NaN, and ``ragcov report`` exports it."""
     db, path = database(tmp)
@@ -76,8 +78,8 @@ def _check_run(tmp: Path, system: str, words: str | None, context: bool = True) 
     if words is None:
         assert by_id["q1"]["status"] == "done"
     else:
-        assert by_id["q1"]["status"] == "error" and words in by_id["q1"]["error"]
-        assert not context or "context 1: 'score' must be a" in by_id["q1"]["error"]
+        assert by_id["q1"]["status"] == "error" and words in (by_id["q1"]["error"] or "")
+        assert not context or "context 1: 'score' must be a" in (by_id["q1"]["error"] or "")
         assert report["counts"]["errors"] == 1 and report["counts"]["done"] == 2
         assert report["aggregate"]["retrieval"]["hit@2"]["n"] == 2  # the run went on
     assert by_id["q2"]["status"] == by_id["q3"]["status"] == "done"
@@ -123,7 +125,7 @@ def test_http_system_finite_scores_are_kept(tmp_path: Path, raw: str, value: Any
 def test_http_system_hostile_shapes_are_that_questions_error(tmp_path: Path, body: str, words: str) -> None:
     with FakeSystemServer(lambda q: body if q == BAD else _reply("1")) as server:
         item = _check_run(tmp_path, f"http:{server.url}", words, context=False)
-    assert item["error"].startswith("system: ")
+    assert (item["error"] or "").startswith("system: ")
 
 
 # -- python callables ------------------------------------------------------------------------------
@@ -143,9 +145,7 @@ def scripted_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             return {{"answer": "On the first day.", "contexts": [{{"id": "billing.md", "text": "t", "score": score}}]}}
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
-    import hostile_rag_mod  # noqa: PLC0415 (created above)
-
-    yield hostile_rag_mod
+    yield importlib.import_module("hostile_rag_mod")  # written above
     sys.modules.pop("hostile_rag_mod", None)
 
 
@@ -270,5 +270,6 @@ def test_check_score_refuses(raw: str, value: Any, words: str) -> None:
 def test_output_from_value_rechecks_system_output_objects() -> None:
     with pytest.raises(BadInput, match="finite"):
         output_from_value(SystemOutput("a", [RetrievedChunk("x", "t", math.nan)]), "builtin")
-    out = output_from_value(SystemOutput("a", [RetrievedChunk("x", "t", np.float32(0.5))], label="l"), "w")
+    numpy_score = RetrievedChunk("x", "t", np.float32(0.5))  # type: ignore[arg-type]  # deliberately numpy: must come back a float
+    out = output_from_value(SystemOutput("a", [numpy_score], label="l"), "w")
     assert type(out.contexts[0].score) is float and out.label == "l"

@@ -15,6 +15,7 @@ from ragcov_tui.evaluation.compare import compare, question_set_note
 from ragcov_tui.services.eval_job import run_eval
 from ragcov_tui.testset.ids import content_id
 from tests.evaluation.eval_integrity import database, options
+from tests.support.present import present
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 DROPPED = 3  # the row a teammate drops by hand between the runs
@@ -66,7 +67,7 @@ def test_compare_pairs_the_common_questions(two_runs) -> None:
     for metric in out["metrics"]:  # the same system on the same questions: every pair ties
         assert (metric["wins"], metric["losses"], metric["ties"]) == (0, 0, metric["n"]) and metric["n"] > 0, metric
         assert metric["delta"] == pytest.approx(0.0)
-    assert question_set_note(out).startswith(f"the runs scored different questions: A {n}, B {n - 1}, {n - 1} both")
+    assert present(question_set_note(out)).startswith(f"the runs scored different questions: A {n}, B {n - 1}, {n - 1} both")
 
 
 def test_ragcov_compare_on_the_two_runs(two_runs, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,7 +88,7 @@ def test_a_session_from_an_older_ragcov_compares_without_a_crash(two_runs, capsy
         out = compare(db, old, sid_b, resamples=200)
         assert out["scored"] == {"a": len(rows), "b": len(rows) - 1, "both": 0}
         assert all(m["n"] == 0 and m["delta"] is None for m in out["metrics"])
-        assert question_set_note(out).startswith("the runs scored different questions")
+        assert present(question_set_note(out)).startswith("the runs scored different questions")
         capsys.readouterr()
         assert main(["compare", "--db", str(db_path), old, sid_b]) == 0
         shown = capsys.readouterr()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.corpus import build_chunks
+from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.diagnosis import diagnose
 from ragcov_tui.evaluation.generation.abstention import abstains
@@ -99,7 +100,7 @@ OUT_OF_SCOPE = [("oos1", "What is the boiling point of liquid nitrogen in kelvin
 def _files(tmp_path: Path) -> tuple[Path, Path]:
     """Four sample questions (q002 refused by the system) and three the corpus cannot answer (two declined)."""
     _, chunks = build_chunks([CORPUS])
-    first = {}
+    first: dict[str, Chunk] = {}
     for chunk in chunks:
         first.setdefault(chunk.source, chunk)
     questions, records = [], []

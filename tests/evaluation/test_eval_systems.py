@@ -7,6 +7,7 @@ import re
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def test_records_row_without_outputs_is_bad_input(tmp_path: Path) -> None:
 
 # -- python callables ------------------------------------------------------------------------------
 @pytest.fixture()
-def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     (tmp_path / "my_rag_eval_mod.py").write_text(textwrap.dedent("""
         import asyncio
         CALLS = []

@@ -78,7 +78,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from ragcov_tui.embeddings.hashing import hashed_vector
 
@@ -128,7 +128,7 @@ class FakeAPIServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
-    def __enter__(self) -> FakeAPIServer:
+    def __enter__(self) -> Self:
         server = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.store import open_db
 from ragcov_tui.store.analysis import save_analysis
+from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -29,7 +30,7 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture()
-def heldout_db(tmp_path: Path) -> tuple[Path, str, dict]:
+def heldout_db(tmp_path: Path) -> tuple[Path, str, AnalysisReport]:
     C, Q, chunks, questions, params = heldout_inputs(seed=1, held_out=HELD)
     result = analyze(C, Q, chunks, questions, params)
     testset = tmp_path / "questions.jsonl"

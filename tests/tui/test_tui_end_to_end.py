@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent
 
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
@@ -68,7 +68,7 @@ async def test_real_analysis_job_from_the_jobs_pane(workspace: tuple[Path, Path]
             app.query_one(f"#job-{field}", Input).value = value
         await pilot.press("ctrl+r")
         end = time.monotonic() + 60
-        while app.analysis_sid is None or app.query_one("TabbedContent").active != "tab-overview":
+        while app.analysis_sid is None or app.query_one(TabbedContent).active != "tab-overview":
             assert time.monotonic() < end, "the analysis job did not finish and open its Overview"
             await pilot.pause(0.1)
         assert open_db(db_path).execute("SELECT status FROM sessions").fetchone()[0] == "done"

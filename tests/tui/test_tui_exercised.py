@@ -3,6 +3,7 @@ exercised share and the blind spots at 80x24 (issue #27 §3)."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -29,10 +30,12 @@ def joined_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]
     root = write_corpus(tmp_path_factory.mktemp("exercised-app"))
     path = root / "ragcov.db"
     db = open_db(path)
-    common = dict(corpus=[str(root / "corpus")], questions=str(root / "questions.jsonl"), embedder="hash")
-    eval_sid, _ = run_eval(EvalOptions(**common, system="builtin:bm25", k=1, metrics="retrieval", probes=10), db)
-    plain, _ = run_analysis(AnalyzeOptions(**common), db)
-    joined, _ = run_analysis(AnalyzeOptions(**common, eval_session=eval_sid), db)
+    corpus, questions = [str(root / "corpus")], str(root / "questions.jsonl")
+    eval_sid, _ = run_eval(EvalOptions(corpus=corpus, questions=questions, embedder="hash", system="builtin:bm25", k=1,
+                                       metrics="retrieval", probes=10), db)
+    analysis = partial(AnalyzeOptions, corpus=corpus, questions=questions, embedder="hash")
+    plain, _ = run_analysis(analysis(), db)
+    joined, _ = run_analysis(analysis(eval_session=eval_sid), db)
     db.conn.close()
     return path, joined, plain
 

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Static
 
 from ragcov_tui.cli.render import SafeConsole, print_compare
 from ragcov_tui.evaluation.compare import compare_reports
+from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.store import open_db
 from ragcov_tui.store.decisions import list_decisions
 from ragcov_tui.store.evals import load_eval_report
@@ -220,7 +221,7 @@ def body(screen: TextScreen) -> str:
     return static_text(screen.query_one("#text-body", Static))
 
 
-def cli_lines(result: dict[str, Any]) -> str:
+def cli_lines(result: Comparison) -> str:
     out = io.StringIO()
     print_compare(SafeConsole(file=out, width=200, color_system=None), result)
     return out.getvalue()

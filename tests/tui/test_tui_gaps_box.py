@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 from ragcov_tui.store import open_db, queries
@@ -40,7 +41,7 @@ async def test_gap_rule_reads_in_full_at_80x24(tmp_path: Path) -> None:
         flat = " ".join(screen_text(app).split())
         assert " ".join(rule.split()) in flat  # the whole rule, wrapped under its label
         assert "Suggested questions for cluster" in flat  # the suggestion list keeps its place
-        box = app.query_one("#gaps-detail")
+        box = app.query_one("#gaps-detail", Static)
         shown = box.content_region.height
         assert shown >= len(static_text(box).rstrip().splitlines())  # nothing in the box is clipped
         table = app.query_one("#gaps-table")

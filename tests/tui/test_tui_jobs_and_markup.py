@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import cast
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Input, Static, TabbedContent
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.panes.jobs import JobRequest, eta_text, prefill
@@ -71,14 +73,14 @@ async def test_job_completes_while_keys_still_respond(tui_db: Path) -> None:
         # the UI is live while the job runs: switch tabs and move a cursor
         await pilot.press("left_square_bracket", "left_square_bracket")
         await pilot.pause()
-        assert app.query_one("TabbedContent").active == "tab-documents"
+        assert app.query_one(TabbedContent).active == "tab-documents"
         table = app.query_one("#documents-table", PagedTable)
         await pilot.press("j")
         assert table.cursor_row == 1
         release.set()  # finished while the user works in Documents: announced, not opened (issue #10 item 7)
         await wait_for(pilot, lambda: "finished" in str(app.query_one("#job-status", Static).render()))
         await pilot.pause()
-        assert app.query_one("TabbedContent").active == "tab-documents" and table.cursor_row == 1
+        assert app.query_one(TabbedContent).active == "tab-documents" and table.cursor_row == 1
         assert app.current_sid == "a0000001" and app.eval_sid == "e0000001"
         assert any("open it in Sessions (1)" in n.message for n in app._notifications)
 
@@ -114,7 +116,7 @@ async def test_rerun_prefills_the_form_from_the_session(tui_db: Path) -> None:
         await pilot.pause()
         await pilot.press("R", "y")
         await wait_for(pilot, lambda: app.current_sid not in ("a0000001",))
-        assert app.query_one("#job-clusters").value == "6"
+        assert app.query_one("#job-clusters", Input).value == "6"
 
 
 async def test_rerun_while_a_job_runs_leaves_the_form_alone(tui_db: Path) -> None:
@@ -124,21 +126,22 @@ async def test_rerun_while_a_job_runs_leaves_the_form_alone(tui_db: Path) -> Non
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("jobs")
         await pilot.pause()
-        app.query_one("#job-clusters").value = "9"
+        app.query_one("#job-clusters", Input).value = "9"
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: "embed" in str(app.query_one("#job-status", Static).render()))
         app.show_pane("gaps")
         await pilot.pause()
         await pilot.press("R", "y")
         await pilot.pause()
-        assert app.query_one("#job-clusters").value == "9"
+        assert app.query_one("#job-clusters", Input).value == "9"
         assert app.notice_log[0][2].startswith("A job is already running")
         release.set()
         await wait_for(pilot, lambda: "finished" in str(app.query_one("#job-status", Static).render()))
 
 
 def test_prefill_and_eta() -> None:
-    values = prefill({"corpus": ["a", "b"], "questions_path": "/q.jsonl", "llm": "heuristic", "params": {"k": 7}})
+    session = cast(SessionRow, {"corpus": ["a", "b"], "questions_path": "/q.jsonl", "llm": "heuristic", "params": {"k": 7}})
+    values = prefill(session)
     assert values["corpus"] == "a, b" and values["llm"] == "" and values["k"] == "7"
     assert eta_text("embed", 25, 100, started=0.0, now=5.0) == "embed 25/100 · ETA 15s"
     assert eta_text("load", 3, 0, started=0.0, now=1.0) == "load 3"

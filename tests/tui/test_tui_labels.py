@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, TabbedContent
+from textual.widgets import DataTable, Static, TabbedContent
 
 from ragcov_tui.store import open_db
 from ragcov_tui.store.labels import import_labels, item_labels, session_labels
@@ -55,7 +55,7 @@ async def test_label_keys_cycle_store_undo_and_show_in_the_detail(tui_db: Path) 
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, TextScreen)
-        body = static_text(app.screen.query_one("#text-body"))
+        body = static_text(app.screen.query_one("#text-body", Static))
         assert "Your labels" in body
         assert any(line.split()[:2] == ["faithfulness", "no"] for line in body.split("Your labels")[1].splitlines()[1:2])
         await pilot.press("escape")
@@ -83,13 +83,13 @@ async def test_alignment_pane_shows_the_figures_and_a_metric_per_row(tui_db: Pat
         table = app.query_one("#alignment-metrics", DataTable)
         assert table.row_count == 1
         assert str(table.get_row_at(0)[0]) == "faithfulness"
-        detail = static_text(app.query_one("#alignment-detail"))
+        detail = static_text(app.query_one("#alignment-detail", Static))
         assert "faithfulness: not certified" in detail or "faithfulness: certified" in detail
         assert "judge-corrected" in detail and "label yes" in detail and "score [0.8, 1.0]" in detail
-        assert f"{len(session_labels(db, SID))} labels" in static_text(app.query_one("#alignment-summary"))
+        assert f"{len(session_labels(db, SID))} labels" in static_text(app.query_one("#alignment-summary", Static))
         app.show_pane("overview")  # the app's report: the judged mean beside its judge-corrected estimate
         await pilot.pause()
-        figures = static_text(app.query_one("#overview-figures"))
+        figures = static_text(app.query_one("#overview-figures", Static))
         assert "aligned faithfulness: judged mean" in figures and "judge-corrected" in figures
 
 

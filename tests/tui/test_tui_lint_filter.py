@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 from ragcov_tui.store import open_db
@@ -62,7 +63,7 @@ async def test_l_cycles_all_findings_each_kind_and_back_to_outliers(stale_db) ->
         assert table.page.total == len({f["question_id"] for f in findings})
         first = current(table)
         assert first.reasons and first.question_id in {f["question_id"] for f in findings}
-        assert "lint" in static_text(app.query_one("#outliers-detail"))
+        assert "lint" in static_text(app.query_one("#outliers-detail", Static))
         seen = []
         for _ in kinds:
             await pilot.press("l")

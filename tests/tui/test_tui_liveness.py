@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Footer, Input, Select, Static, TabbedContent
 
 import ragcov_tui.services.analysis_job  # noqa: F401  (imported before the clock starts: it loads scikit-learn)
 from ragcov_tui.embeddings.hashing import HashEmbedder
@@ -136,7 +136,7 @@ async def test_ctrl_x_cancels_from_another_pane(tui_db: Path) -> None:
             assert "^x Cancel job" in footer_keys(app), pane
         await pilot.press("ctrl+x")
         await wait_for(pilot, lambda: "cancelled" in job_status(app), timeout=10)
-        assert app.query_one("TabbedContent").active == "tab-results"  # the cancel does not move you
+        assert app.query_one(TabbedContent).active == "tab-results"  # the cancel does not move you
 
 
 async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_questions(

@@ -6,13 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
 
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
+from ragcov_tui.tui.panes.jobs import JobsPane
+from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.paged_table import PagedTable
-from tests.support.screen_text import static_text
+from tests.support.present import present
+from tests.support.screen_text import focused_input, static_text
 from tests.support.stored import stored_session
 from tests.support.tables import current
 
@@ -58,7 +62,7 @@ async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_
     chunk_ids = [c for (c,) in db.execute("SELECT chunk_id FROM chunk_results WHERE session_id = 'a0000001' AND cluster = ?",
                                           [cluster])]
     with db.conn:
-        db["suggestions"].insert({"session_id": "a0000001", "cluster": cluster, "text": long_text, "origin": "heuristic"})
+        db.table("suggestions").insert({"session_id": "a0000001", "cluster": cluster, "text": long_text, "origin": "heuristic"})
         for i, cid in enumerate(chunk_ids):  # Markdown the offline heuristic can turn into questions
             db.execute("UPDATE chunks SET text = ? WHERE chunk_id = ?",
                        [f"# Admin guide\n\n## Rotating key set {i}\n\nEvery key of set {i} can be rotated from the console.", cid])
@@ -69,7 +73,7 @@ async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_
         await pilot.pause()
         gaps = app.query_one("#gaps-table", DataTable)
         suggestions = app.query_one("#gaps-suggestions", PagedTable)
-        assert "! = mostly flagged documents" in gaps.border_title
+        assert "! = mostly flagged documents" in (gaps.border_title or "")
         await pilot.press("tab", "j", "j", "j")  # the long suggestion, 4th of the first gap
         await pilot.pause()
         detail_lines = shown(app, "#gaps-detail").rstrip().splitlines()
@@ -116,10 +120,10 @@ async def test_filter_and_next_match_in_every_list_pane(tui_db: Path) -> None:
             total = table.row_count
             word = needle or cells(table, 0)[column].split(",")[0].split()[0].lower()
             await pilot.press("slash")
-            app.focused.value = word
+            focused_input(app).value = word
             await pilot.press("enter")
             await pilot.pause()
-            assert 0 < table.row_count <= total and repr(word) in table.border_title, pane
+            assert 0 < table.row_count <= total and repr(word) in (table.border_title or ""), pane
             assert all(word in " ".join(cells(table, r)).lower() for r in range(table.row_count)) or pane == "gaps"
             await pilot.press("n")
             assert table.cursor_row == (1 if table.row_count > 1 else 0), pane
@@ -128,7 +132,7 @@ async def test_filter_and_next_match_in_every_list_pane(tui_db: Path) -> None:
             await pilot.press("slash", "escape")
             await pilot.pause()
             assert table.row_count == total and not app.query_one(f"#{pane}-filter", Input).display, pane
-            assert {"slash", "n", "N"} <= {b.key for b in app.active_pane().BINDINGS}
+            assert {"slash", "n", "N"} <= {b.key for b in app.active_pane().BINDINGS if isinstance(b, Binding)}
 
 
 async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: Path) -> None:
@@ -143,7 +147,7 @@ async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: P
         assert "auto: best silhouette" in clusters.placeholder and "by corpus size" in clusters.placeholder
         assert "(empty: auto)" not in str(app.query_one("#row-clusters").query_one("Label").render())
         assert clusters.value == "6"
-        pane = app.query_one("#jobs")
+        pane = app.query_one("#jobs", JobsPane)
         opts = job_options(pane.request())
         session = stored_session(app.db, "a0000001")
         assert opts.clusters == 6 and opts.embedder == session["embedder"] and opts.questions == session["questions_path"]
@@ -181,10 +185,10 @@ async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_
         app.show_pane("clusters")
         await pilot.press("m")
         await pilot.pause()
-        chart = app.query_one("#clusters-map")
+        chart = app.query_one("#clusters-map", Chart)
         assert chart.display
         plot = RecordingPlot()
-        chart.painter(plot)
+        present(chart.painter)(plot)
         titles = [args[0] for name, args, _ in plot.calls if name == "title"]
         assert "o cluster 0" in titles[-1] and "+ test" in titles[-1]  # the key, not a legend box over the points
 
@@ -204,7 +208,7 @@ async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filt
         assert shown_labels <= set(DIAGNOSIS_LABELS.values()) | {"error"}  # nothing cut with an ellipsis
         for typed in ("generation_failure", "gen fail"):  # the stored name, or the label as shown
             await pilot.press("slash")
-            app.focused.value = typed
+            focused_input(app).value = typed
             await pilot.press("enter")
             assert table.page.total == failures > 0 and all(r.diagnosis == "generation_failure" for r in table.page.rows)
         await pilot.press("enter")
@@ -228,7 +232,7 @@ async def test_trend_key_is_in_the_title_not_a_legend_over_the_plot(tui_db: Path
         app.show_pane("sessions")
         await pilot.pause()
         plot = RecordingPlot()
-        app.query_one("#sessions-trend").painter(plot)
+        present(app.query_one("#sessions-trend", Chart).painter)(plot)
         titles = [args[0] for name, args, _ in plot.calls if name == "title"]
         lines = [kwargs for name, _, kwargs in plot.calls if name == "plot"]
         assert titles == ["eval trend of this test file, oldest → newest · • mrr  + hit@5  x faithfulness"]
@@ -237,7 +241,7 @@ async def test_trend_key_is_in_the_title_not_a_legend_over_the_plot(tui_db: Path
         await pilot.press("j")  # the analysis session: coverage figures under readable names
         await pilot.pause()
         plot = RecordingPlot()
-        app.query_one("#sessions-trend").painter(plot)
+        present(app.query_one("#sessions-trend", Chart).painter)(plot)
         title = next(args[0] for name, args, _ in plot.calls if name == "title")
         assert title.startswith("analysis trend") and "multi thr" in title and "multi top-n" in title, title
         assert "multi_n" not in title

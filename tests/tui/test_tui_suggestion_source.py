@@ -13,7 +13,9 @@ from textual.widgets import Static
 from ragcov_tui.store.db import SCHEMA_VERSION
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import TextScreen
+from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import static_text
+from tests.support.tables import current
 
 SIZE = (80, 24)
 SID = "a0000001"
@@ -54,7 +56,7 @@ async def detail_of(path: Path, gap_row: int, suggestion_row: int) -> tuple[str,
             await pilot.press(key)
             await pilot.pause()
         assert isinstance(app.screen, TextScreen)
-        suggestion = dict(app.screen_stack[-2].query_one("#gaps-suggestions").current)
+        suggestion = current(app.screen_stack[-2].query_one("#gaps-suggestions", PagedTable))
         return folded(static_text(app.screen.query_one("#text-body", Static))), suggestion
 
 

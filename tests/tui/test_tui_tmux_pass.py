@@ -18,8 +18,10 @@ from ragcov_tui.tui.app import PANES, RagcovApp, pane_id
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.jobs import JobsPane
 from ragcov_tui.tui.safe_app import NOTICE_HOLD
+from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
 from tests.support.synthetic_sessions import make_eval_session
+from tests.support.tables import current
 
 SIZE = (80, 24)
 pytestmark = pytest.mark.anyio
@@ -118,8 +120,9 @@ async def test_sessions_at_80x24_lists_more_than_three_sessions_and_t_shows_the_
         await pilot.press("t")
         await pilot.pause()
         assert not trend.region.area
-    async with RagcovApp(tui_db, "a0000001").run_test(size=(120, 40)) as pilot:
-        pilot.app.show_pane("sessions")
+    tall = RagcovApp(tui_db, "a0000001")
+    async with tall.run_test(size=(120, 40)) as pilot:
+        tall.show_pane("sessions")
         await pilot.pause()
         assert pilot.app.query_one("#sessions-trend").region.height >= 12  # room for both: shown
 
@@ -136,8 +139,8 @@ async def test_the_sessions_detail_at_80x24_shows_a_stopped_evals_resume_line(tu
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("sessions")
         await pilot.pause()
-        table = app.query_one("#sessions-table")
-        while table.current["id"] != "e0000001":
+        table = app.query_one("#sessions-table", PagedTable)
+        while current(table)["id"] != "e0000001":
             await pilot.press("j")
         await pilot.pause()
         folded = " ".join(" ".join(screen_text(app).split()).split(" "))
@@ -154,7 +157,7 @@ async def test_keep_drop_mark_do_nothing_in_the_pairs_view_and_leave_its_footer(
         app.show_pane("outliers")
         await pilot.pause()
         pane = app.query_one("#outliers")
-        path = Path(app.db["sessions"].get("a0000001")["questions_path"])
+        path = Path(app.db.table("sessions").get("a0000001")["questions_path"])
         before = path.read_bytes()
         await pilot.press("p")
         await pilot.pause()
@@ -162,7 +165,7 @@ async def test_keep_drop_mark_do_nothing_in_the_pairs_view_and_leave_its_footer(
         assert "Drop" not in footer_keys and "Keep" not in footer_keys and "Pairs" in footer_keys
         await pilot.press(key)
         await pilot.pause()
-        assert path.read_bytes() == before and not pane.query_one("#outliers-table").marked
+        assert path.read_bytes() == before and not pane.query_one("#outliers-table", PagedTable).marked
         await pilot.press("p")
         await pilot.pause()
         footer_keys = " ".join(str(k.render()) for k in app.query_one(Footer).query("FooterKey"))

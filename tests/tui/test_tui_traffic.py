@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, TabbedContent
+from textual.widgets import DataTable, Static, TabbedContent
 
 from ragcov_tui.services.analysis_job import AnalyzeOptions, run_analysis
 from ragcov_tui.store import open_db
@@ -13,7 +14,9 @@ from ragcov_tui.store.traffic import load_traffic
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.clusters import ClustersPane
+from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.paged_table import PagedTable
+from tests.support.present import present
 from tests.support.screen_text import screen_text, static_text
 from tests.support.stored import stored_session
 
@@ -27,9 +30,10 @@ def traffic_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str
     """One analysis of sample_data with its traffic log and one without (hash embedder: fast, offline)."""
     path = tmp_path_factory.mktemp("traffic") / "ragcov.db"
     db = open_db(path)
-    common = dict(corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"), embedder="hash")
-    plain, _ = run_analysis(AnalyzeOptions(**common, name="plain"), db)
-    with_traffic, _ = run_analysis(AnalyzeOptions(**common, traffic=str(SAMPLE / "traffic.jsonl")), db)
+    options = partial(AnalyzeOptions, corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"),
+                      embedder="hash")
+    plain, _ = run_analysis(options(name="plain"), db)
+    with_traffic, _ = run_analysis(options(traffic=str(SAMPLE / "traffic.jsonl")), db)
     db.conn.close()
     return path, with_traffic, plain
 
@@ -45,7 +49,7 @@ def cells(table: DataTable, row: int = 0) -> list[str]:
 
 async def test_traffic_pane_shows_clusters_queries_gaps_and_unasked_tests(traffic_db) -> None:
     path, sid, _ = traffic_db
-    section = load_traffic(open_db(path), sid, details=False)
+    section = present(load_traffic(open_db(path), sid, details=False))
     app = RagcovApp(path, sid)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -53,7 +57,7 @@ async def test_traffic_pane_shows_clusters_queries_gaps_and_unasked_tests(traffi
         await pilot.press("9")
         await pilot.pause()
         assert app.query_one(TabbedContent).active == "tab-traffic"
-        summary = static_text(app.query_one("#traffic-summary"))
+        summary = static_text(app.query_one("#traffic-summary", Static))
         assert "1,722 queries, 55 distinct · 2026-01-01 to 2026-01-31" in summary
         assert f"tests nobody asks {len(section['unasked_questions']['questions'])}" in summary
         clusters = app.query_one("#traffic-clusters", DataTable)
@@ -132,12 +136,14 @@ def test_rerun_of_a_traffic_session_keeps_its_log(traffic_db) -> None:
     path, sid, plain = traffic_db
     db = open_db(path)
     session = stored_session(db, sid)
-    assert session["params"]["traffic"] == str((SAMPLE / "traffic.jsonl").resolve())
-    opts = job_options(JobRequest("analysis", prefill(session), base=session["params"]))
-    assert opts.traffic == session["params"]["traffic"]
+    params = present(session["params"])
+    assert params["traffic"] == str((SAMPLE / "traffic.jsonl").resolve())
+    opts = job_options(JobRequest("analysis", prefill(session), base=params))
+    assert opts.traffic == params["traffic"]
     plain_session = stored_session(db, plain)
-    assert "traffic" not in plain_session["params"]
-    assert job_options(JobRequest("analysis", prefill(plain_session), base=plain_session["params"])).traffic is None
+    plain_params = present(plain_session["params"])
+    assert "traffic" not in plain_params
+    assert job_options(JobRequest("analysis", prefill(plain_session), base=plain_params)).traffic is None
 
 
 async def test_map_key_names_traffic_at_80x24(traffic_db) -> None:
@@ -150,7 +156,7 @@ async def test_map_key_names_traffic_at_80x24(traffic_db) -> None:
         await pilot.press("3", "m")
         await pilot.pause()
         assert "* traffic" in screen_text(app) and "+ test" in screen_text(app)
-        chart = app.query_one("#clusters-map")
+        chart = app.query_one("#clusters-map", Chart)
         assert chart.size.width <= 48
         names = ["chunk", "test", "outlier", "cluster 0", "traffic"]  # every group of the map, one point each
         chart.draw_scatter("Map · 59 chunks", [(name, [0.1 * i], [0.1 * i], marker)
@@ -195,7 +201,7 @@ async def test_help_opens_on_the_keys_of_the_pane_it_is_asked_from(traffic_db, k
         assert isinstance(app.screen, TextScreen)
         top = screen_text(app).splitlines()[:12]  # what the help shows before any scrolling
         assert any(f"{title} (this pane)" in line for line in top) and any(first in line for line in top), top
-        body = static_text(app.screen.query_one("#text-body"))
+        body = static_text(app.screen.query_one("#text-body", Static))
         assert body.count(f"\n{title}\n") == 0 and body.count(f"{title} (this pane)") == 1
 
 
@@ -204,7 +210,7 @@ async def test_traffic_pane_shows_health_columns_and_the_unhappy_cluster_at_80x2
     low-relevance and negative-feedback rates, and the summary names where unhappy traffic concentrates
     (sample_data's webhook queries: slow, poorly retrieved, thumbs down)."""
     path, sid, _ = traffic_db
-    section = load_traffic(open_db(path), sid, details=False)
+    section = present(load_traffic(open_db(path), sid, details=False))
     health = section["health"]
     spot = health["hotspots"][0]
     app = RagcovApp(path, sid)
@@ -215,8 +221,8 @@ async def test_traffic_pane_shows_health_columns_and_the_unhappy_cluster_at_80x2
         assert [str(c.label) for c in table.columns.values()][:7] == ["id", "share", "cov", "p95 ms", "zero", "low", "neg"]
         row = next(i for i, c in enumerate(section["clusters"]) if c["id"] == spot["cluster"])
         mine = section["clusters"][row]["health"]
-        assert cells(table, row)[6] == f"{100 * mine['negative_feedback']['rate']:.0f}%"
-        summary = " ".join(static_text(app.query_one("#traffic-summary")).split())
+        assert cells(table, row)[6] == f"{100 * present(mine['negative_feedback']['rate']):.0f}%"
+        summary = " ".join(static_text(app.query_one("#traffic-summary", Static)).split())
         assert f"unhappy: cluster {spot['cluster']} (" in summary and "webhook" in summary
         assert "health: p95" in summary
         text = screen_text(app)
@@ -256,7 +262,7 @@ async def test_sessions_trend_shows_the_traffic_health_of_the_log_source(traffic
     source = queries.traffic_source(db, sid)
     assert source == str(SAMPLE / "traffic.jsonl") and queries.traffic_source(db, plain) is None
     series = queries.trend(db, str((SAMPLE / "questions.jsonl").resolve()), "analysis", traffic=source)
-    overall = load_traffic(db, sid, details=False)["health"]["overall"]
+    overall = present(load_traffic(db, sid, details=False))["health"]["overall"]
     assert series["neg feedback"] == [None, overall["negative_feedback"]["rate"]]  # plain first, oldest first
     assert series["zero results"][1] == overall["zero_results"]["rate"]
     app = RagcovApp(path, sid)
@@ -269,6 +275,6 @@ async def test_sessions_trend_shows_the_traffic_health_of_the_log_source(traffic
             await pilot.press("j")
             await pilot.pause()
         plot = RecordingPlot()
-        app.query_one("#sessions-trend").painter(plot)
+        present(app.query_one("#sessions-trend", Chart).painter)(plot)
         title = next(args[0] for name, args, _ in plot.calls if name == "title")
         assert "neg feedback" in title and "zero results" in title, title

@@ -58,7 +58,7 @@ async def test_rerun_asks_first(tui_db: Path) -> None:
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         jobs = app.query_one(JobsPane)
-        jobs.action_start = lambda **_: started.append(jobs.request())  # what would run, without running it
+        jobs.action_start = lambda **_: started.append(jobs.request())  # type: ignore[method-assign]  # deliberately: what would run, without running it
         app.show_pane("gaps")
         await press(pilot, "R")
         assert isinstance(app.screen, ConfirmScreen)
@@ -97,7 +97,7 @@ async def test_ctrl_x_on_a_run_of_another_process_says_where_to_stop_it(tui_db: 
     now = datetime.now(UTC).isoformat(timespec="seconds")
     other = os.getppid()  # a live process that is not this one
     with db.conn:
-        db["sessions"].insert({"id": "e0000009", "kind": "eval", "status": "running", "created_at": now, "pid": other,
+        db.table("sessions").insert({"id": "e0000009", "kind": "eval", "status": "running", "created_at": now, "pid": other,
                                "host": liveness.this_host(), "heartbeat_at": now, "system": "python:x:y"})
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
@@ -123,7 +123,7 @@ async def test_sessions_at_80_columns_show_date_and_time_and_names_that_fit_and_
         assert sum((width or 0) + 2 for _, width in table.column_spec) <= 80
         screen = "\n".join(static_text(w) for w in app.query(Static) if w.id == "sessions-detail")
         assert "2025-01-02 11:00:00" in screen and "a name far" not in screen
-        assert "> open, * marked" in table.border_title
+        assert "> open, * marked" in (table.border_title or "")
         await press(pilot, "question_mark")
         body = static_text(app.screen.query_one("#text-body", Static))
         assert ">           open: the session the other panes show" in body

@@ -12,13 +12,16 @@ from pathlib import Path
 
 import pytest
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Select, Static
 from textual.widgets._toast import Toast
 
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.filtering import FilterBar
+from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
+from ragcov_tui.tui.panes.filtering import Filterable, FilterBar
+from ragcov_tui.tui.panes.jobs import JobsPane
+from ragcov_tui.tui.panes.outliers import OutliersPane
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
 from tests.support.stored import stored_session
@@ -50,7 +53,7 @@ async def test_filter_accepts_the_column_titles_shown(tui_db: Path, typed: str, 
     async with app.run_test(size=SIZE) as pilot:
         await filter_with(pilot, "results", typed)
         table = app.query_one("#results-table", PagedTable)
-        assert f"filter {typed!r}" in table.border_title
+        assert f"filter {typed!r}" in (table.border_title or "")
         op, value = (">=", 0.8) if ">=" in typed else ("<", 0.5) if "<" in typed else ("=", 1.0)
         for row in table.page.rows:
             v = {**row.retrieval, **row.generation}[full]
@@ -66,7 +69,7 @@ async def test_a_bad_filter_is_an_error_in_the_filter_line_and_no_filter_is_clai
     async with app.run_test(size=SIZE) as pilot:
         await filter_with(pilot, "results", typed)
         table = app.query_one("#results-table", PagedTable)
-        assert "filter" not in table.border_title and table.page.total == 60
+        assert "filter" not in (table.border_title or "") and table.page.total == 60
         screen = " ".join(screen_text(app).split())  # the error line wraps at 80 columns
         assert says in screen and "columns: hit@5, mrr, faith, corr" in screen
         bar = app.query_one("#results-filter", FilterBar)
@@ -74,7 +77,7 @@ async def test_a_bad_filter_is_an_error_in_the_filter_line_and_no_filter_is_clai
         bar.value = "faith<0.5"  # fixed: the error line goes, the filter is on
         await pilot.press("enter")
         await pilot.pause()
-        assert "filter 'faith<0.5'" in table.border_title and not app.query(".filter-error")
+        assert "filter 'faith<0.5'" in (table.border_title or "") and not app.query(".filter-error")
 
 
 @pytest.mark.parametrize("pane", ["sessions", "clusters", "outliers", "gaps", "documents", "results"])
@@ -85,7 +88,8 @@ async def test_esc_on_a_filtered_list_clears_the_filter(tui_db: Path, pane: str)
         assert "filter 'zzzz-no-such-thing'" in screen_text(app)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.active_pane().id == pane and app.active_pane().query_text == ""
+        shown = app.active_pane()
+        assert shown.id == pane and isinstance(shown, Filterable) and shown.query_text == ""
         assert "filter '" not in screen_text(app) and not app.query_one(f"#{pane}-filter").display
         await pilot.press("escape")  # no filter: esc backs out one level (to the pane shown before)
         await pilot.pause()
@@ -125,6 +129,7 @@ async def test_result_detail_leads_with_truth_answer_keywords_verdicts_and_folds
         assert order == sorted(order), body
         top = screen_text(app)
         assert "Ground truth" in top and "Answer" in top  # on the first screen at 80x24
+        assert isinstance(app.screen, EvalItemScreen)
         chunk_text = app.screen.item.retrieved[0]["text"]
         assert chunk_text[:30] not in body  # folded
         await pilot.press("c")
@@ -192,7 +197,7 @@ async def test_enter_on_a_document_shows_its_chunks_coverage_and_why_flagged(tui
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         body = await open_with_enter(pilot, "documents", "slash", *"doc-000", "enter")
-        assert app.screen.title_text == "Document doc-000.md"
+        assert isinstance(app.screen, TextScreen) and app.screen.title_text == "Document doc-000.md"
         assert "coverage  0.683" in body and "chunks    47" in body and "flagged as misaligned" in body
         assert "reach" in body and "covered" in body and "no gold ids in the test file" in body
         assert "Chunks in document order" in body and body.count(" c0") >= 40
@@ -202,7 +207,7 @@ async def test_enter_on_an_outlier_pair_shows_both_questions_in_full(tui_db: Pat
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         body = await open_with_enter(pilot, "outliers", "p")
-        pair = app.query_one("#outliers").pairs[0]
+        pair = app.query_one("#outliers", OutliersPane).pairs[0]
         assert pair["a_text"] in body and pair["b_text"] in body
 
 
@@ -213,7 +218,7 @@ async def test_enter_opens_the_detail_in_every_list(tui_db: Path, pane: str, key
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         await open_with_enter(pilot, pane, *keys)
-        assert app.screen.title_text.startswith(title)
+        assert isinstance(app.screen, TextScreen) and app.screen.title_text.startswith(title)
         await pilot.press("escape")
         await pilot.pause()
         assert app.active_pane().id == pane and not isinstance(app.screen, TextScreen)
@@ -226,13 +231,13 @@ async def test_tab_cycles_the_lists_of_a_pane_and_help_lists_it(tui_db: Path) ->
         await pilot.pause()
         seen = []
         for _ in range(3):
-            seen.append(app.focused.id)
+            seen.append(app.focused.id if app.focused else None)
             await pilot.press("tab")
             await pilot.pause()
         assert seen == ["gaps-table", "gaps-suggestions", "gaps-table"]
-        assert app.focused.id == "gaps-suggestions"
+        assert app.focused is not None and app.focused.id == "gaps-suggestions"
         await pilot.press("shift+tab")
-        assert app.focused.id == "gaps-table"
+        assert app.focused is not None and app.focused.id == "gaps-table"
         await pilot.press("question_mark")
         await pilot.pause()
         help_body = static_text(app.screen.query_one("#text-body", Static))
@@ -288,8 +293,9 @@ async def test_g_and_G_and_home_end_jump_to_first_and_last_row(tui_db: Path, pan
             assert str(table.get_row_at(table.cursor_row)[0]) in screen_text(app) or pane == "sessions"
             await pilot.press(key_first)
             await pilot.pause()
-            assert table.cursor_row == 0 and getattr(table, "page", None) is None or table.page.offset == 0
-            assert first is None or table.current.question_id == first
+            paged = table if isinstance(table, PagedTable) else None
+            assert (table.cursor_row == 0 and paged is None) or (paged is not None and paged.page.offset == 0)
+            assert first is None or (paged is not None and current(paged).question_id == first)
 
 
 # ---------------------------------------------------------------- 15. notifications stay off the list at 80x24
@@ -405,7 +411,7 @@ async def test_the_sessions_cursor_follows_its_session(tui_db: Path, change: str
             await pilot.press("enter")
         else:
             add_eval_sessions(tui_db, 1, start=50, day=9)
-            app.query_one("#jobs")._finished("done", "e0000050", "eval finished: session e0000050")
+            app.query_one("#jobs", JobsPane)._finished("done", "e0000050", "eval finished: session e0000050")
         await pilot.pause()
         await pilot.pause()
         assert app.active_pane().id == "sessions"
@@ -424,7 +430,7 @@ async def test_a_job_finishing_while_the_user_triages_elsewhere_only_notifies(tu
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("gaps")
         await pilot.pause()
-        app.query_one("#jobs")._finished("done", "e0000050", "eval finished: session e0000050")
+        app.query_one("#jobs", JobsPane)._finished("done", "e0000050", "eval finished: session e0000050")
         await pilot.pause()
         assert app.active_pane().id == "gaps" and app.current_sid == "a0000001"
         assert "✓ Job done: eval finished: session e0000050; open it in Sessions (1)" in screen_text(app).splitlines()[0]
@@ -447,7 +453,7 @@ async def test_switching_the_job_kind_keeps_the_fields_already_typed(tui_db: Pat
         await pilot.press(*"mine.jsonl")
         field("name").value = "nightly"
         field("clusters").value = "12"
-        kind = app.query_one("#job-kind")
+        kind = app.query_one("#job-kind", Select)
         kind.value = "eval"
         await pilot.pause()
         assert field("questions").value == "mine.jsonl" and field("name").value == "nightly"
@@ -471,8 +477,8 @@ async def test_R_reruns_the_session_of_the_pane_in_use(tui_db: Path, pane: str, 
     started = []
     app = RagcovApp(tui_db, "e0000001")  # the eval is the session opened last
     async with app.run_test(size=SIZE) as pilot:
-        jobs = app.query_one("#jobs")
-        jobs.action_start = lambda **_: started.append(jobs.request())  # what would run, without running it
+        jobs = app.query_one("#jobs", JobsPane)
+        jobs.action_start = lambda **_: started.append(jobs.request())  # type: ignore[method-assign]  # deliberately: what would run, without running it
         app.show_pane(pane)
         await pilot.pause()
         if pane == "sessions":

@@ -94,6 +94,8 @@ class RuleJudge:
         return {"verdict": verdict, "reason": "rule"}
 
     def paraphrase(self, user: str, system: str) -> dict:
-        n = int(re.search(r"in (\d+) different ways", system).group(1))
+        asked = re.search(r"in (\d+) different ways", system)
+        assert asked is not None, system
+        n = int(asked.group(1))
         question = user.split("Question: ", 1)[1]
         return {"paraphrases": [f"Variant {i}: {question}" for i in range(1, n + 1)]}

@@ -10,7 +10,6 @@ import json
 import math
 
 import pytest
-from gen_fake_judge import RuleJudge
 
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.errors import ProviderError
@@ -22,6 +21,7 @@ from ragcov_tui.evaluation.generation import (
 )
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
 from ragcov_tui.store.db import open_db
+from tests.evaluation.generation.gen_fake_judge import RuleJudge
 from tests.support.fake_api import FakeAPIServer
 from tests.support.models import chat_model
 
