@@ -40,6 +40,7 @@ from ragcov_tui.evaluation.compare_contract import (
     RunDescription,
 )
 from ragcov_tui.evaluation.report import read_eval_report
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import ReplyError
 from ragcov_tui.llm.prompt import Example, JsonPrompt
@@ -188,7 +189,7 @@ class PairwisePrompt(JsonPrompt[AnswerOrder, Preference]):
 PAIRWISE = PairwisePrompt()
 
 
-def _ask(llm: ChatModel, question: str, first: str, second: str) -> tuple[str | None, str, dict[str, Any]]:
+def _ask(llm: ChatModel, question: str, first: str, second: str) -> tuple[str | None, str, JsonObject]:
     """One ordered judgement: ('1' | '2' | 'tie' | None on failure, reason, the call's record)."""
     result = PAIRWISE.ask(llm, AnswerOrder(question, first, second))
     call = {"prompt": result.prompt, "raw": result.raw, "error": result.error}

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from ragcov_tui.input_values import is_finite_number
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.json_reply import ReplyError
 
 
-def expect_fields(value: Any, **types: type) -> dict[str, Any]:
+def expect_fields(value: Any, **types: type) -> JsonObject:
     """``value`` when it is an object whose named fields have the given types (``float`` means any
     finite JSON number, booleans excluded)."""
     if not isinstance(value, dict):
@@ -22,7 +23,7 @@ def expect_fields(value: Any, **types: type) -> dict[str, Any]:
     return value
 
 
-def expect_score(value: Any, field: str = "score") -> dict[str, Any]:
+def expect_score(value: Any, field: str = "score") -> JsonObject:
     """``value`` when its ``field`` is a finite number from 0 to 1: a judge saying 2, -1 or NaN has
     not answered the question, so that is a failed judgement (never clamped to 1 or 0)."""
     checked = expect_fields(value, **{field: float})
@@ -31,7 +32,7 @@ def expect_score(value: Any, field: str = "score") -> dict[str, Any]:
     return checked
 
 
-def expect_bool_list(value: Any, key: str, field: str, n: int) -> list[dict[str, Any]]:
+def expect_bool_list(value: Any, key: str, field: str, n: int) -> list[JsonObject]:
     """``value[key]`` when it is ``[{field: bool, ...}] * n``."""
     if not isinstance(value, dict) or not isinstance(value.get(key), list):
         raise ReplyError(f'expected {{"{key}": [...]}}')
@@ -43,6 +44,6 @@ def expect_bool_list(value: Any, key: str, field: str, n: int) -> list[dict[str,
     return items
 
 
-def reason(value: dict[str, Any], field: str = "reason") -> str:
+def reason(value: JsonObject, field: str = "reason") -> str:
     """The free-text ``field`` of a checked reply, ``""`` when absent or empty."""
     return str(value.get(field) or "")

@@ -21,6 +21,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ragcov_tui.json_types import JsonObject
+
 
 @dataclass(frozen=True)
 class ReplySchema:
@@ -31,12 +33,12 @@ class ReplySchema:
     """
 
     name: str
-    schema: dict[str, Any]
+    schema: JsonObject
     max_tokens: int
     max_items: int = 20  # list length the prompt expects at most (sent only as a bound, see below)
     max_chars: int = 300  # length of one free string at most (a reason; list items are shorter)
 
-    def response_format(self, bounded: bool = False) -> dict[str, Any]:
+    def response_format(self, bounded: bool = False) -> JsonObject:
         """The ``response_format``; ``bounded`` adds ``maxLength`` to free strings and ``maxItems``
         to lists (:func:`bounded_schema`), for servers that enforce a schema by grammar."""
         schema = bounded_schema(self.schema, self.max_items, self.max_chars) if bounded else self.schema
@@ -81,10 +83,10 @@ def cap(tokens: int) -> int:
     return min(MAX_REPLY_TOKENS, tokens)
 
 
-def json_object(**properties: Any) -> dict[str, Any]:
+def json_object(**properties: Any) -> JsonObject:
     """The strict-mode schema of an object with exactly these properties, every one required."""
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-STRING: dict[str, Any] = {"type": "string"}
-STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
+STRING: JsonObject = {"type": "string"}
+STRINGS: JsonObject = {"type": "array", "items": STRING}

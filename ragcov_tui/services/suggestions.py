@@ -132,7 +132,7 @@ def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatMod
     themes: list[str] = next((g.get("themes", []) for g in analysis_report(db, sid).get("gaps", [])
                               if g["cluster"] == cluster), [])
     chunks = cluster_chunk_page(db, sid, cluster, limit=passages).rows
-    asked = GapQuestions(themes, [(c["chunk_id"], c["text"]) for c in chunks], gap_suggestion_texts(db, sid, cluster), n)
+    asked = GapQuestions(themes, [(c.chunk_id, c.text) for c in chunks], gap_suggestion_texts(db, sid, cluster), n)
     reply = MORE_QUESTIONS.ask(llm, asked)
     if not reply.ok:
         raise BadInput(f"{llm.spec}: no usable suggestions ({reply.error})")

@@ -18,6 +18,7 @@ from typing import Any
 
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_values import is_finite_number, quoted
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.safe_text import single_line
 from ragcov_tui.traffic import served as served_fields
 from ragcov_tui.traffic.served import NOT_SERVED
@@ -88,7 +89,7 @@ def first_alias(names: Any, aliases: tuple[str, ...], present: Any = None) -> st
 ROLES = (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS)) + served_fields.ROLES
 
 
-def row(where: str, value: dict[str, Any], is_text: bool, names: dict[tuple[str, ...], list[str | None]],
+def row(where: str, value: JsonObject, is_text: bool, names: dict[tuple[str, ...], list[str | None]],
         fields: dict[str, str]) -> Row:
     """(query, count, seconds, where, served) of one row: per role, the first alias present with a
     value. Rows of one log share their keys, so ``names`` resolves each key set once (and notes ``fields``)."""

@@ -38,6 +38,7 @@ import numpy as np
 from ragcov_tui.errors import BadInput
 from ragcov_tui.input_files import os_error_problem, require_regular_file
 from ragcov_tui.input_values import EMBED_TEXT_CHARS, long_text_note
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.traffic.fields import Row
 from ragcov_tui.traffic.log_formats import log_format, suffix_list
 from ragcov_tui.traffic.served import Served
@@ -129,7 +130,7 @@ class TrafficLog:
     def total(self) -> int:
         return int(self.counts.sum())
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JsonObject:
         """The log as the report describes it: file, rows, queries, distinct, fields, time span."""
         seen = [t for t in self.first_seen + self.last_seen if t]
         return {"path": self.path, "sha256": self.sha256, "rows": self.rows, "queries": self.total,

@@ -28,6 +28,7 @@ from tests.evaluation.eval_integrity import (
     write_questions,
 )
 from tests.evaluation.generation.gen_fake_judge import RuleJudge, kind_of
+from tests.support.present import present
 from tests.support.stored import stored_session
 
 HOSTILE_SCORES = ["NaN", "Infinity", "-Infinity", "1e309", "2", "-1", "1.0000001", "-0.01", "100", '"0.5"',
@@ -84,7 +85,7 @@ def test_hostile_judge_score_fails_every_question_then_resume_rejudges(tmp_path:
         assert q["error"].startswith("answer_relevance: judge reply unusable")
     assert [e["metric"] for e in report["errors"]] == ["answer_relevance"] * 3
     assert report["counts"] == {**report["counts"], "questions": 3, "done": 0, "errors": 3}
-    assert failure_note(report).startswith("3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable")
+    assert present(failure_note(report)).startswith("3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable")
     assert all_failed(report)
     assert report["aggregate"]["generation"]["answer_relevance"] == {"mean": None, "n": 0, "std": None}
     assert stored_session(db, sid)["status"] == "done"
@@ -120,7 +121,7 @@ def test_one_questions_failed_judgement_is_counted_once_and_the_rest_scored(tmp_
     assert by_id["q2"]["status"] == "error" and by_id["q2"]["error"].endswith("(+1 more metric)")
     assert by_id["q1"]["status"] == by_id["q3"]["status"] == "done"
     assert sorted(e["metric"] for e in report["errors"]) == ["answer_correctness", "answer_relevance"]
-    assert failure_note(report).startswith("1 of 3 questions failed (first: q2: answer_correctness: ")  # not "2 of 3"
+    assert present(failure_note(report)).startswith("1 of 3 questions failed (first: q2: answer_correctness: ")  # not "2 of 3"
     assert not all_failed(report)
     assert report["aggregate"]["generation"]["answer_relevance"]["n"] == 2
 

@@ -11,15 +11,21 @@ import importlib.util
 import json
 import socket
 import time
+from typing import Any
 
 import pytest
 
 from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.errors import BadInput, ConfigError, ProviderError
+from ragcov_tui.llm.anthropic_chat import AnthropicChat
+from ragcov_tui.llm.base import JsonResult
+from ragcov_tui.llm.cached_chat import CachedChat
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.llm.json_reply import ReplyError, complete_json, json_value
+from ragcov_tui.llm.openai_chat import OpenAIChat
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer
+from tests.support.models import chat_model
 
 ASK = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "Is the sky blue?"}]
 
@@ -86,7 +92,7 @@ def test_bad_specs_and_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_chat_sends_temperature_zero_and_counts_usage_and_cost(server: FakeAPIServer, provider: str, monkeypatch) -> None:
     server.chat_handler = lambda messages, body: "blue indeed"
     monkeypatch.setenv("RAGCOV_PRICE_PER_MTOK", "gpt-4o-mini=0.15,0.60")  # a local server has no list price
-    model = make_llm(f"{provider}:gpt-4o-mini")
+    model = chat_model(f"{provider}:gpt-4o-mini")
     reply = model.chat(ASK)
     assert reply.text == "blue indeed" and not reply.cached
     body = server.requests[-1].body
@@ -100,18 +106,18 @@ def test_chat_sends_temperature_zero_and_counts_usage_and_cost(server: FakeAPISe
 
 
 def test_unpriced_model_reports_unknown_cost(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm(f"{provider}:llama3-local")
+    model = chat_model(f"{provider}:llama3-local")
     model.chat(ASK)
     assert model.usage.as_dict()["cost_usd"] is None
 
 
 @pytest.mark.parametrize("provider", ["openai", "ollama"])  # response_format: the OpenAI protocol's
 def test_json_mode_falls_back_silently_when_the_server_rejects_it(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm(f"{provider}:m")
+    model = chat_model(f"{provider}:m")
     model.chat(ASK, json_mode=True)
     assert server.requests[-1].body["response_format"] == {"type": "json_object"}
     server.reject_response_format = True
-    fresh = make_llm(f"{provider}:m")
+    fresh = chat_model(f"{provider}:m")
     assert json.loads(fresh.chat(ASK, json_mode=True).text) == {"echo": "Is the sky blue?"}
     assert [("response_format" in r.body) for r in server.requests[-2:]] == [True, False]
     fresh.chat([{"role": "user", "content": "again"}], json_mode=True)
@@ -120,9 +126,9 @@ def test_json_mode_falls_back_silently_when_the_server_rejects_it(server: FakeAP
 
 def test_cache_second_run_makes_zero_http_calls(server: FakeAPIServer, provider: str) -> None:
     db = open_db(":memory:")
-    first = make_llm(f"{provider}:m", db=db)
+    first = chat_model(f"{provider}:m", db=db)
     r1 = first.chat(ASK, json_mode=True)
-    second = make_llm(f"{provider}:m", db=db)
+    second = chat_model(f"{provider}:m", db=db)
     r2 = second.chat(ASK, json_mode=True)
     assert server.count(CHAT_PATH[provider]) == 1
     assert r2.cached and r2.text == r1.text and r2.prompt_tokens == r1.prompt_tokens
@@ -132,7 +138,7 @@ def test_cache_second_run_makes_zero_http_calls(server: FakeAPIServer, provider:
 
 
 def test_429_then_success_and_500_forever(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm(f"{provider}:m")
+    model = chat_model(f"{provider}:m")
     server.fail_next(2, status=429)
     assert model.chat(ASK).text
     assert server.count(CHAT_PATH[provider]) == 3
@@ -144,29 +150,29 @@ def test_429_then_success_and_500_forever(server: FakeAPIServer, provider: str) 
 def test_unreachable_and_invalid_json_are_provider_errors(server: FakeAPIServer, provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
     server.bad_json_next(1)
     with pytest.raises(ProviderError, match="invalid JSON"):
-        make_llm(f"{provider}:m").chat(ASK)
+        chat_model(f"{provider}:m").chat(ASK)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     point_at(monkeypatch, provider, f"http://127.0.0.1:{port}")
     with pytest.raises(ProviderError) as err:
-        make_llm(f"{provider}:m").chat(ASK)
+        chat_model(f"{provider}:m").chat(ASK)
     url = f"http://127.0.0.1:{port}" + ("/anthropic" if provider == "anthropic" else "/v1")
     assert str(err.value) == f"{provider} chat at {url}: unreachable after 3 attempts (Connection refused)"
 
 
 def test_complete_json_parses_fenced_and_prose_replies(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm(f"{provider}:m")
+    model = chat_model(f"{provider}:m")
     server.chat_handler = lambda m, b: 'Sure! Here it is:\n```json\n{"verdict": "yes", "score": 1,}\n```\nHope it helps.'
-    result = complete_json(model, ASK)
+    result: JsonResult[Any] = complete_json(model, ASK)
     assert result.ok and result.data == {"verdict": "yes", "score": 1} and result.error is None
     assert result.prompt == ASK and "Sure!" in result.raw
 
 
 def test_complete_json_repairs_once(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm(f"{provider}:m")
+    model = chat_model(f"{provider}:m")
     server.chat_handler = scripted("I think the answer is yes.", '{"verdict": "yes"}')
-    result = complete_json(model, ASK)
+    result: JsonResult[Any] = complete_json(model, ASK)
     assert result.ok and result.data == {"verdict": "yes"}
     repair = server.requests[-1].body["messages"]
     assert repair[-2] == {"role": "assistant", "content": "I think the answer is yes."}
@@ -174,15 +180,15 @@ def test_complete_json_repairs_once(server: FakeAPIServer, provider: str) -> Non
 
 
 def test_complete_json_gives_up_after_one_repair(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm(f"{provider}:m")
+    model = chat_model(f"{provider}:m")
     server.chat_handler = scripted("nope", "still { not json")
-    result = complete_json(model, ASK)
-    assert not result.ok and result.data is None and "after one repair" in result.error
+    result: JsonResult[Any] = complete_json(model, ASK)
+    assert not result.ok and result.data is None and "after one repair" in (result.error or "")
     assert server.count(CHAT_PATH[provider]) == 2
 
 
 def test_complete_json_runs_the_validator(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm(f"{provider}:m")
+    model = chat_model(f"{provider}:m")
     server.chat_handler = scripted('{"score": 7}', '{"score": 0.7}')
 
     def in_unit_range(reply):
@@ -191,7 +197,7 @@ def test_complete_json_runs_the_validator(server: FakeAPIServer, provider: str) 
             raise ReplyError("score must be between 0 and 1")
         return data
 
-    result = complete_json(model, ASK, parse=in_unit_range, max_tokens=50)
+    result: JsonResult[Any] = complete_json(model, ASK, parse=in_unit_range, max_tokens=50)
     assert result.ok and result.data == {"score": 0.7}
     assert "score must be between 0 and 1" in server.requests[-1].body["messages"][-1]["content"]
     assert server.requests[-1].body["max_tokens"] == 50
@@ -199,19 +205,19 @@ def test_complete_json_runs_the_validator(server: FakeAPIServer, provider: str) 
 
 def test_complete_json_turns_provider_failure_into_error(server: FakeAPIServer, provider: str) -> None:
     server.fail_next(10, status=503)
-    result = complete_json(make_llm(f"{provider}:m"), ASK)
-    assert not result.ok and "failed after 3 attempts" in result.error
+    result: JsonResult[Any] = complete_json(chat_model(f"{provider}:m"), ASK)
+    assert not result.ok and "failed after 3 attempts" in (result.error or "")
 
 
 def test_concurrent_calls_are_bounded(server: FakeAPIServer, provider: str) -> None:
     server.latency = 0.2
-    model = make_llm(f"{provider}:m", concurrency=4)
-    assert model.concurrency == 4
+    model = chat_model(f"{provider}:m", concurrency=4)
+    assert isinstance(model, OpenAIChat | AnthropicChat) and model.concurrency == 4
     prompts = [[{"role": "user", "content": f"question {i}"}] for i in range(12)]
     start = time.perf_counter()
     outcomes = run_bounded(model.chat, prompts, concurrency=model.concurrency)
     assert all(o.ok for o in outcomes)
-    assert [json.loads(o.value.text)["echo"] for o in outcomes] == [f"question {i}" for i in range(12)]
+    assert [json.loads(o.value.text)["echo"] for o in outcomes if o.value is not None] == [f"question {i}" for i in range(12)]
     assert server.max_in_flight == 4
     assert time.perf_counter() - start < 12 * 0.2 * 0.6
     assert model.usage.as_dict()["calls"] == 12
@@ -225,7 +231,7 @@ def test_anthropic_system_prompt_is_marked_for_prompt_caching_and_cached_tokens_
     server.chat_handler = lambda messages, body: "blue"
     server.anthropic_cache_read = 3  # the API served 3 prompt tokens from its cache
     monkeypatch.setenv("RAGCOV_PRICE_PER_MTOK", "claude-x=1,5")
-    model = make_llm("anthropic:claude-x")
+    model = chat_model("anthropic:claude-x")
     assert model.chat(ASK).text == "blue"
     body = server.requests[-1].body
     assert body["system"] == [{"type": "text", "text": "Answer in JSON.", "cache_control": {"type": "ephemeral"}}]
@@ -242,7 +248,7 @@ def test_anthropic_schema_bound_reply_comes_through_a_forced_tool(server: FakeAP
 
     server.chat_handler = lambda messages, body: '{"claims": ["The sky is blue."]}'
     schema = DECOMPOSE.reply_schema(ClaimSource("Is the sky blue?", "It is."))
-    result = complete_json(make_llm("anthropic:m"), ASK, schema=schema)
+    result: JsonResult[Any] = complete_json(chat_model("anthropic:m"), ASK, schema=schema)
     assert result.ok and result.data == {"claims": ["The sky is blue."]}
     body = server.requests[-1].body
     assert body["tools"][0]["input_schema"] == schema.schema and body["tools"][0]["name"] == schema.name
@@ -253,7 +259,7 @@ def test_anthropic_schema_bound_reply_comes_through_a_forced_tool(server: FakeAP
 @pytest.mark.parametrize("provider", ["anthropic"])
 def test_anthropic_overloaded_529_is_retried_and_a_cut_reply_is_not_cached(server: FakeAPIServer, provider: str) -> None:
     db = open_db(":memory:")
-    model = make_llm("anthropic:m", db=db)
+    model = chat_model("anthropic:m", db=db)
     server.fail_next(1, status=529, body='{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}')
     server.fault = "truncated"
     assert model.chat(ASK).truncated
@@ -267,7 +273,7 @@ def test_anthropic_prompt_too_long_is_trimmed_and_sent_again(server: FakeAPIServ
     too_long = '{"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 1500 tokens > 600 maximum"}}'
     server.fail_next(1, status=400, body=too_long)
     passages = "\n\n".join(f"[d{i}] " + "word " * 120 for i in range(10))
-    model = make_llm("anthropic:m")
+    model = chat_model("anthropic:m")
     model.chat([{"role": "system", "content": "Judge."}, {"role": "user", "content": passages}], max_tokens=50)
     sent = server.requests[-1].body["messages"][0]["content"]
     assert server.count("/messages") == 2 and len(sent.split()) < len(passages.split()) / 2 and "[…]" in sent
@@ -292,10 +298,10 @@ def test_ollama_context_is_read_from_the_server_and_prompts_fit_it(server: FakeA
                                                                    show: dict, n_ctx: int) -> None:
     server.ollama_show = show
     passages = "\n\n".join(f"[d{i}] " + "word " * 120 for i in range(10))
-    model = make_llm("ollama:llama3.1:8b")
+    model = chat_model("ollama:llama3.1:8b")
     model.chat([{"role": "system", "content": "Judge."}, {"role": "user", "content": passages}], max_tokens=50)
     assert server.requests[0].path == "/api/show" and server.requests[0].body == {"model": "llama3.1:8b"}
-    assert model.window.n_ctx == n_ctx
+    assert isinstance(model, CachedChat) and model.window.n_ctx == n_ctx
     sent = server.requests[-1].body["messages"][1]["content"]
     assert len(sent.split()) < n_ctx and "[…]" in sent  # trimmed before sending: Ollama would cut silently
     model.chat(ASK, max_tokens=20)
@@ -304,8 +310,8 @@ def test_ollama_context_is_read_from_the_server_and_prompts_fit_it(server: FakeA
 
 @pytest.mark.parametrize("provider", ["ollama"])
 def test_ollama_without_show_sends_the_prompt_whole(server: FakeAPIServer, provider: str) -> None:
-    model = make_llm("ollama:m")  # ollama_show None: /api/show answers 404
-    assert model.chat(ASK).text and model.window.n_ctx is None
+    model = chat_model("ollama:m")  # ollama_show None: /api/show answers 404
+    assert isinstance(model, CachedChat) and model.chat(ASK).text and model.window.n_ctx is None
 
 
 @pytest.mark.parametrize(("raw", "host"), [

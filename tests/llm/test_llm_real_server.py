@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ragcov_tui.cli.main import main
 from ragcov_tui.evaluation.generation.claim_prompts import VERIFY, ClaimsInPassages
 from ragcov_tui.evaluation.generation.prompts import RELEVANCE, QuestionAnswer
+from ragcov_tui.llm.base import JsonResult
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat
 from tests.support.llama_server import LlamaServer, llama  # noqa: F401 (the session fixture)
@@ -145,7 +147,7 @@ def test_a_passage_longer_than_the_context_is_trimmed_answered_and_not_retried(v
     messages = [{"role": "system", "content": "Judge the claim against the passage. Reply with JSON only."},
                 {"role": "user", "content": f"Passages:\n[billing] {passage}\n\nClaims:\n1. The plan costs 8 dollars."}]
     before = len(via_proxy.statuses())
-    result = complete_json(llm, messages, schema=VERIFY.reply_schema(ClaimsInPassages(["The plan costs 8 dollars."], [])))
+    result: JsonResult[Any] = complete_json(llm, messages, schema=VERIFY.reply_schema(ClaimsInPassages(["The plan costs 8 dollars."], [])))
     statuses = via_proxy.statuses()[before:]
     assert statuses[:2] == [400, 200]  # refused once for its length, then answered trimmed
     assert statuses.count(400) == 1  # never the same prompt four times
@@ -160,7 +162,7 @@ def test_a_passage_longer_than_the_context_is_trimmed_answered_and_not_retried(v
 
 def test_a_model_name_the_server_does_not_serve_still_gets_answers(via_proxy: LlamaServer) -> None:
     llm = OpenAIChat("gpt-4o-mini")  # llama.cpp answers any name with its one model
-    result = complete_json(llm, [{"role": "system", "content": "Reply with JSON only."},
+    result: JsonResult[Any] = complete_json(llm, [{"role": "system", "content": "Reply with JSON only."},
                                  {"role": "user", "content": "Question: Is Paris in France?\n\nAnswer: yes"}],
                            schema=RELEVANCE.reply_schema(QuestionAnswer("Is Paris in France?", "yes")))
     assert result.ok or "unusable JSON" in (result.error or "")

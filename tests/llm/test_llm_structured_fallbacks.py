@@ -7,11 +7,13 @@ overflow trims the passages and never downgrades; each downgrade is said once an
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.generation.prompts import RELEVANCE, QuestionAnswer
+from ragcov_tui.llm.base import JsonResult
 from ragcov_tui.llm.context_window import TRIM_MARK
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat
@@ -63,7 +65,7 @@ def model(**kwargs) -> OpenAIChat:
 
 
 def test_a_schema_is_sent_as_strict_json_schema_with_its_cap(server: FakeAPIServer) -> None:
-    result = complete_json(OpenAIChat("m"), ASK, schema=SCHEMA)
+    result: JsonResult[Any] = complete_json(OpenAIChat("m"), ASK, schema=SCHEMA)
     assert result.ok and result.data == {"score": 1, "reason": "fine"}
     body = server.requests[-1].body
     assert body["response_format"] == {"type": "json_schema", "json_schema": {
@@ -107,7 +109,7 @@ def test_a_context_overflow_never_downgrades_and_trims_the_passages(server: Fake
     messages = [{"role": "system", "content": "Judge each claim. Reply with JSON only."},
                 {"role": "user", "content": f"Passages:\n{passages}\n\nClaims:\n1. The sky is blue."}]
     server.fail_next(1, status=400, body=OVERFLOW)
-    result = complete_json(llm, messages, schema=SCHEMA)
+    result: JsonResult[Any] = complete_json(llm, messages, schema=SCHEMA)
     assert result.ok
     sent_requests = chats(server)
     assert len(sent_requests) == 2  # the overflow, then the trimmed prompt: no retry of the same prompt
@@ -147,7 +149,7 @@ def test_an_overflow_is_not_retried_as_an_outage(server: FakeAPIServer, status: 
 def test_a_plain_400_is_neither_a_downgrade_nor_a_retry(server: FakeAPIServer) -> None:
     llm = model()
     server.fail_next(1, status=400, body=json.dumps({"error": {"message": "temperature: Input should be <= 2"}}))
-    result = complete_json(llm, ASK, schema=SCHEMA)
+    result: JsonResult[Any] = complete_json(llm, ASK, schema=SCHEMA)
     assert not result.ok and "HTTP 400" in (result.error or "")
     assert len(chats(server)) == 1
     assert llm.ladder.rung == 0

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.errors import BadInput
-from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.services import suggestions, triage
 from ragcov_tui.store import open_db
 from tests.support.fake_api import FakeAPIServer
+from tests.support.models import chat_model
 from tests.support.synthetic_sessions import make_analysis_session
 
 
@@ -25,13 +25,13 @@ def test_suggest_more_stores_new_questions_and_skips_rejected(tmp_path: Path, mo
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         server.chat_handler = lambda messages, body: json.dumps(
             {"questions": [first_text.lower(), "How are [bold]webhooks[/bold] retried?", "What is the backup policy?"]})
-        llm = make_llm("openai:gpt-test", db=db)
+        llm = chat_model("openai:gpt-test", db=db)
         added = suggestions.suggest_more(db, sid, cluster, llm)
         prompt = server.requests[-1].body["messages"]
         assert "passages" in prompt[0]["content"] and "[c" in prompt[1]["content"]
         server.chat_handler = lambda messages, body: '{"nope": 1}'
         with pytest.raises(BadInput, match="no usable suggestions"):
-            suggestions.suggest_more(db, sid, cluster, make_llm("openai:gpt-other", db=db))
+            suggestions.suggest_more(db, sid, cluster, chat_model("openai:gpt-other", db=db))
     in_added = ",".join(map(str, added))
     texts = [t for (t,) in db.execute(f"SELECT text FROM suggestions WHERE id IN ({in_added})")]
     assert texts == ["How are [bold]webhooks[/bold] retried?", "What is the backup policy?"]

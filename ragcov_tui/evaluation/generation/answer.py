@@ -14,14 +14,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ragcov_tui.evaluation.generation.judge import Judge
 from ragcov_tui.evaluation.generation.models import MetricOutcome
 from ragcov_tui.evaluation.generation.prompts import CORRECTNESS, RELEVANCE, AnswerReference, QuestionAnswer
 from ragcov_tui.evaluation.generation.quantities import extract_quantities, missing_quantities
 from ragcov_tui.evaluation.generation.support import Evidence, cosine, rescale
 from ragcov_tui.evaluation.generation.text import strip_citations, token_f1
+from ragcov_tui.json_types import JsonObject
 
 RELEVANCE_LO, RELEVANCE_HI = 0.10, 0.60
 AGREEMENT_LO, AGREEMENT_HI = 0.50, 0.90
@@ -83,7 +82,7 @@ def answer_correctness_graded(ev: Evidence, judge: Judge | None) -> MetricOutcom
         "reference_claims": recall or [{"claim": c, "verdict": "not_found"} for c in reference_claims]})
 
 
-def _graded_parts(ev: Evidence, reference: str) -> tuple[float, dict[str, Any]]:
+def _graded_parts(ev: Evidence, reference: str) -> tuple[float, JsonObject]:
     """The offline graded score and its detail."""
     answer = strip_citations(ev.item.answer or "")
     if not answer:

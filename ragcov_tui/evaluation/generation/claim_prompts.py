@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcov_tui.evaluation.generation.graded import GRADED_MAX_TOKENS, TOP_LOGPROBS, yes_probability
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply
 from ragcov_tui.llm.json_reply import ReplyError
 from ragcov_tui.llm.prompt import Example, JsonPrompt, Prompt
@@ -99,11 +100,11 @@ Reply with JSON only: {"claims": ["claim 1", "claim 2", ...]}"""
         return [c.strip() for c in value["claims"] if c.strip()]
 
 
-def _verdict(v: dict[str, Any]) -> str:
+def _verdict(v: JsonObject) -> str:
     return str(v.get("verdict", "")).strip().lower().replace(" ", "_").replace("-", "_")
 
 
-def _ordered(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _ordered(verdicts: list[JsonObject]) -> list[JsonObject]:
     """Verdicts in claim order when every one carries a distinct claim number, else as given."""
     numbers = [x for v in verdicts if isinstance(x := v.get("claim"), int)]
     if len(numbers) == len(verdicts) and sorted(numbers) == list(range(1, len(verdicts) + 1)):
@@ -111,7 +112,7 @@ def _ordered(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return verdicts
 
 
-def _source(v: dict[str, Any], ids: Sequence[str]) -> str | None:
+def _source(v: JsonObject, ids: Sequence[str]) -> str | None:
     """The cited passage id if it names one of ``ids`` (brackets tolerated), else None."""
     source = str(v.get("source") or "").strip().strip("[]").strip()
     return source if source in ids else None

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.generation.claim_prompts import (
@@ -31,6 +31,7 @@ from ragcov_tui.evaluation.generation.claim_prompts import (
     ClaimsInPassages,
     ClaimSource,
 )
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel, JsonResult
 from ragcov_tui.llm.json_reply import ReplyError
 from ragcov_tui.llm.prompt import JsonPrompt
@@ -49,7 +50,7 @@ class Judge:
 
     llm: ChatModel
     repeat: int
-    calls: list[dict[str, Any]]
+    calls: list[JsonObject]
     mode: str = "batch"  # graded.JUDGE_MODES; EvalOptions.judge_mode holds the default users get
 
     def ask(self, metric: str, prompt: JsonPrompt[In, Out], data: In) -> Out:
@@ -89,7 +90,7 @@ class Judge:
         with the call: ``p_supported``, or the error)."""
         data = ClaimInPassages(claim, passages)
         messages = VERIFY_ONE.messages(data, self.repeat)
-        entry: dict[str, Any] = {"metric": metric, "repeat": self.repeat, "prompt": messages, "raw": "", "error": None}
+        entry: JsonObject = {"metric": metric, "repeat": self.repeat, "prompt": messages, "raw": "", "error": None}
         self.calls.append(entry)
         try:
             reply = self.llm.chat(messages, max_tokens=VERIFY_ONE.max_tokens, logprobs=VERIFY_ONE.logprobs)

@@ -11,8 +11,6 @@ tab shows while the open eval has labels (set them in Results: the footer names 
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -26,6 +24,7 @@ from ragcov_tui.evaluation.judge_alignment import (
     corrected_lines,
     session_alignment,
 )
+from ragcov_tui.json_types import JsonObject
 from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.charts import Chart
@@ -42,8 +41,8 @@ class AlignmentPane(Pane):
 
     def __init__(self, context: PaneContext, *, id: str | None = None) -> None:
         super().__init__(context, id=id)
-        self.section: dict[str, Any] = {}
-        self.report: dict[str, Any] = {}
+        self.section: JsonObject = {}
+        self.report: JsonObject = {}
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
