@@ -121,7 +121,11 @@ def test_tui_hands_the_setting_to_the_app_not_the_environment(tmp_path: Path, mo
     monkeypatch.setenv(KEEP_BACKUPS_ENV, "")  # unset for the run, restored afterwards
     monkeypatch.setattr("ragcov_tui.cli.main.has_terminal", lambda: True)  # past the no-terminal refusal
     opened: list[int | None] = []
-    monkeypatch.setattr("ragcov_tui.tui.app.run_tui", lambda db, session_id, keep_backups: opened.append(keep_backups) or 0)
+    def run_tui(db: str, session_id: str | None, keep_backups: int | None) -> int:
+        opened.append(keep_backups)
+        return 0
+
+    monkeypatch.setattr("ragcov_tui.tui.app.run_tui", run_tui)
     config = tmp_path / "ragcov.toml"
     config.write_text("keep_backups = 7\n")
     tui = ["tui", "--config", str(config), "--db", str(tmp_path / "db")]
@@ -132,7 +136,7 @@ def test_tui_hands_the_setting_to_the_app_not_the_environment(tmp_path: Path, mo
 def test_the_apps_setting_reaches_the_writer_over_the_variable(env, monkeypatch) -> None:
     db, sid, path = env
     monkeypatch.setenv(KEEP_BACKUPS_ENV, "1")
-    suggestions = [s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s["status"] == "open"]
+    suggestions = [s for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"] if s.status == "open"]
     for s in suggestions[:3]:
-        triage.accept_suggestion(db, sid, s["id"], keep_backups=2)
+        triage.accept_suggestion(db, sid, s.id, keep_backups=2)
     assert len(_backups(path)) == 2

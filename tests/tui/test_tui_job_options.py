@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ragcov_tui.errors import BadInput
+from ragcov_tui.services.analysis_job import AnalyzeOptions
+from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.tui.panes.jobs import JobRequest, job_options
 
 
@@ -13,6 +15,7 @@ def test_analysis_rerun_keeps_engine_parameters_and_chunking() -> None:
     base = {"threshold": 0.35, "top_n": 3, "gap_threshold": 0.5, "seed": 7, "clusters": 4, "chunk_size": 300,
             "chunk_overlap": 20}
     opts = job_options(JobRequest("analysis", {"corpus": "docs", "questions": "q.jsonl", "clusters": "6"}, base=base))
+    assert isinstance(opts, AnalyzeOptions)
     params = opts.coverage_params()
     assert (params.threshold, params.top_n, params.gap_threshold, params.seed) == (0.35, 3, 0.5, 7)
     assert params.clusters == 6  # the form wins over the stored value
@@ -23,13 +26,14 @@ def test_eval_rerun_keeps_judge_metrics_and_repeats() -> None:
     base = {"judge_llm": "openai:gpt-4o-mini", "repeats": 3, "metrics": ["ndcg@5", "faithfulness"], "k": 5,
             "resume": "abc", "name": "old"}
     opts = job_options(JobRequest("eval", {"questions": "q.jsonl", "system": "builtin:bm25", "k": "10"}, base=base))
+    assert isinstance(opts, EvalOptions)
     assert (opts.judge_llm, opts.repeats, opts.metrics) == ("openai:gpt-4o-mini", 3, ["ndcg@5", "faithfulness"])
     assert opts.k == 10 and opts.resume is None and opts.name is None
 
 
 def test_no_base_gives_the_defaults() -> None:
     opts = job_options(JobRequest("analysis", {"corpus": "docs", "questions": "q.jsonl"}))
-    assert opts.chunk_size == 500 and opts.extra == {}
+    assert isinstance(opts, AnalyzeOptions) and opts.chunk_size == 500 and opts.extra == {}
 
 
 @pytest.mark.parametrize("kind, fields, base, env, needle", [
@@ -61,7 +65,7 @@ def test_the_form_reads_ragcov_toml_below_its_fields(monkeypatch, tmp_path) -> N
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ragcov.toml").write_text("[eval]\nrepeats = 2\nk = 7\n")
     opts = job_options(JobRequest("eval", {"questions": "q.jsonl", "system": "builtin:bm25", "k": ""}))
-    assert (opts.repeats, opts.k) == (2, 7)
+    assert isinstance(opts, EvalOptions) and (opts.repeats, opts.k) == (2, 7)
     (tmp_path / "ragcov.toml").write_text('[eval]\nrepeats = "2"\n')
     with pytest.raises(BadInput, match=r"ragcov.toml \[eval\] repeats"):
         job_options(JobRequest("eval", {"questions": "q.jsonl", "system": "builtin:bm25"}))

@@ -9,6 +9,8 @@ import pytest
 from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
 
+from ragcov_tui.services.analysis_job import AnalyzeOptions
+from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
@@ -150,11 +152,12 @@ async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: P
         pane = app.query_one("#jobs", JobsPane)
         opts = job_options(pane.request())
         session = stored_session(app.db, "a0000001")
+        assert isinstance(opts, AnalyzeOptions)
         assert opts.clusters == 6 and opts.embedder == session["embedder"] and opts.questions == session["questions_path"]
         assert make_embedder(opts.embedder).spec == session["embedder"]
         pane.fill("eval", stored_session(app.db, "e0000001"))
         eval_opts = job_options(pane.request())
-        assert eval_opts.k == 5 and eval_opts.system == "builtin:hybrid"
+        assert isinstance(eval_opts, EvalOptions) and eval_opts.k == 5 and eval_opts.system == "builtin:hybrid"
 
 
 async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_map_key(tui_db: Path) -> None:

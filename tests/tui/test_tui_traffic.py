@@ -139,11 +139,12 @@ def test_rerun_of_a_traffic_session_keeps_its_log(traffic_db) -> None:
     params = present(session["params"])
     assert params["traffic"] == str((SAMPLE / "traffic.jsonl").resolve())
     opts = job_options(JobRequest("analysis", prefill(session), base=params))
-    assert opts.traffic == params["traffic"]
+    assert isinstance(opts, AnalyzeOptions) and opts.traffic == params["traffic"]
     plain_session = stored_session(db, plain)
     plain_params = present(plain_session["params"])
     assert "traffic" not in plain_params
-    assert job_options(JobRequest("analysis", prefill(plain_session), base=plain_params)).traffic is None
+    plain_opts = job_options(JobRequest("analysis", prefill(plain_session), base=plain_params))
+    assert isinstance(plain_opts, AnalyzeOptions) and plain_opts.traffic is None
 
 
 async def test_map_key_names_traffic_at_80x24(traffic_db) -> None:
