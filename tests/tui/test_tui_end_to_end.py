@@ -52,7 +52,7 @@ async def test_accept_first_gap_suggestion_then_undo(workspace: tuple[Path, Path
         await pilot.pause()
         after = testset.read_bytes()
         assert after.startswith(original) and after.count(b"\n") == original.count(b"\n") + 1
-        assert suggestion["text"].encode() in after[len(original):]
+        assert suggestion.text.encode() in after[len(original):]
         await pilot.press("u")
         await pilot.pause()
         assert testset.read_bytes() == original

@@ -11,6 +11,7 @@ import pytest
 from textual.widgets import Static
 
 from ragcov_tui.store.db import SCHEMA_VERSION
+from ragcov_tui.store.rows import SuggestionRow
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.paged_table import PagedTable
@@ -46,7 +47,7 @@ def as_version_4(path: Path) -> None:
     conn.close()
 
 
-async def detail_of(path: Path, gap_row: int, suggestion_row: int) -> tuple[str, dict]:
+async def detail_of(path: Path, gap_row: int, suggestion_row: int) -> tuple[str, SuggestionRow]:
     """The Gaps detail pop-up's text for one suggestion, and the suggestion row the pane listed."""
     app = RagcovApp(path, SID)
     async with app.run_test(size=SIZE) as pilot:
@@ -66,16 +67,16 @@ async def test_gap_detail_shows_the_source_chunk_under_the_suggestion(tui_db: Pa
     body, suggestion = await detail_of(tui_db, gap_row, suggestion_row)
     conn = sqlite3.connect(tui_db)
     source, text = conn.execute("SELECT source, text FROM chunks WHERE session_id = ? AND chunk_id = ?",
-                                [SID, suggestion["chunk_id"]]).fetchone()
+                                [SID, suggestion.chunk_id]).fetchone()
     conn.close()
-    assert suggestion["chunk_id"] and f"{suggestion['text']} from chunk {suggestion['chunk_id']} ({source})" in body
+    assert suggestion.chunk_id and f"{suggestion.text} from chunk {suggestion.chunk_id} ({source})" in body
     assert body.endswith(folded(text))  # the chunk's whole text, under the suggestion
 
 
 async def test_a_database_from_an_older_ragcov_shows_the_detail_without_a_source(tui_db: Path) -> None:
     as_version_4(tui_db)
     body, suggestion = await detail_of(tui_db, 0, 1)
-    assert suggestion["chunk_id"] is None and suggestion["text"] in body
+    assert suggestion.chunk_id is None and suggestion.text in body
     assert "from chunk" not in body
     conn = sqlite3.connect(tui_db)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 5
