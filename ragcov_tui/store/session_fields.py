@@ -25,6 +25,7 @@ from ragcov_tui.json_types import JsonObject
 from ragcov_tui.store.rows import SessionRow
 
 TEXT_IN_SUMMARY = ("system", "judge")  # the summary's only text figures (EvalHeadline)
+OBJECTS_IN_SUMMARY = ("means", "n", "counts")  # its only objects (EvalHeadline), every other figure a number
 MAX_PID = 2**31 - 1  # beyond any pid_t: not a process id
 
 
@@ -116,8 +117,10 @@ def _numbers(value: Any) -> JsonObject | None:
 
 
 def _summary(value: Any) -> JsonObject | None:
-    """A headline (AnalysisHeadline / EvalHeadline): its figures numbers, ``system`` / ``judge`` text."""
+    """A headline (AnalysisHeadline / EvalHeadline): its figures numbers, ``means`` / ``n`` / ``counts``
+    objects of numbers, ``system`` / ``judge`` text; a figure of the wrong shape is dropped."""
     kept = _numbers(value)
-    if kept is not None and isinstance(value, dict):
-        kept |= {key: value[key] for key in TEXT_IN_SUMMARY if isinstance(value.get(key), str)}
-    return kept
+    if kept is None or not isinstance(value, dict):
+        return kept
+    kept = {key: item for key, item in kept.items() if isinstance(item, dict) == (key in OBJECTS_IN_SUMMARY)}
+    return kept | {key: value[key] for key in TEXT_IN_SUMMARY if isinstance(value.get(key), str)}
