@@ -30,7 +30,8 @@ JSON_JUNK = ["not json", "[1, 2, 3]", '"text"', "42", "null", "true", "{", '{"a"
              '{"stage": "evaluating", "done": "x", "total": 40}', '{"stage": 3, "done": 1, "total": 2}',
              '{"stage": "evaluating", "done": -1, "total": 1e400}', '{"stage": "evaluating", "done": 1.5, "total": 2}',
              '{"stage": "evaluating", "done": true, "total": [2]}', '{"stage": "evaluating", "done": 3, "total": 9}',
-             '{"basic": "high", "gaps": [1], "means": [0.5], "k": "five"}', '{"means": {"retrieval.hit@5": "x"}}', '{"means": 1, "k": {"a": 1}, "gaps": {"b": 2}}',
+             '{"basic": "high", "gaps": [1], "means": [0.5], "k": "five"}', '{"means": {"retrieval.hit@5": "x"}}',
+             '{"means": 1, "k": {"a": 1}, "gaps": {"b": 2}}',
              '{"means": {"retrieval.hit@5": 0.5}, "k": 5, "system": 3, "judge": "heuristic"}', '["/a", 3, null]']
 BEATS = [(NOW - timedelta(seconds=1)).isoformat(), (NOW - timedelta(seconds=1)).replace(tzinfo=None).isoformat(),
          (NOW + timedelta(days=365 * 970)).isoformat(), (NOW + timedelta(seconds=CLOCK_SKEW / 2)).isoformat(),
