@@ -14,7 +14,7 @@ from ragcov_tui.services import triage
 from ragcov_tui.services.eval_job import EvalOptions, run_eval
 from ragcov_tui.store.db import open_db
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
+from ragcov_tui.tui.details.eval_item import EvalItemScreen
 from tests.evaluation.test_eval_beir import make_beir
 from tests.support.screen_text import static_text
 

@@ -13,7 +13,7 @@ from ragcov_tui.services.analysis_job import AnalyzeOptions
 from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
-from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
+from ragcov_tui.tui.details.eval_item import EvalItemScreen
 from ragcov_tui.tui.panes.jobs import JobsPane
 from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.paged_table import PagedTable

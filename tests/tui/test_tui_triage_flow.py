@@ -17,11 +17,11 @@ from textual.widgets._toast import Toast
 
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
+from ragcov_tui.tui.details.eval_item import EvalItemScreen
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
-from ragcov_tui.tui.panes.filtering import Filterable, FilterBar
 from ragcov_tui.tui.panes.jobs import JobsPane
 from ragcov_tui.tui.panes.outliers import OutliersPane
+from ragcov_tui.tui.widgets.filter_bar import Filterable, FilterBar
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 from tests.support.screen_text import screen_text, static_text
 from tests.support.stored import stored_session

@@ -13,10 +13,10 @@ from ragcov_tui.store import queries
 from ragcov_tui.store.rows import ChunkRow, ClusterRow
 from ragcov_tui.store.traffic import traffic_points
 from ragcov_tui.tui.context import PaneContext
+from ragcov_tui.tui.details.rows import cluster_detail, fmt
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.details import cluster_detail, fmt
-from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
+from ragcov_tui.tui.widgets.filter_bar import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.literal import block, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 

@@ -12,9 +12,9 @@ from textual.widgets import DataTable
 
 from ragcov_tui.store import queries
 from ragcov_tui.store.analysis_contract import DocumentEntry
+from ragcov_tui.tui.details.rows import document_detail
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.details import document_detail
-from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
+from ragcov_tui.tui.widgets.filter_bar import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 

@@ -7,7 +7,7 @@ accept (listed with the edited text and origin ``edited``; the box shows it as s
 ``u`` undo, ``m`` more suggestions (the session's LLM, or the offline heuristic when it ran
 without one), ``/`` filter the gaps.
 Writes are immediate (see :mod:`ragcov_tui.services.triage`); the test file is re-read first and an
-outside edit is reported in one line (:mod:`.triage_actions`). The table lists the gaps least
+outside edit is reported in one line (:mod:`ragcov_tui.tui.triage_actions`). The table lists the gaps least
 covered first with their priority and covered share (:mod:`ragcov_tui.coverage.gaps`); the box under
 the lists shows how the gaps were chosen, the selected gap's advice (the same words as the CLI and
 the Markdown report), its unreached part, full themes, note and flagged documents, and the
@@ -35,10 +35,10 @@ from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.rows import GapRow, SuggestionRow
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.context import PaneContext
+from ragcov_tui.tui.details.rows import gap_detail
 from ragcov_tui.tui.modals import TextPrompt, TextScreen
-from ragcov_tui.tui.panes.details import gap_detail
-from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
-from ragcov_tui.tui.panes.triage_actions import decided, reload_in, run_triage, undo_in
+from ragcov_tui.tui.triage_actions import decided, reload_in, run_triage, undo_in
+from ragcov_tui.tui.widgets.filter_bar import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 

@@ -5,7 +5,7 @@ the session has: unanswerable, stale gold, …; then back to the outliers), with
 detail; keep / drop work on them the same way.
 
 The test file is re-read when the pane shows a session and before each action; dropping a row
-that was edited or removed on disk asks first (see :mod:`.triage_actions`).
+that was edited or removed on disk asks first (see :mod:`ragcov_tui.tui.triage_actions`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from ragcov_tui.store import queries
 from ragcov_tui.store.rows import OutlierRow, RedundantPairRow
 from ragcov_tui.testlint.findings import KINDS
 from ragcov_tui.tui.context import PaneContext
+from ragcov_tui.tui.details.rows import fmt, pair_detail, val
 from ragcov_tui.tui.messages import DecisionMade
 from ragcov_tui.tui.modals import TextScreen
-from ragcov_tui.tui.panes.details import fmt, pair_detail, val
-from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
-from ragcov_tui.tui.panes.triage_actions import reload_in, run_triage, undo_in
+from ragcov_tui.tui.triage_actions import reload_in, run_triage, undo_in
+from ragcov_tui.tui.widgets.filter_bar import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.literal import block, labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 

@@ -21,10 +21,10 @@ from ragcov_tui.store.labels import item_labels, set_label, undo_label
 from ragcov_tui.store.rows import EvalItemRow
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.tui.context import PaneContext
+from ragcov_tui.tui.details.eval_item import EvalItemScreen
 from ragcov_tui.tui.messages import LabelsChanged
-from ragcov_tui.tui.panes.eval_detail import EvalItemScreen
-from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
+from ragcov_tui.tui.widgets.filter_bar import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 

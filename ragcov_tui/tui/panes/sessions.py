@@ -21,8 +21,8 @@ from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import delete_session, get_session, rename_session
 from ragcov_tui.tui.messages import SessionDeleted, SessionOpened
 from ragcov_tui.tui.modals import CompareScreen, ConfirmScreen, TextPrompt
-from ragcov_tui.tui.panes.filtering import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.charts import Chart
+from ragcov_tui.tui.widgets.filter_bar import FILTER_BINDINGS, Filterable, FilterBar
 from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 

@@ -32,9 +32,9 @@ from ragcov_tui.store.traffic_contract import (
 )
 from ragcov_tui.traffic.log_formats import suffix_list
 from ragcov_tui.tui.context import PaneContext
+from ragcov_tui.tui.details.rows import fmt
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.panes.base import Pane
-from ragcov_tui.tui.panes.details import fmt
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
