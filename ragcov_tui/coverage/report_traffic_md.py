@@ -19,10 +19,10 @@ from ragcov_tui.coverage.traffic_health import RATE_NAMES, hotspot_line
 from ragcov_tui.number_text import count
 from ragcov_tui.safe_text import visible
 from ragcov_tui.store.analysis_contract import AnalysisReport
-from ragcov_tui.store.traffic_contract import HealthEntry, HealthSection, RateFigure, TrafficSection
+from ragcov_tui.store.traffic_contract import HealthEntry, HealthSection, RateFigure, RateName, TrafficSection
 
 EXAMPLES_SHOWN = 3
-HEALTH_RATES = ("zero_results", "low_relevance", "negative_feedback", "positive_feedback")
+HEALTH_RATES: tuple[RateName, ...] = ("zero_results", "low_relevance", "negative_feedback", "positive_feedback")
 
 
 def rate_text(figure: RateFigure | None, interval: bool = True) -> str:
@@ -69,7 +69,7 @@ def health_markdown(traffic: TrafficSection) -> list[str]:
     lines += table(["figure", "all traffic", "of"],
                    [["p50 latency", ms_text(overall, "p50"), overall["latency_ms"]["n"]],
                     ["p95 latency", ms_text(overall, "p95"), overall["latency_ms"]["n"]]]
-                   + [[RATE_NAMES[m], rate_text(overall[m]), overall[m]["of"]]  # type: ignore[literal-required]
+                   + [[RATE_NAMES[m], rate_text(overall[m]), overall[m]["of"]]
                       for m in HEALTH_RATES])
     lines += ["", "Per traffic cluster (highest priority first):", ""]
     lines += table(["cluster", "queries", "p50", "p95", "zero results", "low relevance", "negative feedback",

@@ -40,14 +40,15 @@ from ragcov_tui.store.traffic_contract import (
     LatencyFigures,
     QueryCount,
     RateFigure,
+    RateName,
     TrafficClusterEntry,
     WindowEntry,
 )
 from ragcov_tui.traffic.reader import ServedRows
 
 CUT_SPREADS = 2.0
-UNHAPPY = ("negative_feedback", "low_relevance", "zero_results")  # the rates a hotspot is named for
-RATE_NAMES = {"negative_feedback": "negative feedback", "positive_feedback": "positive feedback",
+UNHAPPY: tuple[RateName, ...] = ("negative_feedback", "low_relevance", "zero_results")  # the rates a hotspot is named for
+RATE_NAMES: dict[RateName, str] = {"negative_feedback": "negative feedback", "positive_feedback": "positive feedback",
               "low_relevance": "low relevance", "zero_results": "zero results"}
 MAX_WINDOWS = 12
 NEGATIVE, POSITIVE, NO_FEEDBACK = -1, 1, -2
@@ -133,10 +134,11 @@ def hotspots(overall: HealthEntry, clusters: Sequence[TrafficClusterEntry],
         h = c.get("health")
         if h is None:
             continue
-        worse, excess = [], 0.0
+        worse: list[RateName] = []
+        excess = 0.0
         share = h["queries"] / overall["queries"] if overall["queries"] else 0.0
         for metric in UNHAPPY:
-            mine, base = h[metric], overall[metric]["rate"]  # type: ignore[literal-required]
+            mine, base = h[metric], overall[metric]["rate"]
             if mine["interval"] is not None and base is not None and mine["interval"][0] > base:
                 worse.append(metric)
                 excess = max(excess, share * (float(mine["rate"] or 0.0) - base))
@@ -157,9 +159,9 @@ def hotspot_line(spot: Hotspot, clusters: Sequence[TrafficClusterEntry], overall
     h = entry.get("health") if entry else None
     parts = [f"cluster {spot['cluster']}: {_pct(spot['share'])} of traffic"]
     for metric in spot["worse"]:
-        mine = h[metric]["rate"] if h else None  # type: ignore[literal-required]
+        mine = h[metric]["rate"] if h else None
         parts.append(f"{_pct(mine)} {RATE_NAMES[metric]} (all traffic "
-                     f"{_pct(overall[metric]['rate'])})")  # type: ignore[literal-required]
+                     f"{_pct(overall[metric]['rate'])})")
     coverage = "no answerable query" if spot["coverage"] is None else f"{spot['coverage']:.2f}"
     asked = "; ".join(f"\u201c{e['text']}\u201d \u00d7{e['count']}" for e in spot.get("examples") or [])
     return (", ".join(parts) + f", coverage {coverage}" + (" — untested" if spot["untested"] else "")

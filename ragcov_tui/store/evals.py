@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, cast
 
 import sqlite_utils
 
 from ragcov_tui.store.db import connection_lock
-from ragcov_tui.store.eval_contract import EvalItem, EvalReport, ReportQuestion, StoredItem
+from ragcov_tui.store.eval_contract import Abstention, EvalItem, EvalReport, ReportQuestion, StoredItem
 from ragcov_tui.store.sessions import now_iso
 
 # Item keys kept inside the ``details`` JSON column (the other keys have columns of their own).
@@ -156,7 +156,7 @@ def report_question(item: StoredItem) -> ReportQuestion:
     }
     abstention = (item.get("details") or {}).get("abstention")
     if isinstance(abstention, dict):
-        question["abstention"] = abstention  # type: ignore[typeddict-item]  # stored JSON, written by evaluation.items
+        question["abstention"] = cast(Abstention, abstention)  # stored JSON in the Abstention shape, written by evaluation.items
     return question
 
 

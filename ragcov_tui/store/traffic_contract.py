@@ -7,7 +7,9 @@ No ``from __future__ import annotations`` here: TypedDict reads ``NotRequired`` 
 annotations.
 """
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
+
+RateName = Literal["zero_results", "low_relevance", "negative_feedback", "positive_feedback"]  # HealthEntry's rates
 
 
 class QueryCount(TypedDict):
@@ -62,7 +64,7 @@ class Hotspot(TypedDict):
     share: float
     coverage: float | None
     untested: bool
-    worse: list[str]  # the rates whose interval lies wholly above the whole log's
+    worse: list[RateName]  # the rates whose interval lies wholly above the whole log's
     examples: list[QueryCount]  # its unhappiest queries: count = the unhappy asks
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import types
 from collections.abc import Callable
-from typing import Any, NotRequired, Required, Union, get_args, get_origin, get_type_hints, is_typeddict
+from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 
@@ -74,6 +74,9 @@ def problems(value: Any, annotation: Any, path: str = "$") -> list[str]:
         key_type, value_type = get_args(annotation)
         out = [p for k in value for p in problems(k, key_type, f"{path} key {k!r}")]
         return out + [p for k, v in value.items() for p in problems(v, value_type, f"{path}.{k}")]
+    if origin is Literal:
+        allowed = get_args(annotation)
+        return [] if value in allowed and type(value) in {type(a) for a in allowed} else [f"{path}: {value!r} is not one of {allowed}"]
     if annotation in SCALARS:
         ok = isinstance(value, SCALARS[annotation]) and (annotation is bool or not isinstance(value, bool))
         return [] if ok else [f"{path}: {value!r} is not a {annotation.__name__}"]
@@ -208,6 +211,8 @@ def annotations_in(annotation: Any) -> list[Any]:
     if is_typeddict(annotation):
         return [annotation] + [a for hint in get_type_hints(annotation, include_extras=True).values()
                                for a in annotations_in(hint)]
+    if get_origin(annotation) is Literal:  # its arguments are values, not annotations
+        return [annotation]
     return [annotation] + [a for arg in get_args(annotation) for a in annotations_in(arg)]
 
 

@@ -26,6 +26,7 @@ from ragcov_tui.store.traffic import load_traffic, traffic_queries
 from ragcov_tui.store.traffic_contract import (
     HealthEntry,
     RateFigure,
+    RateName,
     TrafficClusterEntry,
     TrafficSection,
     UnaskedQuestion,
@@ -60,7 +61,7 @@ def p95(entry: HealthEntry | None) -> Text:
     return num(None if value is None else int(round(value)))
 
 
-SHORT = {"zero_results": "zero", "low_relevance": "low rel", "negative_feedback": "neg fb"}
+SHORT: dict[RateName, str] = {"zero_results": "zero", "low_relevance": "low rel", "negative_feedback": "neg fb"}
 
 
 def health_summary(section: TrafficSection) -> str:
@@ -74,7 +75,7 @@ def health_summary(section: TrafficSection) -> str:
     where = selection_text(health)
     return (f"health{'' if where == 'the whole log' else f' ({where})'}: p95 "
             f"{'—' if latency is None else f'{latency:,.0f} ms'} · "
-            + " · ".join(f"{label} {pct(h[m]['rate'])}" for m, label in SHORT.items()))  # type: ignore[literal-required]
+            + " · ".join(f"{label} {pct(h[m]['rate'])}" for m, label in SHORT.items()))
 
 
 def hotspot_summary(section: TrafficSection) -> str:
@@ -85,7 +86,7 @@ def hotspot_summary(section: TrafficSection) -> str:
         return "unhappy: no cluster stands out" if health else ""
     spot = spots[0]
     entry = next((c.get("health") for c in section.get("clusters", []) if c["id"] == spot["cluster"]), None)
-    rates = " ".join(f"{SHORT[m]} {short_pct(entry[m] if entry else None)}" for m in spot["worse"])  # type: ignore[literal-required]
+    rates = " ".join(f"{SHORT[m]} {short_pct(entry[m] if entry else None)}" for m in spot["worse"])
     top = spot.get("examples") or []
     return (f"unhappy: cluster {spot['cluster']} ({pct(spot['share'])}) {rates}"
             + (", untested" if spot["untested"] else "")
