@@ -66,7 +66,7 @@ def main() -> None:
                     and np.array_equal(got.col_index, found.col_index)
                     and np.allclose(got.row_dist, found.row_dist, rtol=0, atol=1e-12))
             print(f"  ray engine, {workers} CPU{'s' if workers > 1 else ' '}     {wall:7.1f} s wall, {cpu:7.1f} s CPU "
-                  f"(driver) -> {wall / base:.2f}x the local engine, +{wall - base:.1f} s; ray.init {started:.1f} s; "
+                  f"(driver) -> {wall / base:.2f}x the local engine, {wall - base:+.1f} s; ray.init {started:.1f} s; "
                   f"results {'equal' if same else 'DIFFERENT'} ({load()})", flush=True)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
