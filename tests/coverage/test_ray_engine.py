@@ -84,6 +84,7 @@ def test_the_ray_engine_gives_the_local_report_on_100k_chunks(ray_instance, data
     assert np.array_equal(in_memory.clustering.labels, local.clustering.labels)
     assert np.array_equal(in_memory.nearest_question, local.nearest_question)
     assert np.array_equal(in_memory.nearest_chunk, local.nearest_chunk)
+    assert in_memory.mindist is not None and local.mindist is not None
     assert np.allclose(in_memory.mindist, local.mindist, rtol=0, atol=1e-12)
     assert difference(in_memory.to_report(), local.to_report()) is None
     assert difference(mapped.to_report(), analyze(C[:20_000], Q, chunks[:20_000], questions, PARAMS).to_report()) is None
