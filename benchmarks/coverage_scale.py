@@ -36,6 +36,7 @@ from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.nearest import cross_nearest, nearest
 from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.row_blocks import release
 from ragcov_tui.testset.models import Question
 
 DIM, TOPICS, NOISE = 384, 200, 0.06
@@ -147,23 +148,89 @@ def peak_hwm_gb() -> float:
     return int(line.split()[1]) / 1024**2
 
 
-def write_on_disk(path: Path, n: int, m: int, seed: int = 0) -> np.ndarray:
-    """``n`` clustered chunk vectors written to ``path`` (.npy) block by block; returns the questions."""
+GEN_ROWS = 16384  # rows generated at a time: 24 MB of 384-d float32, in place in the file's pages
+
+
+def fill_clustered(out: np.ndarray, centres: np.ndarray, rng: np.random.Generator) -> None:
+    """``out`` (rows, d) filled in place with unit vectors around random centres: noise drawn
+    straight into ``out``, scaled, its centre added, then each row divided by its norm (no temporary
+    larger than one row of norms)."""
+    rng.standard_normal(dtype=np.float32, out=out)
+    out *= NOISE
+    out += centres[rng.integers(0, len(centres), len(out))]
+    out /= np.sqrt(np.einsum("ij,ij->i", out, out))[:, None]
+
+
+def write_on_disk(path: Path, n: int, m: int, seed: int = 0, threads: int = 2) -> np.ndarray:
+    """``n`` clustered chunk vectors written straight into ``path`` (an ``open_memmap`` .npy),
+    ``GEN_ROWS`` rows at a time, by ``threads`` threads each with its own seeded generator
+    (numpy's generators release the GIL while filling); returns the questions."""
+    from concurrent.futures import ThreadPoolExecutor
+
     rng = np.random.default_rng(seed)
     centres = rng.standard_normal((TOPICS, DIM), dtype=np.float32)
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
     if not path.exists():
-        out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, DIM))
-        for s in range(0, n, 1 << 20):
-            out[s:s + (1 << 20)], _ = clustered(min(1 << 20, n - s), centres, rng)
-            out.flush()
+        partial = path.with_suffix(".partial.npy")
+        out = np.lib.format.open_memmap(partial, mode="w+", dtype=np.float32, shape=(n, DIM))
+        spans = np.array_split(np.arange(0, n, GEN_ROWS), threads)
+
+        def fill(span: np.ndarray, child: np.random.Generator) -> None:
+            for s in span.tolist():
+                fill_clustered(out[s:s + GEN_ROWS], centres, child)
+                if s // GEN_ROWS % 64 == 63:
+                    release(out, s - 63 * GEN_ROWS, s + GEN_ROWS)  # written pages go back once on disk
+
+        children = [np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(threads)]
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(fill, spans, children))
+        out.flush()
         del out
+        partial.rename(path)
     Q, _ = clustered(m, centres[: TOPICS // 2], np.random.default_rng(seed + 1))
     return Q
 
 
-def measure_on_disk(path: Path, m: int, gemm_rows: int) -> None:
-    """The blocked path on the memory-mapped file (this process is fresh: its VmHWM is the run's)."""
+class LoadSampler:
+    """The 1-minute load average sampled every ``every`` seconds in a thread, for one phase."""
+
+    def __init__(self, every: float = 15.0) -> None:
+        import threading
+
+        self.samples = [os.getloadavg()[0]]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self.thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self.stop.wait(every):
+            self.samples.append(os.getloadavg()[0])
+
+    def done(self) -> str:
+        self.stop.set()
+        self.thread.join()
+        self.samples.append(os.getloadavg()[0])
+        return f"load 1-min mean {np.mean(self.samples):.1f}, max {max(self.samples):.1f} over {len(self.samples)} samples"
+
+
+def pass2_slice(vectors: np.ndarray, inliers: np.ndarray, centroids: np.ndarray, *, second: bool) -> tuple[float, float]:
+    """(wall, CPU) seconds of pass 2's per-block work on ``vectors`` (a slice of the file): the
+    cross search with or without the second-nearest, and the cluster assignment."""
+    from ragcov_tui.coverage.blocked import array_blocks, unit_rows
+    from ragcov_tui.coverage.clustering import assign
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    for raw in array_blocks(vectors):
+        block = unit_rows(raw)
+        cross_nearest(block, inliers, n_cols_for_rows=len(inliers), second=second)
+        assign(block, centroids)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def measure_on_disk(path: Path, m: int, gemm_rows: int, compare_rows: int) -> None:
+    """The blocked path on the memory-mapped file (this process is fresh: its VmHWM is the run's).
+    With ``compare_rows``, first pass 2's block work on that many rows with the second-nearest
+    search (before) and without it (after), twice each, alternating."""
     from ragcov_tui.coverage.blocked import array_blocks, blocked_coverage, fit_blocks
     from ragcov_tui.coverage.outliers import outliers_against
 
@@ -173,54 +240,71 @@ def measure_on_disk(path: Path, m: int, gemm_rows: int) -> None:
     params = CoverageParams().validated()
     docs = 1000  # chunk i belongs to document i % 1000
     t0 = time.perf_counter()
+    loads = LoadSampler()
     fit = fit_blocks(array_blocks(vectors), n, None, seed=params.seed, minibatch_above=params.minibatch_above,
                      lof_sample=params.lof_sample)
     t1 = time.perf_counter()
     out = outliers_against(fit.reference, Q, neighbors=params.lof_neighbors, offset=params.lof_query_offset,
                            contamination=params.contamination, lof_threshold=params.lof_threshold)
     inliers = Q[~out.outlier]
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
+    print(f"  pass 1 (samples + K-means) {t1 - t0:.1f} s, LOF {t2 - t1:.1f} s ({loads.done()})", flush=True)
+    if compare_rows:
+        rows = vectors[:min(n, compare_rows)]
+        pass2_slice(rows, inliers, fit.centroids, second=False)  # warm the slice's pages
+        for run in (1, 2):
+            for label, second in (("before: with the second-nearest", True), ("after: without it", False)):
+                loads = LoadSampler()
+                w, c = pass2_slice(rows, inliers, fit.centroids, second=second)
+                print(f"  pass 2 block work on the first {len(rows):,} rows, {label} (run {run}): {w:.1f} s wall, "
+                      f"{c:.1f} s CPU ({loads.done()})", flush=True)
+        t2, c2 = time.perf_counter(), time.process_time()
+    loads = LoadSampler()
     codes = (np.arange(s, min(n, s + 65536)) % docs for s in range(0, n, 65536))
     result = blocked_coverage(array_blocks(vectors), inliers, fit.centroids, doc_codes=codes, n_docs=docs,
                               radius=0.5)
-    t3 = time.perf_counter()
-    print(f"  blocked {n:,} x {m:,} on disk: pass 1 (samples + K-means) {t1 - t0:.1f} s, LOF {t2 - t1:.1f} s, "
-          f"pass 2 {t3 - t2:.1f} s, total {t3 - t0:.1f} s; peak RSS {peak_hwm_gb():.2f} GB ({load()})")
+    t3, c3 = time.perf_counter(), time.process_time()
+    print(f"  blocked {n:,} x {m:,} on disk: pass 2 {t3 - t2:.1f} s wall, {c3 - c2:.1f} s CPU ({loads.done()}); "
+          f"pass 1 + LOF + pass 2 {t1 - t0 + t3 - t2 + (t2 - t1 if not compare_rows else 0):.1f} s; "
+          f"peak RSS {peak_hwm_gb():.2f} GB", flush=True)
     print(f"  K={len(fit.centroids)} outliers={int(out.outlier.sum())}/{m} basic={result.basic:.4f} "
-          f"covered_share={result.covered_share:.4f}")
+          f"covered_share={result.covered_share:.4f}", flush=True)
     if gemm_rows:
-        rows = min(n, gemm_rows)
-        t = time.perf_counter()
+        rows_n = min(n, gemm_rows)
+        loads = LoadSampler()
+        t, c = time.perf_counter(), time.process_time()
         Qt = np.ascontiguousarray(inliers.T)
         buf = np.empty((65536, len(inliers)), dtype=np.float32)
-        for block in array_blocks(vectors[:rows]):
+        for block in array_blocks(vectors[:rows_n]):
             np.matmul(block, Qt, out=buf[:len(block)])
-        g = (time.perf_counter() - t) * n / rows
+        g, gc = (time.perf_counter() - t) * n / rows_n, (time.process_time() - c) * n / rows_n
         flops = 2.0 * n * len(inliers) * DIM
-        how = "of the same shape" if rows == n else f"projected x{n / rows:.0f} from the first {rows:,} rows"
-        print(f"  bare GEMM {how} from the same file: {g:.1f} s ({flops / g / 1e9:.0f} GFLOPS) "
-              f"-> pass 2 / GEMM = {(t3 - t2) / g:.2f}, whole blocked run / GEMM = {(t3 - t0) / g:.2f} ({load()})")
+        how = "of the same shape" if rows_n == n else f"projected x{n / rows_n:.0f} from the first {rows_n:,} rows"
+        print(f"  bare GEMM {how} from the same file: {g:.1f} s wall, {gc:.1f} s CPU ({flops / g / 1e9:.0f} GFLOPS; "
+              f"{loads.done()}) -> pass 2 / GEMM = {(t3 - t2) / g:.2f} wall, {(c3 - c2) / gc:.2f} CPU", flush=True)
 
 
-def bench_on_disk(sizes: list[tuple[int, int]], scratch: Path, gemm_up_to: int) -> None:
+def bench_on_disk(sizes: list[tuple[int, int]], scratch: Path, gemm_up_to: int, compare_rows: int) -> None:
     import subprocess
     import sys
 
     for n, m in sizes:
+        scratch.mkdir(parents=True, exist_ok=True)
         path = scratch / f"chunks_{n}.npy"
-        t = time.perf_counter()
+        t, c, loads = time.perf_counter(), time.process_time(), LoadSampler()
         write_on_disk(path, n, m)
         print(f"\n== on disk: {n:,} chunks x {m:,} questions, {DIM}-d, {path.stat().st_size / 1e9:.1f} GB "
-              f"(written in {time.perf_counter() - t:.0f} s)", flush=True)
-        subprocess.run([sys.executable, __file__, "--measure", str(path), str(m), str(min(n, gemm_up_to))],
-                       check=True)
+              f"(written in {time.perf_counter() - t:.0f} s wall, {time.process_time() - c:.0f} s CPU; {loads.done()})",
+              flush=True)
+        subprocess.run([sys.executable, __file__, "--measure", str(path), str(m), str(min(n, gemm_up_to)),
+                        str(compare_rows)], check=True)
 
 
 def main() -> None:
     import sys
 
-    if len(sys.argv) == 5 and sys.argv[1] == "--measure":
-        measure_on_disk(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    if len(sys.argv) == 6 and sys.argv[1] == "--measure":
+        measure_on_disk(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000x2000,1000000x10000", help="comma list of CHUNKSxQUESTIONS")
@@ -228,10 +312,12 @@ def main() -> None:
     parser.add_argument("--on-disk", help="comma list of CHUNKSxQUESTIONS run by the blocked path from a memory map")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp"), help="where --on-disk writes its .npy files")
     parser.add_argument("--gemm-up-to", type=int, default=10**12, help="run the bare GEMM on at most this many chunks (projected beyond)")
+    parser.add_argument("--compare-rows", type=int, default=0,
+                        help="time pass 2's block work with and without the second-nearest on this many rows first")
     args = parser.parse_args()
     if args.on_disk:
         bench_on_disk(sorted(tuple(int(v) for v in size.lower().split("x")) for size in args.on_disk.split(",")),
-                      args.scratch, args.gemm_up_to)
+                      args.scratch, args.gemm_up_to, args.compare_rows)
         return
     sizes = sorted(tuple(int(v) for v in size.lower().split("x")) for size in args.sizes.split(","))
     kept = [vecs for n, m in sizes if (vecs := bench_analyze(n, m)) is not None]

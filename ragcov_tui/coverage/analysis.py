@@ -18,9 +18,9 @@ from ragcov_tui.coverage import metrics
 from ragcov_tui.coverage.calibration import answering_radius, reach_line
 from ragcov_tui.coverage.clustering import cluster_chunks
 from ragcov_tui.coverage.documents import document_coverage, source_codes
+from ragcov_tui.coverage.engine import ChunkEngine, LocalEngine
 from ragcov_tui.coverage.gaps import flagged_content, rank_gaps
 from ragcov_tui.coverage.gold import gold_chunk_sets, gold_coverage, gold_distances
-from ragcov_tui.coverage.nearest import cross_nearest
 from ragcov_tui.coverage.outliers import detect_outliers
 from ragcov_tui.coverage.params import CoverageParams, used_params
 from ragcov_tui.coverage.projection import project
@@ -118,12 +118,15 @@ def analyze(
     progress: Progress | None = None,
     embed: Embed | None = None,
     exercised: np.ndarray | None = None,
+    engine: ChunkEngine | None = None,
 ) -> CoverageResult:
     """Run the whole method; see the stage modules for every formula. ``embed`` (the run's
     embedder) lets the offline suggestions be checked against the test questions for paraphrases.
     ``exercised`` (per chunk: retrieved by an eval's questions, :mod:`.exercised`) aims the gaps'
     suggestions at chunks both far from every question and never retrieved, and each says which
-    of the two it fixes."""
+    of the two it fixes. ``engine`` runs the per-chunk pass (cluster labels, the nearest search):
+    :mod:`.engine`, this process by default."""
+    engine = engine or LocalEngine()
     params = params.validated()
     if not chunks:
         raise BadInput("corpus: no chunk to analyse")
@@ -143,14 +146,15 @@ def analyze(
                                sample=params.lof_sample, seed=params.seed, memory_budget_mb=budget)
     report(progress, "outliers", 1, 1)
     clustering = cluster_chunks(C, params.clusters, seed=params.seed, minibatch_above=params.minibatch_above,
-                                progress=progress)
+                                progress=progress, assign_rows=engine.assign)
     labels, k, centroids = clustering.labels, clustering.k, clustering.unit_centroids
     params, adjustments = used_params(params, k=k, lof_neighbors=outliers.neighbors,
                                       reference_size=outliers.reference_size)
 
     inliers = np.flatnonzero(~outliers.outlier)
     order = np.concatenate([inliers, np.flatnonzero(outliers.outlier)])
-    found = cross_nearest(C, Q[order], n_cols_for_rows=len(inliers), memory_budget_mb=budget, progress=progress)
+    found = engine.cross_nearest(C, Q[order], n_cols_for_rows=len(inliers), memory_budget_mb=budget,
+                                 progress=progress)
     nearest_chunk = np.empty(m, dtype=np.int64)
     nearest_chunk_dist = np.empty(m)
     nearest_chunk[order], nearest_chunk_dist[order] = found.col_index, found.col_dist

@@ -172,7 +172,7 @@ def blocked_coverage(blocks: Iterable[np.ndarray], questions: np.ndarray, centro
     report(progress, "coverage blocks", 0, total)
     for raw in blocks:
         block = unit_rows(raw)
-        found = cross_nearest(block, questions, n_cols_for_rows=m, memory_budget_mb=memory_budget_mb)
+        found = cross_nearest(block, questions, n_cols_for_rows=m, memory_budget_mb=memory_budget_mb, second=False)
         labels = assign(block, centroids, memory_budget_mb)
         mindist = found.row_dist
         sizes += np.bincount(labels, minlength=k)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -131,8 +132,10 @@ def _silhouette_pick(vectors: np.ndarray, limit: int, seed: int, minibatch_above
 
 
 def cluster_chunks(vectors: np.ndarray, clusters: int | str | None, *, seed: int = 0,
-                   minibatch_above: int = 20_000, progress: Progress | None = None) -> Clustering:
-    """K-means of the chunk vectors with K from ``clusters`` (None / 'auto' / int), see module doc."""
+                   minibatch_above: int = 20_000, progress: Progress | None = None,
+                   assign_rows: Callable[[np.ndarray, np.ndarray], np.ndarray] = assign) -> Clustering:
+    """K-means of the chunk vectors with K from ``clusters`` (None / 'auto' / int), see module doc;
+    every chunk is labelled by ``assign_rows`` (:func:`assign`, or an engine's: coverage/engine.py)."""
     n_distinct = count_distinct(vectors, seed)
     silhouette: dict[int, float] = {}
     if clusters == "auto":
@@ -146,7 +149,7 @@ def cluster_chunks(vectors: np.ndarray, clusters: int | str | None, *, seed: int
         k, method = n_distinct, f"{method}; capped at {n_distinct} distinct chunks"
     report(progress, "clusters", 0, 1)
     centroids = _fit(vectors, k, seed, minibatch_above) if k > 1 else vectors.mean(axis=0, keepdims=True)
-    labels = assign(vectors, centroids)
+    labels = assign_rows(vectors, centroids)
     used = np.unique(labels)
     if len(used) < k:  # a MiniBatch centroid that won no chunk: drop it and renumber
         centroids = centroids[used]

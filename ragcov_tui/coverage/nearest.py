@@ -97,6 +97,7 @@ def cross_nearest(
     memory_budget_mb: float = DEFAULT_BUDGET_MB,
     progress: Progress | None = None,
     stage: str = "nearest",
+    second: bool = True,
 ) -> CrossNearest:
     """Both directions of the top-1 search in one blocked pass over ``rows @ cols.T``.
 
@@ -104,17 +105,19 @@ def cross_nearest(
     the inlier questions, placed first). For each column: its nearest row (ties: the lowest row).
     Per cache-sized slice S of a block, three passes: the column max of S (and, only for the
     columns it improves, their arg-max inside S), the row arg-max ``a``, then ``S[i, a_i] = −inf``
-    and the row arg-max again (the second best). Both row winners are re-scored in float64.
+    and the row arg-max again (the second best; skipped with ``second=False``, ``row_second`` then
+    stays ``inf``: a third fewer passes over the block). Both row winners are re-scored in float64.
     Memory: one ``b × m`` float32 block plus O(n + m).
     """
     n, m = rows.shape[0], cols.shape[0]
     m_rows = m if n_cols_for_rows is None else int(n_cols_for_rows)
+    second = second and m_rows > 1
     row_dist, row_second = np.full(n, np.inf), np.full(n, np.inf)
     row_index = np.full(n, -1, dtype=np.int64)
     col_best = np.full(m, -np.inf, dtype=np.float32)
     col_index = np.zeros(m, dtype=np.int64)
     for start, stop, sim in similarity_blocks(rows, cols, memory_budget_mb):
-        second = np.empty(stop - start, dtype=np.int64)
+        runner_up = np.empty(stop - start, dtype=np.int64)
         for part in _slices(stop - start, m):
             tile = sim[part]
             offset = start + part.start
@@ -128,14 +131,14 @@ def cross_nearest(
             own = tile[:, :m_rows]
             first = own.argmax(axis=1)
             row_index[offset:offset + len(first)] = first
-            if m_rows > 1:
+            if second:
                 own[np.arange(len(first)), first] = -np.inf
-                second[part] = own.argmax(axis=1)
+                runner_up[part] = own.argmax(axis=1)
         if m_rows:
             block = rows[start:stop]
             row_dist[start:stop] = exact_dist(block, cols[row_index[start:stop]])
-            if m_rows > 1:
-                row_second[start:stop] = np.maximum(exact_dist(block, cols[second]), row_dist[start:stop])
+            if second:
+                row_second[start:stop] = np.maximum(exact_dist(block, cols[runner_up]), row_dist[start:stop])
         report(progress, stage, stop, n)
     col_dist = exact_dist(take(rows, col_index), cols) if n and m else np.full(m, np.inf)
     return CrossNearest(row_dist, row_index, row_second, col_dist, col_index)

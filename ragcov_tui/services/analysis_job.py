@@ -20,8 +20,10 @@ import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze, as_unit_matrix
+from ragcov_tui.coverage.engine import make_engine, require_engine
 from ragcov_tui.coverage.exercised import exercised_mask, exercised_section
 from ragcov_tui.coverage.params import CoverageParams
+from ragcov_tui.coverage.ray_engine import RaySource
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.sampling import sample_estimate, sample_rows
 from ragcov_tui.coverage.themes import check_llm_fallback
@@ -97,6 +99,8 @@ class AnalyzeOptions(StoreOptions):
     sample: int | None = None  # --sample N: estimate from N chunks drawn at random (coverage/sampling.py)
     eval_session: str | None = None  # --eval-session: retrieval coverage from that eval (coverage/exercised.py)
     baseline: str | None = None  # --baseline SESSION: stale gold against it (default: the test file's last session)
+    engine: str = "local"  # --engine: where the per-chunk pass runs (coverage/engine.py): local | ray
+    ray_cpus: int | None = None  # --ray-cpus: CPUs of the local Ray instance (default: all; not with RAY_ADDRESS)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def coverage_params(self) -> CoverageParams:
@@ -130,6 +134,7 @@ def run_analysis(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     params = opts.coverage_params()
+    require_engine(opts.engine)  # a missing extra is one line before any work
     window = parse_window(opts.window, opts.since, opts.until, traffic=opts.traffic)
     opts, testset, loaded = load_inputs(opts, progress, warn)
     documents, chunks, store = loaded.documents, loaded.chunks, loaded.store
@@ -187,9 +192,13 @@ def run_analysis(
             timings["traffic_embed"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress,
-                         embed=embedder.embed,
-                         exercised=joined.mask)
+        engine = make_engine(opts.engine, source=ray_source(store, chunks) if rows is None else None,
+                             cpus=opts.ray_cpus)
+        try:
+            result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress,
+                             embed=embedder.embed, exercised=joined.mask, engine=engine)
+        finally:
+            engine.close()
         if rows is not None:
             result.sample = sampled(result, all_chunks)
         for note in result.adjustments:  # an option the data could not honour: say what was used
@@ -315,6 +324,16 @@ def chunk_vectors(embedder: Embedder, chunks: list[Chunk], store: StoreCorpus | 
         return as_unit_matrix(store.vectors if rows is None else take(store.vectors, rows), "chunk", len(chunks))
     return embed_items(embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks",
                        progress=progress, labels=[c.id for c in chunks])
+
+
+def ray_source(store: StoreCorpus | None, chunks: list[Chunk]) -> RaySource | None:
+    """Where Ray tasks read a ``lancedb:`` / ``parquet:`` store's vectors themselves (None otherwise:
+    they read the rows analyze is given)."""
+    if store is None or store.spec.scheme not in ("lancedb", "parquet"):
+        return None
+    return RaySource(kind="lance" if store.spec.scheme == "lancedb" else "parquet", location=store.spec.location,
+                     table=store.spec.name, id_field=store.fields.id, vector_field=store.fields.vector,
+                     ids=[c.id for c in chunks])
 
 
 def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:

@@ -301,6 +301,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("eval_session", _text, ("analyze",), metavar="SESSION",
            help="an eval session (id, name, latest-eval) of this test set and corpus: which chunks, clusters and "
                 "documents its questions retrieve in the top k (exercised share, blind spots)"),
+    Option("engine", _choice(("local", "ray")), ("analyze",), env="RAGCOV_ENGINE", default="local",  # coverage/engine.py
+           help="where the per-chunk pass runs: local | ray (Ray Data on a local instance, or the cluster in "
+                "$RAY_ADDRESS; pip install 'ragcov-tui[ray]') (default {default})"),
+    Option("ray_cpus", whole(1, 1_000_000), ("analyze",), env="RAGCOV_RAY_CPUS", metavar="N",
+           help="CPUs of the local Ray instance --engine ray starts (default: all)"),
     Option("window", _text, ("analyze",), metavar="SPAN",
            help="traffic health of the log's last SPAN (24h, 7d, 2w …) against the windows before it"),
     Option("since", _text, ("analyze",), metavar="TIME", help="traffic health of the log's rows from TIME on (ISO 8601, UTC)"),
