@@ -36,7 +36,7 @@ from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.nearest import cross_nearest, nearest
 from ragcov_tui.coverage.params import CoverageParams
-from ragcov_tui.row_blocks import release
+from ragcov_tui.shared.row_blocks import release
 from ragcov_tui.testset.models import Question
 
 DIM, TOPICS, NOISE = 384, 200, 0.06

@@ -5,7 +5,7 @@ the embedding cache (random unit vectors stored under the embedder's key: a cach
 whatever its vector), then embeds every chunk cold through the real cached loop
 (:func:`ragcov_tui.embeddings.base.embed_with_cache`) with a recording progress callback. At the
 moments the bar shows 10 / 25 / 50 / 75 % of the texts done, it prints the ETA the CLI showed —
-from the work (characters, :func:`ragcov_tui.progress.remaining_seconds`) and, for comparison,
+from the work (characters, :func:`ragcov_tui.shared.progress.remaining_seconds`) and, for comparison,
 from the item count (the estimate before issue #25) — against the time that really remained::
 
     python benchmarks/eta_error.py /work/scratch/scifact --docs 600 --cached 0.25
@@ -26,7 +26,7 @@ import numpy as np
 from ragcov_tui.corpus import build_chunks
 from ragcov_tui.embeddings.cache import store, text_sha256
 from ragcov_tui.embeddings.factory import make_embedder
-from ragcov_tui.progress import remaining_seconds
+from ragcov_tui.shared.progress import remaining_seconds
 from ragcov_tui.store import open_db
 
 MARKS = (0.10, 0.25, 0.50, 0.75)

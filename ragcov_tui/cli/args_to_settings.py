@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ragcov_tui.cli.progress_lines import progress_every
-from ragcov_tui.errors import BadInput
-from ragcov_tui.http_retry import RetryPolicy
-from ragcov_tui.input_files import LINK_LOOP, path_problem, resolved
 from ragcov_tui.llm.cost import user_prices
 from ragcov_tui.services.config import Config, load_config
 from ragcov_tui.services.settings import OptionsCommand, Resolved, options_from, resolve
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.http_retry import RetryPolicy
+from ragcov_tui.shared.input_files import LINK_LOOP, path_problem, resolved
 from ragcov_tui.store.db import DEFAULT_DB, busy_timeout
 from ragcov_tui.store.sessions import resolve_session
 
@@ -92,7 +92,7 @@ def check_urls(opts: AnalyzeOptions | EvalOptions | ReferenceOptions) -> None:
     from ragcov_tui.embeddings.providers import parse_spec as embedder_spec
     from ragcov_tui.llm.providers import PROVIDERS as LLMS
     from ragcov_tui.llm.providers import parse_spec as llm_spec
-    from ragcov_tui.urls import check_reachable
+    from ragcov_tui.shared.urls import check_reachable
 
     system = getattr(opts, "system", None) or ""
     if system.startswith("http:") or system.startswith("https://"):

@@ -28,9 +28,17 @@ from ragcov_tui.coverage.exercised import probes_line
 from ragcov_tui.coverage.report_exercised_md import exercised_markdown, probes_markdown
 from ragcov_tui.coverage.report_md import analysis_markdown
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
-from ragcov_tui.errors import EXIT_GATE_FAILED, EXIT_OK, BadInput, Cancelled, Interrupted, ProviderError, Unreachable
-from ragcov_tui.safe_text import single_line
 from ragcov_tui.services.options import default
+from ragcov_tui.shared.errors import (
+    EXIT_GATE_FAILED,
+    EXIT_OK,
+    BadInput,
+    Cancelled,
+    Interrupted,
+    ProviderError,
+    Unreachable,
+)
+from ragcov_tui.shared.safe_text import single_line
 from ragcov_tui.store import open_db
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.db import open_db_read_only
@@ -48,7 +56,7 @@ def interruptible(cmd: Command) -> Command:
     """While ``cmd`` runs, SIGTERM / SIGHUP unwind it like Ctrl-C (its session is marked
     ``interrupted`` on the way out); the command then says so in one line on stderr (``interrupted
     by SIGTERM: <the stop report, parts joined by "; ">``) and exits 128 + signal.
-    The first stop signal unwinds (calls in flight are abandoned: :mod:`ragcov_tui.concurrency`)
+    The first stop signal unwinds (calls in flight are abandoned: :mod:`ragcov_tui.shared.concurrency`)
     and, once the session is recorded and the stop reported, the process ends at once: the
     interpreter's teardown (~1 s with the numeric libraries loaded) would keep the abandoned
     requests open, and ending closes them. A second signal while it unwinds exits at once. A
@@ -126,7 +134,7 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
         parse_coverage_gates,
     )
     from ragcov_tui.services.analysis_job import run_analysis
-    from ragcov_tui.thresholds import AboveMaximum
+    from ragcov_tui.shared.thresholds import AboveMaximum
 
     opts = command_options(args, found, "analyze", corpus=args.corpus or [])
     gates = parse_coverage_gates(args.fail_under or [], traffic=bool(opts.traffic))
@@ -148,9 +156,9 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
 
 
 def _write_junit(args: argparse.Namespace, suite: str, cases: list[Any], seconds: float, **properties: Any) -> None:
-    """``--junit FILE``: the gates as JUnit XML test cases (:mod:`ragcov_tui.junit_xml`)."""
+    """``--junit FILE``: the gates as JUnit XML test cases (:mod:`ragcov_tui.shared.junit_xml`)."""
     if args.junit:
-        from ragcov_tui.junit_xml import junit_xml
+        from ragcov_tui.shared.junit_xml import junit_xml
 
         write_output(args.junit, junit_xml(suite, cases, properties=properties, seconds=seconds), args.quiet)
 

@@ -16,7 +16,7 @@ from rich.table import Table
 from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_summary, unreached_text
 from ragcov_tui.coverage.report_md import PRIORITY_NOTE, fmt, pct, themes_text
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.analysis_contract import AnalysisReport
 
 GAPS_SHOWN, DOCUMENTS_SHOWN, LINES_SHOWN = 8, 10, 5

@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 PACKAGE = Path(__file__).resolve().parents[1]
 SAMPLES = (PACKAGE / "demo_data", PACKAGE.parent / "sample_data")  # installed wheel, then a source checkout

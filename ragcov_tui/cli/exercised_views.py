@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.exercised import exercised_line, probes_line
-from ragcov_tui.markdown import pct
+from ragcov_tui.shared.markdown import pct
 from ragcov_tui.store.analysis_contract import AnalysisReport
 
 CLUSTERS_SHOWN = 5

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from ragcov_tui.cli.coverage_views import print_most_severe
 from ragcov_tui.cli.safe_console import plain_line
-from ragcov_tui.markdown import pct
+from ragcov_tui.shared.markdown import pct
 from ragcov_tui.store.lint_contract import LintSection, StaleGoldSection
 
 

@@ -4,7 +4,7 @@ Exit codes: 0 success, 1 failure, 2 bad input (one line naming the file / line /
 3 a quality gate failed (``--fail-under``, ``--baseline``/``--max-drop``).
 Progress bars go to stderr (``--quiet`` silences them); results go to stdout.
 Every message quoting a value (argparse's errors, every exception) is one line with its control
-characters made visible (:mod:`ragcov_tui.safe_text`); JSON keeps the exact text but writes the
+characters made visible (:mod:`ragcov_tui.shared.safe_text`); JSON keeps the exact text but writes the
 characters a terminal would obey as ``\\uXXXX``.
 """
 
@@ -26,10 +26,10 @@ from ragcov_tui import __version__
 from ragcov_tui.cli.option_flags import DefaultsHelpFormatter, add_flag, add_option_flags
 from ragcov_tui.cli.output import has_terminal
 from ragcov_tui.cli.safe_console import SafeConsole
-from ragcov_tui.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, RagcovError
-from ragcov_tui.redact import redact_text
-from ragcov_tui.safe_text import visible, visible_line
 from ragcov_tui.services.options import BY_KEY
+from ragcov_tui.shared.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_GATE_FAILED, EXIT_OK, RagcovError
+from ragcov_tui.shared.redact import redact_text
+from ragcov_tui.shared.safe_text import visible, visible_line
 
 EXAMPLES = {
     "analyze": "ragcov analyze --corpus sample_data/corpus --questions sample_data/questions.jsonl --json report.json",

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ragcov_tui.cli.safe_console import SafeConsole, plain_line
-from ragcov_tui.errors import BadInput
-from ragcov_tui.safe_text import escape_json_text
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.safe_text import escape_json_text
 
 
 def ragcov_command() -> str:

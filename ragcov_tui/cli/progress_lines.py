@@ -9,9 +9,9 @@ stage that had a line ends. A run shorter than the interval prints none (its sum
     embedding questions.jsonl: 64/300, 12s, ~44s left
 
 ``failed`` comes from :meth:`ProgressLines.note_failed` (the eval pipeline reports its failed
-questions through :func:`ragcov_tui.progress.report_failed`). The remaining time is the elapsed
-time per unit of work so far times the work left (:func:`ragcov_tui.progress.remaining_seconds`;
-work as the loop reports it through :func:`ragcov_tui.progress.report_work`, else items).
+questions through :func:`ragcov_tui.shared.progress.report_failed`). The remaining time is the elapsed
+time per unit of work so far times the work left (:func:`ragcov_tui.shared.progress.remaining_seconds`;
+work as the loop reports it through :func:`ragcov_tui.shared.progress.report_work`, else items).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ragcov_tui.errors import ConfigError
-from ragcov_tui.progress import remaining_seconds
-from ragcov_tui.safe_text import visible_line
+from ragcov_tui.shared.errors import ConfigError
+from ragcov_tui.shared.progress import remaining_seconds
+from ragcov_tui.shared.safe_text import visible_line
 
 EVERY_ENV = "RAGCOV_PROGRESS_EVERY"
 DEFAULT_EVERY = 30.0

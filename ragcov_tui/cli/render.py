@@ -39,12 +39,12 @@ from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
 from ragcov_tui.evaluation.scope import scope_line
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.accounting import usage_lines
-from ragcov_tui.number_text import count, signed
-from ragcov_tui.progress import remaining_seconds
-from ragcov_tui.redact import redact_text
-from ragcov_tui.safe_text import single_line, visible_line
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count, signed
+from ragcov_tui.shared.progress import remaining_seconds
+from ragcov_tui.shared.redact import redact_text
+from ragcov_tui.shared.safe_text import single_line, visible_line
 from ragcov_tui.store.analysis_contract import AnalysisReport, SampleEstimate
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.rows import SessionRow
@@ -62,7 +62,7 @@ class RateColumn(ProgressColumn):
 
 class WorkRemainingColumn(ProgressColumn):
     """The estimated time left (``0:02:10``): the stage's pace so far in work units applied to the
-    work left (:func:`ragcov_tui.progress.remaining_seconds`; items when the loop reports no work)."""
+    work left (:func:`ragcov_tui.shared.progress.remaining_seconds`; items when the loop reports no work)."""
 
     def render(self, task: Task) -> Text:
         done, total = task.fields.get("work") or (task.completed, task.total or 0)
@@ -107,12 +107,12 @@ class ProgressBar:
         self.console.file.flush()
 
     def note_failed(self, stage: str, failed: int) -> None:
-        """Failed items so far (:func:`ragcov_tui.progress.report_failed`): shown in the log lines."""
+        """Failed items so far (:func:`ragcov_tui.shared.progress.report_failed`): shown in the log lines."""
         if self._lines is not None:
             self._lines.note_failed(stage, failed)
 
     def note_work(self, stage: str, done: float, total: float) -> None:
-        """Work done so far (:func:`ragcov_tui.progress.report_work`): the remaining time comes from it."""
+        """Work done so far (:func:`ragcov_tui.shared.progress.report_work`): the remaining time comes from it."""
         self._work[stage] = (done, total)
         if self._lines is not None:
             self._lines.note_work(stage, done, total)

@@ -2,7 +2,7 @@
 
 Untrusted text (questions, document names, model output, file names, error messages) is passed
 to rich through :func:`plain` / :func:`plain_line`: a ``Text`` (markup shown literally) whose
-control characters are made visible before the layout measures it (:mod:`ragcov_tui.safe_text`).
+control characters are made visible before the layout measures it (:mod:`ragcov_tui.shared.safe_text`).
 Every console is a :class:`SafeConsole`, which makes visible whatever a print forgot, and which
 wraps lines only for a terminal: output to a file, a pipe or a CI log keeps each line whole (at most
 ``COLUMNS`` wide when that is set).
@@ -18,7 +18,7 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
-from ragcov_tui.safe_text import UNSAFE, single_line, visible
+from ragcov_tui.shared.safe_text import UNSAFE, single_line, visible
 
 UNWRAPPED_WIDTH = 100_000  # the width of output that is no terminal: no line of a report is this long
 
@@ -28,7 +28,7 @@ class SafeConsole(Console):
 
     Strings are never parsed for markup or emoji codes, and every rendered segment (except rich's
     own control segments: cursor moves of the progress bar) is passed through
-    :func:`~ragcov_tui.safe_text.visible`, so a print that forgot :func:`plain` still shows
+    :func:`~ragcov_tui.shared.safe_text.visible`, so a print that forgot :func:`plain` still shows
     ``␛`` instead of sending ESC.
 
     Its width is the terminal's; written anywhere else (a file, a pipe, a log), it is ``COLUMNS``
@@ -64,5 +64,5 @@ def plain(value: Any, style: str = "") -> Text:
 
 
 def plain_line(value: Any, style: str = "") -> Text:
-    """Untrusted text for one line or a table cell (see :func:`~ragcov_tui.safe_text.single_line`)."""
+    """Untrusted text for one line or a table cell (see :func:`~ragcov_tui.shared.safe_text.single_line`)."""
     return Text(single_line("" if value is None else str(value)), style=style)

@@ -16,7 +16,7 @@ from ragcov_tui.cli.safe_console import plain_line
 from ragcov_tui.coverage.report_md import fmt, pct
 from ragcov_tui.coverage.report_traffic_md import examples_text, ms_text, rate_text, selection_text, source_line
 from ragcov_tui.coverage.traffic_health import hotspot_line
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.traffic_contract import HealthEntry, TrafficSection
 

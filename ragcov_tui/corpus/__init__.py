@@ -12,7 +12,7 @@ from pathlib import Path
 from ragcov_tui.corpus.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_documents, validate_chunking
 from ragcov_tui.corpus.load import load_corpus
 from ragcov_tui.corpus.models import Chunk, Document
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.progress import Progress
 
 
 def build_chunks(

@@ -25,8 +25,8 @@ from itertools import pairwise
 
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.corpus.tokens import TokenCounter, get_token_counter
-from ragcov_tui.errors import BadInput
-from ragcov_tui.progress import Progress, report
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress, report
 
 SEPARATORS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\n[ \t]*\n"),  # paragraph: a blank line

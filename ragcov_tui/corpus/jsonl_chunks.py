@@ -5,10 +5,10 @@ Fields, first match wins: text ← ``text`` | ``content`` | ``page_content`` | `
 ``f"{source}#{position}-{sha256(text)[:8]}"``); source ← ``source`` | ``doc_id`` |
 ``document_id`` | ``metadata.source`` (default: the file's own source id); ``vector``
 (optional list of finite numbers, not all zero, the same length on every row: see
-:func:`ragcov_tui.input_values.vector_problem`). ``position`` is the row's index among the rows of
+:func:`ragcov_tui.shared.input_values.vector_problem`). ``position`` is the row's index among the rows of
 its source. Lines end at ``\n`` only (a JSON string may hold U+2028 and the like); blank lines are
 ignored; rows with blank text are skipped with one warning per file. JSON must be strict
-(:func:`ragcov_tui.input_values.parse_json`: no ``NaN``, no ``1e400``, at most 100 levels deep).
+(:func:`ragcov_tui.shared.input_values.parse_json`: no ``NaN``, no ``1e400``, at most 100 levels deep).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from ragcov_tui.corpus.extract import Warn
 from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.corpus.tokens import TokenCounter
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import quoted, vector_problem
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import quoted, vector_problem
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
 
 TEXT_FIELDS = ("text", "content", "page_content", "chunk")
 ID_FIELDS = ("id", "chunk_id")

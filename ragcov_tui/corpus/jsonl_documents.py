@@ -16,10 +16,10 @@ from typing import Any
 from ragcov_tui.corpus.extract import Warn
 from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
 from ragcov_tui.corpus.models import Document
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, parse_json
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import InvalidJson, parse_json
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
 
 DOCUMENT_MARKERS = ("_id", "title")
 ID_FIELDS = ("_id", "id")

@@ -1,7 +1,7 @@
 """The row loop both ``.jsonl`` corpus readers share: one JSON object per line, blank lines ignored.
 
 Lines end at ``\\n`` only (a JSON string may hold U+2028 and the like, which ``splitlines`` would
-cut); each line is parsed strictly (:func:`ragcov_tui.input_values.parse_json_line`: no NaN, no
+cut); each line is parsed strictly (:func:`ragcov_tui.shared.input_values.parse_json_line`: no NaN, no
 1e400, no lone surrogate, at most 100 levels deep) and must be an object. A row reader returns
 None for a row whose text is blank; those are counted, not kept.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import parse_json_line
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import parse_json_line
+from ragcov_tui.shared.json_types import JsonObject
 
 T = TypeVar("T")
 

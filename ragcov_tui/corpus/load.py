@@ -33,9 +33,9 @@ from ragcov_tui.corpus.jsonl_documents import DocumentRowReader, holds_documents
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.corpus.tokens import get_token_counter
 from ragcov_tui.corpus.walk import walk_files
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import path_problem, read_input_file
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import path_problem, read_input_file
+from ragcov_tui.shared.number_text import count
 
 
 @dataclass

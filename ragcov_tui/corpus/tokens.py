@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 Backend = Literal["tiktoken", "bpe-openai", "approx"]
 

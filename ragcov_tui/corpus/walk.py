@@ -16,8 +16,8 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import kind_problem, os_error_problem
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import kind_problem, os_error_problem
 
 
 def walk_files(root: Path, display: str, warn: Callable[[str], None]) -> list[Path]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.rows import GapRow
 
 NAMED = 3  # documents named in one line; the rest are counted

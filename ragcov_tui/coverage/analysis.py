@@ -29,10 +29,10 @@ from ragcov_tui.coverage.redundancy import near_duplicate_pairs, removal_impact
 from ragcov_tui.coverage.result import CoverageResult
 from ragcov_tui.coverage.suggest_offline import Embed
 from ragcov_tui.coverage.themes import ClusterThemes, gap_themes, textless_themes
-from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.base import ChatModel
-from ragcov_tui.progress import Progress, report
-from ragcov_tui.row_blocks import blocks, is_mapped
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress, report
+from ragcov_tui.shared.row_blocks import blocks, is_mapped
 from ragcov_tui.store.analysis_contract import Calibration, CoverageFigures
 from ragcov_tui.testset.models import Question
 

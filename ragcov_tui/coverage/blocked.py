@@ -33,15 +33,15 @@ import numpy as np
 
 from ragcov_tui.coverage.clustering import assign, default_k, fit_centroids, fit_sample_indices
 from ragcov_tui.coverage.nearest import DEFAULT_BUDGET_MB, cross_nearest
-from ragcov_tui.progress import Progress, report
-from ragcov_tui.row_blocks import BLOCK_ROWS, blocks
+from ragcov_tui.shared.progress import Progress, report
+from ragcov_tui.shared.row_blocks import BLOCK_ROWS, blocks
 
 
 def array_blocks(vectors: np.ndarray, rows: int = BLOCK_ROWS) -> Iterator[np.ndarray]:
     """float32 C-contiguous copies of ``rows``-row blocks of ``vectors`` (in memory or memory-mapped).
 
     For a memory map, the pages of a block are handed back to the OS once it is copied
-    (:func:`ragcov_tui.row_blocks.blocks`), so resident memory stays about one block whatever the file size.
+    (:func:`ragcov_tui.shared.row_blocks.blocks`), so resident memory stays about one block whatever the file size.
     """
     for _, block in blocks(vectors, rows):
         yield np.array(block, dtype=np.float32, order="C")

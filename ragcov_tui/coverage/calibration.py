@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 
 MAD_SCALE = 1.4826
 CUT_SPREADS = 2.0

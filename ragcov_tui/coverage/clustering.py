@@ -28,8 +28,8 @@ from sklearn.metrics import silhouette_score
 from threadpoolctl import threadpool_limits
 
 from ragcov_tui.coverage.nearest import block_rows
-from ragcov_tui.progress import Progress, report
-from ragcov_tui.row_blocks import blocks, take
+from ragcov_tui.shared.progress import Progress, report
+from ragcov_tui.shared.row_blocks import blocks, take
 
 MAX_DEFAULT_K = 50
 FIT_SAMPLE = 100_000

@@ -22,7 +22,7 @@ import numpy as np
 
 from ragcov_tui.coverage.clustering import assign
 from ragcov_tui.coverage.nearest import DEFAULT_BUDGET_MB, CrossNearest, cross_nearest
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.progress import Progress
 
 if TYPE_CHECKING:
     from ragcov_tui.coverage.ray_engine import RaySource

@@ -31,7 +31,7 @@ import numpy as np
 
 from ragcov_tui.coverage.calibration import MIN_COVERAGE_SPREAD, Cut, robust_cut
 from ragcov_tui.coverage.reach import ClusterReach
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 
 CALIBRATED, THRESHOLD, UNDEFINED = "calibrated", "threshold", "undefined"
 

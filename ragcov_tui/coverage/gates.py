@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.junit_xml import TestCase
-from ragcov_tui.safe_text import visible_line
-from ragcov_tui.store.analysis_contract import AnalysisReport
-from ragcov_tui.thresholds import (
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.junit_xml import TestCase
+from ragcov_tui.shared.safe_text import visible_line
+from ragcov_tui.shared.thresholds import (
     AboveMaximum,
     BelowThreshold,
     Threshold,
@@ -28,6 +27,7 @@ from ragcov_tui.thresholds import (
     bounded_threshold,
     parse_threshold_spec,
 )
+from ragcov_tui.store.analysis_contract import AnalysisReport
 
 # Each metric's range: 1 − a mean cosine distance (distances lie in [0, 2]), or a share.
 COVERAGE_RANGES = {"basic": (-1.0, 1.0), "weighted": (-1.0, 1.0), "multi_threshold": (-1.0, 1.0),

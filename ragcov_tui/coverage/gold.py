@@ -17,7 +17,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.row_blocks import take
+from ragcov_tui.shared.row_blocks import take
 from ragcov_tui.store.analysis_contract import GoldSummary
 from ragcov_tui.testset.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragcov_tui.coverage.nearest import nearest
-from ragcov_tui.row_blocks import take
+from ragcov_tui.shared.row_blocks import take
 
 
 def basic_coverage(mindist: np.ndarray | None) -> float | None:

@@ -4,7 +4,7 @@ dist(a, b) = 1 − a·b. Similarities are computed block by block with one float
 block (``A[i:i+b] @ Bᵀ``, A and B C-contiguous, Bᵀ a view) written into ONE reused ``b × m`` buffer, so no
 n × m matrix ever exists and no block is allocated (and page-faulted) afresh: ``b`` is chosen so
 that the buffer fits in ``memory_budget_mb``. The rows may be a memory map: they are read block by
-block and each block's pages handed back (:mod:`ragcov_tui.row_blocks`). Everything after the GEMM reads the block in row
+block and each block's pages handed back (:mod:`ragcov_tui.shared.row_blocks`). Everything after the GEMM reads the block in row
 slices of ≈ ``CACHE_SLICE_BYTES`` that stay in the CPU cache, so the block leaves main memory
 once. The winning pairs are then re-scored in float64 (``1 − Σ a_k b_k``): returned distances
 are exact to ~1e-15 for the pair found; only near-ties closer than float32 resolution (~1e-7)
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragcov_tui.progress import Progress, report
-from ragcov_tui.row_blocks import blocks, take
+from ragcov_tui.shared.progress import Progress, report
+from ragcov_tui.shared.row_blocks import blocks, take
 
 DEFAULT_BUDGET_MB = 256
 CACHE_SLICE_BYTES = 1 << 20  # ≈ half a core's L2: the post-GEMM passes of a slice hit the cache

@@ -42,7 +42,7 @@ import numpy as np
 
 from ragcov_tui.coverage.calibration import robust_spread
 from ragcov_tui.coverage.nearest import top_k
-from ragcov_tui.row_blocks import take
+from ragcov_tui.shared.row_blocks import take
 
 OFFSET_CAP = 0.25
 AUTO_FLOOR, AUTO_CEILING, AUTO_Z = 1.35, 2.0, 3.0

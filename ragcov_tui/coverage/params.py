@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import is_ascii_whole
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import is_ascii_whole
 
 
 @dataclass

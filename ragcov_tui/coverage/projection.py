@@ -26,7 +26,7 @@ from sklearn.manifold import TSNE
 from threadpoolctl import threadpool_limits
 
 from ragcov_tui.coverage.nearest import nearest_index
-from ragcov_tui.row_blocks import take
+from ragcov_tui.shared.row_blocks import take
 
 
 @dataclass

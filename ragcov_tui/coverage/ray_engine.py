@@ -39,9 +39,9 @@ import numpy as np
 from ragcov_tui.coverage.blocked import unit_rows
 from ragcov_tui.coverage.clustering import assign
 from ragcov_tui.coverage.nearest import DEFAULT_BUDGET_MB, CrossNearest, cross_nearest, exact_dist
-from ragcov_tui.errors import BadInput
-from ragcov_tui.progress import Progress, report
-from ragcov_tui.row_blocks import BLOCK_ROWS, take
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress, report
+from ragcov_tui.shared.row_blocks import BLOCK_ROWS, take
 
 RAY_EXTRA = "ragcov-tui[ray]"
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ragcov_tui.coverage.calibration import Cut, covered_shares, robust_cut
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 
 UNEVEN_SHARE = 0.2
 

@@ -3,14 +3,14 @@
 Built from the report's ``exercised`` section (:mod:`ragcov_tui.coverage.exercised`): the exercised
 share, the clusters and documents no question retrieves (blind spots), every cluster's share with
 the logged queries that land in it, and the retrievability probes' defects. Text goes through
-:func:`~ragcov_tui.markdown.cell` and the whole section through :func:`~ragcov_tui.safe_text.visible`.
+:func:`~ragcov_tui.shared.markdown.cell` and the whole section through :func:`~ragcov_tui.shared.safe_text.visible`.
 """
 
 from __future__ import annotations
 
 from ragcov_tui.coverage.exercised import exercised_line, probes_line
-from ragcov_tui.markdown import pct, table
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.markdown import pct, table
+from ragcov_tui.shared.safe_text import visible
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.eval_contract import EvalReport
 

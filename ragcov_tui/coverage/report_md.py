@@ -5,9 +5,9 @@ calibrated figures in front — priority and covered share — and the advice of
 :func:`~ragcov_tui.coverage.advice.gap_advice` (the same words as the terminal); then uneven
 clusters, the least-covered documents, gold coverage, flagged documents, outlier and redundant
 questions, and every cluster.
-Text from documents and questions is escaped for Markdown (:func:`~ragcov_tui.markdown.cell`: ``|``, line breaks, and
+Text from documents and questions is escaped for Markdown (:func:`~ragcov_tui.shared.markdown.cell`: ``|``, line breaks, and
 ``<`` / ``&`` so it cannot open an HTML tag or entity), and the whole report passes through
-:func:`~ragcov_tui.safe_text.visible`: ``cat report.md`` cannot send a terminal escape.
+:func:`~ragcov_tui.shared.safe_text.visible`: ``cat report.md`` cannot send a terminal escape.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragcov_tui.coverage.advice import gap_advice, named, unreached_summary, unreached_text
-from ragcov_tui.markdown import cell, code, fmt, pct, table
-from ragcov_tui.number_text import count
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.markdown import cell, code, fmt, pct, table
+from ragcov_tui.shared.number_text import count
+from ragcov_tui.shared.safe_text import visible
 from ragcov_tui.store.analysis_contract import AnalysisReport, GapEntry, VectorStoreSection
 
 DOCUMENTS_SHOWN = 20  # least-covered documents in the Markdown table (the JSON lists all)

@@ -5,8 +5,8 @@ traffic clusters by priority with example queries and counts, the content gap (q
 cannot answer) and the tests nobody asks, each with the rule that set its threshold; then the
 traffic health (:mod:`ragcov_tui.coverage.traffic_health`): overall and per cluster with 95 %
 intervals, where unhappy traffic concentrates, and the windows of ``--window``. Text goes
-through :func:`~ragcov_tui.markdown.cell` and the whole section through
-:func:`~ragcov_tui.safe_text.visible`.
+through :func:`~ragcov_tui.shared.markdown.cell` and the whole section through
+:func:`~ragcov_tui.shared.safe_text.visible`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from ragcov_tui.coverage.report_md import cell, fmt, pct, table
 from ragcov_tui.coverage.traffic_health import RATE_NAMES, hotspot_line
-from ragcov_tui.number_text import count
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.number_text import count
+from ragcov_tui.shared.safe_text import visible
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.traffic_contract import HealthEntry, HealthSection, RateFigure, RateName, TrafficSection
 

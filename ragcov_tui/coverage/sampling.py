@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ragcov_tui.intervals import Z95, wilson
+from ragcov_tui.shared.intervals import Z95, wilson
 from ragcov_tui.store.analysis_contract import SampleCluster, SampleEstimate
 
 

@@ -32,7 +32,7 @@ from ragcov_tui.coverage.question_forms import (
     sentence_question,
     well_formed,
 )
-from ragcov_tui.errors import BadInput, RagcovError
+from ragcov_tui.shared.errors import BadInput, RagcovError
 from ragcov_tui.store.analysis_contract import SuggestedQuestion
 from ragcov_tui.testset.ids import text_key
 

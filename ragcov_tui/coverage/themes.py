@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.coverage.ctfidf import cluster_themes
 from ragcov_tui.coverage.gap_prompts import THEMES, GapPassages
 from ragcov_tui.coverage.suggest_offline import Embed, offline_suggestions
-from ragcov_tui.errors import ProviderError, Unreachable
 from ragcov_tui.llm.base import ChatModel
-from ragcov_tui.number_text import count
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import ProviderError, Unreachable
+from ragcov_tui.shared.number_text import count
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.analysis_contract import LlmFallback, SuggestedQuestion
 
 HEURISTIC = "heuristic"

@@ -59,7 +59,7 @@ from ragcov_tui.coverage.traffic_health import (
     unhappy_asks,
     windows,
 )
-from ragcov_tui.progress import Progress, report
+from ragcov_tui.shared.progress import Progress, report
 from ragcov_tui.store.traffic_contract import (
     HealthEntry,
     HealthSection,

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from ragcov_tui.coverage.calibration import robust_spread
-from ragcov_tui.intervals import Z95, wilson
+from ragcov_tui.shared.intervals import Z95, wilson
 from ragcov_tui.store.traffic_contract import (
     HealthEntry,
     Hotspot,

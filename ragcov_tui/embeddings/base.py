@@ -23,7 +23,7 @@ Misses are sorted by length before batching (padding waste is what makes transfo
 slow; remote APIs do not mind) and sent in batches of ``embedder.batch_size``, at most
 ``embedder.concurrency`` batches in flight. Batches run in waves so finished vectors are stored
 as they come (an interrupted run keeps what it paid for); progress is reported after every batch
-in texts, and the work done in characters (:func:`ragcov_tui.progress.report_work`: tokens and
+in texts, and the work done in characters (:func:`ragcov_tui.shared.progress.report_work`: tokens and
 windows grow with them, so the time left is estimated from them, not from texts — the short
 texts go first). Only the calling thread touches the database; workers only run ``_embed_batch``.
 """
@@ -41,12 +41,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.embeddings.cache import bad_rows, lookup, store, text_sha256, vector_problem
-from ragcov_tui.errors import ProviderError
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.cost import cost_of, price_for
-from ragcov_tui.progress import Progress, report, report_work
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import ProviderError
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.progress import Progress, report, report_work
 from ragcov_tui.store.caches import purge_embeddings
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
 from ragcov_tui.embeddings.providers import DEFAULT_EMBEDDER, PROVIDERS, parse_spec
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.shared.progress import Progress
 
 if TYPE_CHECKING:
     import sqlite_utils

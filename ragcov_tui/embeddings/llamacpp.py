@@ -8,12 +8,12 @@ not the server's random port, so a rerun embeds nothing twice. Local: no cost.
 
 from __future__ import annotations
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.remote import OpenAIEmbedder, RemoteEmbedder
-from ragcov_tui.http_retry import RetryPolicy
 from ragcov_tui.llm.llamacpp_server import LOCAL_KEY, local_server
 from ragcov_tui.llm.openai_client import Endpoint, make_openai_client
-from ragcov_tui.redact import redact_url
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.shared.http_retry import RetryPolicy
+from ragcov_tui.shared.redact import redact_url
 
 
 class LlamaCppEmbedder(OpenAIEmbedder):

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder, l2_normalise
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 if TYPE_CHECKING:
     from onnxruntime import SessionOptions

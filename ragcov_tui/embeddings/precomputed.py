@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ragcov_tui.embeddings.base import EMBED_STAGE, Embedder, l2_normalise
-from ragcov_tui.errors import BadInput
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress
 
 
 class PrecomputedEmbedder(Embedder):

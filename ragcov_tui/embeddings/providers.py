@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import is_ascii_whole
-from ragcov_tui.urls import env_url_check
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import is_ascii_whole
+from ragcov_tui.shared.urls import env_url_check
 
 if TYPE_CHECKING:
     from ragcov_tui.embeddings.base import Embedder

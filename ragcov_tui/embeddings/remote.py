@@ -4,9 +4,9 @@
 llama.cpp and TEI speak the same protocol). ``voyage`` uses the voyageai client with
 ``VOYAGE_API_KEY`` and, when set, ``VOYAGE_BASE_URL`` (e.g. a proxy or a local test server);
 texts are embedded with ``input_type=None`` so chunks and questions share one symmetric space.
-Both retry through :mod:`ragcov_tui.http_retry`, count every request they send (``tally``) and
+Both retry through :mod:`ragcov_tui.shared.http_retry`, count every request they send (``tally``) and
 the tokens from the replies' ``usage``.
-Messages and cache keys name the server by its redacted URL (:mod:`ragcov_tui.redact`); vectors
+Messages and cache keys name the server by its redacted URL (:mod:`ragcov_tui.shared.redact`); vectors
 are cached per model and server (``cache_model`` = ``MODEL@URL``).
 """
 
@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.embeddings.base import Embedder
-from ragcov_tui.errors import ProviderError
-from ragcov_tui.http_retry import (
+from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object, require_env
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.shared.errors import ProviderError
+from ragcov_tui.shared.http_retry import (
     Failure,
     RequestTally,
     RetryPolicy,
@@ -31,10 +32,9 @@ from ragcov_tui.http_retry import (
     root_cause_message,
     status_failure,
 )
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.llm.openai_client import classify_openai_error, make_openai_client, reply_object, require_env
-from ragcov_tui.redact import redact_url
-from ragcov_tui.urls import check_url
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.redact import redact_url
+from ragcov_tui.shared.urls import check_url
 
 KNOWN_DIMS = {
     "text-embedding-3-small": 1536,

@@ -16,7 +16,7 @@ import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder, l2_normalise
 from ragcov_tui.embeddings.precomputed import PrecomputedEmbedder
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.analysis_contract import SpaceCheckEntry
 
 SPACE_SAMPLE = 16

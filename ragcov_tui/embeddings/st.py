@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragcov_tui.embeddings.base import Embedder
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ragcov_tui.intervals import wilson
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.intervals import wilson
+from ragcov_tui.shared.json_types import JsonObject
 
 VERDICT_THRESHOLD = 0.5  # a judge score ≥ this is a pass; an imported score label ≥ this is a yes
 CERTIFY_AT = 0.8  # both rates' 95% lower bounds must reach this

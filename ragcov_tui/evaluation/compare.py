@@ -28,8 +28,6 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY, run_bounded
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.compare_contract import (
     Comparison,
     MetricComparison,
@@ -40,12 +38,14 @@ from ragcov_tui.evaluation.compare_contract import (
     RunDescription,
 )
 from ragcov_tui.evaluation.report import read_eval_report
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.json_reply import ReplyError
 from ragcov_tui.llm.prompt import Example, JsonPrompt
 from ragcov_tui.llm.reply_schemas import BASE_TOKENS, STRING, TOKENS_PER_REASON, ReplySchema, json_object
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY, run_bounded
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.eval_contract import EvalReport, MetricStats, ReportQuestion
 
 RESAMPLES = 10_000

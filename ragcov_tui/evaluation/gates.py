@@ -26,22 +26,22 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.alignment import Alignment, bootstrap_mean
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import canonical_metric
 from ragcov_tui.evaluation.report import read_eval_report
 from ragcov_tui.evaluation.systems.base import DEFAULT_K
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.junit_xml import TestCase
-from ragcov_tui.safe_text import visible_line
-from ragcov_tui.store.eval_contract import EvalReport
-from ragcov_tui.thresholds import (
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.junit_xml import TestCase
+from ragcov_tui.shared.safe_text import visible_line
+from ragcov_tui.shared.thresholds import (
     BelowThreshold,
     Threshold,
     bounded_threshold,
     parse_threshold_spec,
 )
+from ragcov_tui.store.eval_contract import EvalReport
 
 
 @dataclass(frozen=True)

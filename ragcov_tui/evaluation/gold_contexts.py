@@ -11,7 +11,7 @@ Ragas / LlamaIndex ``reference_contexts``, DeepEval ``context`` and Giskard ``re
    :mod:`ragcov_tui.testset.gold_ids`);
 4. ``embedding``   — a context still unmatched takes the chunk whose vector (the run's embedder)
    has cosine ≥ :data:`EMBEDDING_MIN` with its own, the best one. Only a context's first
-   :data:`~ragcov_tui.input_values.EMBED_TEXT_CHARS` characters are embedded (the test-file
+   :data:`~ragcov_tui.shared.input_values.EMBED_TEXT_CHARS` characters are embedded (the test-file
    reader warns, naming the line, when one is longer).
 
 A context found in several chunks makes all of them gold (grade 1). Gold ids written in the test
@@ -34,9 +34,9 @@ import numpy as np
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.evaluation.context_index import ContextIndex
-from ragcov_tui.input_values import EMBED_TEXT_CHARS
-from ragcov_tui.number_text import count
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.input_values import EMBED_TEXT_CHARS
+from ragcov_tui.shared.number_text import count
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.eval_contract import GoldFromContexts
 from ragcov_tui.testset.gold_ids import CorpusIds
 from ragcov_tui.testset.models import Question

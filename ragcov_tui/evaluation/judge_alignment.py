@@ -16,7 +16,7 @@ import sqlite_utils
 
 from ragcov_tui.evaluation.alignment import CERTIFY_AT, Alignment, align
 from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS, JUDGED_METRICS
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.eval_contract import EvalReport
 from ragcov_tui.store.evals import load_eval_items, load_eval_report
 from ragcov_tui.store.labels import session_labels

@@ -20,10 +20,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.alignment import VERDICT_THRESHOLD
-from ragcov_tui.input_files import read_input_text
-from ragcov_tui.input_values import parse_json_line, quoted
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import read_input_text
+from ragcov_tui.shared.input_values import parse_json_line, quoted
 from ragcov_tui.store.labels import Label
 
 ID_FIELDS = ("question_id", "id")

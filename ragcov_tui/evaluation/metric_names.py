@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.abstention import SCOPE_METRICS
 from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS
 from ragcov_tui.evaluation.retrieval import RETRIEVAL_METRICS, metric_names
+from ragcov_tui.shared.errors import BadInput
 
 RETRIEVAL_BASES = tuple(m.base for m in RETRIEVAL_METRICS)
 _CUT = tuple(m.base for m in RETRIEVAL_METRICS if m.cut)

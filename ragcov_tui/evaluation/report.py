@@ -19,11 +19,11 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput, Unreachable
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.retrieval import aggregate
-from ragcov_tui.input_files import path_problem, read_input_file
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput, Unreachable
+from ragcov_tui.shared.input_files import path_problem, read_input_file
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.eval_contract import (
     Aggregate,
     EvalHeadline,
@@ -127,7 +127,7 @@ def failure_note(report: Mapping[str, Any]) -> str | None:
 
 
 def all_unreachable(report: Mapping[str, Any]) -> bool:
-    """True when the report has errors and every one is an :class:`~ragcov_tui.errors.Unreachable`
+    """True when the report has errors and every one is an :class:`~ragcov_tui.shared.errors.Unreachable`
     (no server at the address a setting names)."""
     errors = [str(e.get("error", "")) for e in report.get("errors") or []]
     mark = f"{Unreachable.__name__}:"  # errors read "system: Unreachable: …" or "faithfulness: Unreachable: …"

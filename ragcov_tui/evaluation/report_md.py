@@ -3,7 +3,7 @@
 Aggregates may be plain numbers or ``{mean, std, n}`` dicts; undefined values print as ``n/a``.
 Generation scores from the offline heuristics are labelled as such in the heading. Untrusted text
 (system spec, judge, question ids) is escaped like the coverage report's, and the whole report
-passes through :func:`~ragcov_tui.safe_text.visible`.
+passes through :func:`~ragcov_tui.shared.safe_text.visible`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_rows, corrected_lines
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.scope import scope_line
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.markdown import cell, code, fmt, table
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.markdown import cell, code, fmt, table
+from ragcov_tui.shared.safe_text import visible
 from ragcov_tui.store.eval_contract import EvalReport
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import quoted
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import quoted
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.evals import item_questions
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.testset.models import TestSet

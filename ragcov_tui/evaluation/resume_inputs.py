@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.errors import BadInput
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.models import TestSet
 
 INPUTS_KEY = "inputs"  # the identity's key among a session's stored parameters

@@ -105,7 +105,7 @@ def ndcg_at_k(r: Ranked) -> float:
     (``g_i`` the grade at rank i); the ideal ranking is built from *every* relevant item sorted by
     grade (``ndcg_cut_k``); 0 when IDCG is 0. The ratio does not change when every grade is scaled
     by one factor, so grades are divided by the largest first: the sums stay finite whatever the
-    grades (readers bound them too: :func:`ragcov_tui.input_values.grade_problem`)."""
+    grades (readers bound them too: :func:`ragcov_tui.shared.input_values.grade_problem`)."""
     top = max(r.grades.values())
     if top <= 0:
         return 0.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ragcov_tui.evaluation.gold_contexts import context_gold_line
 from ragcov_tui.evaluation.systems.records_join import join_line
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.eval_contract import EvalReport
 
 

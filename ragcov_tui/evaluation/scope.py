@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.eval_contract import ScopeCounts
 from ragcov_tui.testset.models import Question
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.accounting import usage_lines
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.evals import item_status_counts
 from ragcov_tui.store.sessions import get_session
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
 
 
 def requests_text(u: JsonObject) -> str:

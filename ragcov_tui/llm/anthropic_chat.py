@@ -20,7 +20,7 @@ API (a proxy, a gateway), default ``https://api.anthropic.com``. What a request 
 
 Shared with the other providers: the reply cache and usage (:mod:`ragcov_tui.llm.cached_chat`),
 retries of 429 / 5xx (529 "overloaded" included) / timeouts / dropped connections through
-:mod:`ragcov_tui.http_retry`, the price table (:mod:`ragcov_tui.llm.cost`, list prices at
+:mod:`ragcov_tui.shared.http_retry`, the price table (:mod:`ragcov_tui.llm.cost`, list prices at
 ``api.anthropic.com`` only), and trimming after a "prompt is too long" refusal
 (:mod:`ragcov_tui.llm.context_window`). Prompt tokens count every input token — cache writes and
 reads too — so the cost shown is at the full input price, an upper bound when the cache served.
@@ -35,10 +35,6 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
-from ragcov_tui.errors import ConfigError, ProviderError
-from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache
 from ragcov_tui.llm.cached_chat import CachedChat
@@ -47,8 +43,12 @@ from ragcov_tui.llm.cost import price_for
 from ragcov_tui.llm.openai_chat import MAX_OVERFLOW_RETRIES, capped_max_tokens
 from ragcov_tui.llm.openai_client import body_detail, reply_object, require_env
 from ragcov_tui.llm.reply_schemas import ReplySchema
-from ragcov_tui.redact import redact_url
-from ragcov_tui.urls import check_url
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.shared.errors import ConfigError, ProviderError
+from ragcov_tui.shared.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.redact import redact_url
+from ragcov_tui.shared.urls import check_url
 
 if TYPE_CHECKING:
     import anthropic

@@ -3,7 +3,7 @@
 ``ChatModel.chat(messages)`` returns a :class:`ChatReply`; temperature is 0 unless asked
 otherwise. Implementations cache by (provider, model, messages, params), retry 429 / 5xx /
 timeouts with backoff, and count requests, tokens and cost into ``self.usage`` (:class:`Usage`).
-They are thread-safe, so callers fan out with :func:`ragcov_tui.concurrency.run_bounded`.
+They are thread-safe, so callers fan out with :func:`ragcov_tui.shared.concurrency.run_bounded`.
 
 ``complete_json`` (in ``llm.json_reply``) wraps ``chat`` for JSON prompts (:mod:`ragcov_tui.llm.prompt`):
 it parses the reply robustly and returns a :class:`JsonResult` that is either ``ok`` with ``data``
@@ -16,10 +16,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from ragcov_tui.http_retry import RequestTally
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.cost import Price, cost_of
 from ragcov_tui.llm.reply_schemas import ReplySchema
+from ragcov_tui.shared.http_retry import RequestTally
+from ragcov_tui.shared.json_types import JsonObject
 
 T = TypeVar("T")
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
@@ -40,7 +40,7 @@ class ChatReply:
 @dataclass
 class Usage(RequestTally):
     """Running totals for one model instance (thread-safe): the requests it sent
-    (:class:`~ragcov_tui.http_retry.RequestTally`: ``requests``, ``retried``, ``failed``,
+    (:class:`~ragcov_tui.shared.http_retry.RequestTally`: ``requests``, ``retried``, ``failed``,
     ``abandoned``), ``calls`` the replies used, ``cached`` those the cache served, so
     ``requests == calls + retried + failed + abandoned``; and tokens. ``cost_usd`` is tokens ×
     ``price`` (:func:`ragcov_tui.llm.cost.cost_of`), ``None`` while the price is unknown — also

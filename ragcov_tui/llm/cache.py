@@ -2,7 +2,7 @@
 
 The key is the sha256 of the canonical JSON (sorted keys, no spaces) of
 ``{provider, base_url, model, messages, params}``: the same prompt sent to another server or with
-another temperature is another entry. The base URL goes in redacted (:mod:`ragcov_tui.redact`), so
+another temperature is another entry. The base URL goes in redacted (:mod:`ragcov_tui.shared.redact`), so
 no password or key in ``OPENAI_BASE_URL`` reaches the stored ``request``. Judges call ``chat`` from
 worker threads, and the connection is shared (``check_same_thread=False``), so every access holds one lock
 (:func:`ragcov_tui.store.db.connection_lock`, taken by :mod:`ragcov_tui.store.caches`).
@@ -14,10 +14,10 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
-from ragcov_tui.input_values import is_finite_number
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply, Message
-from ragcov_tui.redact import redact_url
+from ragcov_tui.shared.input_values import is_finite_number
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.redact import redact_url
 from ragcov_tui.store.caches import delete_llm_reply, llm_reply, put_llm_reply
 
 if TYPE_CHECKING:

@@ -14,12 +14,12 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable
 
-from ragcov_tui.errors import ProviderError
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import DEFAULT_TEMPERATURE, ChatModel, ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache, cache_key
 from ragcov_tui.llm.context_window import ContextWindow
 from ragcov_tui.llm.reply_schemas import ReplySchema
+from ragcov_tui.shared.errors import ProviderError
+from ragcov_tui.shared.json_types import JsonObject
 
 
 def request_params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema,

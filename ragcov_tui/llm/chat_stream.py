@@ -29,11 +29,11 @@ from typing import Any
 import httpx
 import openai
 
-from ragcov_tui.errors import ProviderError
-from ragcov_tui.http_retry import Failure, RetryPolicy, root_cause_message
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply
 from ragcov_tui.llm.openai_client import classify_openai_error, reply_object, status_detail
+from ragcov_tui.shared.errors import ProviderError
+from ragcov_tui.shared.http_retry import Failure, RetryPolicy, root_cause_message
+from ragcov_tui.shared.json_types import JsonObject
 
 
 class StreamStalled(Exception):

@@ -27,7 +27,7 @@ import os
 import re
 from urllib.parse import urlsplit
 
-from ragcov_tui.errors import ConfigError
+from ragcov_tui.shared.errors import ConfigError
 
 Price = tuple[float, float]  # (input USD / 1M tokens, output USD / 1M tokens)
 

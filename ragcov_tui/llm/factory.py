@@ -4,7 +4,7 @@ The specs and the chat class each builds are the registry :data:`ragcov_tui.llm.
 (``openai:MODEL`` any OpenAI-compatible server, ``ollama:MODEL``, ``anthropic:MODEL``,
 ``llamacpp:PATH.gguf``); ``None``, ``""``, ``heuristic`` and ``none`` mean no LLM. ``concurrency``
 is stored on the model as ``.concurrency`` for callers fanning out with
-:func:`ragcov_tui.concurrency.run_bounded`.
+:func:`ragcov_tui.shared.concurrency.run_bounded`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.providers import PROVIDERS, parse_spec
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
 
 if TYPE_CHECKING:
     import sqlite_utils

@@ -5,7 +5,7 @@ Layout (little-endian): ``b"GGUF"``, ``uint32`` version (2 or 3), ``uint64`` ten
 ``uint32`` value type and the value (scalars, a length-prefixed string, or an array: ``uint32``
 item type, ``uint64`` count, the items). :func:`read_gguf_metadata` returns the scalar and string
 values (arrays are skipped: the vocabulary alone holds tens of thousands of strings) and raises
-:class:`~ragcov_tui.errors.BadInput` naming the file for anything that is not a readable GGUF file.
+:class:`~ragcov_tui.shared.errors.BadInput` naming the file for anything that is not a readable GGUF file.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import struct
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import os_error_problem, require_regular_file
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import os_error_problem, require_regular_file
+from ragcov_tui.shared.safe_text import visible
 
 MAGIC = b"GGUF"
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}

@@ -19,10 +19,10 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ragcov_tui.errors import ProviderError, Unreachable
-from ragcov_tui.input_values import InvalidJson, parse_json
 from ragcov_tui.llm.base import ChatModel, ChatReply, JsonResult, Message
 from ragcov_tui.llm.reply_schemas import ReplySchema
+from ragcov_tui.shared.errors import ProviderError, Unreachable
+from ragcov_tui.shared.input_values import InvalidJson, parse_json
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _CLOSERS = {"{": "}", "[": "]"}
@@ -89,7 +89,7 @@ def _is_syntax_error(span: str) -> bool:
 def parse_json_reply(text: str) -> Any:
     """The first JSON object or array in a model reply; :class:`ReplyError` saying why when there is none.
 
-    Candidates are read strictly (:func:`ragcov_tui.input_values.parse_json`): one holding ``NaN``,
+    Candidates are read strictly (:func:`ragcov_tui.shared.input_values.parse_json`): one holding ``NaN``,
     ``Infinity``, an overflowing number such as ``1e309`` or nesting too deep is no answer, and its
     reason is the error when no other candidate parses.
     """

@@ -18,11 +18,11 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
-from ragcov_tui.http_retry import RetryPolicy
 from ragcov_tui.llm.llamacpp_server import LOCAL_KEY, local_server
 from ragcov_tui.llm.openai_chat import OpenAIChat
 from ragcov_tui.llm.openai_client import Endpoint
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.shared.http_retry import RetryPolicy
 
 if TYPE_CHECKING:
     import sqlite_utils

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.errors import BadInput, ConfigError
-from ragcov_tui.input_files import resolved
-from ragcov_tui.input_values import is_ascii_whole
 from ragcov_tui.llm.gguf import context_length, read_gguf_metadata
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.errors import BadInput, ConfigError
+from ragcov_tui.shared.input_files import resolved
+from ragcov_tui.shared.input_values import is_ascii_whole
+from ragcov_tui.shared.safe_text import visible
 
 EXTRA_HINT = "llamacpp: needs the local-llm extra: pip install 'ragcov-tui[local-llm]'"
 MAX_CTX = 8192  # enough for judge prompts; a 128k training context would reserve gigabytes of KV cache

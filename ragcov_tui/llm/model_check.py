@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ragcov_tui.input_values import quoted
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.input_values import quoted
+from ragcov_tui.shared.number_text import count
 
 LIST_TIMEOUT = 2.0  # seconds for the one GET
 SHOWN = 3  # model names quoted in the warning

@@ -21,12 +21,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
-from ragcov_tui.http_retry import RetryPolicy
 from ragcov_tui.llm.context_window import ContextWindow
 from ragcov_tui.llm.openai_chat import OpenAIChat
 from ragcov_tui.llm.openai_client import Endpoint
-from ragcov_tui.urls import check_url
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.shared.http_retry import RetryPolicy
+from ragcov_tui.shared.urls import check_url
 
 if TYPE_CHECKING:
     import sqlite_utils

@@ -6,7 +6,7 @@ are cached (see :mod:`ragcov_tui.llm.cache`) when a database is given — never 
 a JSON reply cut off is kept, since its caller judges it (a grammar-bound reply may be complete
 JSON followed by padding) and forgets it (:meth:`forget`) when unusable, so that a rerun repeats the same
 exchange without a request; callers :meth:`forget` a reply that failed their validation — retried through
-:mod:`ragcov_tui.http_retry`, and counted into ``self.usage``: every request sent, retried and
+:mod:`ragcov_tui.shared.http_retry`, and counted into ``self.usage``: every request sent, retried and
 failed ones too, and an estimated cost where a price applies to this server
 (:mod:`ragcov_tui.llm.cost`; else unknown). The first request sent checks once that the server
 lists the model (:mod:`ragcov_tui.llm.model_check`). ``json_mode=True`` asks for plain JSON mode,
@@ -29,11 +29,6 @@ from typing import TYPE_CHECKING
 
 import openai
 
-from ragcov_tui.concurrency import DEFAULT_CONCURRENCY
-from ragcov_tui.errors import ConfigError, ProviderError
-from ragcov_tui.http_retry import RetryPolicy, call_with_retry
-from ragcov_tui.input_values import is_ascii_whole
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply, Message
 from ragcov_tui.llm.cache import LLMCache
 from ragcov_tui.llm.cached_chat import CachedChat
@@ -49,8 +44,13 @@ from ragcov_tui.llm.openai_client import (
 )
 from ragcov_tui.llm.reply_schemas import ReplySchema
 from ragcov_tui.llm.structured import FormatLadder, is_format_refusal
-from ragcov_tui.redact import redact_url
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.concurrency import DEFAULT_CONCURRENCY
+from ragcov_tui.shared.errors import ConfigError, ProviderError
+from ragcov_tui.shared.http_retry import RetryPolicy, call_with_retry
+from ragcov_tui.shared.input_values import is_ascii_whole
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.redact import redact_url
+from ragcov_tui.shared.safe_text import visible
 
 MAX_TOKENS_ENV = "RAGCOV_LLM_MAX_TOKENS"  # caps every reply (slow local models, quick test runs)
 MAX_OVERFLOW_RETRIES = 2  # trimmed resends after a context overflow; the format ladder has 2 steps more

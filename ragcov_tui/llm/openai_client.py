@@ -2,7 +2,7 @@
 
 Used by the ``openai:MODEL`` embedder and chat model alike. ``OPENAI_API_KEY`` is required (any
 non-empty value works for local servers); ``OPENAI_BASE_URL`` points at any OpenAI-compatible
-server (vLLM, Ollama, llama.cpp, TEI). The SDK's own retries are off: :mod:`ragcov_tui.http_retry`
+server (vLLM, Ollama, llama.cpp, TEI). The SDK's own retries are off: :mod:`ragcov_tui.shared.http_retry`
 retries, so that embeddings and chat share one policy and one error message format.
 """
 
@@ -16,10 +16,10 @@ from typing import Any
 import httpx
 import openai
 
-from ragcov_tui.errors import ConfigError, ProviderError
-from ragcov_tui.http_retry import Failure, RetryPolicy, html_summary, root_cause_message, status_failure
 from ragcov_tui.llm.context_window import context_overflow
-from ragcov_tui.urls import check_url
+from ragcov_tui.shared.errors import ConfigError, ProviderError
+from ragcov_tui.shared.http_retry import Failure, RetryPolicy, html_summary, root_cause_message, status_failure
+from ragcov_tui.shared.urls import check_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

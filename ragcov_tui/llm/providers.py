@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.urls import env_url_check
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.urls import env_url_check
 
 if TYPE_CHECKING:
     import sqlite_utils

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcov_tui.input_values import is_finite_number
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.json_reply import ReplyError
+from ragcov_tui.shared.input_values import is_finite_number
+from ragcov_tui.shared.json_types import JsonObject
 
 
 def expect_fields(value: Any, **types: type) -> JsonObject:

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.context_window import context_overflow
 from ragcov_tui.llm.reply_schemas import ReplySchema
+from ragcov_tui.shared.json_types import JsonObject
 
 RUNGS = ("json_schema", "json_object", "prompt")
 REFUSAL_STATUSES = (400, 415, 422, 501)

@@ -45,7 +45,7 @@ def assert_question(results: RagcovResults, question_id: str, metric: str, *, at
     """AssertionError when question ``question_id``'s ``metric`` is below ``at_least``, undefined on
     it, or the question failed (the per-question form of :func:`assert_metric`)."""
     from ragcov_tui.evaluation.gates import parse_fail_under, question_line
-    from ragcov_tui.thresholds import below_thresholds
+    from ragcov_tui.shared.thresholds import below_thresholds
 
     threshold = parse_fail_under([f"{metric}={at_least!r}"], results.k)[0]
     q = results[question_id]

@@ -65,9 +65,9 @@ def ragcov_eval(ragcov_db: Any, pytestconfig: pytest.Config) -> Callable[..., Ra
     no_cache = bool(pytestconfig.getoption("ragcov_no_cache"))
 
     def run(questions: str | os.PathLike[str], system: str, **options: Any) -> RagcovResults:
-        from ragcov_tui.errors import RagcovError
         from ragcov_tui.evaluation.report import all_failed, failure_note
         from ragcov_tui.services.eval_job import EvalOptions, run_eval
+        from ragcov_tui.shared.errors import RagcovError
 
         if isinstance(options.get("corpus"), (str, os.PathLike)):
             options["corpus"] = [options["corpus"]]
@@ -117,7 +117,7 @@ def ragcov_references(ragcov_db: Any, pytestconfig: pytest.Config) -> Callable[.
         opts = ReferenceOptions(questions=str(folder), llm=llm, out=str(out), no_cache=no_cache, **options)
         key = repr(sorted(vars(opts).items()))
         if key not in made:
-            from ragcov_tui.errors import RagcovError
+            from ragcov_tui.shared.errors import RagcovError
 
             try:
                 write_references(opts, ragcov_db)

@@ -10,12 +10,12 @@ from bokeh.model import Model
 from ragcov_tui import __version__
 from ragcov_tui.coverage.advice import gap_advice, unreached_summary
 from ragcov_tui.coverage.report_md import themes_text
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.markdown import fmt, pct
-from ragcov_tui.number_text import count
 from ragcov_tui.report_html.charts import cluster_bars, embed, library_scripts, map_figure
 from ragcov_tui.report_html.map_data import MapView, map_view
 from ragcov_tui.report_html.page import asset, render_page
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.markdown import fmt, pct
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.map_detail import MapDetail
 

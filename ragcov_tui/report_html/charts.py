@@ -3,7 +3,7 @@
 Every figure is built from stored values; :func:`embed` turns a list of them into one inline
 script (Bokeh serialises the data as JSON with ``</`` escaped) and one ``<div>`` per figure.
 Hover tooltips show field values as text (Bokeh escapes them unless told ``{safe}``, which is never
-used here); the texts are made visible (:func:`ragcov_tui.safe_text.visible_line`) before they go in.
+used here); the texts are made visible (:func:`ragcov_tui.shared.safe_text.visible_line`) before they go in.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from bokeh.palettes import Category20
 from bokeh.plotting import figure
 from bokeh.resources import Resources
 
-from ragcov_tui.input_values import is_finite_number
 from ragcov_tui.report_html.map_data import MapView
-from ragcov_tui.safe_text import visible_line
+from ragcov_tui.shared.input_values import is_finite_number
+from ragcov_tui.shared.safe_text import visible_line
 
 TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
 CLUSTER_COLOURS = Category20[20]

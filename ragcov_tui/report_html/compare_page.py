@@ -12,11 +12,11 @@ from typing import Any
 from ragcov_tui import __version__
 from ragcov_tui.evaluation.compare import question_set_note
 from ragcov_tui.evaluation.compare_contract import Comparison
-from ragcov_tui.input_values import is_finite_number
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.report_html.charts import delta_figure, embed, library_scripts
 from ragcov_tui.report_html.eval_page import question_scores
 from ragcov_tui.report_html.page import asset, render_page
+from ragcov_tui.shared.input_values import is_finite_number
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.eval_contract import EvalReport
 
 

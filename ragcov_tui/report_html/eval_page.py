@@ -22,10 +22,10 @@ from ragcov_tui.evaluation.compare import bootstrap_ci
 from ragcov_tui.evaluation.judge_alignment import ALIGNMENT_COLUMNS, alignment_rows, corrected_lines
 from ragcov_tui.evaluation.report import failure_note, judge_label
 from ragcov_tui.evaluation.run_notes import run_notes
-from ragcov_tui.input_values import is_finite_number
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.report_html.charts import embed, histogram_grid, library_scripts
 from ragcov_tui.report_html.page import asset, render_page
+from ragcov_tui.shared.input_values import is_finite_number
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.eval_contract import EvalReport
 
 GROUPS = ("retrieval", "generation")

@@ -19,10 +19,10 @@ from typing import Any
 
 import jinja2
 
-from ragcov_tui.input_values import is_finite_number
-from ragcov_tui.markdown import fmt, pct
-from ragcov_tui.number_text import count
-from ragcov_tui.safe_text import visible, visible_line
+from ragcov_tui.shared.input_values import is_finite_number
+from ragcov_tui.shared.markdown import fmt, pct
+from ragcov_tui.shared.number_text import count
+from ragcov_tui.shared.safe_text import visible, visible_line
 
 CSP_FIXED = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
              "base-uri 'none'; form-action 'none'")

@@ -1,7 +1,7 @@
 """The analysis job end to end: load → chunk → embed → analyse → store a session.
 
 Used by ``ragcov analyze``, ``ragcov demo`` and the TUI's Jobs pane alike. Every stage reports
-through ``progress``; a :class:`~ragcov_tui.errors.Cancelled` raised by the callback stops the
+through ``progress``; a :class:`~ragcov_tui.shared.errors.Cancelled` raised by the callback stops the
 job and marks the session ``cancelled``; any other failure marks it ``failed`` with the reason and
 re-raises, so nothing half-written is shown as a finished session.
 """
@@ -30,10 +30,7 @@ from ragcov_tui.coverage.themes import check_llm_fallback
 from ragcov_tui.coverage.traffic import traffic_of
 from ragcov_tui.embeddings.base import Embedder, discarded_note
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
-from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.progress import Progress
-from ragcov_tui.row_blocks import take
 from ragcov_tui.services.corpus_source import (
     LoadedCorpus,
     StoreOptions,
@@ -45,6 +42,9 @@ from ragcov_tui.services.corpus_source import (
 from ragcov_tui.services.eval_retrievals import EvalRetrievals, eval_retrievals
 from ragcov_tui.services.lint_section import lint_section
 from ragcov_tui.services.options import default
+from ragcov_tui.shared.errors import BadInput, Cancelled
+from ragcov_tui.shared.progress import Progress
+from ragcov_tui.shared.row_blocks import take
 from ragcov_tui.store.analysis import save_analysis
 from ragcov_tui.store.analysis_contract import (
     AnalysisHeadline,

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.errors import BadInput, ConfigError
-from ragcov_tui.input_files import read_input_file
 from ragcov_tui.services.settings import Source, env_source, flag_source, toml_sources, unknown_keys
+from ragcov_tui.shared.errors import BadInput, ConfigError
+from ragcov_tui.shared.input_files import read_input_file
 
 CONFIG_FILE = "ragcov.toml"
 

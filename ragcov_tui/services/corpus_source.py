@@ -16,7 +16,7 @@ from ragcov_tui.corpus import build_chunks
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.base import Embedder
 from ragcov_tui.embeddings.space_check import SpaceCheck, check_dimension, check_space
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.analysis_contract import VectorStoreSection
 from ragcov_tui.vectorstores.base import FieldOverrides
 from ragcov_tui.vectorstores.corpus import StoreCorpus, read_store_corpus

@@ -36,12 +36,12 @@ from ragcov_tui.evaluation.generation.claim_checks import context_units
 from ragcov_tui.evaluation.generation.registry import JUDGED_METRICS
 from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.scope import out_of_scope_ids
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.cost import cost_of, price_for
 from ragcov_tui.llm.factory import parse_spec as parse_llm_spec
 from ragcov_tui.services.analysis_job import AnalyzeOptions, load_inputs
 from ragcov_tui.services.corpus_source import LoadedCorpus, load_corpus_source
 from ragcov_tui.services.eval_job import EvalOptions
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testlint.answerable import NEAREST_CHUNKS
 from ragcov_tui.testset.beir import corpus_paths, read_questions
 from ragcov_tui.testset.models import TestSet

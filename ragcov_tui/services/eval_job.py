@@ -23,10 +23,8 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.embeddings.base import discarded_note
 from ragcov_tui.embeddings.factory import make_embedder
-from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.embedding_use import embedding_use, snapshot
 from ragcov_tui.evaluation.generation.abstention import SCOPE_METRICS
 from ragcov_tui.evaluation.generation.preflight import preflight_judge
@@ -42,16 +40,18 @@ from ragcov_tui.evaluation.retrieval import GoldIndex
 from ragcov_tui.evaluation.scope import out_of_scope_ids, scope_counts
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.records_join import join_line
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.progress import Progress, report, report_failed
-from ragcov_tui.redact import redact_text, redact_values
 from ragcov_tui.services.corpus_source import LoadedCorpus, StoreOptions, load_corpus_source, session_corpus
 from ragcov_tui.services.lint_section import eval_stale_gold
 from ragcov_tui.services.options import check_values, default
 from ragcov_tui.services.probes import check_probes, run_probes
 from ragcov_tui.services.stratified_sample import stratified_sample
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import BadInput, Cancelled
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.progress import Progress, report, report_failed
+from ragcov_tui.shared.redact import redact_text, redact_values
 from ragcov_tui.store.eval_contract import EvalItem, EvalReport, EvalUsage, ProbeReport, SampleInfo
 from ragcov_tui.store.evals import (
     NonFiniteValue,

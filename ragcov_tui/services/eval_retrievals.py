@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.eval_contract import ProbeReport
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.sessions import resolve_session

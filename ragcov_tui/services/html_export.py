@@ -11,9 +11,9 @@ from pathlib import Path
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.compare_contract import Comparison
 from ragcov_tui.services.atomic_file import write_atomically
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.eval_contract import EvalReport
 

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services.config import load_config
 from ragcov_tui.services.options import FORM_SYSTEM
 from ragcov_tui.services.settings import SPECS, Source, flag_source, options_from, resolve
+from ragcov_tui.shared.errors import BadInput
 
 if TYPE_CHECKING:
     from ragcov_tui.services.analysis_job import AnalyzeOptions

@@ -14,9 +14,9 @@ import sqlite_utils
 
 from ragcov_tui.coverage.redundancy import near_duplicate_pairs
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
-from ragcov_tui.progress import Progress
 from ragcov_tui.services.analysis_job import AnalyzeOptions, chunk_vectors, load_inputs
 from ragcov_tui.services.lint_section import lint_section
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.lint_contract import LintSection
 
 

@@ -15,8 +15,8 @@ import sqlite_utils
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.coverage.gold import gold_chunk_sets
 from ragcov_tui.embeddings.base import Embedder
-from ragcov_tui.errors import BadInput
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.lint import as_baseline, baseline_session, has_content_hashes, load_content_hashes
 from ragcov_tui.store.lint_contract import LintSection, StaleBaseline, StaleGoldSection
 from ragcov_tui.store.sessions import resolve_session

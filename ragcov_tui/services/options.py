@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.registry import FORMS as STORE_FORMS
 
 Parser = Callable[[Any, bool], Any]  # (value, is_text) -> typed value; ValueError(reason) when bad
@@ -39,7 +39,7 @@ def _shown(value: Any) -> str:
 def whole(low: int, high: int) -> Parser:
     """A whole number in ``[low, high]`` (text parsed when typed by a person)."""
     def parse(value: Any, is_text: bool) -> int:
-        from ragcov_tui.input_values import is_ascii_whole  # numpy (0.3 s): not for building the parser
+        from ragcov_tui.shared.input_values import is_ascii_whole  # numpy (0.3 s): not for building the parser
 
         bad = ValueError(f"expected a whole number from {low} to {high}, got {_shown(value)}")
         if is_text and isinstance(value, str):
@@ -135,7 +135,7 @@ def _metric_list(value: Any, is_text: bool) -> str | list[str]:
 
 @dataclass(frozen=True)
 class CoreDefault:
-    """A value the core defines, read when needed: ``CoreDefault("ragcov_tui.concurrency", "DEFAULT_CONCURRENCY")``
+    """A value the core defines, read when needed: ``CoreDefault("ragcov_tui.shared.concurrency", "DEFAULT_CONCURRENCY")``
     (``name`` may be dotted: ``CoverageParams.seed``)."""
 
     module: str
@@ -234,7 +234,7 @@ FORM_KINDS = {"analysis": "analyze", "eval": "eval"}  # a Jobs-form kind -> the 
 
 BEIR_CORPUS = "default: a BEIR folder's corpus.jsonl"
 FORM_SYSTEM = "builtin:hybrid"  # the system an eval from the Jobs form asks when its field is empty
-CONCURRENCY = CoreDefault("ragcov_tui.concurrency", "DEFAULT_CONCURRENCY")
+CONCURRENCY = CoreDefault("ragcov_tui.shared.concurrency", "DEFAULT_CONCURRENCY")
 COVERAGE = "ragcov_tui.coverage.params"
 STORE_FIELD_DEFAULTS = (("id", "id"), ("text", "text; Chroma: its documents"), ("vector", "vector; pgvector: embedding"),
                         ("doc", "document"))

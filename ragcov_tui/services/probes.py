@@ -22,15 +22,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.exercised import exercised_mask
 from ragcov_tui.coverage.suggest_offline import Candidate, chunk_candidates, passage
 from ragcov_tui.coverage.themes import llm_themes
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import System
 from ragcov_tui.llm.base import ChatModel
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.eval_contract import ProbeAsked, ProbeReport
 
 STAGE = "probing unexercised chunks"

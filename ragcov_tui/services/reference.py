@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.safe_text import single_line
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.safe_text import single_line
 from ragcov_tui.store.sessions import SessionRow
 from ragcov_tui.testset.beir import DEFAULT_SPLIT, QRELS_DIR, QUERIES_FILE, read_questions
 from ragcov_tui.testset.models import TestSet

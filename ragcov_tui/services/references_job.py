@@ -24,21 +24,21 @@ from pathlib import Path
 
 import sqlite_utils
 
-from ragcov_tui.concurrency import run_bounded
 from ragcov_tui.corpus.load import load_corpus
 from ragcov_tui.corpus.tokens import get_token_counter
-from ragcov_tui.errors import BadInput, ProviderError
 from ragcov_tui.evaluation.references import (
     GENERATED_FIELD,
     Passage,
     pick_passages,
     reference_answer,
 )
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.factory import make_llm
-from ragcov_tui.progress import Progress
 from ragcov_tui.services.atomic_file import write_atomically
 from ragcov_tui.services.options import default
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import BadInput, ProviderError
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.testset.beir import CORPUS_FILE, DEFAULT_SPLIT, is_ir_folder, read_ir_folder
 from ragcov_tui.testset.models import Question
 

@@ -6,7 +6,7 @@ stored parameters of the session a job reruns, a ``RAGCOV_*`` environment variab
 ``[command]`` table of ``ragcov.toml``, its top level, and finally the declared default. Text typed by a person (flags, env,
 form fields) is parsed; values from TOML or a stored session must already have the right type
 (``seed = "1"`` is refused, ``threshold = 1`` is a number). A bad value is a one-line
-:class:`~ragcov_tui.errors.ConfigError` naming where it came from::
+:class:`~ragcov_tui.shared.errors.ConfigError` naming where it came from::
 
     --seed: expected a whole number from 0 to 4294967295, got '-1'
     $RAGCOV_CONCURRENCY: expected a whole number from 1 to 1024, got 'many'
@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from ragcov_tui.errors import ConfigError
 from ragcov_tui.services.options import ALL, ENV_VARS, SEED_MAX, SPECS, Option
+from ragcov_tui.shared.errors import ConfigError
 
 if TYPE_CHECKING:
     from ragcov_tui.services.analysis_job import AnalyzeOptions

@@ -16,9 +16,9 @@ import numpy as np
 import sqlite_utils
 
 from ragcov_tui.coverage.gap_prompts import MORE_QUESTIONS, GapQuestions
-from ragcov_tui.errors import BadInput, RagcovError
 from ragcov_tui.llm.base import ChatModel
 from ragcov_tui.services.writeback import testset_path
+from ragcov_tui.shared.errors import BadInput, RagcovError
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.sessions import get_session
 from ragcov_tui.store.suggestions import (

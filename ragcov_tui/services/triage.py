@@ -32,9 +32,9 @@ from typing import Any, ParamSpec
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services import writeback
 from ragcov_tui.services.writeback import testset_path
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.suggestions import session_question_raw, set_suggestion_status, suggestion_row

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store.decisions import Decision
 from ragcov_tui.store.sessions import get_session

@@ -17,7 +17,7 @@ from typing import Any, Protocol, cast
 import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.analysis_contract import AnalysisReport, AnalysisUsage, ChunkDetail, QuestionDetail
 from ragcov_tui.store.lint import lint_findings
 from ragcov_tui.store.sessions import get_session

@@ -18,8 +18,8 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.error_text import os_reason
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.error_text import os_reason
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import schema
 
 DEFAULT_DB = Path(".ragcov") / "ragcov.db"

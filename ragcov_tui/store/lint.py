@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import sqlite_utils
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.lint_contract import LintFinding, LintSection, StaleBaseline
 
 HashKey = tuple[str, str]

@@ -36,9 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.progress import Progress
-from ragcov_tui.safe_text import visible
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.progress import Progress
+from ragcov_tui.shared.safe_text import visible
 from ragcov_tui.store.session_locks import lock_held, release
 
 HEARTBEAT_EVERY = 2.0  # seconds between two heartbeats of a running session

@@ -18,9 +18,9 @@ from typing import Any, Generic, TypeVar, cast
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import is_finite_number
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import is_finite_number
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.analysis_contract import ClusterEntry, DocumentEntry, GapEntry
 from ragcov_tui.store.db import NATURAL, natural_key
 from ragcov_tui.store.decisions import edited_suggestions, question_marks, rejected_keys

@@ -20,7 +20,7 @@ annotations.
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.analysis_contract import ClusterEntry, GapEntry
 
 

@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.rows import SessionRow
 
 TEXT_IN_SUMMARY = ("system", "judge")  # the summary's only text figures (EvalHeadline)

@@ -24,9 +24,9 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.redact import redact_text, redact_values
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.redact import redact_text, redact_values
 from ragcov_tui.store import session_locks
 from ragcov_tui.store.db import connection_lock
 from ragcov_tui.store.liveness import (
@@ -187,7 +187,7 @@ def finish_session(
     """Mark a session ``done`` / ``failed`` / ``cancelled`` with its headline figures; its heartbeat stops.
 
     Called (as ``failed``) while a ``KeyboardInterrupt`` unwinds — Ctrl-C, or SIGTERM which the CLI
-    turns into :class:`~ragcov_tui.errors.Interrupted` — the session is recorded as ``interrupted``
+    turns into :class:`~ragcov_tui.shared.errors.Interrupted` — the session is recorded as ``interrupted``
     with the signal and the progress it had reached.
     """
     stopping = sys.exc_info()[1]

@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.db import insert_row
 from ragcov_tui.store.sessions import current_user, now_iso
 

@@ -11,7 +11,7 @@ import json
 
 import sqlite_utils
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.queries import Page
 from ragcov_tui.store.traffic_contract import TrafficSection
 

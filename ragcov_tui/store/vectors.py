@@ -9,7 +9,7 @@ import numpy as np
 import sqlite_utils
 
 from ragcov_tui.corpus.models import Chunk, Document
-from ragcov_tui.row_blocks import blocks
+from ragcov_tui.shared.row_blocks import blocks
 
 
 def save_documents(db: sqlite_utils.Database, sid: str, documents: Sequence[Document], chunks: Sequence[Chunk]) -> None:

@@ -38,7 +38,7 @@ from ragcov_tui.evaluation.generation.support import (
     judge_claims,
 )
 from ragcov_tui.evaluation.generation.text import contains_phrase, content_tokens
-from ragcov_tui.progress import Progress, report
+from ragcov_tui.shared.progress import Progress, report
 from ragcov_tui.store.lint_contract import LintFinding
 from ragcov_tui.testlint.findings import finding
 

@@ -1,6 +1,6 @@
 """``ragcov lint --fail-under clean=0.9``: test-set lint gates for CI (exit 3 when one fails).
 
-Minimum shares, like every ``--fail-under`` (:mod:`ragcov_tui.thresholds`): ``clean`` is the
+Minimum shares, like every ``--fail-under`` (:mod:`ragcov_tui.shared.thresholds`): ``clean`` is the
 share of questions with no finding; ``<kind>`` (e.g. ``unanswerable=0.95``) the share of the
 questions checked for that kind that have no such finding (undefined, so failing, when none was
 checked). One syntax for every gate; ``--fail-under unanswerable=1`` allows no unanswerable question.
@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.thresholds import (
+    BelowThreshold,
+    Threshold,
+    below_thresholds,
+    bounded_threshold,
+    parse_threshold_spec,
+)
 from ragcov_tui.store.lint_contract import LintSection
 from ragcov_tui.testlint.findings import KINDS
-from ragcov_tui.thresholds import BelowThreshold, Threshold, below_thresholds, bounded_threshold, parse_threshold_spec
 
 LINT_GATES = ("clean", *KINDS)
 

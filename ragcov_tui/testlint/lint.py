@@ -15,7 +15,7 @@ import numpy as np
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.evaluation.generation.support import TextEmbedder
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.lint_contract import LintFinding, LintKind, LintSection, StaleBaseline, StaleGoldSection
 from ragcov_tui.testlint import language
 from ragcov_tui.testlint.answerable import AnswerCheck, check_answers

@@ -1,10 +1,10 @@
 """The "Test-set lint" section of the Markdown reports (``ragcov lint --markdown``,
 ``ragcov analyze --markdown``, ``ragcov report``): one summary line per kind, then a table of the
-findings (question, kind, reason). Untrusted text goes through :func:`ragcov_tui.markdown.cell`."""
+findings (question, kind, reason). Untrusted text goes through :func:`ragcov_tui.shared.markdown.cell`."""
 
 from __future__ import annotations
 
-from ragcov_tui.markdown import cell, pct, table
+from ragcov_tui.shared.markdown import cell, pct, table
 from ragcov_tui.store.lint_contract import LintSection, StaleGoldSection
 
 FINDINGS_SHOWN = 500

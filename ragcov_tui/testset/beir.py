@@ -9,7 +9,7 @@ A folder ``DIR`` with::
 reads as a :class:`TestSet` whose questions are the queries judged in ``qrels/<split>.tsv``, in
 the order of ``queries.jsonl``, each with its graded gold ids; queries without a judgement in
 that split are left out (they have nothing to be scored against). Both files are read by the rules
-of every reader (:func:`ragcov_tui.input_files.read_input_text`: a FIFO or link loop is named,
+of every reader (:func:`ragcov_tui.shared.input_files.read_input_text`: a FIFO or link loop is named,
 invalid UTF-8 refused naming the line; qrels exactly as ``--qrels FILE``), and a query ``_id``
 given twice — equal under :func:`ragcov_tui.testset.ids.id_key`: ``1``, ``"1"``, ``" 1"`` — is
 refused naming both lines. A split other than the default with a test file is refused. ``TestSet.format`` is
@@ -29,10 +29,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import read_input_text
-from ragcov_tui.input_values import parse_json_line, quoted
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import read_input_text
+from ragcov_tui.shared.input_values import parse_json_line, quoted
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.testset.ids import id_key
 from ragcov_tui.testset.models import Question, TestSet
 from ragcov_tui.testset.qrels import Qrels, read_qrels, read_qrels_file

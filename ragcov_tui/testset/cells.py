@@ -17,8 +17,8 @@ import ast
 import math
 from typing import Any
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, parse_json
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import InvalidJson, parse_json
 
 # Fields whose non-structured cell is a list of texts split on ``|`` (``;`` occurs in prose; ``|``
 # is also DeepEval's delimiter for ``context`` / ``retrieval_context`` in its CSV). Giskard's

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.testset.fields import resolve_fields
 
 RowPrint = tuple[str | None, str]

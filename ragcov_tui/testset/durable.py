@@ -27,8 +27,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ragcov_tui.error_text import os_reason
-from ragcov_tui.errors import BadInput, RagcovError
+from ragcov_tui.shared.error_text import os_reason
+from ragcov_tui.shared.errors import BadInput, RagcovError
 
 BACKUP_DIR = ".ragcov-backups"
 TEMP_SUFFIX = ".ragcov-tmp"

@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import resolved
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import resolved
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.testset.models import Question
 
 RULES = ("cleaned", "relative", "prefix", "suffix", "chunk→document", "file name", "file stem")

@@ -16,7 +16,7 @@ input, slicing the text at these offsets and encoding it again gives back every 
 - JSON parallel lists (LlamaIndex / ARAGOG ``{"questions": [str], "ground_truths": [str]}``): a
   row is the text of one question string, its value ``{"question", "ground_truth"}``.
 
-Structural mistakes (bad or non-strict JSON, see :mod:`ragcov_tui.input_values`; a row that is
+Structural mistakes (bad or non-strict JSON, see :mod:`ragcov_tui.shared.input_values`; a row that is
 not an object; a ragged CSV record; NUL bytes or UTF-16 text) raise :class:`BadInput` naming the
 file and line. CSV cells may hold up to :data:`CSV_FIELD_LIMIT` characters (the csv module's
 default, 128 KiB, is too small for a cell of retrieved contexts).
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, parse_json, quoted
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import InvalidJson, parse_json, quoted
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.fields import CONTAINER_KEYS, PARALLEL_KEYS
 from ragcov_tui.testset.models import TestFormat
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 
 TestFormat = Literal["jsonl", "json", "csv", "beir"]  # beir: a read-only IR folder (testset.beir)
 

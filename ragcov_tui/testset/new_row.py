@@ -27,9 +27,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, is_ascii_whole, parse_json
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import InvalidJson, is_ascii_whole, parse_json
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.cells import NotALiteral, python_literal
 from ragcov_tui.testset.fields import PROVENANCE_FIELD
 from ragcov_tui.testset.ids import content_ids, fresh_id

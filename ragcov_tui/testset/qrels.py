@@ -6,10 +6,10 @@
   header line ``query-id corpus-id score``.
 
 The layout is decided per line by its number of fields, so a file may not mix them. A grade
-must be a finite number no larger than ``MAX_GRADE`` (:func:`ragcov_tui.input_values.grade_problem`,
+must be a finite number no larger than ``MAX_GRADE`` (:func:`ragcov_tui.shared.input_values.grade_problem`,
 the rule the test file's graded gold ids follow too); a negative grade (TREC's "judged, non-relevant" -1 …) counts as 0, as in
 trec_eval. When a (query, document) pair is judged twice, the last grade wins. The file is decoded by
-:func:`ragcov_tui.input_files.decode_text` (the rule of every text reader: invalid UTF-8 is refused,
+:func:`ragcov_tui.shared.input_files.decode_text` (the rule of every text reader: invalid UTF-8 is refused,
 naming the line), whether it is given as ``--qrels FILE`` or read from a BEIR folder. Every
 mistake is one :class:`BadInput` naming ``file:line``.
 """
@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import read_input_text
-from ragcov_tui.input_values import grade_problem
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import read_input_text
+from ragcov_tui.shared.input_values import grade_problem
 
 Qrels = dict[str, dict[str, float]]  # query id -> {document id: grade}
 

@@ -9,7 +9,7 @@ present wins); ``TestSet.field_names`` records, per canonical field, the name th
 having it uses (for CSV: the header). Values are checked and normalised:
 
 - gold ids: a list gives grade 1.0 each, an object ``{"id": grade}`` gives grades (numbers from 0 to
-  ``MAX_GRADE``: :func:`ragcov_tui.input_values.grade_problem`, the qrels rule too);
+  ``MAX_GRADE``: :func:`ragcov_tui.shared.input_values.grade_problem`, the qrels rule too);
 - ids may be strings or integers; a row without one gets its content id (``q-`` + 10 hex digits of
   the sha256 of its normalised question; the 2nd, 3rd… row with that text gets ``-2``, ``-3``…:
   :func:`ragcov_tui.testset.ids.content_ids`), so dropping or inserting a row moves no other id;
@@ -26,7 +26,7 @@ having it uses (for CSV: the header). Values are checked and normalised:
 Every mistake raises :class:`BadInput` with one line naming ``file:line`` (JSON: also the
 element index) and the field: among them a path that is not a regular file (a FIFO is refused,
 never opened for reading), JSON that is not strict (``NaN``, ``1e400``, nesting deeper than 100
-levels: :mod:`ragcov_tui.input_values`), a grade or vector entry that is not a finite number, a
+levels: :mod:`ragcov_tui.shared.input_values`), a grade or vector entry that is not a finite number, a
 vector that is all zeros or of another length than the first row's. Unknown fields stay in
 ``Question.raw``.
 """
@@ -38,10 +38,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import decode_text, read_input_file
-from ragcov_tui.input_values import EMBED_TEXT_CHARS, grade_problem, long_text_note, quoted, vector_problem
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import decode_text, read_input_file
+from ragcov_tui.shared.input_values import EMBED_TEXT_CHARS, grade_problem, long_text_note, quoted, vector_problem
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.cells import cell_value as _cell_value
 from ragcov_tui.testset.fields import (
     FIELD_ALIASES,
@@ -66,7 +66,7 @@ def read_testset(path: str | Path) -> TestSet:
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes; BadInput when it is missing, a directory, a FIFO or other non-regular
-    file, a symbolic link loop or dangling link, or unreadable (see :mod:`ragcov_tui.input_files`)."""
+    file, a symbolic link loop or dangling link, or unreadable (see :mod:`ragcov_tui.shared.input_files`)."""
     if path.is_dir():
         raise BadInput(f"{path}: is a directory, expected a .jsonl, .json or .csv test file")
     return read_input_file(path)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, parse_json
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import InvalidJson, parse_json
 from ragcov_tui.testset.fields import CONTAINER_KEYS, resolve_fields
 from ragcov_tui.testset.models import TestFormat
 

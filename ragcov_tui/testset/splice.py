@@ -12,7 +12,7 @@ import io
 import json
 from typing import Literal
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.layout import Layout, RawRow
 
 # JSON styles tried, in order, to reproduce the previous element's exact text.

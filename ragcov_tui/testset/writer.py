@@ -34,8 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput, RagcovError
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput, RagcovError
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.durable import (
     BACKUP_DIR,
     FileChangedError,

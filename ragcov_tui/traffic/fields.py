@@ -6,7 +6,7 @@ default 1: a whole number from 1 to 10¹²; ``3.0`` is 3, ``2.5``, ``0``, negati
 refused); timestamp ← ``timestamp`` | ``ts`` | ``time`` (optional: ISO 8601 text, or Unix seconds —
 milliseconds when above 10¹¹; between the years 1 and 9999 once in UTC). How each query was served
 comes from the optional fields of :mod:`.served`. Other fields are ignored. A query is made safe
-where it enters (:func:`~ragcov_tui.safe_text.single_line`). Every bad value is a
+where it enters (:func:`~ragcov_tui.shared.safe_text.single_line`). Every bad value is a
 :class:`BadInput` naming ``file:line`` and the field.
 """
 
@@ -16,10 +16,10 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import is_finite_number, quoted
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.safe_text import single_line
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import is_finite_number, quoted
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.safe_text import single_line
 from ragcov_tui.traffic import served as served_fields
 from ragcov_tui.traffic.served import NOT_SERVED
 

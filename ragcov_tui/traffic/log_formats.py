@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import parse_json_line, quoted
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import parse_json_line, quoted
 from ragcov_tui.testset.layout import CSV_FIELD_LIMIT
 from ragcov_tui.traffic.fields import QUERY_FIELDS, Row, clean_query, first_alias, row
 from ragcov_tui.traffic.served import NOT_SERVED

@@ -15,7 +15,7 @@ Whole-file errors name the file as ``query log FILE`` (it may come from ``--traf
 ``ragcov.toml`` key or the Jobs form). A time must fall between the years 1 and 9999 once in UTC.
 
 A query is made safe where it enters: runs of whitespace become one space, every control, bidi
-or other unsafe character becomes its visible stand-in (:func:`~ragcov_tui.safe_text.single_line`),
+or other unsafe character becomes its visible stand-in (:func:`~ragcov_tui.shared.safe_text.single_line`),
 so no log line can reach a terminal or a report raw. Rows whose queries are equal once
 whitespace is collapsed and case folded are one distinct query: counts add up, the first spelling
 is kept, and the first / last timestamps are kept. Every bad row is a :class:`BadInput` naming
@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_files import os_error_problem, require_regular_file
-from ragcov_tui.input_values import EMBED_TEXT_CHARS, long_text_note
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import os_error_problem, require_regular_file
+from ragcov_tui.shared.input_values import EMBED_TEXT_CHARS, long_text_note
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.traffic.fields import Row
 from ragcov_tui.traffic.log_formats import log_format, suffix_list
 from ragcov_tui.traffic.served import Served
@@ -181,7 +181,7 @@ def aggregate(path: Path, rows: Iterable[Row]) -> TrafficLog:
     """Distinct queries (collapsed whitespace, case folded) with summed counts, most asked first,
     and how each row was served (:class:`ServedRows`).
 
-    A query longer than :data:`~ragcov_tui.input_values.EMBED_TEXT_CHARS` keeps its first that
+    A query longer than :data:`~ragcov_tui.shared.input_values.EMBED_TEXT_CHARS` keeps its first that
     many characters (it is embedded, and one text must not cost minutes), said in one note
     naming the first such line."""
     index: dict[str, int] = {}

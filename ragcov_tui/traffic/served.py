@@ -33,9 +33,9 @@ import math
 import re
 from typing import Any, NamedTuple
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import InvalidJson, is_finite_number, parse_json, quoted
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import InvalidJson, is_finite_number, parse_json, quoted
+from ragcov_tui.shared.json_types import JsonObject
 
 LATENCY_MS_FIELDS = ("latency_ms", "duration_ms", "response_time_ms", "elapsed_ms")
 LATENCY_S_FIELDS = ("latency", "duration", "latency_s", "elapsed")

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.traffic.reader import ServedRows
 
 UNITS = {"m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import open_db
 from ragcov_tui.store.labels import has_labels
 from ragcov_tui.store.liveness import owner_text

@@ -14,8 +14,8 @@ from typing import Any
 
 import sqlite_utils
 
-from ragcov_tui.progress import Progress
 from ragcov_tui.services.job_request import JobRequest
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import list_sessions
 

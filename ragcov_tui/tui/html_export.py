@@ -12,8 +12,8 @@ from pathlib import Path
 
 from textual.app import App
 
-from ragcov_tui.errors import RagcovError
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import RagcovError
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store import open_db
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.tui.modals import TextPrompt

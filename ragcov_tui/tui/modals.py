@@ -14,9 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 from textual.worker import get_current_worker
 
-from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.compare_contract import Comparison
-from ragcov_tui.number_text import signed
+from ragcov_tui.shared.errors import RagcovError
+from ragcov_tui.shared.number_text import signed
 from ragcov_tui.store import open_db
 from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.queries import flat_summary

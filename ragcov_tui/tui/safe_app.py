@@ -19,7 +19,7 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
-from ragcov_tui.safe_text import single_line, visible
+from ragcov_tui.shared.safe_text import single_line, visible
 from ragcov_tui.tui.type_ahead import TypeAheadApp
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.screen_guard import ControlCharFilter

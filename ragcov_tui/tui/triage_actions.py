@@ -16,8 +16,8 @@ from typing import Any
 
 from textual.app import App
 
-from ragcov_tui.errors import RagcovError
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import RagcovError
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.writer import ConflictError
 from ragcov_tui.tui.messages import DecisionMade
 from ragcov_tui.tui.modals import ConfirmScreen

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.base import FieldMap, StoreBatch, StoreSpec
 from ragcov_tui.vectorstores.matrix import as_float32_rows
 

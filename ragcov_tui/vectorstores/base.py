@@ -15,7 +15,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 if TYPE_CHECKING:  # numpy stays out of the CLI's start-up (the registry imports this module)
     import numpy as np

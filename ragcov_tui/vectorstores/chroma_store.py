@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.base import (
     READ_BATCH,
     FieldMap,

@@ -10,7 +10,7 @@ Bounded memory (issue #25 §1): vectors of more than ``memory_map_above`` bytes 
 ``MEMORY_MAP_ABOVE_BYTES``) are written to a memory-mapped ``.npy`` in a temporary folder (removed
 with the :class:`StoreCorpus`, or by :meth:`StoreCorpus.close`), each batch's pages handed back once
 written, so the matrix never has to fit in memory; every pass of the analysis reads it block by
-block (:mod:`ragcov_tui.row_blocks`).
+block (:mod:`ragcov_tui.shared.row_blocks`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from ragcov_tui.corpus.models import Chunk, Document
-from ragcov_tui.errors import BadInput
-from ragcov_tui.progress import Progress, report
-from ragcov_tui.row_blocks import release
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress, report
+from ragcov_tui.shared.row_blocks import release
 from ragcov_tui.vectorstores.base import FieldMap, FieldOverrides, StoreReader, StoreSpec
 from ragcov_tui.vectorstores.registry import open_store
 

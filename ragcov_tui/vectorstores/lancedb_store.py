@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.arrow_rows import arrow_columns, arrow_vector_dim, store_batch
 from ragcov_tui.vectorstores.base import (
     READ_BATCH,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.base import StoreSpec
 
 

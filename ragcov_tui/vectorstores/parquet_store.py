@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.arrow_rows import arrow_columns, arrow_vector_dim, store_batch
 from ragcov_tui.vectorstores.base import (
     READ_BATCH,

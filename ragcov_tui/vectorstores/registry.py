@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Sequence
 from types import ModuleType
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.base import FieldOverrides, StoreReader, StoreSpec
 
 # scheme -> (form shown in messages, whether "#NAME" is required, reader module, extra to install)

@@ -407,7 +407,7 @@ def test_an_interrupt_says_interrupted_and_exits_130(tmp_path: Path, capsys, mon
 def test_invalid_json_reply_reason_is_not_a_bare_zero() -> None:
     import json
 
-    from ragcov_tui.http_retry import root_cause_message
+    from ragcov_tui.shared.http_retry import root_cause_message
 
     try:
         json.loads("")
@@ -416,7 +416,7 @@ def test_invalid_json_reply_reason_is_not_a_bare_zero() -> None:
 
 
 def test_os_errors_read_without_errno() -> None:
-    from ragcov_tui.error_text import os_reason
+    from ragcov_tui.shared.error_text import os_reason
 
     try:
         os.mkdir("/")

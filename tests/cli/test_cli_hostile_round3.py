@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ragcov_tui.evaluation.retrieval import Ranked, ndcg_at_k
-from ragcov_tui.input_values import EMBED_TEXT_CHARS
+from ragcov_tui.shared.input_values import EMBED_TEXT_CHARS
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.traffic.reader import read_traffic
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli

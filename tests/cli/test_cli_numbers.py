@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.number_text import count, signed
+from ragcov_tui.shared.number_text import count, signed
 from tests.cli.conftest import run_cli
 from tests.evaluation.test_eval_beir import make_beir
 

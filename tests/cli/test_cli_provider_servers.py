@@ -10,8 +10,8 @@ import pytest
 
 from ragcov_tui.cli.args_to_settings import check_urls
 from ragcov_tui.embeddings.providers import PROVIDERS as EMBEDDERS
-from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.providers import PROVIDERS as LLMS
+from ragcov_tui.shared.errors import BadInput
 
 VARIABLES = {("embedder", "openai"): "OPENAI_BASE_URL", ("embedder", "voyage"): "VOYAGE_BASE_URL",
              ("llm", "openai"): "OPENAI_BASE_URL", ("llm", "anthropic"): "ANTHROPIC_BASE_URL",

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from ragcov_tui.concurrency import run_bounded
-from ragcov_tui.errors import Cancelled
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import Cancelled
 
 
 def test_order_errors_and_bound() -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import ConfigError
 from ragcov_tui.services.analysis_job import AnalyzeOptions
 from ragcov_tui.services.config import load_config
 from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.services.options import default
 from ragcov_tui.services.settings import SEED_MAX, SPECS, flag_source, options_from, resolve
+from ragcov_tui.shared.errors import ConfigError
 
 
 def write(tmp_path: Path, text: str) -> Path:

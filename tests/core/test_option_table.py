@@ -14,7 +14,6 @@ import pytest
 from ragcov_tui.cli.main import _parser
 from ragcov_tui.coverage.params import CoverageParams
 from ragcov_tui.embeddings.providers import spec_forms
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.graded import JUDGE_MODES
 from ragcov_tui.evaluation.systems.records_join import JOINS
 from ragcov_tui.llm.providers import PROVIDERS as LLMS
@@ -23,6 +22,7 @@ from ragcov_tui.services.config import Config
 from ragcov_tui.services.eval_job import EvalOptions
 from ragcov_tui.services.options import ALL, BY_KEY, FORM_KINDS, OPTIONS, command_options, default, filled
 from ragcov_tui.services.references_job import ReferenceOptions
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.tui.panes.jobs import FIELDS
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 

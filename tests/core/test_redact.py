@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui.http_retry import html_summary, status_failure
-from ragcov_tui.redact import redact_text, redact_url, redact_values
+from ragcov_tui.shared.http_retry import html_summary, status_failure
+from ragcov_tui.shared.redact import redact_text, redact_url, redact_values
 from tests.support.stored import stored_session
 
 SECRET_NAMES = ["api_key", "apikey", "API-KEY", "key", "access_key", "x-api-key", "token", "access_token",

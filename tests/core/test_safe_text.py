@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragcov_tui.safe_text import (
+from ragcov_tui.shared.safe_text import (
     BIDI_CONTROLS,
     UNSAFE,
     escape_json_text,

@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.urls import check_reachable, check_url
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.urls import check_reachable, check_url
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8080/rag", "https://api.openai.com/v1", "http://[::1]:80/",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ragcov_tui.corpus import build_chunks
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 
 def test_documents_and_prechunked_are_merged(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from ragcov_tui.corpus.chunking import chunk_documents, chunk_id
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.corpus.tokens import get_token_counter
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 WORDS = (
     "coverage retrieval chunk question corpus embedding cluster gap answer judge token "

@@ -12,7 +12,7 @@ import pytest
 
 from ragcov_tui.corpus.file_types import EXTRACTORS, FILE_TYPES, corpus_help, corpus_table
 from ragcov_tui.corpus.load import load_corpus
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from tests.corpus.test_corpus_load import make_pdf, write
 from tests.support.cli_help import option_help
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui import input_files
 from ragcov_tui.corpus.load import load_corpus
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared import input_files
+from ragcov_tui.shared.errors import BadInput
 from tests.support.deadline import call_within
 from tests.support.special_files import make_socket
 

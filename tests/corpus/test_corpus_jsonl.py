@@ -10,7 +10,7 @@ import pytest
 
 from ragcov_tui.corpus.chunking import chunk_id
 from ragcov_tui.corpus.load import load_corpus
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 
 def write_rows(path: Path, rows: list[object]) -> Path:

@@ -9,7 +9,7 @@ import pytest
 
 from ragcov_tui.corpus import build_chunks
 from ragcov_tui.corpus.jsonl_documents import holds_documents
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 
 def write_rows(path: Path, rows: list) -> Path:

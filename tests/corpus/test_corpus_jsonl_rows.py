@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragcov_tui.corpus.jsonl_rows import json_object, read_rows
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 
 def text_of(line: str, where: str) -> str | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.corpus.load import load_corpus
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 
 def write(path: Path, content: str | bytes) -> Path:

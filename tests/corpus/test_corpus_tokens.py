@@ -11,7 +11,7 @@ import pytest
 
 from ragcov_tui.corpus import tokens
 from ragcov_tui.corpus.tokens import clear_token_counters, get_token_counter, tiktoken_cache_path
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 # Reference ids published for cl100k_base (OpenAI cookbook / tiktoken README examples).
 KNOWN_CL100K = {

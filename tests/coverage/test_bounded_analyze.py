@@ -11,7 +11,7 @@ import pytest
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
-from ragcov_tui.row_blocks import blocks, take
+from ragcov_tui.shared.row_blocks import blocks, take
 from ragcov_tui.testset.models import Question
 from tests.vectorstores.test_store_corpus import difference
 

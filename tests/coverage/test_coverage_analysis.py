@@ -8,7 +8,7 @@ import pytest
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.params import CoverageParams
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.models import Question
 from tests.coverage.coverage_data import find_nan, topic_data, unit
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragcov_tui.coverage.themes import HEURISTIC, ClusterThemes, check_llm_fallback, llm_fallback
-from ragcov_tui.errors import ProviderError
+from ragcov_tui.shared.errors import ProviderError
 
 LLM = "llm:openai:m"
 

@@ -15,8 +15,8 @@ from ragcov_tui.coverage.suggest_offline import (
     shorten,
 )
 from ragcov_tui.coverage.themes import PASSAGE_NOTE, heuristic_themes
-from ragcov_tui.errors import BadInput
-from ragcov_tui.safe_text import visible_line
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.safe_text import visible_line
 
 WEBHOOKS = ("# Webhooks\n\n## Creating an endpoint\n\nOpen the admin console and add the URL of your service.\n\n"
             "## Overview\n\nEvery endpoint must use HTTPS. You can replay a failed delivery from the log.\n\n"

@@ -21,8 +21,8 @@ from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.coverage.analysis import analyze
 from ragcov_tui.coverage.engine import make_engine
 from ragcov_tui.coverage.params import CoverageParams
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services.analysis_job import ray_source
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.models import Question
 from ragcov_tui.vectorstores.corpus import read_store_corpus
 from ragcov_tui.vectorstores.registry import parse_store_spec

@@ -14,7 +14,7 @@ import pytest
 
 from ragcov_tui.embeddings.cache import store, text_sha256, vector_problem
 from ragcov_tui.embeddings.factory import make_embedder
-from ragcov_tui.errors import ProviderError
+from ragcov_tui.shared.errors import ProviderError
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 

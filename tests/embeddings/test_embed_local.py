@@ -10,7 +10,7 @@ import pytest
 
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.embeddings.local import MINILM_TOKENIZER, OnnxEmbedder, minilm_model_path
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.db import open_db
 
 BILLING = ("Invoices are issued on the first day of each month. The invoice lists every seat, the plan price, "

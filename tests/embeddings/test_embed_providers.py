@@ -10,7 +10,7 @@ import pytest
 
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.embeddings.providers import DEFAULT_EMBEDDER, PROVIDERS, embedder_help, embedder_table, parse_spec
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from tests.support.cli_help import option_help
 
 README = Path(__file__).resolve().parents[2] / "README.md"

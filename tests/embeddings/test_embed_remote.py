@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragcov_tui.embeddings.factory import embed_items, make_embedder
-from ragcov_tui.errors import BadInput, ConfigError, ProviderError
+from ragcov_tui.shared.errors import BadInput, ConfigError, ProviderError
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 

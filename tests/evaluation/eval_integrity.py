@@ -10,8 +10,8 @@ from typing import Any
 import sqlite_utils
 
 from ragcov_tui.cli.main import main
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.services.eval_job import EvalOptions
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.db import open_db
 
 QUESTIONS: list[JsonObject] = [

@@ -8,11 +8,11 @@ from typing import cast
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.alignment import align, bootstrap_mean
 from ragcov_tui.evaluation.gates import check_gates, find_regressions, load_baseline, parse_fail_under
 from ragcov_tui.evaluation.report import read_eval_report
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.eval_contract import EvalReport, ReportQuestion
 from tests.support.present import present

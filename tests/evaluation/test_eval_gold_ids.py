@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.gold_ids import match_gold_ids
 from ragcov_tui.testset.models import Question
 

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, check_score, output_from_value
 from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.services.eval_job import run_eval
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.eval_contract import ReportQuestion
 from tests.evaluation.eval_integrity import (
     assert_stored_finite,

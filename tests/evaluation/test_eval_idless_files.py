@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.cli.main import main
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.compare import compare, question_set_note
 from ragcov_tui.services.eval_job import run_eval
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.ids import content_id
 from tests.evaluation.eval_integrity import database, options
 from tests.support.present import present

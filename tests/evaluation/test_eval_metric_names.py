@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.metric_names import select_metrics
 from ragcov_tui.evaluation.retrieval import metric_names
+from ragcov_tui.shared.errors import BadInput
 
 
 @pytest.mark.parametrize("value", [",", ",,", " , ", "mrr,", ",mrr", "mrr,,hit", "mrr, ,hit", ["mrr", ""], [" "], ("",)])

@@ -11,10 +11,10 @@ import pytest
 
 from ragcov_tui.corpus import build_chunks
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.diagnosis import diagnose
 from ragcov_tui.evaluation.generation.abstention import abstains
 from ragcov_tui.evaluation.scope import is_out_of_scope
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.reader import read_testset
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 from tests.support.fake_api import FakeAPIServer, api_env

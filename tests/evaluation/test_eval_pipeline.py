@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.systems.base import SystemOutput
 from ragcov_tui.services.eval_job import EvalOptions, run_eval
+from ragcov_tui.shared.errors import BadInput, Cancelled
 from ragcov_tui.store.db import open_db
 from ragcov_tui.store.evals import done_ids, load_eval_items, load_eval_report
 from tests.support.present import present

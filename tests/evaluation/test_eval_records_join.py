@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import load_records
 from ragcov_tui.evaluation.systems.records_join import JOINS, join_line, join_records
 from ragcov_tui.evaluation.systems.records_system import RecordsSystem
 from ragcov_tui.services.settings import SPECS
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.ids import content_id, text_key
 from ragcov_tui.testset.models import Question
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ragcov_tui.cli.main import main
-from ragcov_tui.errors import BadInput, Cancelled
 from ragcov_tui.evaluation.compare import compare
 from ragcov_tui.services.eval_job import run_eval
+from ragcov_tui.shared.errors import BadInput, Cancelled
 from ragcov_tui.store.sessions import create_session, finish_session, resolve_session
 from tests.evaluation.eval_integrity import QUESTIONS, database, options, write_questions
 from tests.support.stored import stored_session

@@ -15,12 +15,12 @@ import pytest
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.hashing import HashEmbedder
-from ragcov_tui.errors import BadInput, ProviderError
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput, output_from_value
 from ragcov_tui.evaluation.systems.builtin import reciprocal_rank_fusion
 from ragcov_tui.evaluation.systems.factory import make_system
 from ragcov_tui.evaluation.systems.http_system import HttpSystem
-from ragcov_tui.http_retry import RetryPolicy
+from ragcov_tui.shared.errors import BadInput, ProviderError
+from ragcov_tui.shared.http_retry import RetryPolicy
 from ragcov_tui.testset.models import Question
 from tests.support.models import chat_model
 

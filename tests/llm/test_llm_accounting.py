@@ -9,10 +9,10 @@ import threading
 
 import pytest
 
-from ragcov_tui.concurrency import run_bounded
-from ragcov_tui.errors import ConfigError, ProviderError
 from ragcov_tui.llm.accounting import usage_lines
 from ragcov_tui.llm.cost import PRICE_ENV, price_for, user_prices
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import ConfigError, ProviderError
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 from tests.support.models import chat_model

@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from ragcov_tui.errors import ProviderError
 from ragcov_tui.llm.base import ChatReply
 from ragcov_tui.llm.cache import LLMCache, cache_key
+from ragcov_tui.shared.errors import ProviderError
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 from tests.support.models import chat_model

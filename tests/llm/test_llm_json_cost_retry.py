@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui.errors import ProviderError
-from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, parse_retry_after, status_failure
 from ragcov_tui.llm.cost import cost_of, price
 from ragcov_tui.llm.json_reply import parse_json_reply
+from ragcov_tui.shared.errors import ProviderError
+from ragcov_tui.shared.http_retry import Failure, RetryPolicy, call_with_retry, parse_retry_after, status_failure
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput, ConfigError
 from ragcov_tui.llm import llamacpp_server
 from ragcov_tui.llm.factory import make_llm, parse_spec
 from ragcov_tui.llm.gguf import context_length, read_gguf_metadata
 from ragcov_tui.llm.llamacpp_server import EXTRA_HINT, context_size, local_server, local_threads, model_identity
+from ragcov_tui.shared.errors import BadInput, ConfigError
 from tests.support.llama_server import smollm2_path
 
 

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from ragcov_tui.concurrency import run_bounded
-from ragcov_tui.errors import BadInput, ConfigError, ProviderError
 from ragcov_tui.llm.anthropic_chat import AnthropicChat
 from ragcov_tui.llm.base import JsonResult
 from ragcov_tui.llm.cached_chat import CachedChat
 from ragcov_tui.llm.factory import make_llm
 from ragcov_tui.llm.json_reply import ReplyError, complete_json, json_value
 from ragcov_tui.llm.openai_chat import OpenAIChat
+from ragcov_tui.shared.concurrency import run_bounded
+from ragcov_tui.shared.errors import BadInput, ConfigError, ProviderError
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer
 from tests.support.models import chat_model

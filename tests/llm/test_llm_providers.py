@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.llm.providers import PROVIDERS, llm_help, llm_table, parse_spec
+from ragcov_tui.shared.errors import BadInput
 from tests.support.cli_help import option_help
 
 README = Path(__file__).resolve().parents[2] / "README.md"

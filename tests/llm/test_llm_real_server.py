@@ -110,8 +110,8 @@ def test_eval_judge_llm_three_items_then_cached(via_proxy: LlamaServer, tmp_path
 def test_the_judge_preflight_judges_the_small_model_in_one_line(via_proxy: LlamaServer) -> None:
     """The probe reaches the real server and is judged: a 135M model without grammar bounds often
     replies off-shape or wrong, and then the preflight says so in one line naming the model."""
-    from ragcov_tui.errors import BadInput
     from ragcov_tui.evaluation.generation.preflight import preflight_judge
+    from ragcov_tui.shared.errors import BadInput
 
     try:
         preflight_judge(OpenAIChat(via_proxy.local.model))

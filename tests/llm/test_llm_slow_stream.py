@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ragcov_tui.errors import ProviderError
+from ragcov_tui.shared.errors import ProviderError
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 from tests.support.models import chat_model

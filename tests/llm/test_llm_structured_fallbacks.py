@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.generation.prompts import RELEVANCE, QuestionAnswer
 from ragcov_tui.llm.base import JsonResult
 from ragcov_tui.llm.context_window import TRIM_MARK
 from ragcov_tui.llm.json_reply import complete_json
 from ragcov_tui.llm.openai_chat import OpenAIChat
 from ragcov_tui.llm.reply_schemas import ReplySchema
+from ragcov_tui.shared.errors import ProviderError
 from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 
@@ -177,7 +177,7 @@ def test_the_max_tokens_env_caps_every_reply(server: FakeAPIServer, monkeypatch:
 
 @pytest.mark.parametrize("raw", ["0", "-3", "x", "1.5"])
 def test_a_bad_max_tokens_env_is_one_line(server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
-    from ragcov_tui.errors import ConfigError
+    from ragcov_tui.shared.errors import ConfigError
 
     monkeypatch.setenv("RAGCOV_LLM_MAX_TOKENS", raw)
     with pytest.raises(ConfigError, match=r"\$RAGCOV_LLM_MAX_TOKENS"):

@@ -23,11 +23,11 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from ragcov_tui.corpus.models import Chunk
-from ragcov_tui.errors import BadInput, ConfigError
 from ragcov_tui.evaluation.retrieval import Ranked, ndcg_at_k
-from ragcov_tui.input_values import MAX_GRADE, is_ascii_whole, parse_json
 from ragcov_tui.llm.gguf import read_gguf_metadata
 from ragcov_tui.services.config import load_config
+from ragcov_tui.shared.errors import BadInput, ConfigError
+from ragcov_tui.shared.input_values import MAX_GRADE, is_ascii_whole, parse_json
 from ragcov_tui.testset.beir import read_ir_folder
 from ragcov_tui.testset.cells import NotALiteral, python_literal
 from ragcov_tui.testset.gold_ids import CorpusIds

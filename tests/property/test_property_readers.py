@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragcov_tui.corpus.load import load_corpus
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import load_records
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.fields import CONTAINER_KEYS, FIELD_ALIASES
 from ragcov_tui.testset.qrels import read_qrels
 from ragcov_tui.testset.reader import read_testset

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.pytest_plugin import RagcovResults, assert_metric, assert_question
+from ragcov_tui.shared.errors import BadInput
 
 
 def _question(qid: str, recall: float | None, correct: float | None = None, text: str = "a question") -> dict:

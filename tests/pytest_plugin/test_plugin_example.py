@@ -39,7 +39,7 @@ def test_importing_the_plugin_loads_nothing_heavy() -> None:
     code = ("import sys; import ragcov_tui.pytest_plugin.plugin; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in {'numpy', 'sklearn', 'scipy', 'sqlite_utils', "
             "'openai', 'httpx', 'rich', 'textual', 'onnxruntime', 'tokenizers'} or (m.startswith('ragcov_tui.') and "
-            "not m.startswith(('ragcov_tui.pytest_plugin', 'ragcov_tui.safe_text')))))")
+            "not m.startswith(('ragcov_tui.pytest_plugin', 'ragcov_tui.shared.safe_text')))))")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr

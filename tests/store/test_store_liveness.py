@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput, Interrupted
+from ragcov_tui.shared.errors import BadInput, Interrupted
 from ragcov_tui.store import liveness, open_db
 from ragcov_tui.store.db import SCHEMA_VERSION, schema_version
 from ragcov_tui.store.liveness import HEARTBEATS, is_live, tracking

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import SCHEMA_VERSION, schema_version
 from ragcov_tui.store.sessions import (

@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.safe_text import BIDI_CONTROLS, UNSAFE
+from ragcov_tui.shared.safe_text import BIDI_CONTROLS, UNSAFE
 
 EVERY_CONTROL = "".join(chr(c) for c in range(0x20)) + "\x7f" + "".join(chr(c) for c in range(0x80, 0xA0))
 SEQUENCES = ("\x1b]0;PWNTITLE\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\"

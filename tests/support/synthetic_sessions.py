@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 
 RADIUS = 0.3  # the answering radius of the synthetic sessions
 WORDS = (

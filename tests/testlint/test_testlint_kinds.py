@@ -8,7 +8,7 @@ import pytest
 
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.embeddings.factory import make_embedder
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testlint import language
 from ragcov_tui.testlint.answerable import AnswerCheck, check_answers, claims_of
 from ragcov_tui.testlint.duplicates import duplicate_groups

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.beir import attach_qrels, corpus_paths, is_ir_folder, read_questions
 from ragcov_tui.testset.qrels import parse_qrels, read_qrels
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.ids import content_id, content_ids
 from ragcov_tui.testset.reader import read_testset

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import load_records
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.beir import read_ir_folder
 from ragcov_tui.testset.reader import read_testset
 from tests.support.deadline import call_within

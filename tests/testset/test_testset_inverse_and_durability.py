@@ -115,7 +115,7 @@ def test_an_owner_that_cannot_be_kept_keeps_the_mode_and_says_so_once(test_file,
 
 BACKUP_TOO_BIG = """
 import resource, signal, sys
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writer import append_question
 path = sys.argv[1]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset import writer
 from ragcov_tui.testset.beir import read_questions
 from ragcov_tui.testset.cells import NotALiteral, python_literal

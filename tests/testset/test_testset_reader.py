@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.fields import FIELD_ALIASES, resolve_fields
 from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.reader import read_testset

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.reader import read_testset
 from ragcov_tui.testset.writer import (

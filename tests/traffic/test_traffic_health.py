@@ -22,7 +22,7 @@ from ragcov_tui.coverage.traffic_health import (
     weighted_quantile,
     windows,
 )
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.analysis_contract import AnalysisReport
 from ragcov_tui.store.traffic_contract import TrafficClusterEntry
 from ragcov_tui.traffic.reader import read_traffic

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.traffic.log_formats import LOG_FORMATS, traffic_help, traffic_table
 from ragcov_tui.traffic.reader import read_traffic
 from tests.support.cli_help import option_help

@@ -9,8 +9,8 @@ from rich.console import Console
 
 from ragcov_tui.cli.traffic_views import print_traffic
 from ragcov_tui.coverage.report_traffic_md import traffic_markdown
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.safe_text import is_safe
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.safe_text import is_safe
 from ragcov_tui.store.analysis_contract import AnalysisReport
 
 SECTION: JsonObject = {

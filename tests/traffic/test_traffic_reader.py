@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.safe_text import is_safe
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.safe_text import is_safe
 from ragcov_tui.traffic.fields import COUNT_FIELDS, QUERY_FIELDS, TIME_FIELDS
 from ragcov_tui.traffic.reader import read_traffic
 

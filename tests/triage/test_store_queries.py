@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import open_db
 from ragcov_tui.store import queries as q
 from tests.support.synthetic_sessions import make_analysis_session, make_eval_session

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services import suggestions, triage
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import open_db
 from ragcov_tui.store.decisions import last_undoable, list_decisions, question_marks
 from ragcov_tui.store.queries import gap_rows

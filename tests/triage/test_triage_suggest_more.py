@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services import suggestions, triage
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import open_db
 from tests.support.fake_api import FakeAPIServer
 from tests.support.models import chat_model

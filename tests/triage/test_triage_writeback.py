@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services import triage, writeback
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import decisions as log
 from ragcov_tui.store import open_db
 from ragcov_tui.store.queries import gap_rows

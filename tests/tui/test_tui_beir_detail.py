@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services import triage
 from ragcov_tui.services.eval_job import EvalOptions, run_eval
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.db import open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.details.eval_item import EvalItemScreen

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import PANES, RagcovApp, pane_id
 from ragcov_tui.tui.panes.jobs import JobRequest

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.services.analysis_job import AnalyzeOptions
 from ragcov_tui.services.eval_job import EvalOptions
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.tui.panes.jobs import JobRequest, job_options
 
 

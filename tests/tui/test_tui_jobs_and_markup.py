@@ -10,7 +10,7 @@ from typing import cast
 import pytest
 from textual.widgets import Input, Static, TabbedContent
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.rows import SessionRow
 from ragcov_tui.store.sessions import create_session, finish_session
 from ragcov_tui.tui.app import RagcovApp

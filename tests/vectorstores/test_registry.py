@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.vectorstores.registry import client, parse_store_spec, store_corpus_spec
 
 

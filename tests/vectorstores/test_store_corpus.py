@@ -14,8 +14,8 @@ from typing import Any, Unpack
 
 import pytest
 
-from ragcov_tui.row_blocks import is_mapped
 from ragcov_tui.services import corpus_source
+from ragcov_tui.shared.row_blocks import is_mapped
 from ragcov_tui.vectorstores import corpus as store_corpus
 from ragcov_tui.vectorstores.corpus import StoreCorpus
 from tests.cli.conftest import run_cli

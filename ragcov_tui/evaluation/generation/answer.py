@@ -20,7 +20,7 @@ from ragcov_tui.evaluation.generation.prompts import CORRECTNESS, RELEVANCE, Ans
 from ragcov_tui.evaluation.generation.quantities import extract_quantities, missing_quantities
 from ragcov_tui.evaluation.generation.support import Evidence, cosine, rescale
 from ragcov_tui.evaluation.generation.text import strip_citations, token_f1
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 
 RELEVANCE_LO, RELEVANCE_HI = 0.10, 0.60
 AGREEMENT_LO, AGREEMENT_HI = 0.50, 0.90

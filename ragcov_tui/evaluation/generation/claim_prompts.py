@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcov_tui.evaluation.generation.graded import GRADED_MAX_TOKENS, TOP_LOGPROBS, yes_probability
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatReply
 from ragcov_tui.llm.json_reply import ReplyError
 from ragcov_tui.llm.prompt import Example, JsonPrompt, Prompt
@@ -33,6 +32,7 @@ from ragcov_tui.llm.reply_schemas import (
     cap,
     json_object,
 )
+from ragcov_tui.shared.json_types import JsonObject
 
 Passages = Sequence[tuple[str, str]]  # (chunk id, text)
 VERDICTS = ("supported", "contradicted", "not_found")

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ragcov_tui.errors import RagcovError
 from ragcov_tui.evaluation.generation.claim_prompts import (
     DECOMPOSE,
     VERIFY,
@@ -31,10 +30,11 @@ from ragcov_tui.evaluation.generation.claim_prompts import (
     ClaimsInPassages,
     ClaimSource,
 )
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel, JsonResult
 from ragcov_tui.llm.json_reply import ReplyError
 from ragcov_tui.llm.prompt import JsonPrompt
+from ragcov_tui.shared.errors import RagcovError
+from ragcov_tui.shared.json_types import JsonObject
 
 In = TypeVar("In")
 Out = TypeVar("Out")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 
 
 @dataclass

@@ -4,15 +4,15 @@ The probe asks the judge's claim-verification prompt about one passage and two c
 verdicts are not in doubt: the first restates the passage (``supported``), the second changes its
 figure (anything but ``supported``). A judge whose reply does not parse, has the wrong shape, or
 gets either verdict wrong would fail item after item; :func:`preflight_judge` says so in one line
-instead (:class:`~ragcov_tui.errors.BadInput`, exit 2). The probe goes through the model like every
+instead (:class:`~ragcov_tui.shared.errors.BadInput`, exit 2). The probe goes through the model like every
 call, so its reply is cached with the others and a repeated run does not ask again.
 """
 
 from __future__ import annotations
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.shared.errors import BadInput
 
 PROBE_PASSAGES = [("probe#0", "The Pro plan costs $49 per month and includes 5 team seats.")]
 PROBE_CLAIMS = ["The Pro plan costs $49 per month.", "The Pro plan costs $99 per month."]

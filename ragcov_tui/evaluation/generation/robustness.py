@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.generation.answer import AGREEMENT_HI, AGREEMENT_LO
 from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
 from ragcov_tui.evaluation.generation.models import MetricOutcome
@@ -26,6 +25,7 @@ from ragcov_tui.evaluation.generation.quantities import conflicting_pairs, extra
 from ragcov_tui.evaluation.generation.support import Evidence, rescale
 from ragcov_tui.evaluation.generation.text import strip_citations
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.shared.errors import ProviderError
 
 AGREEMENT_SCORES = {"same": 1.0, "partial": 0.5, "different": 0.0}
 

@@ -18,13 +18,13 @@ from collections.abc import Callable
 from functools import partial
 
 from ragcov_tui.embeddings.base import Embedder
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation.judge import Judge, JudgeError
 from ragcov_tui.evaluation.generation.models import GenerationInput, GenerationScores, MetricOutcome
 from ragcov_tui.evaluation.generation.registry import GENERATION_METRICS, METRICS
 from ragcov_tui.evaluation.generation.support import Evidence
-from ragcov_tui.json_types import JsonObject
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.json_types import JsonObject
 
 
 def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: Embedder,

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragcov_tui.errors import BadInput
-from ragcov_tui.input_values import quoted
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import quoted
 
 DEFAULT_K = 5  # the retrieval cut-off: chunks a builtin system retrieves, the k of ndcg@k and the other @k metrics
 

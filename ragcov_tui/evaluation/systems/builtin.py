@@ -27,12 +27,12 @@ import numpy as np
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.base import Embedder
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import DEFAULT_K, RetrievedChunk, SystemOutput
 from ragcov_tui.evaluation.systems.extractive import extract_answer
 from ragcov_tui.llm.base import ChatModel, ChatReply
 from ragcov_tui.llm.prompt import Example, TextPrompt
-from ragcov_tui.progress import Progress
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.progress import Progress
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 RRF_K = 60

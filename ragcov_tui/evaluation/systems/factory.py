@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 from ragcov_tui.corpus.models import Chunk
 from ragcov_tui.embeddings.base import Embedder
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import DEFAULT_K, System
 from ragcov_tui.evaluation.systems.builtin import BuiltinSystem
 from ragcov_tui.evaluation.systems.http_system import HttpSystem
@@ -18,6 +17,7 @@ from ragcov_tui.evaluation.systems.python_callable import PythonCallableSystem
 from ragcov_tui.evaluation.systems.records_system import RecordsSystem
 from ragcov_tui.evaluation.systems.store_system import StoreSystem
 from ragcov_tui.llm.base import ChatModel
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.models import Question
 from ragcov_tui.vectorstores.base import FieldOverrides
 from ragcov_tui.vectorstores.registry import parse_store_spec, store_scheme

@@ -4,7 +4,7 @@ Each question is sent as ``POST URL`` with the JSON body ``{"question": "…"}``
 JSON of the shape documented in :mod:`.python_callable` (``{"answer": str, "contexts": [{"id",
 "text", "score"?}]}``); a reply holding ``NaN``, ``Infinity`` or an overflowing number is that
 item's error (Python's parser would accept them). Timeouts, connection errors, 408 / 409 / 429
-and 5xx are retried with the project's backoff policy (:mod:`ragcov_tui.http_retry`,
+and 5xx are retried with the project's backoff policy (:mod:`ragcov_tui.shared.http_retry`,
 ``Retry-After`` honoured); what still fails becomes that item's error. One ``httpx.Client``
 (thread-safe, pooled) serves every thread.
 """
@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import httpx
 
-from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value
-from ragcov_tui.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
-from ragcov_tui.input_values import InvalidJson, parse_json
-from ragcov_tui.redact import redact_url
-from ragcov_tui.urls import check_reachable
+from ragcov_tui.shared.errors import ProviderError
+from ragcov_tui.shared.http_retry import Failure, RetryPolicy, call_with_retry, root_cause_message, status_failure
+from ragcov_tui.shared.input_values import InvalidJson, parse_json
+from ragcov_tui.shared.redact import redact_url
+from ragcov_tui.shared.urls import check_reachable
 
 
 class HttpSystem:

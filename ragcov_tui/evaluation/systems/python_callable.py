@@ -23,8 +23,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import SystemOutput, output_from_value
+from ragcov_tui.shared.errors import BadInput
 
 
 def load_callable(target: str) -> Callable[..., Any]:

@@ -27,11 +27,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.base import context_from_value
-from ragcov_tui.input_files import decode_text
-from ragcov_tui.input_values import quoted
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_files import decode_text
+from ragcov_tui.shared.input_values import quoted
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.testset.fields import aliases_text, resolve_fields
 from ragcov_tui.testset.ids import content_id
 from ragcov_tui.testset.layout import split_layout

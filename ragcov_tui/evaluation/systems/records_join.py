@@ -20,10 +20,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.systems.records import Record, RecordsFile
-from ragcov_tui.input_values import quoted
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.input_values import quoted
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store.eval_contract import RecordsJoinReport
 from ragcov_tui.testset.fields import aliases_text
 from ragcov_tui.testset.ids import text_key

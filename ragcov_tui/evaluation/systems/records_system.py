@@ -7,7 +7,7 @@ the id of the corpus chunk with exactly that text, else ``#<rank>`` (such contex
 non-relevant for retrieval metrics). Without a corpus no text can be matched, so a file whose
 contexts are texts without ids cannot have its retrieval measured
 (:meth:`RecordsSystem.retrieval_unmeasured`). A question with no row, or with an ambiguous one,
-raises :class:`~ragcov_tui.errors.BadInput` for that item only.
+raises :class:`~ragcov_tui.shared.errors.BadInput` for that item only.
 """
 
 from __future__ import annotations

@@ -22,10 +22,10 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ragcov_tui.evaluation.claim_verdicts import metric_claims
-from ragcov_tui.json_types import JsonObject
-from ragcov_tui.number_text import count
-from ragcov_tui.safe_text import single_line, visible
 from ragcov_tui.services.reference import Reference
+from ragcov_tui.shared.json_types import JsonObject
+from ragcov_tui.shared.number_text import count
+from ragcov_tui.shared.safe_text import single_line, visible
 from ragcov_tui.store.rows import EvalDetail
 from ragcov_tui.tui.modals import TextScreen
 from ragcov_tui.tui.widgets.literal import UNDEFINED, block, lit

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
-from ragcov_tui.number_text import count
+from ragcov_tui.shared.number_text import count
 from ragcov_tui.store import queries
 from ragcov_tui.store.analysis_contract import DocumentEntry
 from ragcov_tui.store.rows import ClusterRow, GapRow, SourceChunk, SuggestionRow

@@ -24,7 +24,7 @@ from ragcov_tui.evaluation.judge_alignment import (
     corrected_lines,
     session_alignment,
 )
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.tui.context import PaneContext
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.charts import Chart

@@ -29,8 +29,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from ragcov_tui.coverage.advice import open_gap_advice, unreached_text
-from ragcov_tui.errors import RagcovError
 from ragcov_tui.services import suggestions, triage
+from ragcov_tui.shared.errors import RagcovError
 from ragcov_tui.store import open_db, queries
 from ragcov_tui.store.rows import GapRow, SuggestionRow
 from ragcov_tui.store.sessions import get_session

@@ -29,11 +29,11 @@ from textual.widgets import Button, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker, get_current_worker
 
 from ragcov_tui.coverage.report_md import fallback_line
-from ragcov_tui.errors import Cancelled, RagcovError
 from ragcov_tui.evaluation.report import all_failed, failure_note
-from ragcov_tui.progress import Progress
 from ragcov_tui.services.job_request import JobRequest, form_options
 from ragcov_tui.services.options import FORM_KINDS, filled, form_fields
+from ragcov_tui.shared.errors import Cancelled, RagcovError
+from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store import open_db
 from ragcov_tui.store.db import db_error
 from ragcov_tui.store.liveness import tracking

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 from ragcov_tui.evaluation.judge_alignment import corrected_lines, session_alignment
 from ragcov_tui.evaluation.references import synthetic_text
 from ragcov_tui.evaluation.report import judge_label
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store import queries
 from ragcov_tui.store.labels import has_labels
 from ragcov_tui.store.liveness import state_line

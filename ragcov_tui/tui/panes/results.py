@@ -13,9 +13,9 @@ from textual.containers import Horizontal
 from textual.reactive import var
 from textual.widgets import DataTable
 
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.judge_alignment import judged_metrics
 from ragcov_tui.services.reference import question_reference
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.labels import item_labels, set_label, undo_label
 from ragcov_tui.store.rows import EvalItemRow

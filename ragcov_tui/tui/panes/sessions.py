@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store import queries
 from ragcov_tui.store.liveness import percent_done, state_line
 from ragcov_tui.store.rows import SessionRow

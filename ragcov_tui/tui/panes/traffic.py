@@ -20,7 +20,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from ragcov_tui.coverage.report_traffic_md import selection_text
-from ragcov_tui.json_types import JsonObject
+from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.queries import Page
 from ragcov_tui.store.traffic import load_traffic, traffic_queries
 from ragcov_tui.store.traffic_contract import (

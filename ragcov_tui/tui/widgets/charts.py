@@ -4,7 +4,7 @@ A chart keeps what to draw, not a drawn figure: every render starts from a clear
 widget's current size, so the picture depends only on the data and the size (stable snapshots,
 correct after a resize). Series differ by marker as well as colour, so they read with NO_COLOR.
 Titles, labels and messages (a test file's name, cluster themes) are made visible with
-:func:`~ragcov_tui.safe_text.single_line` before plotext draws them.
+:func:`~ragcov_tui.shared.safe_text.single_line` before plotext draws them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from ragcov_tui.safe_text import single_line
+from ragcov_tui.shared.safe_text import single_line
 
 Painter = Callable[[Any], None]
 MARKER_GLYPHS = {"dot": "•"}  # plotext marker names drawn as another character

@@ -18,7 +18,7 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.tui.panes.base import Pane
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import Table

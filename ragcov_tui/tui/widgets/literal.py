@@ -2,7 +2,7 @@
 
 Every cell, label and notification that shows such text goes through :func:`lit`, which builds a
 ``rich.text.Text`` (no markup parsing), so ``[/INST]`` or ``[bold red]`` is shown exactly as typed,
-and whose control characters are made visible (``ESC`` as ``␛``, see :mod:`ragcov_tui.safe_text`),
+and whose control characters are made visible (``ESC`` as ``␛``, see :mod:`ragcov_tui.shared.safe_text`),
 so a document cannot retitle or clear the terminal. The app's line filter
 (:class:`~ragcov_tui.tui.widgets.screen_guard.ControlCharFilter`) drops whatever slips past.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ragcov_tui.safe_text import single_line, visible
+from ragcov_tui.shared.safe_text import single_line, visible
 
 UNDEFINED = "—"
 

@@ -2,7 +2,7 @@
 
 Panes make untrusted text visible before layout (:func:`~ragcov_tui.tui.widgets.literal.lit`,
 ``␛`` for ESC). This :class:`ControlCharFilter` runs on every line Textual draws, after layout,
-and drops whatever unsafe character (:data:`ragcov_tui.safe_text.UNSAFE`) a widget still holds
+and drops whatever unsafe character (:data:`ragcov_tui.shared.safe_text.UNSAFE`) a widget still holds
 (an ``Input`` holding a stored path, a library widget, a pane that forgot ``lit``). It keeps the
 layout: every unsafe character is zero cells wide, except a lone surrogate (one cell), which
 becomes ``�``.
@@ -16,7 +16,7 @@ from rich.segment import Segment
 from textual.color import Color
 from textual.filter import LineFilter
 
-from ragcov_tui.safe_text import UNSAFE
+from ragcov_tui.shared.safe_text import UNSAFE
 
 SURROGATE_STAND_IN = "\ufffd"
 

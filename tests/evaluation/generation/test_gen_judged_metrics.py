@@ -12,7 +12,6 @@ import math
 import pytest
 
 from ragcov_tui.embeddings.factory import make_embedder
-from ragcov_tui.errors import ProviderError
 from ragcov_tui.evaluation.generation import (
     GENERATION_METRICS,
     GenerationInput,
@@ -20,6 +19,7 @@ from ragcov_tui.evaluation.generation import (
     score_generation,
 )
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.shared.errors import ProviderError
 from ragcov_tui.store.db import open_db
 from tests.evaluation.generation.gen_fake_judge import RuleJudge
 from tests.support.fake_api import FakeAPIServer

@@ -8,10 +8,10 @@ import math
 import pytest
 
 from ragcov_tui.embeddings.factory import make_embedder
-from ragcov_tui.errors import BadInput
 from ragcov_tui.evaluation.generation import GENERATION_METRICS, METRICS, GenerationInput, score_generation
 from ragcov_tui.evaluation.generation.robustness import figures_conflict
 from ragcov_tui.evaluation.systems.base import RetrievedChunk, SystemOutput
+from ragcov_tui.shared.errors import BadInput
 
 REFUND = RetrievedChunk("billing.md#0-1a2b3c4d", "Refunds are available within 30 days of purchase.")
 SETUP = RetrievedChunk("setup.md#0-9f9f9f9f", "Install the CLI with pip install acme-cli.")

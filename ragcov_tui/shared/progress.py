@@ -2,7 +2,7 @@
 
 A long-running core function takes ``progress: Progress | None`` and calls
 ``progress(stage, done, total)``; ``total`` may be 0 when unknown. A caller that wants to cancel
-raises :class:`ragcov_tui.errors.Cancelled` from inside its callback; core loops call the callback
+raises :class:`ragcov_tui.shared.errors.Cancelled` from inside its callback; core loops call the callback
 at least once per batch, so cancellation is prompt. A loop whose items can fail also says how
 many did with :func:`report_failed` (the CLI's progress lines show it).
 

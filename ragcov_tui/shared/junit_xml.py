@@ -5,7 +5,7 @@ Jenkins reads; ``tests/data/junit/`` holds a copy the tests validate against): `
 ``timestamp`` (ISO 8601 without a zone), ``hostname``, ``tests``, ``failures``, ``errors``,
 ``time``; then ``<properties>``, one ``<testcase name classname time>`` per case, with a
 ``<failure message type>`` whose text gives the detail, and ``<system-out>`` / ``<system-err>``.
-Every text is made visible (:func:`ragcov_tui.safe_text.visible`: XML 1.0 has no control characters)
+Every text is made visible (:func:`ragcov_tui.shared.safe_text.visible`: XML 1.0 has no control characters)
 and escaped by :mod:`xml.etree`.
 """
 
@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ragcov_tui.safe_text import visible, visible_line
+from ragcov_tui.shared.safe_text import visible, visible_line
 
 
 @dataclass(frozen=True)

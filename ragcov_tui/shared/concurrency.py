@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ragcov_tui.progress import Progress, report
+from ragcov_tui.shared.progress import Progress, report
 
 DEFAULT_CONCURRENCY = 8  # calls in flight unless the user says otherwise (analyze and eval alike)
 

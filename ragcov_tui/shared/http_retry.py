@@ -6,9 +6,9 @@ connection errors) or not (400, 401, invalid JSON…). Retryable failures are re
 ``policy.attempts`` attempts in total; the delay before retry ``i`` (0-based) is
 ``min(max_delay, base_delay * 2**i) * uniform(0.5, 1.5)``, or the server's ``Retry-After`` when it
 sent one (capped at ``max_delay``). What finally escapes is a one-line
-:class:`~ragcov_tui.errors.ProviderError`, e.g.
+:class:`~ragcov_tui.shared.errors.ProviderError`, e.g.
 ``openai embeddings at http://127.0.0.1:9/v1: unreachable after 4 attempts (Connection refused)``
-— an :class:`~ragcov_tui.errors.Unreachable` (exit 2: the address is wrong) when no connection was
+— an :class:`~ragcov_tui.shared.errors.Unreachable` (exit 2: the address is wrong) when no connection was
 ever made.
 
 ``RAGCOV_RETRY_ATTEMPTS``, ``RAGCOV_RETRY_BASE_DELAY`` (seconds, default 1),
@@ -30,8 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ragcov_tui.errors import Cancelled, ConfigError, ProviderError, Unreachable
-from ragcov_tui.redact import redact_text
+from ragcov_tui.shared.errors import Cancelled, ConfigError, ProviderError, Unreachable
+from ragcov_tui.shared.redact import redact_text
 
 T = TypeVar("T")
 

@@ -21,7 +21,7 @@ import os
 import stat
 from pathlib import Path
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 _KINDS = (
     (stat.S_ISFIFO, "a named pipe (FIFO)"),

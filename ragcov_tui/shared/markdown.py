@@ -1,7 +1,7 @@
 """Markdown building blocks shared by the reports (``coverage/report_md.py``, ``coverage/report_traffic_md.py``,
 ``evaluation/report_md.py``) and the terminal tables that print the same figures.
 
-Untrusted text goes into a cell through :func:`cell`: one line (:func:`~ragcov_tui.safe_text.single_line`),
+Untrusted text goes into a cell through :func:`cell`: one line (:func:`~ragcov_tui.shared.safe_text.single_line`),
 with ``\\ | < &`` backslash-escaped so it cannot end a cell or open an HTML tag or entity.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcov_tui.safe_text import single_line
+from ragcov_tui.shared.safe_text import single_line
 
 _MARKDOWN_ESCAPES = str.maketrans({"\\": "\\\\", "|": "\\|", "<": "\\<", "&": "\\&"})
 
@@ -25,7 +25,7 @@ def pct(value: float | None) -> str:
 
 def cell(text: Any) -> str:
     """A value for a Markdown table cell or inline text: one line (see
-    :func:`~ragcov_tui.safe_text.single_line`), with ``\\ | < &`` backslash-escaped."""
+    :func:`~ragcov_tui.shared.safe_text.single_line`), with ``\\ | < &`` backslash-escaped."""
     return single_line(str(text)).translate(_MARKDOWN_ESCAPES)
 
 

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 
 @dataclass(frozen=True)

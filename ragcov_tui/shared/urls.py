@@ -14,9 +14,9 @@ import socket
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from ragcov_tui.error_text import os_reason
-from ragcov_tui.errors import BadInput
-from ragcov_tui.redact import redact_url
+from ragcov_tui.shared.error_text import os_reason
+from ragcov_tui.shared.errors import BadInput
+from ragcov_tui.shared.redact import redact_url
 
 PROBE_TIMEOUT = 5.0  # seconds to connect; a server that accepts later is down for our purposes
 

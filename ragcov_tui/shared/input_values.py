@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ragcov_tui.errors import BadInput
+from ragcov_tui.shared.errors import BadInput
 
 MAX_DEPTH = 100
 EMBED_TEXT_CHARS = 8_000  # one text's share of an embedder: ~2k word pieces, ~9 windows of the local model
