@@ -20,8 +20,33 @@ import random
 from pathlib import Path
 
 VOCAB_FILE = Path(__file__).resolve().parents[1] / "ragcov_tui" / "embeddings" / "assets" / "minilm-tokenizer.json"
-FUNCTION_WORDS = ("the", "of", "and", "in", "to", "a", "is", "for", "with", "that", "by", "on", "as", "are",
-                  "was", "we", "from", "this", "at", "be", "which", "these", "an", "between", "both")
+FUNCTION_WORDS = (
+    "the",
+    "of",
+    "and",
+    "in",
+    "to",
+    "a",
+    "is",
+    "for",
+    "with",
+    "that",
+    "by",
+    "on",
+    "as",
+    "are",
+    "was",
+    "we",
+    "from",
+    "this",
+    "at",
+    "be",
+    "which",
+    "these",
+    "an",
+    "between",
+    "both",
+)
 QUESTION_STARTS = ("what is the role of", "does", "how does", "is there evidence that", "which", "do")
 
 
@@ -35,8 +60,9 @@ def _words(rng: random.Random, n: int) -> list[str]:
     return out[:n]
 
 
-def write_beir(out: Path, *, docs: int = 5000, queries: int = 300, words: int = 200, topics: int = 400,
-               seed: int = 0) -> Path:
+def write_beir(
+    out: Path, *, docs: int = 5000, queries: int = 300, words: int = 200, topics: int = 400, seed: int = 0
+) -> Path:
     """Write the data set under ``out`` (created) and return ``out``."""
     rng = random.Random(seed)
     vocab = _words(rng, 20000)
@@ -54,25 +80,38 @@ def write_beir(out: Path, *, docs: int = 5000, queries: int = 300, words: int = 
             body = []
             for _ in range(rng.randint(words - 80, words + 80)):
                 roll = rng.random()
-                body.append(rng.choice(FUNCTION_WORDS) if roll < 0.35 else rng.choice(topic_words[topic])
-                            if roll < 0.55 else rng.choice(own) if roll < 0.6 else rng.choices(background, cum_weights=cumulative)[0])
+                body.append(
+                    rng.choice(FUNCTION_WORDS)
+                    if roll < 0.35
+                    else rng.choice(topic_words[topic])
+                    if roll < 0.55
+                    else rng.choice(own)
+                    if roll < 0.6
+                    else rng.choices(background, cum_weights=cumulative)[0]
+                )
             title = " ".join(rng.sample(topic_words[topic], 3) + own[:2])
-            text = ". ".join(" ".join(body[i:i + 18]).capitalize() for i in range(0, len(body), 18)) + "."
+            text = ". ".join(" ".join(body[i : i + 18]).capitalize() for i in range(0, len(body), 18)) + "."
             f.write(json.dumps({"_id": str(4000 + d * 7), "title": title.capitalize(), "text": text}) + "\n")
     by_topic: dict[int, list[int]] = {}
     for d, t in enumerate(doc_topic):
         by_topic.setdefault(t, []).append(d)
-    with open(out / "queries.jsonl", "w", encoding="utf-8") as fq, \
-            open(out / "qrels" / "test.tsv", "w", encoding="utf-8") as fr:
+    with (
+        open(out / "queries.jsonl", "w", encoding="utf-8") as fq,
+        open(out / "qrels" / "test.tsv", "w", encoding="utf-8") as fr,
+    ):
         fr.write("query-id\tcorpus-id\tscore\n")
         for q in range(queries):
             first = rng.randrange(docs)
             group = by_topic[doc_topic[first]]
-            relevant = [first] + rng.sample([d for d in group if d != first], min(len(group) - 1, rng.choice((0, 0, 1, 2))))
+            relevant = [first] + rng.sample(
+                [d for d in group if d != first], min(len(group) - 1, rng.choice((0, 0, 1, 2)))
+            )
             terms = [rng.choice(doc_own[d]) for d in relevant for _ in range(2)]
             terms += rng.sample(topic_words[doc_topic[first]], 3) + [rng.choice(background[:2000])]
             rng.shuffle(terms)
-            fq.write(json.dumps({"_id": str(q + 1), "text": f"{rng.choice(QUESTION_STARTS)} {' '.join(terms)}?"}) + "\n")
+            fq.write(
+                json.dumps({"_id": str(q + 1), "text": f"{rng.choice(QUESTION_STARTS)} {' '.join(terms)}?"}) + "\n"
+            )
             for rank, d in enumerate(relevant):
                 fr.write(f"{q + 1}\t{4000 + d * 7}\t{2 if rank == 0 else 1}\n")
     return out

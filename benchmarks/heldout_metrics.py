@@ -56,8 +56,9 @@ def gap_rank(gap_clusters: Sequence[int], cluster: int | None) -> int | None:
     return gap_clusters.index(cluster) + 1 if cluster in gap_clusters else None
 
 
-def top_gaps_share(chunks: Sequence[tuple[str, int]], gap_clusters: Sequence[int], held_out: set[str],
-                   top: int = 3) -> tuple[float | None, float, float]:
+def top_gaps_share(
+    chunks: Sequence[tuple[str, int]], gap_clusters: Sequence[int], held_out: set[str], top: int = 3
+) -> tuple[float | None, float, float]:
     """(share of held-out chunks in the first ``top`` gaps — None without gaps —, base rate, recall)."""
     first = set(gap_clusters[:top])
     held = [s in held_out for s, _ in chunks]

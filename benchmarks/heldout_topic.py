@@ -88,7 +88,10 @@ def tfidf_groups(docs: dict[str, str], k: int, seed: int) -> dict[str, str]:
     kmeans = KMeans(n_clusters=k, n_init=10, random_state=seed)
     labels = kmeans.fit_predict(tfidf.fit_transform(list(docs.values())))
     terms = tfidf.get_feature_names_out()
-    names = [f"g{g}: " + " ".join(terms[i] for i in centre.argsort()[::-1][:3]) for g, centre in enumerate(kmeans.cluster_centers_)]
+    names = [
+        f"g{g}: " + " ".join(terms[i] for i in centre.argsort()[::-1][:3])
+        for g, centre in enumerate(kmeans.cluster_centers_)
+    ]
     return {d: names[label] for d, label in zip(docs, labels.tolist(), strict=True)}
 
 
@@ -104,8 +107,9 @@ def load(folder: Path, k: int, seed: int) -> Dataset:
     if labels.is_file():
         groups = dict(line.split("\t", 1) for line in labels.read_text(encoding="utf-8").splitlines())
         return Dataset(folder.name, folder, docs, gold, queries, groups, "data set labels (topics.tsv)")
-    return Dataset(folder.name, folder, docs, gold, queries, tfidf_groups(docs, k, seed),
-                   f"K-means k={k} seed={seed} on TF-IDF")
+    return Dataset(
+        folder.name, folder, docs, gold, queries, tfidf_groups(docs, k, seed), f"K-means k={k} seed={seed} on TF-IDF"
+    )
 
 
 def analyze_report(ds: Dataset, keep: list[str], db, work: Path, embedder: str) -> tuple[dict, float]:
@@ -114,11 +118,13 @@ def analyze_report(ds: Dataset, keep: list[str], db, work: Path, embedder: str) 
     from ragcov_tui.store.sessions import delete_session
 
     questions = work / f"{ds.name}-questions.jsonl"
-    questions.write_text("".join(json.dumps({"id": q, "question": ds.queries[q]}) + "\n" for q in keep),
-                         encoding="utf-8")
+    questions.write_text(
+        "".join(json.dumps({"id": q, "question": ds.queries[q]}) + "\n" for q in keep), encoding="utf-8"
+    )
     t = time.perf_counter()
-    sid, report = run_analysis(AnalyzeOptions(corpus=[str(ds.folder / "corpus.jsonl")], questions=str(questions),
-                                              embedder=embedder), db)
+    sid, report = run_analysis(
+        AnalyzeOptions(corpus=[str(ds.folder / "corpus.jsonl")], questions=str(questions), embedder=embedder), db
+    )
     seconds = time.perf_counter() - t
     delete_session(db, sid)
     if report.get("gold") is not None:  # the report's gold coverage exists only when gold ids were read
@@ -137,14 +143,27 @@ def measure(report: dict, held_out: set[str]) -> dict:
     in_cluster = sum(1 for s, c in chunks if c == cluster and s in held_out)
     entry = next((c for c in report["clusters"] if c["id"] == cluster), {})
     calibration = report.get("calibration") or {}
-    return {"gaps": len(gaps), "clusters": len(report["clusters"]), "cluster": cluster,
-            "cluster_covered": entry.get("covered_share"), "gap_cut": calibration.get("gap_cut"),
-            "median_covered": calibration.get("median_covered_share"),
-            "cluster_coverage": entry.get("coverage"), "coverage_cut": calibration.get("coverage_cut"),
-            "priority_place": priority_place(report["clusters"], cluster),
-            "cluster_holds": in_cluster / max(1, sum(s in held_out for s, _ in chunks)),
-            "rank": gap_rank(gaps, cluster), "top_share": share, "chunk_base": base, "top_ratio": ratio(share, base),
-            "top_recall": recall, "doc_order": order, "precision": precision, "doc_base": doc_base, "p_ratio": ratio(precision, doc_base)}
+    return {
+        "gaps": len(gaps),
+        "clusters": len(report["clusters"]),
+        "cluster": cluster,
+        "cluster_covered": entry.get("covered_share"),
+        "gap_cut": calibration.get("gap_cut"),
+        "median_covered": calibration.get("median_covered_share"),
+        "cluster_coverage": entry.get("coverage"),
+        "coverage_cut": calibration.get("coverage_cut"),
+        "priority_place": priority_place(report["clusters"], cluster),
+        "cluster_holds": in_cluster / max(1, sum(s in held_out for s, _ in chunks)),
+        "rank": gap_rank(gaps, cluster),
+        "top_share": share,
+        "chunk_base": base,
+        "top_ratio": ratio(share, base),
+        "top_recall": recall,
+        "doc_order": order,
+        "precision": precision,
+        "doc_base": doc_base,
+        "p_ratio": ratio(precision, doc_base),
+    }
 
 
 def priority_place(clusters: list[dict], cluster: int | None) -> int | None:
@@ -160,8 +179,10 @@ def priority_place(clusters: list[dict], cluster: int | None) -> int | None:
 def run_dataset(ds: Dataset, db, work: Path, embedder: str, say) -> list[dict]:
     everyone = list(ds.gold)
     baseline, seconds = analyze_report(ds, everyone, db, work, embedder)
-    say(f"{ds.name}: {len(ds.docs)} documents, {baseline['corpus']['chunks']} chunks, {len(everyone)} questions; "
-        f"all questions: {len(baseline['gaps'])} gaps of {len(baseline['clusters'])} clusters ({seconds:.1f} s)")
+    say(
+        f"{ds.name}: {len(ds.docs)} documents, {baseline['corpus']['chunks']} chunks, {len(everyone)} questions; "
+        f"all questions: {len(baseline['gaps'])} gaps of {len(baseline['clusters'])} clusters ({seconds:.1f} s)"
+    )
     say(HEADER)
     topics = sorted(topics_from_groups(ds.gold, ds.groups).items(), key=lambda t: (-len(t[1]), t[0]))
     rows = []
@@ -171,12 +192,21 @@ def run_dataset(ds: Dataset, db, work: Path, embedder: str, say) -> list[dict]:
             continue
         gone = set(removed)
         report, seconds = analyze_report(ds, [q for q in everyone if q not in gone], db, work, embedder)
-        row = {"dataset": ds.name, "topic": label, "removed": len(removed), "removed_share": len(removed) / len(everyone),
-               "held_out": len(held_out), "documents": len(ds.docs), "seconds": round(seconds, 2),
-               **measure(report, held_out)}
+        row = {
+            "dataset": ds.name,
+            "topic": label,
+            "removed": len(removed),
+            "removed_share": len(removed) / len(everyone),
+            "held_out": len(held_out),
+            "documents": len(ds.docs),
+            "seconds": round(seconds, 2),
+            **measure(report, held_out),
+        }
         before = measure(baseline, held_out)
-        row |= {"rank_before": gap_rank([g["cluster"] for g in baseline["gaps"]], row["cluster"]),
-                "precision_before": before["precision"]}
+        row |= {
+            "rank_before": gap_rank([g["cluster"] for g in baseline["gaps"]], row["cluster"]),
+            "precision_before": before["precision"],
+        }
         rows.append(row)
         say(format_row(row))
     return rows
@@ -186,17 +216,21 @@ def _f(value, fmt: str, none: str = "—") -> str:
     return none if value is None else format(value, fmt)
 
 
-HEADER = (f"{'data set':8} {'topic':28} {'removed':>11} {'held':>5} {'rank':>4} {'(before)':>8} {'place':>5} "
-          f"{'top-3 share/base':>17} {'×':>5} {'recall':>6} {'P@N/base':>13} {'×':>5} {'s':>5}  covered/cut coverage/cut")
+HEADER = (
+    f"{'data set':8} {'topic':28} {'removed':>11} {'held':>5} {'rank':>4} {'(before)':>8} {'place':>5} "
+    f"{'top-3 share/base':>17} {'×':>5} {'recall':>6} {'P@N/base':>13} {'×':>5} {'s':>5}  covered/cut coverage/cut"
+)
 
 
 def format_row(r: dict) -> str:
-    return (f"{r['dataset']:8} {r['topic'][:28]:28} {r['removed']:>4} {r['removed_share']:>6.1%} {r['held_out']:>5} "
-            f"{_f(r['rank'], 'd'):>4} {_f(r['rank_before'], 'd'):>8} {_f(r['priority_place'], 'd'):>5} "
-            f"{_f(r['top_share'], '.2f'):>8}/{r['chunk_base']:.3f} {_f(r['top_ratio'], '.1f'):>5} {r['top_recall']:>6.2f} "
-            f"{r['precision']:>6.2f}/{r['doc_base']:.3f} {_f(r['p_ratio'], '.1f'):>5} {r['seconds']:>5.1f}  "
-            f"{_f(r['cluster_covered'], '.2f')}/{_f(r['gap_cut'], '.2f')} "
-            f"{_f(r['cluster_coverage'], '.3f'):>7}/{_f(r['coverage_cut'], '.3f')}")
+    return (
+        f"{r['dataset']:8} {r['topic'][:28]:28} {r['removed']:>4} {r['removed_share']:>6.1%} {r['held_out']:>5} "
+        f"{_f(r['rank'], 'd'):>4} {_f(r['rank_before'], 'd'):>8} {_f(r['priority_place'], 'd'):>5} "
+        f"{_f(r['top_share'], '.2f'):>8}/{r['chunk_base']:.3f} {_f(r['top_ratio'], '.1f'):>5} {r['top_recall']:>6.2f} "
+        f"{r['precision']:>6.2f}/{r['doc_base']:.3f} {_f(r['p_ratio'], '.1f'):>5} {r['seconds']:>5.1f}  "
+        f"{_f(r['cluster_covered'], '.2f')}/{_f(r['gap_cut'], '.2f')} "
+        f"{_f(r['cluster_coverage'], '.3f'):>7}/{_f(r['coverage_cut'], '.3f')}"
+    )
 
 
 def _times(value: float | None) -> str:
@@ -205,14 +239,18 @@ def _times(value: float | None) -> str:
 
 def markdown(rows: list[dict]) -> str:
     """The README's table: one row per data set × topic."""
-    lines = ["| data set | topic | questions removed | held-out docs | rank (before) | top-3 gaps: held-out share / base (×) "
-             "| P@N lowest-covered docs / base (×) | s |", "|---|---|--:|--:|--:|--:|--:|--:|"]
+    lines = [
+        "| data set | topic | questions removed | held-out docs | rank (before) | top-3 gaps: held-out share / base (×) "
+        "| P@N lowest-covered docs / base (×) | s |",
+        "|---|---|--:|--:|--:|--:|--:|--:|",
+    ]
     for r in rows:
         lines.append(
             f"| {r['dataset']} | {r['topic']} | {r['removed']} ({r['removed_share']:.1%}) | {r['held_out']} of {r['documents']} "
             f"| **{_f(r['rank'], 'd')}** ({_f(r['rank_before'], 'd')}) "
             f"| {_f(r['top_share'], '.2f')} / {r['chunk_base']:.3f} ({_times(r['top_ratio'])}) "
-            f"| {r['precision']:.2f} / {r['doc_base']:.3f} (**{_times(r['p_ratio'])}**) | {r['seconds']:.1f} |")
+            f"| {r['precision']:.2f} / {r['doc_base']:.3f} (**{_times(r['p_ratio'])}**) | {r['seconds']:.1f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -224,17 +262,26 @@ def goals(rows: list[dict]) -> list[str]:
         broad = [r for r in mine if r["removed_share"] >= GOAL_SHARE]
         top = [r for r in broad if r["rank"] is not None and r["rank"] <= TOP]
         good = [r for r in mine if (r["p_ratio"] or 0) >= GOAL_RATIO]
-        out.append(f"{name}: topics with ≥ {GOAL_SHARE:.0%} of the questions in the top {TOP} gaps {len(top)} of "
-                   f"{len(broad)}; least-covered documents ≥ {GOAL_RATIO:g}× the base rate {len(good)} of {len(mine)}")
+        out.append(
+            f"{name}: topics with ≥ {GOAL_SHARE:.0%} of the questions in the top {TOP} gaps {len(top)} of "
+            f"{len(broad)}; least-covered documents ≥ {GOAL_RATIO:g}× the base rate {len(good)} of {len(mine)}"
+        )
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("data", type=Path, help="folder holding one BEIR-layout folder per data set")
-    parser.add_argument("--prepare", nargs="+", type=Path, metavar="REPO",
-                        help="convert these fetched repositories into DATA (see heldout_data.py), then stop")
-    parser.add_argument("--datasets", default="squad,scifact,scifact-open", help="comma-separated folder names under DATA")
+    parser.add_argument(
+        "--prepare",
+        nargs="+",
+        type=Path,
+        metavar="REPO",
+        help="convert these fetched repositories into DATA (see heldout_data.py), then stop",
+    )
+    parser.add_argument(
+        "--datasets", default="squad,scifact,scifact-open", help="comma-separated folder names under DATA"
+    )
     parser.add_argument("--k", type=int, default=8, help="K-means groups for data sets without topic labels")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--embedder", default="local")
@@ -249,8 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     names = args.datasets.split(",")
     missing = [n for n in names if not (args.data / n / "corpus.jsonl").is_file()]
     if missing:
-        print(f"{args.data}: no prepared {', '.join(missing)} (corpus.jsonl); fetch the repositories and run "
-              "--prepare first (see this script's docstring)", file=sys.stderr)
+        print(
+            f"{args.data}: no prepared {', '.join(missing)} (corpus.jsonl); fetch the repositories and run "
+            "--prepare first (see this script's docstring)",
+            file=sys.stderr,
+        )
         return 2
     db = open_db(args.data / "ragcov.db")
     rows: list[dict] = []

@@ -62,8 +62,20 @@ def main_(argv: list[str] | None = None) -> None:
     truth = write_sets(args.squad, args.out)
     for kind, labels in truth.items():
         report = args.out / kind / "lint.json"
-        main(["lint", "--quiet", "--db", str(args.out / "ragcov.db"), "--questions", str(args.out / kind / "questions.jsonl"),
-              "--corpus", str(args.out / kind / "corpus"), "--json", str(report)])
+        main(
+            [
+                "lint",
+                "--quiet",
+                "--db",
+                str(args.out / "ragcov.db"),
+                "--questions",
+                str(args.out / kind / "questions.jsonl"),
+                "--corpus",
+                str(args.out / kind / "corpus"),
+                "--json",
+                str(report),
+            ]
+        )
         flagged = {f["question_id"] for f in json.loads(report.read_text())["findings"] if f["kind"] == "unanswerable"}
         for label, want in (("unanswerable", True), ("answerable", False)):
             ids = [q for q, value in labels.items() if value == want]

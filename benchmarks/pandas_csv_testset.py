@@ -25,8 +25,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ragcov_tui.testset import writer  # noqa: E402
 from ragcov_tui.testset.reader import read_testset  # noqa: E402
 
-WORDS = ["plan", "billing", "SAML", "Okta", "webhook", "retry", "naïve", "Größe", "日本語", "😀", "it's",
-         'the "default"', "a, b", "x | y", "semi; colon", "back\\slash", "tab\there"]
+WORDS = [
+    "plan",
+    "billing",
+    "SAML",
+    "Okta",
+    "webhook",
+    "retry",
+    "naïve",
+    "Größe",
+    "日本語",
+    "😀",
+    "it's",
+    'the "default"',
+    "a, b",
+    "x | y",
+    "semi; colon",
+    "back\\slash",
+    "tab\there",
+]
 HEADER = ["", "user_input", "retrieved_contexts", "response", "reference", "faithfulness", "context_recall"]
 
 
@@ -40,10 +57,21 @@ def ragas_csv(rows: int, seed: int = 7) -> str:
     out = csv.writer(buffer, lineterminator="\n")
     out.writerow(HEADER)
     for i in range(rows):
-        contexts = [text(rng, rng.randint(5, 40)) + ("\nsecond line" if rng.random() < 0.3 else "")
-                    for _ in range(rng.randint(1, 5))]
-        out.writerow([i, f"Question {i}: {text(rng, 8)}?", str(contexts), text(rng, 12), text(rng, 10),
-                      round(rng.random(), 3), "" if rng.random() < 0.1 else round(rng.random(), 3)])
+        contexts = [
+            text(rng, rng.randint(5, 40)) + ("\nsecond line" if rng.random() < 0.3 else "")
+            for _ in range(rng.randint(1, 5))
+        ]
+        out.writerow(
+            [
+                i,
+                f"Question {i}: {text(rng, 8)}?",
+                str(contexts),
+                text(rng, 12),
+                text(rng, 10),
+                round(rng.random(), 3),
+                "" if rng.random() < 0.1 else round(rng.random(), 3),
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -64,7 +92,7 @@ def main() -> None:
     print(f"{args.rows} rows, {len(original) / 1e6:.1f} MB, {contexts} contexts: read best {min(times) * 1000:.0f} ms")
     print(f"note: {testset.notes[0]}")
     start = time.perf_counter()
-    accepted = writer.plan_append(writer.snapshot(path), "A new, \"quoted\" question — ünï?", {"source": "bench"})
+    accepted = writer.plan_append(writer.snapshot(path), 'A new, "quoted" question — ünï?', {"source": "bench"})
     writer.commit(accepted)
     accept_ms = (time.perf_counter() - start) * 1000
     edited = writer.plan_append(writer.snapshot(path), "An edited one?\nTwo lines.", {"edited": True})

@@ -49,8 +49,10 @@ def main() -> None:
     C, _ = clustered(args.chunks, centres, rng)
     Q, _ = clustered(args.questions, centres[: TOPICS // 2], rng)
     centroids = fit_centroids(C[:20_000], 50, 0, minibatch=False)
-    print(f"== per-chunk pass, {args.chunks:,} chunks x {args.questions:,} questions, {DIM}-d, K=50 ({load()})",
-          flush=True)
+    print(
+        f"== per-chunk pass, {args.chunks:,} chunks x {args.questions:,} questions, {DIM}-d, K=50 ({load()})",
+        flush=True,
+    )
     labels, found, base, base_cpu = per_chunk_pass(LocalEngine(), C, Q, centroids)
     print(f"  local engine            {base:7.1f} s wall, {base_cpu:7.1f} s CPU ({load()})", flush=True)
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
@@ -62,12 +64,18 @@ def main() -> None:
             started = time.perf_counter() - t
             got_labels, got, wall, cpu = per_chunk_pass(engine, C, Q, centroids)
             engine.close()
-            same = (np.array_equal(got_labels, labels) and np.array_equal(got.row_index, found.row_index)
-                    and np.array_equal(got.col_index, found.col_index)
-                    and np.allclose(got.row_dist, found.row_dist, rtol=0, atol=1e-12))
-            print(f"  ray engine, {workers} CPU{'s' if workers > 1 else ' '}     {wall:7.1f} s wall, {cpu:7.1f} s CPU "
-                  f"(driver) -> {wall / base:.2f}x the local engine, {wall - base:+.1f} s; ray.init {started:.1f} s; "
-                  f"results {'equal' if same else 'DIFFERENT'} ({load()})", flush=True)
+            same = (
+                np.array_equal(got_labels, labels)
+                and np.array_equal(got.row_index, found.row_index)
+                and np.array_equal(got.col_index, found.col_index)
+                and np.allclose(got.row_dist, found.row_dist, rtol=0, atol=1e-12)
+            )
+            print(
+                f"  ray engine, {workers} CPU{'s' if workers > 1 else ' '}     {wall:7.1f} s wall, {cpu:7.1f} s CPU "
+                f"(driver) -> {wall / base:.2f}x the local engine, {wall - base:+.1f} s; ray.init {started:.1f} s; "
+                f"results {'equal' if same else 'DIFFERENT'} ({load()})",
+                flush=True,
+            )
     finally:
         shutil.rmtree(temp, ignore_errors=True)
 

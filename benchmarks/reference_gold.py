@@ -35,8 +35,8 @@ def make_corpus(n_docs: int, seed: int = 0) -> list[Document]:
     docs = []
     for d in range(n_docs):
         words = rng.choices(vocab, weights, k=400)
-        sentences = [" ".join(words[i:i + 16]).capitalize() + "." for i in range(0, len(words), 16)]
-        paragraphs = ["\n".join(sentences[i:i + 5]) for i in range(0, len(sentences), 5)]
+        sentences = [" ".join(words[i : i + 16]).capitalize() + "." for i in range(0, len(words), 16)]
+        paragraphs = ["\n".join(sentences[i : i + 5]) for i in range(0, len(sentences), 5)]
         docs.append(Document(f"docs/{d:05d}.md", "\n\n".join(paragraphs)))
     return docs
 
@@ -49,7 +49,7 @@ def make_questions(docs: list[Document], n: int, per: int, seed: int = 1) -> lis
         for _ in range(per):
             text = rng.choice(docs).text
             start = rng.randrange(0, max(1, len(text) - 900))
-            passage = text[start:start + rng.randint(250, 800)]
+            passage = text[start : start + rng.randint(250, 800)]
             roll = rng.random()
             if roll < 0.05:
                 passage = " ".join(rng.sample(passage.split(), k=len(passage.split())))  # a paraphrase: unmatched

@@ -53,12 +53,17 @@ def build(where: Path, n: int) -> None:
     for s in range(0, n, BLOCK):
         vecs, topic = clustered(min(BLOCK, n - s), centre, rng)
         rows = range(s, s + len(vecs))
-        batch = pa.table({
-            "id": [f"c{i}" for i in rows],
-            "text": [f"Topic t{t} covers item{i % 50} and detail{i % 7}." for i, t in zip(rows, topic.tolist(), strict=True)],
-            "document": [f"doc{t}" for t in topic.tolist()],
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel(), type=pa.float32()), DIM),
-        })
+        batch = pa.table(
+            {
+                "id": [f"c{i}" for i in rows],
+                "text": [
+                    f"Topic t{t} covers item{i % 50} and detail{i % 7}."
+                    for i, t in zip(rows, topic.tolist(), strict=True)
+                ],
+                "document": [f"doc{t}" for t in topic.tolist()],
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel(), type=pa.float32()), DIM),
+            }
+        )
         if table is None:
             table = lancedb.connect(str(where)).create_table(TABLE, batch)
         else:
@@ -78,7 +83,9 @@ def run(where: Path, m: int) -> None:
     store = read_store_corpus(spec)
     read = time.perf_counter() - t
     n = len(store.chunks)
-    print(f"read {n} rows in {read:.2f} s = {n / read:,.0f} rows/s; RSS after reading {peak_rss_gb():.2f} GB ({load()})")
+    print(
+        f"read {n} rows in {read:.2f} s = {n / read:,.0f} rows/s; RSS after reading {peak_rss_gb():.2f} GB ({load()})"
+    )
     Q, qs = questions(m)
     timer = StageTimer()
     result = analyze(store.vectors, Q, store.chunks, qs, CoverageParams(), progress=timer)
@@ -89,8 +96,16 @@ def run(where: Path, m: int) -> None:
     t = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         db = open_db(str(Path(tmp) / "ragcov.db"), writable=True)
-        sid = create_session(db, "analysis", corpus=[spec.text], questions_path="synthetic", testset_sha256="",
-                             embedder="synthetic", llm="heuristic", params={})
+        sid = create_session(
+            db,
+            "analysis",
+            corpus=[spec.text],
+            questions_path="synthetic",
+            testset_sha256="",
+            embedder="synthetic",
+            llm="heuristic",
+            params={},
+        )
         save_documents(db, sid, store.documents, store.chunks)
         save_vectors(db, sid, "chunk", [c.id for c in store.chunks], store.vectors)
         save_vectors(db, sid, "question", [q.id for q in qs], Q)
@@ -99,8 +114,10 @@ def run(where: Path, m: int) -> None:
     total = read + (end - timer.t0) + stored
     cov = result.coverage
     print(f"  store (SQLite)         {stored:7.2f} s")
-    print(f"read + analyze + store   {total:7.2f} s   peak RSS {peak_rss_gb():.2f} GB   K={result.clustering.k} "
-          f"basic={cov['basic']:.4f} gaps={len(result.gaps)}")
+    print(
+        f"read + analyze + store   {total:7.2f} s   peak RSS {peak_rss_gb():.2f} GB   K={result.clustering.k} "
+        f"basic={cov['basic']:.4f} gaps={len(result.gaps)}"
+    )
 
 
 def main() -> None:
@@ -117,10 +134,14 @@ def main() -> None:
         where = Path(args.dir or tmp) / "lance"
         t = time.perf_counter()
         if not (where / f"{TABLE}.lance").exists():  # a --dir built before is read again as it is
-            subprocess.run([sys.executable, __file__, "--build-only", "--dir", str(where), "--chunks", str(args.chunks)],
-                           check=True)
-        print(f"== {args.chunks} chunks x {args.questions} questions, {DIM}-d: table built in "
-              f"{time.perf_counter() - t:.1f} s ({load()})")
+            subprocess.run(
+                [sys.executable, __file__, "--build-only", "--dir", str(where), "--chunks", str(args.chunks)],
+                check=True,
+            )
+        print(
+            f"== {args.chunks} chunks x {args.questions} questions, {DIM}-d: table built in "
+            f"{time.perf_counter() - t:.1f} s ({load()})"
+        )
         run(where, args.questions)
 
 

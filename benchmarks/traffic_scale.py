@@ -57,10 +57,13 @@ def variants(queries: list[str], n: int, rng: random.Random) -> list[str]:
 def served(rng: random.Random, worse: bool) -> dict:
     """Latency, three retrieved documents with scores, feedback one row in three, a session id."""
     best = rng.uniform(0.25, 0.45) if worse else rng.uniform(0.6, 0.9)
-    row: dict = {"latency_ms": round(rng.lognormvariate(8.0 if worse else 6.8, 0.35)),
-                 "retrieved": [] if worse and rng.random() < 0.1 else
-                 [{"id": f"doc{rng.randrange(5000)}", "score": round(best - 0.05 * k, 3)} for k in range(3)],
-                 "session_id": f"s{rng.randrange(50_000)}"}
+    row: dict = {
+        "latency_ms": round(rng.lognormvariate(8.0 if worse else 6.8, 0.35)),
+        "retrieved": []
+        if worse and rng.random() < 0.1
+        else [{"id": f"doc{rng.randrange(5000)}", "score": round(best - 0.05 * k, 3)} for k in range(3)],
+        "session_id": f"s{rng.randrange(50_000)}",
+    }
     if rng.random() < 1 / 3:
         row["feedback"] = "down" if rng.random() < (0.6 if worse else 0.08) else "up"
     return row
@@ -69,7 +72,9 @@ def served(rng: random.Random, worse: bool) -> dict:
 def write_log(path: Path, distinct: list[str], rows: int, rng: random.Random) -> None:
     weights = [1.0 / (k + 1) for k in range(len(distinct))]
     picks = rng.choices(range(len(distinct)), weights=weights, k=rows)
-    worse = {q for q in distinct if zlib.crc32(q.split()[0].encode()) % 10 == 0}  # one first word in ten: a topic served worse
+    worse = {
+        q for q in distinct if zlib.crc32(q.split()[0].encode()) % 10 == 0
+    }  # one first word in ten: a topic served worse
     with path.open("w", encoding="utf-8") as f:
         for i, k in enumerate(picks):
             text = distinct[k]
@@ -103,12 +108,15 @@ def main() -> None:
         t = time.perf_counter()
         parsed = read_traffic(log)
         read_s = time.perf_counter() - t
-        print(f"log: {parsed.rows:,} rows, {parsed.total:,} queries, {len(parsed.texts):,} distinct "
-              f"({log.stat().st_size / 1e6:.1f} MB); read + aggregate {read_s:.2f} s; peak RSS {peak_rss_mb():,.0f} MB")
+        print(
+            f"log: {parsed.rows:,} rows, {parsed.total:,} queries, {len(parsed.texts):,} distinct "
+            f"({log.stat().st_size / 1e6:.1f} MB); read + aggregate {read_s:.2f} s; peak RSS {peak_rss_mb():,.0f} MB"
+        )
         del parsed
         db = open_db(Path(tmp) / "ragcov.db")
-        opts = AnalyzeOptions(corpus=[], questions=str(beir), embedder=args.embedder, traffic=str(log),
-                              window=args.window)
+        opts = AnalyzeOptions(
+            corpus=[], questions=str(beir), embedder=args.embedder, traffic=str(log), window=args.window
+        )
         for label in ("cold", "warm"):
             t = time.perf_counter()
             _, report = run_analysis(opts, db)
@@ -116,16 +124,20 @@ def main() -> None:
             timings = report["timings"]
             traffic = report["traffic"]
             print(f"{label}: total {wall:.1f} s; " + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
-            print(f"  {report['corpus']['chunks']:,} chunks, {report['questions']['total']} questions; "
-                  f"{len(traffic['clusters'])} traffic clusters, {traffic['content_gap']['queries']:,} unanswerable "
-                  f"distinct queries, {len(traffic['unasked_questions']['questions'])} tests nobody asks; "
-                  f"embeddings: {report['usage']['embeddings']}; peak RSS {peak_rss_mb():,.0f} MB")
+            print(
+                f"  {report['corpus']['chunks']:,} chunks, {report['questions']['total']} questions; "
+                f"{len(traffic['clusters'])} traffic clusters, {traffic['content_gap']['queries']:,} unanswerable "
+                f"distinct queries, {len(traffic['unasked_questions']['questions'])} tests nobody asks; "
+                f"embeddings: {report['usage']['embeddings']}; peak RSS {peak_rss_mb():,.0f} MB"
+            )
             overall = traffic["health"]["overall"]
             spots = traffic["health"]["hotspots"]
-            print(f"  health: p50 {overall['latency_ms']['p50']} ms, p95 {overall['latency_ms']['p95']} ms, "
-                  f"negative feedback {overall['negative_feedback']['rate']:.3f}, "
-                  f"{len(spots)} hotspots" + (f" (first: cluster {spots[0]['cluster']}, {spots[0]['worse']})"
-                                               if spots else ""))
+            print(
+                f"  health: p50 {overall['latency_ms']['p50']} ms, p95 {overall['latency_ms']['p95']} ms, "
+                f"negative feedback {overall['negative_feedback']['rate']:.3f}, "
+                f"{len(spots)} hotspots"
+                + (f" (first: cluster {spots[0]['cluster']}, {spots[0]['worse']})" if spots else "")
+            )
 
 
 if __name__ == "__main__":

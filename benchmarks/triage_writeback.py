@@ -43,7 +43,7 @@ def main() -> None:
     sid = make_analysis_session(db, testset_dir=folder, n_chunks=2000, n_questions=args.questions)
     path = folder / "questions.jsonl"
     suggestions = iter([s.id for g in gap_rows(db, sid, str(path.resolve())) for s in g["suggestions"]])
-    added = iter(range(10 ** 9))
+    added = iter(range(10**9))
 
     def outside_append_then_reload() -> None:
         with path.open("a") as handle:

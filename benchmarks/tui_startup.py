@@ -48,7 +48,9 @@ async def first_paint(path: Path) -> None:
 def cold_start(path: Path) -> float:
     """Seconds from starting a new Python process to its first painted Overview."""
     t0 = time.perf_counter()
-    with subprocess.Popen([sys.executable, __file__, "--first-paint", str(path)], stdout=subprocess.PIPE, text=True) as child:
+    with subprocess.Popen(
+        [sys.executable, __file__, "--first-paint", str(path)], stdout=subprocess.PIPE, text=True
+    ) as child:
         assert child.stdout is not None and child.stdout.readline().strip() == "painted"
         seconds = time.perf_counter() - t0
     return seconds
@@ -91,8 +93,10 @@ def main() -> None:
     overview = statistics.median(r[0] for r in results)
     filtered = statistics.median(r[1] for r in results)
     print(f"session: {args.chunks:,} chunks, {args.questions:,} questions; eval {args.questions:,} items")
-    print(f"new process → Overview painted:     {cold:.3f} s (median of {args.runs}; target < 0.7 s: "
-          f"{'met' if cold < 0.7 else 'NOT met'})")
+    print(
+        f"new process → Overview painted:     {cold:.3f} s (median of {args.runs}; target < 0.7 s: "
+        f"{'met' if cold < 0.7 else 'NOT met'})"
+    )
     print(f"launch → Overview painted:          {overview:.3f} s (median of {args.runs})")
     print(f"launch → Results filtered {args.query!r}: {filtered:.3f} s ({results[0][2]:,} rows match)")
     print(f"target < 1.5 s: {'met' if max(overview, filtered) < 1.5 else 'NOT met'}")

@@ -22,7 +22,9 @@ def write_beir(sample: Path, out: Path) -> Path:
     documents = load_corpus([sample / "corpus"]).documents
     with (out / "corpus.jsonl").open("w", encoding="utf-8") as f:
         for d in documents:
-            f.write(json.dumps({"_id": d.source, "title": Path(d.source).stem.replace("-", " "), "text": d.text}) + "\n")
+            f.write(
+                json.dumps({"_id": d.source, "title": Path(d.source).stem.replace("-", " "), "text": d.text}) + "\n"
+            )
     rows = [json.loads(line) for line in (sample / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
     with (out / "queries.jsonl").open("w", encoding="utf-8") as f:
         f.writelines(json.dumps({"_id": r["id"], "text": r["question"]}) + "\n" for r in rows)

@@ -59,8 +59,11 @@ def judge_server():
         return rules(messages, body)
 
     with FakeAPIServer() as server, pytest.MonkeyPatch.context() as env:
-        for name, value in (("OPENAI_API_KEY", "test-key"), ("OPENAI_BASE_URL", server.base_url),
-                            ("RAGCOV_RETRY_BASE_DELAY", "0.001")):
+        for name, value in (
+            ("OPENAI_API_KEY", "test-key"),
+            ("OPENAI_BASE_URL", server.base_url),
+            ("RAGCOV_RETRY_BASE_DELAY", "0.001"),
+        ):
             env.setenv(name, value)
         server.chat_handler = reply
         yield server
@@ -85,5 +88,11 @@ def references(ragcov_references, judge_server, beir, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def answers(ragcov_eval, judge_server, references, beir):
     """BM25 with extractive answers, judged for correctness against the synthetic references."""
-    return ragcov_eval(questions=references, corpus=beir / "corpus.jsonl", system="builtin:bm25", k=K,
-                       judge_llm=JUDGE, metrics=["answer_correctness", "recall"])
+    return ragcov_eval(
+        questions=references,
+        corpus=beir / "corpus.jsonl",
+        system="builtin:bm25",
+        k=K,
+        judge_llm=JUDGE,
+        metrics=["answer_correctness", "recall"],
+    )

@@ -27,8 +27,11 @@ def test_the_first_hit_is_near_the_top(retrieval):
     assert_metric(retrieval, "mrr", at_least=0.6)
 
 
-@pytest.mark.xfail(strict=True, reason="the example's one failing assertion: its message names the questions "
-                                       "ranked below the target, with what they retrieved")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the example's one failing assertion: its message names the questions "
+    "ranked below the target, with what they retrieved",
+)
 def test_ndcg_target_for_the_next_release(retrieval):
     assert_metric(retrieval, "ndcg@5", at_least=0.95)
 

@@ -24,11 +24,20 @@ def print_alignment(console: Console, sid: str, report: Mapping[str, Any]) -> No
     """Per metric: the figures with their 95% intervals, the verdict, the confusion matrix and
     calibration table, then the judged means next to their judge-corrected estimates."""
     section = report.get("judge_alignment") or {}
-    console.print(plain_line(f"Judge alignment of session {sid}: {section.get('labels', 0)} labels "
-                             f"(95% intervals: Wilson for the rates, seeded bootstrap for the rest)"))
+    console.print(
+        plain_line(
+            f"Judge alignment of session {sid}: {section.get('labels', 0)} labels "
+            f"(95% intervals: Wilson for the rates, seeded bootstrap for the rest)"
+        )
+    )
     if section.get("unmatched_labels"):
-        console.print(plain_line(f"{section['unmatched_labels']} labels left out: their item has no judge score "
-                                 "for that metric (failed, undefined, or not done)", style="yellow"))
+        console.print(
+            plain_line(
+                f"{section['unmatched_labels']} labels left out: their item has no judge score "
+                "for that metric (failed, undefined, or not done)",
+                style="yellow",
+            )
+        )
     t = Table(title="Judge against labels", title_justify="left")
     for col in ALIGNMENT_COLUMNS:
         t.add_column(col, justify="left" if col == "metric" else "right")
@@ -36,8 +45,10 @@ def print_alignment(console: Console, sid: str, report: Mapping[str, Any]) -> No
         t.add_row(*(plain_line(c) for c in row))
     console.print(t)
     for metric, m in (section.get("metrics") or {}).items():
-        console.print(plain_line(f"{metric}: {m.get('verdict')}", style="bold" if m.get("certified") else "bold yellow"),
-                      soft_wrap=True)
+        console.print(
+            plain_line(f"{metric}: {m.get('verdict')}", style="bold" if m.get("certified") else "bold yellow"),
+            soft_wrap=True,
+        )
         for line in confusion_lines(m) + calibration_lines(m):  # our own figures: kept aligned
             console.print(Text("  " + line), soft_wrap=True)
     for metric, line in corrected_lines(report):

@@ -67,15 +67,18 @@ def setup(args: argparse.Namespace, warn: Callable[[str], None] | None) -> Setup
 
 
 @overload
-def command_options(args: argparse.Namespace, found: Setup, command: Literal["analyze", "lint"],
-                    **fixed: Any) -> AnalyzeOptions: ...
+def command_options(
+    args: argparse.Namespace, found: Setup, command: Literal["analyze", "lint"], **fixed: Any
+) -> AnalyzeOptions: ...
 @overload
 def command_options(args: argparse.Namespace, found: Setup, command: Literal["eval"], **fixed: Any) -> EvalOptions: ...
 @overload
-def command_options(args: argparse.Namespace, found: Setup, command: Literal["references"],
-                    **fixed: Any) -> ReferenceOptions: ...
-def command_options(args: argparse.Namespace, found: Setup, command: OptionsCommand,
-                    **fixed: Any) -> AnalyzeOptions | EvalOptions | ReferenceOptions:
+def command_options(
+    args: argparse.Namespace, found: Setup, command: Literal["references"], **fixed: Any
+) -> ReferenceOptions: ...
+def command_options(
+    args: argparse.Namespace, found: Setup, command: OptionsCommand, **fixed: Any
+) -> AnalyzeOptions | EvalOptions | ReferenceOptions:
     """The options of ``command`` from the settings :func:`setup` resolved and the flags no
     setting covers, with the URLs the run will use checked now (:func:`check_urls`)."""
     opts = options_from(command, found.resolved, **{**vars(args), **fixed})
@@ -96,7 +99,7 @@ def check_urls(opts: AnalyzeOptions | EvalOptions | ReferenceOptions) -> None:
 
     system = getattr(opts, "system", None) or ""
     if system.startswith("http:") or system.startswith("https://"):
-        check_reachable(system if system.startswith(("http://", "https://")) else system[len("http:"):], "--system")
+        check_reachable(system if system.startswith(("http://", "https://")) else system[len("http:") :], "--system")
     embedder = getattr(opts, "embedder", None)
     checks = [EMBEDDERS[embedder_spec(embedder)[0]].check_server] if embedder else []
     for key in ("llm", "judge_llm", "paraphrase_llm"):
@@ -110,8 +113,11 @@ def check_urls(opts: AnalyzeOptions | EvalOptions | ReferenceOptions) -> None:
 def check_outputs(args: argparse.Namespace, *, inputs: Iterable[str | None] = (), db_path: str | None = None) -> None:
     """Every output flag of ``args`` (``--json`` / ``--markdown``; ``-`` is stdout) names a file that
     can be written and is none of the inputs; BadInput naming the flag otherwise."""
-    outputs = [(f"--{name}", getattr(args, name)) for name in OUTPUT_FLAGS
-               if isinstance(getattr(args, name, None), str) and getattr(args, name) != "-"]
+    outputs = [
+        (f"--{name}", getattr(args, name))
+        for name in OUTPUT_FLAGS
+        if isinstance(getattr(args, name, None), str) and getattr(args, name) != "-"
+    ]
     protected = [(str(p), "one of the inputs (test file, corpus, qrels, baseline)") for p in inputs if p]
     if getattr(args, "questions", None):
         protected.append((args.questions, "the test file (--questions)"))
@@ -166,4 +172,3 @@ def session_inputs(db: Any, refs: Iterable[str]) -> list[str]:
             continue
         paths += [p for p in [session.get("questions_path"), *(session.get("corpus") or [])] if p]
     return paths
-

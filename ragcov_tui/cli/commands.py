@@ -113,8 +113,11 @@ def _setup(args: argparse.Namespace) -> Setup:
     ``args.db_where`` names the database path's source."""
     found = setup(args, None if args.quiet else warn_printer(args.quiet))
     args.db_where, args.db_path = found.db_where, found.db_path
-    check_outputs(args, inputs=[getattr(args, key, None) for key in ("qrels", "baseline", "a", "b", "traffic")],
-                  db_path=found.db_path)
+    check_outputs(
+        args,
+        inputs=[getattr(args, key, None) for key in ("qrels", "baseline", "a", "b", "traffic")],
+        db_path=found.db_path,
+    )
     return found
 
 
@@ -149,10 +152,19 @@ def cmd_analyze(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         _, report = run_analysis(opts, db, progress=progress, warn=None if args.quiet else warn_printer(args.quiet))
     _analysis_outputs(args, out, report, db_path, db)
-    _write_junit(args, f"ragcov analyze {report.get('session_id')}", coverage_junit_cases(report, gates, maxima),
-                 report.get("timings", {}).get("total", 0.0), session=report.get("session_id"))
-    return _gate_exit([f"{'max' if isinstance(b, AboveMaximum) else 'fail-under'} {b}"
-                       for b in check_coverage_gates(report, gates, maxima)])
+    _write_junit(
+        args,
+        f"ragcov analyze {report.get('session_id')}",
+        coverage_junit_cases(report, gates, maxima),
+        report.get("timings", {}).get("total", 0.0),
+        session=report.get("session_id"),
+    )
+    return _gate_exit(
+        [
+            f"{'max' if isinstance(b, AboveMaximum) else 'fail-under'} {b}"
+            for b in check_coverage_gates(report, gates, maxima)
+        ]
+    )
 
 
 def _write_junit(args: argparse.Namespace, suite: str, cases: list[Any], seconds: float, **properties: Any) -> None:
@@ -177,8 +189,9 @@ def cmd_lint(args: argparse.Namespace, out: Console) -> int:
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         section = run_lint(opts, db, progress=progress, warn=_warn(args))
     write_output(args.json, dump_json(section), args.quiet)
-    write_output(args.markdown, "# Test-set lint\n" + lint_markdown(section).removeprefix("\n## Test-set lint\n"),
-                 args.quiet)
+    write_output(
+        args.markdown, "# Test-set lint\n" + lint_markdown(section).removeprefix("\n## Test-set lint\n"), args.quiet
+    )
     if args.json != "-":
         print_lint(out, section)
     return _gate_exit([f"fail-under {b}" for b in check_lint_gates(section, gates)])
@@ -200,8 +213,14 @@ def _print_plan(args: argparse.Namespace, out: Console, plan: Any) -> int:
 def _analysis_outputs(args: argparse.Namespace, out: Console, report: AnalysisReport, db_path: str, db: Any) -> None:
     """``--json``, ``--markdown`` and ``--html`` of an analysis, then its summary (unless the JSON went to stdout)."""
     write_output(args.json, dump_json(report), args.quiet)
-    write_output(args.markdown, analysis_markdown(report) + traffic_markdown(report) + exercised_markdown(report)
-                 + lint_markdown(report.get("lint")), args.quiet)
+    write_output(
+        args.markdown,
+        analysis_markdown(report)
+        + traffic_markdown(report)
+        + exercised_markdown(report)
+        + lint_markdown(report.get("lint")),
+        args.quiet,
+    )
     if args.html:
         from ragcov_tui.services.html_export import analysis_page
 
@@ -218,8 +237,11 @@ def _eval_outputs(args: argparse.Namespace, out: Console, report: EvalReport, db
     from ragcov_tui.evaluation.report_md import eval_markdown
 
     write_output(args.json, dump_json(report), args.quiet)
-    write_output(args.markdown, eval_markdown(report) + probes_markdown(report) + stale_gold_markdown(report.get("stale_gold")),
-                 args.quiet)
+    write_output(
+        args.markdown,
+        eval_markdown(report) + probes_markdown(report) + stale_gold_markdown(report.get("stale_gold")),
+        args.quiet,
+    )
     if args.html:
         from ragcov_tui.services.html_export import eval_page
 
@@ -255,8 +277,9 @@ def cmd_sessions(args: argparse.Namespace, out: Console) -> int:
     if args.json:
         sys.stdout.write(dump_json(sessions) + "\n")
     elif not sessions:
-        out.print(plain_line(f"No sessions in {db_path} yet. Start with: {ragcov_command()} analyze --help"),
-                  soft_wrap=True)  # a command to paste: one line, whatever the width
+        out.print(
+            plain_line(f"No sessions in {db_path} yet. Start with: {ragcov_command()} analyze --help"), soft_wrap=True
+        )  # a command to paste: one line, whatever the width
     else:
         print_sessions(out, sessions)
     return EXIT_OK
@@ -270,8 +293,10 @@ def cmd_report(args: argparse.Namespace, out: Console) -> int:
     if session["status"] != "done":
         raise BadInput(f"session {session['id']} is {session['status']}: {session.get('error') or 'no report'}")
     if not has_report(db, session["id"]):
-        raise BadInput(f"session {session['id']} is done but holds no report (left by another ragcov, or the "
-                       "database was edited): run it again")
+        raise BadInput(
+            f"session {session['id']} is done but holds no report (left by another ragcov, or the "
+            "database was edited): run it again"
+        )
     if session["kind"] == "analysis":
         from ragcov_tui.store.analysis import load_analysis_report
 
@@ -298,8 +323,13 @@ def cmd_labels(args: argparse.Namespace, out: Console) -> int:
     labels = read_labels(Path(args.file), args.file, list(item_questions(db, sid)), judged_metrics(db, sid))
     stored = import_labels(db, sid, labels, f"import:{Path(args.file).name}")
     yes = sum(x.label for x in labels)
-    out.print(plain_line(f"{stored} labels stored in session {sid} ({yes} yes, {stored - yes} no); "
-                         f"next: {ragcov_command()} align {sid}"), soft_wrap=True)
+    out.print(
+        plain_line(
+            f"{stored} labels stored in session {sid} ({yes} yes, {stored - yes} no); "
+            f"next: {ragcov_command()} align {sid}"
+        ),
+        soft_wrap=True,
+    )
     return EXIT_OK
 
 
@@ -321,8 +351,10 @@ def cmd_align(args: argparse.Namespace, out: Console) -> int:
     alignment = session_alignment(db, sid, certify_at=default("certify_at") if certify_at is None else certify_at)
     if alignment is None or not alignment.metrics:
         why = "no labels" if alignment is None else "no label on an item the judge scored"
-        raise BadInput(f"session {sid} has {why}: label items in the app (Results) or run "
-                       f"{ragcov_command()} labels import FILE --session {sid}")
+        raise BadInput(
+            f"session {sid} has {why}: label items in the app (Results) or run "
+            f"{ragcov_command()} labels import FILE --session {sid}"
+        )
     report = with_alignment(report, alignment)
     write_output(args.json, dump_json(report["judge_alignment"]), args.quiet)
     if args.json != "-":
@@ -358,13 +390,21 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
     db = _open(args, db_path, writable=True)
     data, made = demo_copy(source, db_path)
     if not args.quiet:
-        SafeConsole(stderr=True, soft_wrap=True).print(plain_line(
-            f"demo: working on {'a new copy' if made else 'the copy'} of {source} in {data} (accepted questions go there)"))
+        SafeConsole(stderr=True, soft_wrap=True).print(
+            plain_line(
+                f"demo: working on {'a new copy' if made else 'the copy'} of {source} in {data} (accepted questions go there)"
+            )
+        )
     corpus, questions = data / "corpus", data / "questions.jsonl"
     with ProgressBar(quiet=args.quiet) as bar, tracking(bar) as progress:
         traffic = data / "traffic.jsonl"  # the sample's query log, when there is one: the Traffic pane has data
-        sid, report = run_analysis(AnalyzeOptions(corpus=[str(corpus)], questions=str(questions),
-                                                  traffic=str(traffic) if traffic.is_file() else None), db, progress=progress)
+        sid, report = run_analysis(
+            AnalyzeOptions(
+                corpus=[str(corpus)], questions=str(questions), traffic=str(traffic) if traffic.is_file() else None
+            ),
+            db,
+            progress=progress,
+        )
         _, eval_report = run_eval(
             EvalOptions(questions=str(questions), corpus=[str(corpus)], system="builtin:hybrid"), db, progress=progress
         )
@@ -372,8 +412,14 @@ def cmd_demo(args: argparse.Namespace, out: Console) -> int:
         print_analysis(out, report, db_path)
         print_traffic(out, report)
         print_eval(out, eval_report)
-        out.print(plain_line(f"Share it as a page: {ragcov_command()} report {sid} --db {shlex.quote(db_path)} --html "
-                             "coverage.html (or press H in the app)", style="dim"), soft_wrap=True)
+        out.print(
+            plain_line(
+                f"Share it as a page: {ragcov_command()} report {sid} --db {shlex.quote(db_path)} --html "
+                "coverage.html (or press H in the app)",
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
         return EXIT_OK
     from ragcov_tui.tui.app import run_tui
 
@@ -408,15 +454,23 @@ def cmd_eval(args: argparse.Namespace, out: Console) -> int:
     _eval_outputs(args, out, with_alignment(report, alignment), db)
     if all_failed(report):
         error = Unreachable if all_unreachable(report) else ProviderError  # a wrong address: exit 2
-        raise error(f"nothing to score: {failure_note(report)}; fix the cause and continue "
-                    f"with --resume {report.get('session_id')}")
+        raise error(
+            f"nothing to score: {failure_note(report)}; fix the cause and continue "
+            f"with --resume {report.get('session_id')}"
+        )
     drop = {"max_drop": default("max_drop") if max_drop is None else max_drop}
     gates = check_gates(report, baseline=baseline, fail_under=args.fail_under or [], alignment=alignment, **drop)
     _gate_summary(args, gates.summary())
-    _write_junit(args, f"ragcov eval {report.get('session_id')}",
-                 junit_cases(report, baseline=baseline, fail_under=args.fail_under or [], alignment=alignment, **drop),
-                 report.get("timings", {}).get("total", 0.0), session=report.get("session_id"),
-                 system=report.get("system"), judge=report.get("judge"), questions=report.get("questions_path"))
+    _write_junit(
+        args,
+        f"ragcov eval {report.get('session_id')}",
+        junit_cases(report, baseline=baseline, fail_under=args.fail_under or [], alignment=alignment, **drop),
+        report.get("timings", {}).get("total", 0.0),
+        session=report.get("session_id"),
+        system=report.get("system"),
+        judge=report.get("judge"),
+        questions=report.get("questions_path"),
+    )
     return _gate_exit(gates.lines())
 
 
@@ -434,12 +488,21 @@ def cmd_references(args: argparse.Namespace, out: Console) -> int:
         summary = write_references(opts, db, progress=bar, warn=_warn(args))
     from ragcov_tui.llm.accounting import usage_lines
 
-    out.print(plain_line(f"wrote {summary.written} synthetic reference answers to {summary.out} "
-                         f"(marked 'reference_generated'; eval reports say so)"), soft_wrap=True)
+    out.print(
+        plain_line(
+            f"wrote {summary.written} synthetic reference answers to {summary.out} "
+            f"(marked 'reference_generated'; eval reports say so)"
+        ),
+        soft_wrap=True,
+    )
     if summary.without_answer:
         shown = ", ".join(summary.without_answer[:10]) + (" …" if len(summary.without_answer) > 10 else "")
-        out.print(plain_line(f"{len(summary.without_answer)} queries left out (their relevant documents gave no "
-                             f"answer): {shown}"), soft_wrap=True)
+        out.print(
+            plain_line(
+                f"{len(summary.without_answer)} queries left out (their relevant documents gave no answer): {shown}"
+            ),
+            soft_wrap=True,
+        )
     for line in usage_lines({opts.llm: summary.usage}):
         out.print(plain_line(line), soft_wrap=True)
     return EXIT_OK
@@ -470,7 +533,9 @@ def cmd_compare(args: argparse.Namespace, out: Console) -> int:
         from ragcov_tui.evaluation.report import read_eval_report
         from ragcov_tui.services.html_export import compare_page
 
-        write_html(args.html, compare_page(result, read_eval_report(db, args.a), read_eval_report(db, args.b)), args.quiet)
+        write_html(
+            args.html, compare_page(result, read_eval_report(db, args.a), read_eval_report(db, args.b)), args.quiet
+        )
     if args.json != "-":
         print_compare(out, result)
     return EXIT_OK

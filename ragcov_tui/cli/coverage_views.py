@@ -43,15 +43,29 @@ def print_gaps(console: Console, report: AnalysisReport) -> None:
     if gaps:
         more = f", first {GAPS_SHOWN} shown" if len(gaps) > GAPS_SHOWN else ""
         t = Table(title=f"Gaps ({len(gaps):,}, least covered first{more})", title_justify="left")
-        columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("cluster", "right"), ("prio", "right"),
-                                                    ("covered", "right"), ("coverage", "right"), ("size", "right"),
-                                                    ("share", "right"), ("themes", "left")]
+        columns: list[tuple[str, JustifyMethod]] = [
+            ("#", "right"),
+            ("cluster", "right"),
+            ("prio", "right"),
+            ("covered", "right"),
+            ("coverage", "right"),
+            ("size", "right"),
+            ("share", "right"),
+            ("themes", "left"),
+        ]
         for col, j in columns:
             t.add_column(col, justify=j)
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):
-            t.add_row(plain_line(i), plain_line(gap["cluster"]), fmt(gap.get("priority"), 2), pct(gap.get("covered_share")),
-                      fmt(gap.get("coverage")), count(gap.get("size")), pct(gap.get("share")),
-                      plain_line(themes_text(gap, report)))
+            t.add_row(
+                plain_line(i),
+                plain_line(gap["cluster"]),
+                fmt(gap.get("priority"), 2),
+                pct(gap.get("covered_share")),
+                fmt(gap.get("coverage")),
+                count(gap.get("size")),
+                pct(gap.get("share")),
+                plain_line(themes_text(gap, report)),
+            )
         console.print(t)
         console.print(plain_line(PRIORITY_NOTE))  # not the table's caption: that wraps at the table's width
         for i, gap in enumerate(gaps[:GAPS_SHOWN], 1):  # below the table: a table column too narrow to read at 80
@@ -60,10 +74,15 @@ def print_gaps(console: Console, report: AnalysisReport) -> None:
                 console.print(plain_line(f"   {text}"))
         if len(gaps) > GAPS_SHOWN:
             console.print(plain_line(f"and {len(gaps) - GAPS_SHOWN:,} more gaps (--markdown / --json)", style="dim"))
-    uneven = sorted((c for c in report.get("clusters", []) if c.get("uneven")),
-                    key=lambda c: (c.get("covered_share") or 0.0, -(c.get("unreached_share") or 0.0), c["id"]))
-    print_most_severe(console, [f"uneven cluster {c['id']} (covered {pct(c.get('covered_share'))}): {unreached_text(c)}"
-                                for c in uneven], "uneven clusters")
+    uneven = sorted(
+        (c for c in report.get("clusters", []) if c.get("uneven")),
+        key=lambda c: (c.get("covered_share") or 0.0, -(c.get("unreached_share") or 0.0), c["id"]),
+    )
+    print_most_severe(
+        console,
+        [f"uneven cluster {c['id']} (covered {pct(c.get('covered_share'))}): {unreached_text(c)}" for c in uneven],
+        "uneven clusters",
+    )
 
 
 def print_documents(console: Console, report: AnalysisReport) -> None:
@@ -71,20 +90,40 @@ def print_documents(console: Console, report: AnalysisReport) -> None:
     docs = report.get("documents", [])
     if docs and any(d.get("reach") is not None for d in docs):
         unreached = sum(1 for d in docs if d.get("unreached"))
-        console.print(plain_line(f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; "
-                                 "all in the JSON report)"))
+        console.print(
+            plain_line(
+                f"Least-covered documents ({count(unreached)} of {count(len(docs))} unreached; all in the JSON report)"
+            )
+        )
         t = Table()  # the title above, not the table's: that wraps at the table's width
-        columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("document", "left"), ("reach", "right"),
-                                                    ("covered", "right"), ("gold", "right"), ("chunks", "right"),
-                                                    ("", "left")]
+        columns: list[tuple[str, JustifyMethod]] = [
+            ("#", "right"),
+            ("document", "left"),
+            ("reach", "right"),
+            ("covered", "right"),
+            ("gold", "right"),
+            ("chunks", "right"),
+            ("", "left"),
+        ]
         for col, j in columns:
             t.add_column(col, justify=j)
         for d in docs[:DOCUMENTS_SHOWN]:
             gold_count = "n/a" if d.get("gold_count") is None else count(d["gold_count"])
-            t.add_row(plain_line(d.get("rank")), plain_line(d["source"]), fmt(d.get("reach")), pct(d.get("covered_share")),
-                      gold_count, count(d.get("chunks")), "unreached" if d.get("unreached") else "")
+            t.add_row(
+                plain_line(d.get("rank")),
+                plain_line(d["source"]),
+                fmt(d.get("reach")),
+                pct(d.get("covered_share")),
+                gold_count,
+                count(d.get("chunks")),
+                "unreached" if d.get("unreached") else "",
+            )
         console.print(t)
     gold = report.get("gold")
     if gold and gold.get("unnamed"):
-        console.print(plain_line(f"gold: {count(gold['documents_unnamed'])} of {count(gold['documents'])} documents are named by no "
-                                 f"question's gold ids: {named(gold['unnamed'], 5)}"))
+        console.print(
+            plain_line(
+                f"gold: {count(gold['documents_unnamed'])} of {count(gold['documents'])} documents are named by no "
+                f"question's gold ids: {named(gold['unnamed'], 5)}"
+            )
+        )

@@ -24,8 +24,10 @@ def demo_source(data: str | None) -> Path:
     it lacks ``corpus/`` or ``questions.jsonl``."""
     source = Path(data) if data else next((p for p in SAMPLES if p.is_dir()), SAMPLES[0])
     if not (source / "corpus").is_dir() or not (source / "questions.jsonl").is_file():
-        raise BadInput(f"demo data not found: expected {source / 'corpus'}/ and {source / 'questions.jsonl'}"
-                       + ("" if data else " (reinstall ragcov, or pass --data)"))
+        raise BadInput(
+            f"demo data not found: expected {source / 'corpus'}/ and {source / 'questions.jsonl'}"
+            + ("" if data else " (reinstall ragcov, or pass --data)")
+        )
     return source
 
 

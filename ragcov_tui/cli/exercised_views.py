@@ -30,9 +30,14 @@ def print_exercised(console: Console, report: AnalysisReport) -> None:
         t.add_column(col, justify="left" if col == "themes" else "right")
     order = sorted(ex["clusters"], key=lambda c: (c["share"] if c["share"] is not None else 1.0, c["cluster"]))
     for c in order[:CLUSTERS_SHOWN]:
-        t.add_row(str(c["cluster"]), f"{c['chunks']:,}", f"{c['exercised']:,}", pct(c["share"]),
-                  "" if c["traffic_queries"] is None else f"{c['traffic_queries']:,}",
-                  plain_line(", ".join(c["themes"][:3])))
+        t.add_row(
+            str(c["cluster"]),
+            f"{c['chunks']:,}",
+            f"{c['exercised']:,}",
+            pct(c["share"]),
+            "" if c["traffic_queries"] is None else f"{c['traffic_queries']:,}",
+            plain_line(", ".join(c["themes"][:3])),
+        )
     console.print(t)
     blind = ex["blind_documents"]
     if blind:
@@ -41,4 +46,6 @@ def print_exercised(console: Console, report: AnalysisReport) -> None:
     if ex["probes"] is not None:
         console.print(plain_line(probes_line(ex["probes"])))
         for d in ex["defects"][:DOCUMENTS_SHOWN]:
-            console.print(plain_line(f"  unretrievable: {d['chunk_id']} (cluster {d['cluster']}), asked “{d['question']}”"))
+            console.print(
+                plain_line(f"  unretrievable: {d['chunk_id']} (cluster {d['cluster']}), asked “{d['question']}”")
+            )

@@ -16,13 +16,18 @@ def print_lint(console: Console, section: LintSection | None) -> None:
     """Nothing when there is no section."""
     if not section:
         return
-    console.print(plain_line(f"Test-set lint: {section['clean']} of {section['questions']} questions clean "
-                             f"({pct(section['clean_share'])}), corpus language {section['corpus_language'] or 'unknown'}",
-                             style="bold"))
+    console.print(
+        plain_line(
+            f"Test-set lint: {section['clean']} of {section['questions']} questions clean "
+            f"({pct(section['clean_share'])}), corpus language {section['corpus_language'] or 'unknown'}",
+            style="bold",
+        )
+    )
     for kind in section["kinds"]:
         console.print(plain_line(kind["text"], style="yellow" if kind["found"] else ""))
-    print_most_severe(console, [f"{f['question_id']}: {f['kind']}: {f['reason']}" for f in section["findings"]],
-                      "lint findings")
+    print_most_severe(
+        console, [f"{f['question_id']}: {f['kind']}: {f['reason']}" for f in section["findings"]], "lint findings"
+    )
 
 
 def print_stale_gold(console: Console, section: StaleGoldSection | None) -> None:

@@ -73,38 +73,70 @@ def _parser() -> argparse.ArgumentParser:
 
     def add(name: str, help_: str) -> argparse.ArgumentParser:
         """A subcommand with the flags of its declared options (services/options.py)."""
-        parser = sub.add_parser(name, parents=[common], help=help_, description=help_,
-                                epilog=f"Example:\n  {EXAMPLES[name]}", formatter_class=DefaultsHelpFormatter)
+        parser = sub.add_parser(
+            name,
+            parents=[common],
+            help=help_,
+            description=help_,
+            epilog=f"Example:\n  {EXAMPLES[name]}",
+            formatter_class=DefaultsHelpFormatter,
+        )
         add_option_flags(parser, name, skip=("db",))  # --db: the common parent's
         return parser
 
     a = add("analyze", "Measure how well a test set covers a corpus (semantic-coverage method).")
-    a.add_argument("--max", nargs="+", metavar="METRIC=VALUE",
-                   help="exit 3 when a figure is above, e.g. zero_results=0.02 or latency_p95_ms=2000 (traffic health)")
-    a.add_argument("--allow-fallback", action="store_true",
-                   help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)")
-    a.add_argument("--baseline", metavar="SESSION",
-                   help="stale gold: compare gold documents with this session's (default: the test file's last session)")
+    a.add_argument(
+        "--max",
+        nargs="+",
+        metavar="METRIC=VALUE",
+        help="exit 3 when a figure is above, e.g. zero_results=0.02 or latency_p95_ms=2000 (traffic health)",
+    )
+    a.add_argument(
+        "--allow-fallback",
+        action="store_true",
+        help="exit 0 with heuristic themes when --llm answered no call (default: exit 1)",
+    )
+    a.add_argument(
+        "--baseline",
+        metavar="SESSION",
+        help="stale gold: compare gold documents with this session's (default: the test file's last session)",
+    )
     run_flags(a, "a coverage metric is below, e.g. basic=0.6", "with the gap table")
 
-    lint = add("lint", "Lint the test set: unanswerable questions, gold without the answer, wrong language, answer in "
-                       "the question, vague questions, near-duplicates, stale gold (no session is stored).")
-    lint.add_argument("--baseline", metavar="SESSION",
-                      help="stale gold: compare gold documents with this session's (default: the test file's last session)")
+    lint = add(
+        "lint",
+        "Lint the test set: unanswerable questions, gold without the answer, wrong language, answer in "
+        "the question, vague questions, near-duplicates, stale gold (no session is stored).",
+    )
+    lint.add_argument(
+        "--baseline",
+        metavar="SESSION",
+        help="stale gold: compare gold documents with this session's (default: the test file's last session)",
+    )
     lint.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding cache")
     lint.add_argument("--json", metavar="FILE", help="write the findings as JSON ('-' for stdout)")
     lint.add_argument("--markdown", metavar="FILE", help="write a Markdown report with a table of the findings")
-    lint.add_argument("--fail-under", nargs="+", metavar="GATE=SHARE",
-                      help="exit 3 when a share is below: clean (questions with no finding) or a kind's share of checked "
-                           "questions without it, e.g. unanswerable=0.95")
+    lint.add_argument(
+        "--fail-under",
+        nargs="+",
+        metavar="GATE=SHARE",
+        help="exit 3 when a share is below: clean (questions with no finding) or a kind's share of checked "
+        "questions without it, e.g. unanswerable=0.95",
+    )
     store_flags(lint)
 
     e = add("eval", "Evaluate a RAG system on the test set: retrieval, generation, robustness.")
-    e.add_argument("--no-gold-unanswerable", action="store_true",
-                   help="questions with no gold ids and no reference answer are out of scope (the file's answerable "
-                        "field wins): scored on whether the system abstained")
-    e.add_argument("--no-preflight", action="store_true",
-                   help="skip the judge's known-answer probe that stops a judged run whose judge cannot answer")
+    e.add_argument(
+        "--no-gold-unanswerable",
+        action="store_true",
+        help="questions with no gold ids and no reference answer are out of scope (the file's answerable "
+        "field wins): scored on whether the system abstained",
+    )
+    e.add_argument(
+        "--no-preflight",
+        action="store_true",
+        help="skip the judge's known-answer probe that stops a judged run whose judge cannot answer",
+    )
     e.add_argument("--resume", metavar="SESSION", help="continue an interrupted eval session")
     e.add_argument("--baseline", metavar="SESSION|FILE", help="compare with an earlier eval; regressions fail the gate")
     run_flags(e, "a metric's mean is below, e.g. ndcg@5=0.6", "with a table per question")
@@ -116,10 +148,17 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", metavar="FILE", help="write the comparison as JSON ('-' for stdout)")
     c.add_argument("--html", metavar="FILE", help="write the comparison as one self-contained HTML page")
 
-    f = add("references", "Write a reference answer for each judged query of a BEIR folder from its most relevant "
-                          "documents, with an LLM, into a new test file (marked synthetic; the folder is not changed).")
-    f.add_argument("--out", required=True, metavar="FILE",
-                   help="the test file to write (.jsonl: question, ground_truth, relevant_doc_ids, reference_generated)")
+    f = add(
+        "references",
+        "Write a reference answer for each judged query of a BEIR folder from its most relevant "
+        "documents, with an LLM, into a new test file (marked synthetic; the folder is not changed).",
+    )
+    f.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="the test file to write (.jsonl: question, ground_truth, relevant_doc_ids, reference_generated)",
+    )
     f.add_argument("--no-cache", action="store_true", help="neither read nor write the LLM cache")
 
     s = add("sessions", "List stored sessions.")
@@ -130,28 +169,48 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("session", help="id, id prefix, name, or latest / latest-analysis / latest-eval")
     r.add_argument("--json", metavar="FILE", help="write the session's JSON report ('-' for stdout)")
     r.add_argument("--markdown", metavar="FILE", help="write the session's Markdown report")
-    r.add_argument("--html", metavar="FILE", help="write the session as one self-contained HTML page (map, charts, tables)")
+    r.add_argument(
+        "--html", metavar="FILE", help="write the session as one self-contained HTML page (map, charts, tables)"
+    )
 
     t = add("tui", "Open the terminal app on the stored sessions.")
     t.add_argument("--session", help="session to open first (default: the newest)")
 
-    lab = add("labels", "Import people's verdicts on judged metrics (CSV or JSONL: question_id, metric, label 1/0 or a "
-                        "score in [0, 1], yes when >= 0.5); the app sets them from Results too.")
+    lab = add(
+        "labels",
+        "Import people's verdicts on judged metrics (CSV or JSONL: question_id, metric, label 1/0 or a "
+        "score in [0, 1], yes when >= 0.5); the app sets them from Results too.",
+    )
     lab.add_argument("action", choices=["import"], help="what to do with the labels")
     lab.add_argument("file", metavar="FILE", help="labels file: .csv with a header row, else JSON Lines")
     lab.add_argument("--session", required=True, help="the eval session the labels judge (id, name, latest-eval)")
 
-    al = add("align", "How far the judge agrees with the session's labels: rates, kappa, AUC with 95%% intervals, "
-                      "certified or not, and the judge-corrected means.")
+    al = add(
+        "align",
+        "How far the judge agrees with the session's labels: rates, kappa, AUC with 95%% intervals, "
+        "certified or not, and the judge-corrected means.",
+    )
     al.add_argument("session", help="eval session id, id prefix, name, or latest-eval")
-    al.add_argument("--json", metavar="FILE", nargs="?", const="-", help="write the alignment as JSON (no FILE or '-': stdout)")
-    al.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE",
-                    help="exit 3 when a judged metric's judge-corrected 95%% lower bound is below VALUE")
+    al.add_argument(
+        "--json", metavar="FILE", nargs="?", const="-", help="write the alignment as JSON (no FILE or '-': stdout)"
+    )
+    al.add_argument(
+        "--fail-under",
+        nargs="+",
+        metavar="METRIC=VALUE",
+        help="exit 3 when a judged metric's judge-corrected 95%% lower bound is below VALUE",
+    )
 
-    d = add("demo", "Analyse and evaluate the bundled sample offline, then open the app (prints the report without a "
-                    "terminal). It works on a copy beside the database, never on the sample itself.")
-    d.add_argument("--data", default=None, help="a sample folder holding corpus/ and questions.jsonl (default: the "
-                                                "bundled sample_data)")
+    d = add(
+        "demo",
+        "Analyse and evaluate the bundled sample offline, then open the app (prints the report without a "
+        "terminal). It works on a copy beside the database, never on the sample itself.",
+    )
+    d.add_argument(
+        "--data",
+        default=None,
+        help="a sample folder holding corpus/ and questions.jsonl (default: the bundled sample_data)",
+    )
     d.add_argument("--no-tui", action="store_true", help="print the report and exit")
     return p
 
@@ -160,22 +219,33 @@ def run_flags(parser: argparse.ArgumentParser, gate: str, markdown: str) -> None
     """The flags analyze and eval share besides their declared options: caches, the dry run, the
     reports and the gate (``gate`` and ``markdown`` finish the two help texts that differ)."""
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the embedding / LLM caches")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="say what the run would embed, call, cost and take on this machine, then stop "
-                             "(no remote call, no session)")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what the run would embed, call, cost and take on this machine, then stop "
+        "(no remote call, no session)",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the JSON report ('-' for stdout)")
     parser.add_argument("--markdown", metavar="FILE", help=f"write a Markdown report {markdown}")
-    parser.add_argument("--html", metavar="FILE", help="write the session as one self-contained HTML page (opens offline)")
+    parser.add_argument(
+        "--html", metavar="FILE", help="write the session as one self-contained HTML page (opens offline)"
+    )
     parser.add_argument("--fail-under", nargs="+", metavar="METRIC=VALUE", help=f"exit 3 when {gate}")
-    parser.add_argument("--junit", metavar="FILE",
-                        help="write the gates as JUnit XML test cases for CI (a failing gate lists its questions)")
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write the gates as JUnit XML test cases for CI (a failing gate lists its questions)",
+    )
     store_flags(parser)
 
 
 def store_flags(parser: argparse.ArgumentParser) -> None:
     """The space check of a vector store (its field mapping is declared: services/options.py)."""
-    parser.add_argument("--skip-space-check", action="store_true",
-                        help="do not check that --embedder reproduces the store's vectors (every report says so)")
+    parser.add_argument(
+        "--skip-space-check",
+        action="store_true",
+        help="do not check that --embedder reproduces the store's vectors (every report says so)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,8 +296,13 @@ def _run(argv: list[str] | None) -> int:
     except Exception as exc:  # a bug, not a user mistake: one line, traceback on request
         if os.environ.get("RAGCOV_DEBUG"):  # the traceback quotes untrusted values too: sanitised, redacted
             err.print(Text(visible(redact_text(traceback.format_exc().rstrip("\n")))))
-        err.print(Text(visible_line(redact_text(f"internal error: {type(exc).__name__}: {exc} "
-                                                "(set RAGCOV_DEBUG=1 for the traceback)"))))
+        err.print(
+            Text(
+                visible_line(
+                    redact_text(f"internal error: {type(exc).__name__}: {exc} (set RAGCOV_DEBUG=1 for the traceback)")
+                )
+            )
+        )
         return EXIT_FAILURE
 
 

@@ -23,8 +23,9 @@ def add_flag(parser: argparse.ArgumentParser, option: Option, command: str) -> N
     arity and help (``{default}`` left for :class:`DefaultsHelpFormatter`)."""
     metavar, text = option.metavar_for(command), option.help_for(command)
     if option.nargs:
-        parser.add_argument(option.flag, dest=option.key, metavar=metavar, help=text, nargs=option.nargs,
-                            required=option.required)
+        parser.add_argument(
+            option.flag, dest=option.key, metavar=metavar, help=text, nargs=option.nargs, required=option.required
+        )
     else:
         parser.add_argument(option.flag, dest=option.key, metavar=metavar, help=text, required=option.required)
 

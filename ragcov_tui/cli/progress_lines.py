@@ -58,8 +58,9 @@ def duration(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
-def progress_line(stage: str, done: int, total: int, failed: int, elapsed: float,
-                  work: tuple[float, float] | None = None) -> str:
+def progress_line(
+    stage: str, done: int, total: int, failed: int, elapsed: float, work: tuple[float, float] | None = None
+) -> str:
     """One line (see the module docstring); ``work`` is ``(done, total)`` in the loop's work units
     when it reports them. No remaining time before the first item or without a total."""
     label, unit = LABELS.get(stage, (stage, ""))
@@ -91,8 +92,9 @@ class ProgressLines:
     """A ``Progress`` callback writing :func:`progress_line` lines through ``write`` (made visible:
     stage names may quote file names). Use as a context manager; the timer thread stops on exit."""
 
-    def __init__(self, write: Callable[[str], None], every: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, write: Callable[[str], None], every: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.write = write
         self.every = progress_every() if every is None else every
         self.clock = clock
@@ -140,8 +142,11 @@ class ProgressLines:
 
     def _emit(self, stage: _Stage, now: float) -> None:
         self._last_line, stage.printed = now, True
-        self.write(visible_line(progress_line(stage.name, stage.done, stage.total, stage.failed, now - stage.started,
-                                                  stage.work)))
+        self.write(
+            visible_line(
+                progress_line(stage.name, stage.done, stage.total, stage.failed, now - stage.started, stage.work)
+            )
+        )
 
     def _tick(self) -> None:
         while not self._stop.wait(min(self.every, 1.0)):

@@ -91,8 +91,14 @@ class ProgressBar:
             self._lines = ProgressLines(self._write_line).__enter__()
         elif not self.quiet:
             self._progress = Progress(
-                TextColumn("{task.description:<22}", markup=False), BarColumn(), MofNCompleteColumn(),
-                RateColumn(), TimeElapsedColumn(), WorkRemainingColumn(), console=self.console, transient=False,
+                TextColumn("{task.description:<22}", markup=False),
+                BarColumn(),
+                MofNCompleteColumn(),
+                RateColumn(),
+                TimeElapsedColumn(),
+                WorkRemainingColumn(),
+                console=self.console,
+                transient=False,
             )
         return self
 
@@ -156,8 +162,10 @@ def test_embedder_line(embedder: Mapping[str, Any]) -> str | None:
     bag-of-words test embedder: shared words, not meaning, decide what is near."""
     if embedder.get("provider") != "hash":
         return None
-    return ("warning: embedder hash is a test embedder (shared words, not meaning): these figures are not "
-            "semantic, for plumbing checks only; use the default embedder for a real measure")
+    return (
+        "warning: embedder hash is a test embedder (shared words, not meaning): these figures are not "
+        "semantic, for plumbing checks only; use the default embedder for a real measure"
+    )
 
 
 def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> None:
@@ -165,47 +173,81 @@ def print_analysis(console: Console, report: AnalysisReport, db_path: str) -> No
     least-covered documents, gold coverage, outliers."""
     cov, q, corpus = report["coverage"], report["questions"], report["corpus"]
     emb = report.get("embedder", {})
-    console.print(plain_line(
-        f"Session {report['session_id']}: {count(corpus['documents'])} documents, {count(corpus['chunks'])} chunks, "
-        f"{count(q['total'])} questions ({count(q['outliers'])} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
-    ))
+    console.print(
+        plain_line(
+            f"Session {report['session_id']}: {count(corpus['documents'])} documents, {count(corpus['chunks'])} chunks, "
+            f"{count(q['total'])} questions ({count(q['outliers'])} outliers) — embedder {emb.get('provider')}:{emb.get('model')}"
+        )
+    )
     if test_embedder_line(emb):
         console.print(plain_line(test_embedder_line(emb), style="yellow"))
     t = Table(title="Coverage", title_justify="left")
-    for col in ("basic", "weighted", f"multi (thr {cov.get('threshold')})", f"multi (top {cov.get('top_n')})", "covered"):
+    for col in (
+        "basic",
+        "weighted",
+        f"multi (thr {cov.get('threshold')})",
+        f"multi (top {cov.get('top_n')})",
+        "covered",
+    ):
         t.add_column(col, justify="right")
-    t.add_row(fmt(cov.get("basic")), fmt(cov.get("weighted")), fmt(cov.get("multi_threshold")), fmt(cov.get("multi_n")),
-              pct(cov.get("covered_share")))
+    t.add_row(
+        fmt(cov.get("basic")),
+        fmt(cov.get("weighted")),
+        fmt(cov.get("multi_threshold")),
+        fmt(cov.get("multi_n")),
+        pct(cov.get("covered_share")),
+    )
     console.print(t)
     if (sample := report.get("sample")) is not None:
         console.print(plain_line(sample_line(sample)))
     if report.get("message"):
         console.print(plain(report["message"], style="yellow"))
     if store := report.get("vector_store"):
-        console.print(plain_line(f"vector store: {store_line(store)}",
-                                 style="" if store["space_check"]["checked"] else "yellow"))
+        console.print(
+            plain_line(f"vector store: {store_line(store)}", style="" if store["space_check"]["checked"] else "yellow")
+        )
     print_gaps(console, report)
     if fallback_line(report):
         console.print(plain_line(fallback_line(report), style="yellow"))
-    flagged = sorted((d for d in report.get("documents", []) if d.get("flagged")), key=lambda d: d.get("coverage") or 0.0)
-    print_most_severe(console, [f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"
-                                for d in flagged], "flagged documents")
+    flagged = sorted(
+        (d for d in report.get("documents", []) if d.get("flagged")), key=lambda d: d.get("coverage") or 0.0
+    )
+    print_most_severe(
+        console,
+        [
+            f"flagged document: {d['source']}: {d.get('reason') or 'coverage ' + fmt(d.get('coverage'))}"
+            for d in flagged
+        ],
+        "flagged documents",
+    )
     print_documents(console, report)
-    outliers = sorted((d for d in report.get("question_details", []) if d.get("outlier")),
-                      key=lambda d: -(d.get("lof_score") or 0.0))
-    print_most_severe(console, [f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}"
-                                for d in outliers], "outlier questions")
+    outliers = sorted(
+        (d for d in report.get("question_details", []) if d.get("outlier")), key=lambda d: -(d.get("lof_score") or 0.0)
+    )
+    print_most_severe(
+        console,
+        [f"outlier question: {d['id']} (LOF {fmt(d.get('lof_score'), 2)}) {d.get('text', '')}" for d in outliers],
+        "outlier questions",
+    )
     for line in usage_lines(report.get("usage") or {}):
         console.print(plain_line(line, style="dim"))
-    console.print(plain_line(f"Open it: {ragcov_command()} tui --db {shlex.quote(db_path)} --session {report['session_id']}",
-                             style="dim"), soft_wrap=True)  # a command to paste: one line, whatever the width
+    console.print(
+        plain_line(
+            f"Open it: {ragcov_command()} tui --db {shlex.quote(db_path)} --session {report['session_id']}", style="dim"
+        ),
+        soft_wrap=True,
+    )  # a command to paste: one line, whatever the width
 
 
 def metrics_table(title: str, metrics: JsonObject) -> Table:
     """Aggregate metrics ``{name: {mean, std, n}|number|None}`` as a table."""
     t = Table(title=title, title_justify="left")
-    columns: list[tuple[str, JustifyMethod]] = [("metric", "left"), ("mean", "right"), ("spread", "right"),
-                                                ("n", "right")]
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("metric", "left"),
+        ("mean", "right"),
+        ("spread", "right"),
+        ("n", "right"),
+    ]
     for col, j in columns:
         t.add_column(col, justify=j)
     for name, value in metrics.items():
@@ -220,11 +262,15 @@ def print_eval(console: Console, report: EvalReport) -> None:
     """Summary of an evaluation: aggregates, diagnoses, cost."""
     agg = report.get("aggregate", {})
     judge = judge_label(report.get("judge"), (report.get("metrics") or {}).get("generation"))
-    console.print(plain_line(f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, "
-                             f"judge {judge}"))
+    console.print(
+        plain_line(
+            f"Session {report.get('session_id')}: system {report.get('system')}, k={report.get('k')}, judge {judge}"
+        )
+    )
     if synthetic := report.get("synthetic_references"):
-        console.print(plain_line(synthetic_text(synthetic, (report.get("counts") or {}).get("questions", 0)),
-                                 style="bold yellow"))
+        console.print(
+            plain_line(synthetic_text(synthetic, (report.get("counts") or {}).get("questions", 0)), style="bold yellow")
+        )
     if unmeasured := report.get("retrieval_not_measured"):
         console.print(plain_line(f"Retrieval: not measured — {unmeasured}", style="bold yellow"))
     else:
@@ -242,8 +288,12 @@ def print_eval(console: Console, report: EvalReport) -> None:
         console.print(plain_line(scope))
     failed = failure_note(report)
     if failed:
-        console.print(plain_line(f"{failed}; their metrics are left out, the errors are in the JSON report and the app",
-                                 style="bold yellow"))
+        console.print(
+            plain_line(
+                f"{failed}; their metrics are left out, the errors are in the JSON report and the app",
+                style="bold yellow",
+            )
+        )
     for line in usage_lines(report.get("usage") or {}) + run_notes(report):
         console.print(plain_line(line, style="dim"))
 
@@ -254,29 +304,54 @@ def print_compare(console: Console, result: Comparison) -> None:
 
     a, b = result.get("a", {}), result.get("b", {})
     for side, d in (("A", a), ("B", b)):
-        console.print(plain_line(f"{side}: session {d.get('session_id')} {d.get('name') or ''} — system {d.get('system')}, "
-                                 f"judge {d.get('judge')}, k={d.get('k')}"))
-    console.print(plain_line(f"{count(result.get('shared_questions'))} shared questions; "
-                             f"{int(100 * result.get('confidence', 0.95))}% paired bootstrap intervals"))
+        console.print(
+            plain_line(
+                f"{side}: session {d.get('session_id')} {d.get('name') or ''} — system {d.get('system')}, "
+                f"judge {d.get('judge')}, k={d.get('k')}"
+            )
+        )
+    console.print(
+        plain_line(
+            f"{count(result.get('shared_questions'))} shared questions; "
+            f"{int(100 * result.get('confidence', 0.95))}% paired bootstrap intervals"
+        )
+    )
     if note := question_set_note(result):
         console.print(plain_line(f"Note: {note}"), style="yellow")
     t = Table(title="B − A", title_justify="left")
-    columns: list[tuple[str, JustifyMethod]] = [("metric", "left"), ("A", "right"), ("B", "right"), ("delta", "right"),
-                                                ("interval", "right"), ("W/L/T", "right"), ("", "left")]
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("metric", "left"),
+        ("A", "right"),
+        ("B", "right"),
+        ("delta", "right"),
+        ("interval", "right"),
+        ("W/L/T", "right"),
+        ("", "left"),
+    ]
     for col, j in columns:
         t.add_column(col, justify=j)
     for m in result.get("metrics", []):
         low, high, delta = m.get("ci_low"), m.get("ci_high"), m.get("delta")
         interval = "n/a" if low is None or high is None else f"[{signed(low)}, {signed(high)}]"
         wlt = f"{count(m.get('wins', 0))}/{count(m.get('losses', 0))}/{count(m.get('ties', 0))}"
-        t.add_row(plain_line(m["metric"]), fmt(m.get("mean_a")), fmt(m.get("mean_b")),
-                  "n/a" if delta is None else signed(delta), interval, wlt,
-                  "significant" if m.get("significant") else "")
+        t.add_row(
+            plain_line(m["metric"]),
+            fmt(m.get("mean_a")),
+            fmt(m.get("mean_b")),
+            "n/a" if delta is None else signed(delta),
+            interval,
+            wlt,
+            "significant" if m.get("significant") else "",
+        )
     console.print(t)
     pair = result.get("pairwise")
     if pair:
-        console.print(plain_line(f"LLM pairwise judge: A wins {pair.get('a_wins')}, B wins {pair.get('b_wins')}, "
-                           f"ties {pair.get('ties')}, errors {pair.get('errors')}"))
+        console.print(
+            plain_line(
+                f"LLM pairwise judge: A wins {pair.get('a_wins')}, B wins {pair.get('b_wins')}, "
+                f"ties {pair.get('ties')}, errors {pair.get('errors')}"
+            )
+        )
 
 
 def session_headline(session: SessionRow) -> str:
@@ -287,8 +362,11 @@ def session_headline(session: SessionRow) -> str:
         return f"basic {fmt(summary.get('basic'))} · {count(gaps)} gap{'' if gaps == 1 else 's'} · {count(outliers)} outliers"
     means = summary.get("means") or {}
     k = summary.get("k", DEFAULT_K)
-    picks = [(f"hit@{k}", means.get(f"retrieval.hit@{k}")), ("ndcg", means.get(f"retrieval.ndcg@{k}")),
-             ("faith", means.get("generation.faithfulness"))]
+    picks = [
+        (f"hit@{k}", means.get(f"retrieval.hit@{k}")),
+        ("ndcg", means.get(f"retrieval.ndcg@{k}")),
+        ("faith", means.get("generation.faithfulness")),
+    ]
     return " · ".join(f"{name} {fmt(value, 2)}" for name, value in picks if value is not None)
 
 
@@ -304,9 +382,15 @@ def session_cells(session: SessionRow) -> dict[str, str]:
     if what and what.startswith("records:"):
         what = "records:" + Path(what.removeprefix("records:")).name
     questions_path = session.get("questions_path")
-    cells = {"id": session["id"], "kind": session["kind"], "status": session["status"],
-             "created UTC": (session.get("created_at") or "")[5:16].replace("T", " "), "embedder / system": what or "",
-             "name": session.get("name") or "", "test file": Path(questions_path).name if questions_path else ""}
+    cells = {
+        "id": session["id"],
+        "kind": session["kind"],
+        "status": session["status"],
+        "created UTC": (session.get("created_at") or "")[5:16].replace("T", " "),
+        "embedder / system": what or "",
+        "name": session.get("name") or "",
+        "test file": Path(questions_path).name if questions_path else "",
+    }
     return {column: single_line(value) for column, value in cells.items()}
 
 
@@ -332,8 +416,11 @@ def print_sessions(console: Console, sessions: list[SessionRow]) -> None:
 
     console.print(Text("Sessions", style="bold"))
     header = {c: c for c in columns}
-    console.print(Text(f"{line(header)}  headline" if one_line else line(header).rstrip(), style="bold"), no_wrap=True,
-                  overflow="ellipsis")
+    console.print(
+        Text(f"{line(header)}  headline" if one_line else line(header).rstrip(), style="bold"),
+        no_wrap=True,
+        overflow="ellipsis",
+    )
     for cells, headline in rows:
         if one_line:
             console.print(Text(f"{line(cells)}  {headline}"), no_wrap=True)

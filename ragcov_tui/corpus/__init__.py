@@ -31,9 +31,7 @@ def build_chunks(
     """
     validate_chunking(chunk_size, chunk_overlap)
     corpus = load_corpus(paths, warn=warn)
-    chunks = chunk_documents(
-        corpus.documents, chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=progress
-    )
+    chunks = chunk_documents(corpus.documents, chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=progress)
     documents = list(corpus.documents)
     known = {doc.source for doc in documents}
     for chunk in corpus.prechunked:

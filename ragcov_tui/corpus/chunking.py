@@ -162,20 +162,19 @@ def chunk_id(source: str, position: int, text: str) -> str:
     return f"{source}#{position}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}"
 
 
-def validate_chunking(chunk_size: int, chunk_overlap: int, size_from: str = "--chunk-size",
-                      overlap_from: str = "--chunk-overlap") -> None:
+def validate_chunking(
+    chunk_size: int, chunk_overlap: int, size_from: str = "--chunk-size", overlap_from: str = "--chunk-overlap"
+) -> None:
     """The one check of a chunking: BadInput unless ``chunk_size ≥ 1`` and ``0 ≤ chunk_overlap <
     chunk_size``, naming where the bad value came from (``size_from`` / ``overlap_from``: a flag, a
     form field, a variable or a ``ragcov.toml`` key; the settings merge passes its origins)."""
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise BadInput(f"{size_from}: expected a positive whole number of tokens, got {chunk_size!r}")
-    if (
-        isinstance(chunk_overlap, bool)
-        or not isinstance(chunk_overlap, int)
-        or not 0 <= chunk_overlap < chunk_size
-    ):
-        raise BadInput(f"{overlap_from}: expected a whole number of tokens from 0 to less than the chunk size "
-                       f"({chunk_size}, {size_from}), got {chunk_overlap!r}")
+    if isinstance(chunk_overlap, bool) or not isinstance(chunk_overlap, int) or not 0 <= chunk_overlap < chunk_size:
+        raise BadInput(
+            f"{overlap_from}: expected a whole number of tokens from 0 to less than the chunk size "
+            f"({chunk_size}, {size_from}), got {chunk_overlap!r}"
+        )
 
 
 def chunk_documents(

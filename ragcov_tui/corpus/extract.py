@@ -22,9 +22,34 @@ _HIDDEN_ELEMENTS = frozenset({"head", "script", "style", "noscript", "template"}
 # Elements that end a paragraph, and elements that only end a line.
 _PARAGRAPH_ELEMENTS = frozenset(
     {
-        "p", "div", "section", "article", "main", "header", "footer", "nav", "aside",
-        "blockquote", "pre", "table", "ul", "ol", "dl", "figure", "form", "fieldset",
-        "h1", "h2", "h3", "h4", "h5", "h6", "hr", "details", "summary", "address",
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "header",
+        "footer",
+        "nav",
+        "aside",
+        "blockquote",
+        "pre",
+        "table",
+        "ul",
+        "ol",
+        "dl",
+        "figure",
+        "form",
+        "fieldset",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "details",
+        "summary",
+        "address",
     }
 )
 _LINE_ELEMENTS = frozenset({"br", "li", "tr", "dt", "dd", "caption", "figcaption", "option"})
@@ -158,4 +183,3 @@ def pdf_to_text(data: bytes, display: str, warn: Warn) -> str | None:
         warn(f"{display}: PDF has no text layer (scanned?); skipped")
         return None
     return text
-

@@ -79,11 +79,21 @@ def read_pdf(raw: bytes, display: str, warn: Warn) -> str | None:
 FILE_TYPES: tuple[FileType, ...] = (
     FileType((".txt", ".md", ".markdown", ".rst"), "text", "as is (UTF-8)", read_plain),
     FileType((".html", ".htm"), "HTML", "the visible text (no scripts, styles or head)", read_html),
-    FileType((".pdf",), "PDF", "the pages' text layer (with `pip install 'ragcov-tui[pdf]'`)", read_pdf,
-             needs="pypdf", extra="pdf"),
-    FileType((".jsonl",), "chunks or documents",
-             "one row each: ready-made chunks (`id`, `text`, `source`, optional `vector`) from your vector database, "
-             "or whole documents (BEIR's `corpus.jsonl`: rows with `_id` or `title`)", None),
+    FileType(
+        (".pdf",),
+        "PDF",
+        "the pages' text layer (with `pip install 'ragcov-tui[pdf]'`)",
+        read_pdf,
+        needs="pypdf",
+        extra="pdf",
+    ),
+    FileType(
+        (".jsonl",),
+        "chunks or documents",
+        "one row each: ready-made chunks (`id`, `text`, `source`, optional `vector`) from your vector database, "
+        "or whole documents (BEIR's `corpus.jsonl`: rows with `_id` or `title`)",
+        None,
+    ),
 )
 EXTRACTORS: dict[str, FileType] = {suffix: kind for kind in FILE_TYPES for suffix in kind.suffixes}
 ACCEPTED_SUFFIXES = tuple(sorted(EXTRACTORS))

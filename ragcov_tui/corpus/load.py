@@ -131,9 +131,7 @@ class _FileCollector:
     def report_skipped(self) -> None:
         """One summary warning for skipped unknown types, one for PDFs without pypdf."""
         if self.unsupported:
-            kinds = ", ".join(
-                f"{suffix} ×{n}" if n > 1 else suffix for suffix, n in sorted(self.unsupported.items())
-            )
+            kinds = ", ".join(f"{suffix} ×{n}" if n > 1 else suffix for suffix, n in sorted(self.unsupported.items()))
             total = sum(self.unsupported.values())
             self.warn(f"skipped {count(total)} file(s) of unsupported types ({kinds}); accepted: {_accepted_list()}")
         for kind, n in self.unreadable.items():

@@ -207,9 +207,7 @@ def _approx_counter(encoding: str) -> TokenCounter:
     def count(text: str) -> int:
         return sum(1 for _ in _APPROX_TOKEN.finditer(text))
 
-    return TokenCounter(
-        name=encoding, backend="approx", exact=False, _encode=encode, _decode=decode, _count=count
-    )
+    return TokenCounter(name=encoding, backend="approx", exact=False, _encode=encode, _decode=decode, _count=count)
 
 
 def known_encodings() -> list[str]:
@@ -240,14 +238,8 @@ def get_token_counter(encoding: str = "cl100k_base") -> TokenCounter:
         counter = _COUNTERS.get(encoding)
         if counter is None:
             if encoding not in known_encodings():
-                raise BadInput(
-                    f"unknown token encoding {encoding!r} (known: {', '.join(known_encodings())})"
-                )
-            counter = (
-                _tiktoken_counter(encoding)
-                or _bpe_openai_counter(encoding)
-                or _approx_counter(encoding)
-            )
+                raise BadInput(f"unknown token encoding {encoding!r} (known: {', '.join(known_encodings())})")
+            counter = _tiktoken_counter(encoding) or _bpe_openai_counter(encoding) or _approx_counter(encoding)
             _COUNTERS[encoding] = counter
         return counter
 

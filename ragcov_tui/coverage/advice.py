@@ -60,7 +60,12 @@ def unreached_summary(report: Mapping[str, Any]) -> str:
     if not unreached:
         return ""
     gap_ids = {g.get("cluster") for g in report.get("gaps") or []}
-    in_gaps = {doc for c in report.get("clusters") or [] if c.get("id") in gap_ids for doc in c.get("unreached_documents") or []}
+    in_gaps = {
+        doc
+        for c in report.get("clusters") or []
+        if c.get("id") in gap_ids
+        for doc in c.get("unreached_documents") or []
+    }
     outside = len(unreached - in_gaps)
     head = f"{len(unreached):,} of {len(docs):,} documents have no chunk within reach of a question"
     if not outside:
@@ -71,9 +76,12 @@ def unreached_summary(report: Mapping[str, Any]) -> str:
         why = "a gap is a cluster whose mean coverage is below --gap-threshold"
     else:
         why = "a gap is a cluster covered far below the typical one" + (
-            f" (the median cluster has {median:.0%} of its chunks within reach)" if median is not None else "")
-    return (f"{head}; {outside:,} of them lie in clusters that are not gaps: {why}, and questions reach those "
-            "clusters through their other documents (see the uneven clusters and the least-covered documents)")
+            f" (the median cluster has {median:.0%} of its chunks within reach)" if median is not None else ""
+        )
+    return (
+        f"{head}; {outside:,} of them lie in clusters that are not gaps: {why}, and questions reach those "
+        "clusters through their other documents (see the uneven clusters and the least-covered documents)"
+    )
 
 
 def open_gap_advice(gap: GapRow) -> str:

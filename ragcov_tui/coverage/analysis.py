@@ -48,8 +48,11 @@ def as_unit_matrix(vecs: np.ndarray, what: str, count: int) -> np.ndarray:
     if vecs.ndim != 2 or vecs.shape[0] != count:
         raise BadInput(f"{what} vectors: expected {count} rows, got shape {tuple(vecs.shape)}")
     vecs = np.ascontiguousarray(vecs, dtype=np.float32)  # a float32 memory map stays one (no copy)
-    norms = np.concatenate([np.sqrt(np.einsum("ij,ij->i", block, block))
-                            for _, block in blocks(vecs, ROW_BLOCK)]) if count else np.ones(0)
+    norms = (
+        np.concatenate([np.sqrt(np.einsum("ij,ij->i", block, block)) for _, block in blocks(vecs, ROW_BLOCK)])
+        if count
+        else np.ones(0)
+    )
     if not np.all(np.isfinite(norms)):
         raise BadInput(f"{what} vectors: row {int(np.flatnonzero(~np.isfinite(norms))[0])} has a NaN or infinite value")
     if np.any(norms == 0):
@@ -59,23 +62,34 @@ def as_unit_matrix(vecs: np.ndarray, what: str, count: int) -> np.ndarray:
     if not (is_mapped(vecs) and vecs.flags.writeable):
         return vecs / norms[:, None].astype(np.float32)
     for start, block in blocks(vecs, ROW_BLOCK):
-        np.divide(block, norms[start:start + len(block), None].astype(np.float32), out=block)
+        np.divide(block, norms[start : start + len(block), None].astype(np.float32), out=block)
     return vecs
 
 
-def central_texts(chunk_vecs: np.ndarray, texts: Sequence[T], labels: np.ndarray, unit_centroids: np.ndarray,
-                  per_cluster: int) -> list[list[T]]:
+def central_texts(
+    chunk_vecs: np.ndarray, texts: Sequence[T], labels: np.ndarray, unit_centroids: np.ndarray, per_cluster: int
+) -> list[list[T]]:
     """Per cluster, the texts (or any per-chunk items) of its ``per_cluster`` chunks nearest the
     centroid, nearest first."""
-    sim = np.concatenate([np.einsum("ij,ij->i", block, unit_centroids[labels[s:s + len(block)]])
-                          for s, block in blocks(chunk_vecs, ROW_BLOCK)])
+    sim = np.concatenate(
+        [
+            np.einsum("ij,ij->i", block, unit_centroids[labels[s : s + len(block)]])
+            for s, block in blocks(chunk_vecs, ROW_BLOCK)
+        ]
+    )
     order = np.lexsort((-sim, labels))
     bounds = np.searchsorted(labels[order], np.arange(len(unit_centroids) + 1))
-    return [[texts[i] for i in order[bounds[k]:bounds[k + 1]][:per_cluster]] for k in range(len(unit_centroids))]
+    return [[texts[i] for i in order[bounds[k] : bounds[k + 1]][:per_cluster]] for k in range(len(unit_centroids))]
 
 
-def least_covered_texts(texts: Sequence[T], labels: np.ndarray, mindist: np.ndarray | None, cluster: int,
-                        limit: int, blind: np.ndarray | None = None) -> list[T]:
+def least_covered_texts(
+    texts: Sequence[T],
+    labels: np.ndarray,
+    mindist: np.ndarray | None,
+    cluster: int,
+    limit: int,
+    blind: np.ndarray | None = None,
+) -> list[T]:
     """The texts of ``cluster``'s chunks farthest from every question first (empty when undefined).
     With ``blind`` (per chunk, how many of "far from every question" and "never retrieved" hold,
     0–2: :func:`blind_spot_reasons`), the chunks with more of them come first, then the farthest."""
@@ -98,7 +112,9 @@ def blind_spot_reasons(within: np.ndarray | None, exercised: np.ndarray) -> tupl
     return far, ~exercised
 
 
-def mark_fixes(themes: Sequence[ClusterThemes], index: dict[str, int], far: np.ndarray, unretrieved: np.ndarray) -> None:
+def mark_fixes(
+    themes: Sequence[ClusterThemes], index: dict[str, int], far: np.ndarray, unretrieved: np.ndarray
+) -> None:
     """Each suggestion written from a chunk says which of the two blind spots it fixes (``fixes``)."""
     for t in themes:
         for s in t.questions:
@@ -141,20 +157,34 @@ def analyze(
     question_ids = [q.id for q in questions]
 
     report(progress, "outliers", 0, 1)
-    outliers = detect_outliers(C, Q, neighbors=params.lof_neighbors, offset=params.lof_query_offset,
-                               contamination=params.contamination, lof_threshold=params.lof_threshold,
-                               sample=params.lof_sample, seed=params.seed, memory_budget_mb=budget)
+    outliers = detect_outliers(
+        C,
+        Q,
+        neighbors=params.lof_neighbors,
+        offset=params.lof_query_offset,
+        contamination=params.contamination,
+        lof_threshold=params.lof_threshold,
+        sample=params.lof_sample,
+        seed=params.seed,
+        memory_budget_mb=budget,
+    )
     report(progress, "outliers", 1, 1)
-    clustering = cluster_chunks(C, params.clusters, seed=params.seed, minibatch_above=params.minibatch_above,
-                                progress=progress, assign_rows=engine.assign)
+    clustering = cluster_chunks(
+        C,
+        params.clusters,
+        seed=params.seed,
+        minibatch_above=params.minibatch_above,
+        progress=progress,
+        assign_rows=engine.assign,
+    )
     labels, k, centroids = clustering.labels, clustering.k, clustering.unit_centroids
-    params, adjustments = used_params(params, k=k, lof_neighbors=outliers.neighbors,
-                                      reference_size=outliers.reference_size)
+    params, adjustments = used_params(
+        params, k=k, lof_neighbors=outliers.neighbors, reference_size=outliers.reference_size
+    )
 
     inliers = np.flatnonzero(~outliers.outlier)
     order = np.concatenate([inliers, np.flatnonzero(outliers.outlier)])
-    found = engine.cross_nearest(C, Q[order], n_cols_for_rows=len(inliers), memory_budget_mb=budget,
-                                 progress=progress)
+    found = engine.cross_nearest(C, Q[order], n_cols_for_rows=len(inliers), memory_budget_mb=budget, progress=progress)
     nearest_chunk = np.empty(m, dtype=np.int64)
     nearest_chunk_dist = np.empty(m)
     nearest_chunk[order], nearest_chunk_dist[order] = found.col_index, found.col_dist
@@ -170,18 +200,29 @@ def analyze(
     cover_n = metrics.cover_by_top_n(Q_in, centroids, params.top_n)
     multi: dict[str, float | None] = {}
     for name, cover in (("multi_threshold", cover_t), ("multi_n", cover_n)):
-        md = metrics.multi_mindist(C, Q_in, labels, cover, found.row_index, found.row_dist, budget) if has_inliers else None
+        md = (
+            metrics.multi_mindist(C, Q_in, labels, cover, found.row_index, found.row_dist, budget)
+            if has_inliers
+            else None
+        )
         multi[name] = metrics.multi_coverage(md, labels, cover)
     coverage: CoverageFigures = {
-        "basic": metrics.basic_coverage(mindist), "weighted": metrics.weighted_coverage(mindist, labels, k),
-        "multi_threshold": multi["multi_threshold"], "multi_n": multi["multi_n"], "threshold": params.threshold,
-        "top_n": params.top_n, "covered_share": None}  # covered_share: below, once the radius is known
+        "basic": metrics.basic_coverage(mindist),
+        "weighted": metrics.weighted_coverage(mindist, labels, k),
+        "multi_threshold": multi["multi_threshold"],
+        "multi_n": multi["multi_n"],
+        "threshold": params.threshold,
+        "top_n": params.top_n,
+        "covered_share": None,
+    }  # covered_share: below, once the radius is known
     covering = [[question_ids[inliers[j]] for j in np.flatnonzero(cover_t[c])] for c in range(k)]
     report(progress, "metrics", 1, 1)
 
     report(progress, "redundancy", 0, 1)
-    pairs = [(question_ids[inliers[a]], question_ids[inliers[b]], d)
-             for a, b, d in near_duplicate_pairs(Q_in, params.redundancy_threshold, budget)]
+    pairs = [
+        (question_ids[inliers[a]], question_ids[inliers[b]], d)
+        for a, b, d in near_duplicate_pairs(Q_in, params.redundancy_threshold, budget)
+    ]
     redundant_with: list[list[str]] = [[] for _ in range(m)]
     position = {qid: j for j, qid in enumerate(question_ids)}
     for a, b, _ in pairs:
@@ -201,22 +242,33 @@ def analyze(
     doc_names, doc_codes = source_codes(sources)
     gold = gold_coverage(questions, gold_sets, doc_codes, doc_names)
     gold_counts = None if gold is None else gold.counts
-    documents = document_coverage(sources, mindist, within=within, gold_counts=gold_counts,
-                                  mad_k=params.document_mad_k, floor=params.document_floor)
+    documents = document_coverage(
+        sources,
+        mindist,
+        within=within,
+        gold_counts=gold_counts,
+        mad_k=params.document_mad_k,
+        floor=params.document_floor,
+    )
     reach, cut = cluster_reach(labels, k, doc_codes, doc_names, mindist, within, gold_counts)
     gaps, rule = rank_gaps(per_cluster, clustering.sizes.tolist(), reach, cut, params.gap_threshold)
     uneven = mark_uneven(reach, {g.cluster for g in gaps}, None if cut is None else cut.median)
     flagged_content(gaps, labels, sources, {d.source for d in documents if d.flagged})
     coverage_cut = rule.coverage_cut
     calibration: Calibration = {
-        "radius": None if radius is None else radius.value, "radius_from": None if radius is None else radius.source,
+        "radius": None if radius is None else radius.value,
+        "radius_from": None if radius is None else radius.source,
         "radius_questions": 0 if radius is None else radius.questions,
         "chunks_within_reach": 0 if within is None else int(within.sum()),
-        "gap_rule": rule.mode, "gap_cut": rule.cut, "median_covered_share": rule.median, "spread": rule.spread,
+        "gap_rule": rule.mode,
+        "gap_cut": rule.cut,
+        "median_covered_share": rule.median,
+        "spread": rule.spread,
         "coverage_cut": None if coverage_cut is None else coverage_cut.value,
         "median_coverage": None if coverage_cut is None else coverage_cut.median,
         "uneven_text": uneven,
-        "text": reach_line(radius, 0 if within is None else int(within.sum()), n), "gaps_text": rule.text,
+        "text": reach_line(radius, 0 if within is None else int(within.sum()), n),
+        "gaps_text": rule.text,
     }
     report(progress, "documents", 1, 1)
 
@@ -225,31 +277,69 @@ def analyze(
     central = central_texts(C, items, labels, centroids, THEME_TEXTS_PER_CLUSTER)
     reasons = None if exercised is None else blind_spot_reasons(within, exercised)
     blind = None if reasons is None else reasons[0].astype(np.int8) + reasons[1]
-    gap_chunks = {g.cluster: least_covered_texts(items, labels, mindist, g.cluster, THEME_TEXTS_PER_CLUSTER, blind)
-                  or central[g.cluster] for g in gaps}
-    themes = gap_themes(llm, [[t for _, t in ts] for ts in central], gap_chunks, n_themes=params.n_themes,
-                        n_questions=params.n_suggestions, progress=progress, existing=[q.text for q in questions],
-                        question_vecs=Q, embed=embed) if any(c.text for c in chunks) else textless_themes(k)
+    gap_chunks = {
+        g.cluster: least_covered_texts(items, labels, mindist, g.cluster, THEME_TEXTS_PER_CLUSTER, blind)
+        or central[g.cluster]
+        for g in gaps
+    }
+    themes = (
+        gap_themes(
+            llm,
+            [[t for _, t in ts] for ts in central],
+            gap_chunks,
+            n_themes=params.n_themes,
+            n_questions=params.n_suggestions,
+            progress=progress,
+            existing=[q.text for q in questions],
+            question_vecs=Q,
+            embed=embed,
+        )
+        if any(c.text for c in chunks)
+        else textless_themes(k)
+    )
     if reasons is not None:
         mark_fixes(themes, {c.id: i for i, c in enumerate(chunks)}, *reasons)
     report(progress, "themes", 1, 1)
 
     report(progress, "map", 0, 1)
-    projection = project(C, Q, labels, max_points=params.max_projection_points, seed=params.seed,
-                         memory_budget_mb=budget)
+    projection = project(
+        C, Q, labels, max_points=params.max_projection_points, seed=params.seed, memory_budget_mb=budget
+    )
     report(progress, "map", 1, 1)
 
     message = None
     if not has_inliers:
-        message = (f"All {m} questions were flagged as outliers (far from every document), so coverage is undefined. "
-                   "Check that the test file belongs to this corpus, or loosen --contamination / lof_threshold.")
+        message = (
+            f"All {m} questions were flagged as outliers (far from every document), so coverage is undefined. "
+            "Check that the test file belongs to this corpus, or loosen --contamination / lof_threshold."
+        )
     return CoverageResult(
-        params=params, chunk_ids=[c.id for c in chunks], chunk_sources=sources, question_ids=question_ids,
-        question_texts=[q.text for q in questions], dim=int(C.shape[1]), clustering=clustering, outliers=outliers,
-        mindist=mindist, nearest_question=nearest_question, nearest_chunk=nearest_chunk,
-        nearest_chunk_dist=nearest_chunk_dist, nearest_cluster=nearest_cluster, coverage=coverage,
-        cluster_coverage=per_cluster, covering_questions=covering, gaps=gaps, calibration=calibration,
-        cluster_reach=reach, gold=gold, themes=themes, documents=documents,
-        redundant_pairs=pairs, redundant_with=redundant_with, removal_impact=impacts, projection=projection,
-        message=message, adjustments=adjustments,
+        params=params,
+        chunk_ids=[c.id for c in chunks],
+        chunk_sources=sources,
+        question_ids=question_ids,
+        question_texts=[q.text for q in questions],
+        dim=int(C.shape[1]),
+        clustering=clustering,
+        outliers=outliers,
+        mindist=mindist,
+        nearest_question=nearest_question,
+        nearest_chunk=nearest_chunk,
+        nearest_chunk_dist=nearest_chunk_dist,
+        nearest_cluster=nearest_cluster,
+        coverage=coverage,
+        cluster_coverage=per_cluster,
+        covering_questions=covering,
+        gaps=gaps,
+        calibration=calibration,
+        cluster_reach=reach,
+        gold=gold,
+        themes=themes,
+        documents=documents,
+        redundant_pairs=pairs,
+        redundant_with=redundant_with,
+        removal_impact=impacts,
+        projection=projection,
+        message=message,
+        adjustments=adjustments,
     )

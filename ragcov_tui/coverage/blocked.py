@@ -81,8 +81,9 @@ def take_rows(blocks: Iterable[np.ndarray], indices: np.ndarray) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, 0), dtype=np.float32)
 
 
-def fit_blocks(blocks: Iterable[np.ndarray], n: int, clusters: int | None, *, seed: int, minibatch_above: int,
-               lof_sample: int) -> BlockFit:
+def fit_blocks(
+    blocks: Iterable[np.ndarray], n: int, clusters: int | None, *, seed: int, minibatch_above: int, lof_sample: int
+) -> BlockFit:
     """Pass 1 (module docstring): samples picked up block by block, then K-means on its sample.
     ``clusters`` None means the default K of the in-memory path (from the distinct chunks)."""
     fit_rows = fit_sample_indices(n, seed, minibatch_above)
@@ -106,14 +107,17 @@ def fit_blocks(blocks: Iterable[np.ndarray], n: int, clusters: int | None, *, se
     if start != n or n == 0:
         raise ValueError(f"the blocks hold {start} rows, expected {n} (at least one)")
     n_distinct = int(np.unique(np.concatenate(hashes)).size)
-    k, method = (default_k(n_distinct), "round(sqrt(n/2)) clamped to [2, 50]") if clusters is None \
+    k, method = (
+        (default_k(n_distinct), "round(sqrt(n/2)) clamped to [2, 50]")
+        if clusters is None
         else (min(int(clusters), n_distinct), "given")
+    )
     sample = np.concatenate(fit_parts)
-    centroids = fit_centroids(sample, k, seed, minibatch=n > minibatch_above) if k > 1 \
-        else sample.mean(axis=0, keepdims=True)
+    centroids = (
+        fit_centroids(sample, k, seed, minibatch=n > minibatch_above) if k > 1 else sample.mean(axis=0, keepdims=True)
+    )
     reference = np.concatenate(ref_parts)
-    _, first = np.unique(reference @ rng.standard_normal((reference.shape[1],)).astype(np.float32),
-                         return_index=True)
+    _, first = np.unique(reference @ rng.standard_normal((reference.shape[1],)).astype(np.float32), return_index=True)
     return BlockFit(centroids.astype(np.float32), reference[np.sort(first)], n, n_distinct, method)
 
 
@@ -142,8 +146,13 @@ class BlockedCoverage:
 
     @property
     def weighted(self) -> float:
-        return float(sum(c / self.n * v for c, v in zip(self.cluster_sizes, self.cluster_coverage(), strict=True)
-                         if v is not None))
+        return float(
+            sum(
+                c / self.n * v
+                for c, v in zip(self.cluster_sizes, self.cluster_coverage(), strict=True)
+                if v is not None
+            )
+        )
 
     @property
     def covered_share(self) -> float | None:
@@ -154,10 +163,18 @@ class BlockedCoverage:
         return 1.0 - self.doc_sums / np.maximum(self.doc_sizes, 1)
 
 
-def blocked_coverage(blocks: Iterable[np.ndarray], questions: np.ndarray, centroids: np.ndarray, *,
-                     doc_codes: Iterable[np.ndarray] | None = None, n_docs: int = 0, radius: float | None = None,
-                     memory_budget_mb: float = DEFAULT_BUDGET_MB, total: int = 0,
-                     progress: Progress | None = None) -> BlockedCoverage:
+def blocked_coverage(
+    blocks: Iterable[np.ndarray],
+    questions: np.ndarray,
+    centroids: np.ndarray,
+    *,
+    doc_codes: Iterable[np.ndarray] | None = None,
+    n_docs: int = 0,
+    radius: float | None = None,
+    memory_budget_mb: float = DEFAULT_BUDGET_MB,
+    total: int = 0,
+    progress: Progress | None = None,
+) -> BlockedCoverage:
     """Pass 2 over ``blocks`` against the unit inlier ``questions`` and the fitted ``centroids``;
     ``doc_codes`` yields each block's document codes (0 .. n_docs − 1) when per-document figures
     are wanted; ``radius`` the answering radius for the covered shares; ``total`` (rows) for progress."""

@@ -77,7 +77,9 @@ def robust_cut(values: np.ndarray, *, below: bool = True, floor: float = MIN_SPR
     return Cut(median - CUT_SPREADS * spread if below else median + CUT_SPREADS * spread, median, spread)
 
 
-def answering_radius(nearest_chunk_dist: np.ndarray, gold_dist: np.ndarray | None, inliers: np.ndarray) -> Radius | None:
+def answering_radius(
+    nearest_chunk_dist: np.ndarray, gold_dist: np.ndarray | None, inliers: np.ndarray
+) -> Radius | None:
     """The radius of the module doc (None without an inlier question)."""
     if len(inliers) == 0:
         return None
@@ -101,5 +103,7 @@ def reach_line(radius: Radius | None, within: int, chunks: int) -> str:
     if radius is None:
         return "answering radius undefined (no inlier question): no chunk is within reach"
     basis, share = ("their gold chunk", "3 in 4") if radius.source == GOLD else ("their nearest chunk", "9 in 10")
-    return (f"answering radius {radius.value:.3f} ({share} of {count(radius.questions)} questions are this close to "
-            f"{basis}): {within / chunks:.0%} of chunks ({count(within)} of {count(chunks)}) are within reach of a question")
+    return (
+        f"answering radius {radius.value:.3f} ({share} of {count(radius.questions)} questions are this close to "
+        f"{basis}): {within / chunks:.0%} of chunks ({count(within)} of {count(chunks)}) are within reach of a question"
+    )

@@ -84,7 +84,7 @@ def assign(vectors: np.ndarray, centroids: np.ndarray, memory_budget_mb: float =
     b = block_rows(len(centroids), memory_budget_mb)
     ct = np.ascontiguousarray(centroids.T, dtype=np.float32)
     for start, block in blocks(vectors, b):
-        labels[start:start + len(block)] = (block @ ct - bias).argmax(axis=1)
+        labels[start : start + len(block)] = (block @ ct - bias).argmax(axis=1)
     return labels
 
 
@@ -114,8 +114,9 @@ def _fit(vectors: np.ndarray, k: int, seed: int, minibatch_above: int) -> np.nda
     return fit_centroids(sample, k, seed, minibatch=len(vectors) > minibatch_above)
 
 
-def _silhouette_pick(vectors: np.ndarray, limit: int, seed: int, minibatch_above: int,
-                     progress: Progress | None) -> tuple[int, dict[int, float]]:
+def _silhouette_pick(
+    vectors: np.ndarray, limit: int, seed: int, minibatch_above: int, progress: Progress | None
+) -> tuple[int, dict[int, float]]:
     """K in the grid (≤ limit) with the highest cosine silhouette on a sample."""
     rng = np.random.default_rng(seed)
     rows = np.sort(rng.choice(len(vectors), min(len(vectors), SILHOUETTE_SAMPLE), replace=False))
@@ -131,9 +132,15 @@ def _silhouette_pick(vectors: np.ndarray, limit: int, seed: int, minibatch_above
     return best, scores
 
 
-def cluster_chunks(vectors: np.ndarray, clusters: int | str | None, *, seed: int = 0,
-                   minibatch_above: int = 20_000, progress: Progress | None = None,
-                   assign_rows: Callable[[np.ndarray, np.ndarray], np.ndarray] = assign) -> Clustering:
+def cluster_chunks(
+    vectors: np.ndarray,
+    clusters: int | str | None,
+    *,
+    seed: int = 0,
+    minibatch_above: int = 20_000,
+    progress: Progress | None = None,
+    assign_rows: Callable[[np.ndarray, np.ndarray], np.ndarray] = assign,
+) -> Clustering:
     """K-means of the chunk vectors with K from ``clusters`` (None / 'auto' / int), see module doc;
     every chunk is labelled by ``assign_rows`` (:func:`assign`, or an engine's: coverage/engine.py)."""
     n_distinct = count_distinct(vectors, seed)

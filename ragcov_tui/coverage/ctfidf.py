@@ -113,8 +113,14 @@ def select_themes(terms: ClassTerms, n: int) -> list[list[str]]:
             kept[c].append(term)
     for c in range(k):
         if kept[c] and not any(" " in t for t in kept[c]):
-            phrase = next((t for t in terms.row(c, phrases=True) if admissible(c, t)
-                           and not any(contains(s, t) for s in kept[c])), None)
+            phrase = next(
+                (
+                    t
+                    for t in terms.row(c, phrases=True)
+                    if admissible(c, t) and not any(contains(s, t) for s in kept[c])
+                ),
+                None,
+            )
             if phrase is not None:
                 kept[c] = [s for s in kept[c] if s not in phrase.split()][: max(0, n - 1)] + [phrase]
     return kept
@@ -148,5 +154,7 @@ def cluster_themes(texts_by_cluster: Sequence[Sequence[str]], n: int) -> tuple[l
     """(displayed themes per cluster, the weighted terms) for ``texts_by_cluster`` (most central first)."""
     terms = class_terms(texts_by_cluster)
     chosen = select_themes(terms, n)
-    return [[display(t, texts, english=language(" ".join(texts[:20])) in ("en", "und")) for t in ts]
-            for ts, texts in zip(chosen, texts_by_cluster, strict=True)], terms
+    return [
+        [display(t, texts, english=language(" ".join(texts[:20])) in ("en", "und")) for t in ts]
+        for ts, texts in zip(chosen, texts_by_cluster, strict=True)
+    ], terms

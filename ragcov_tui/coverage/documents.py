@@ -55,9 +55,15 @@ def source_codes(sources: list[str]) -> tuple[list[str], np.ndarray]:
     return order, np.fromiter((index[s] for s in sources), dtype=np.int64, count=len(sources))
 
 
-def document_coverage(sources: list[str], mindist: np.ndarray | None, *, within: np.ndarray | None = None,
-                      gold_counts: np.ndarray | None = None, mad_k: float = 3.0,
-                      floor: float = 0.2) -> list[DocumentCoverage]:
+def document_coverage(
+    sources: list[str],
+    mindist: np.ndarray | None,
+    *,
+    within: np.ndarray | None = None,
+    gold_counts: np.ndarray | None = None,
+    mad_k: float = 3.0,
+    floor: float = 0.2,
+) -> list[DocumentCoverage]:
     """One entry per source (in first-seen order) with the figures and flag of the module doc.
 
     ``within``: per chunk, mindist ≤ the answering radius (None: no covered share); ``gold_counts``:
@@ -66,8 +72,12 @@ def document_coverage(sources: list[str], mindist: np.ndarray | None, *, within:
     counts = np.bincount(codes, minlength=len(order))
     golds = [None] * len(order) if gold_counts is None else [int(g) for g in gold_counts]
     if mindist is None:
-        out = [DocumentCoverage(s, int(counts[i]), None, False, "coverage undefined: no inlier question",
-                                gold_count=golds[i]) for i, s in enumerate(order)]
+        out = [
+            DocumentCoverage(
+                s, int(counts[i]), None, False, "coverage undefined: no inlier question", gold_count=golds[i]
+            )
+            for i, s in enumerate(order)
+        ]
         for rank, i in enumerate(sorted(range(len(order)), key=order.__getitem__), 1):
             out[i].rank = rank
         return out
@@ -82,15 +92,31 @@ def document_coverage(sources: list[str], mindist: np.ndarray | None, *, within:
         value = float(values[i])
         z = (value - median) / spread
         if value < floor:
-            flagged, reason = True, f"coverage {value:.3f} is below the floor {floor:g}: no question is near its content"
+            flagged, reason = (
+                True,
+                f"coverage {value:.3f} is below the floor {floor:g}: no question is near its content",
+            )
         elif len(order) >= 3 and z < -mad_k:
-            flagged, reason = True, (f"coverage {value:.3f} is far below the median document {median:.3f} "
-                                     f"(robust z {z:.1f} < -{mad_k:g})")
+            flagged, reason = (
+                True,
+                (f"coverage {value:.3f} is far below the median document {median:.3f} (robust z {z:.1f} < -{mad_k:g})"),
+            )
         else:
             flagged, reason = False, ""
         share = None if shares is None else float(shares[i])
-        out.append(DocumentCoverage(source, int(counts[i]), value, flagged, reason, reach=float(reach[i]),
-                                    covered_share=share, unreached=share == 0.0, gold_count=golds[i]))
+        out.append(
+            DocumentCoverage(
+                source,
+                int(counts[i]),
+                value,
+                flagged,
+                reason,
+                reach=float(reach[i]),
+                covered_share=share,
+                unreached=share == 0.0,
+                gold_count=golds[i],
+            )
+        )
     names = np.asarray(order, dtype=object)
     by_share = np.zeros(len(order)) if shares is None else shares
     named = np.zeros(len(order)) if gold_counts is None else (np.asarray(gold_counts) > 0).astype(float)

@@ -35,12 +35,20 @@ class ChunkEngine(Protocol):
 
     name: str
 
-    def assign(self, rows: np.ndarray, centroids: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
-               ) -> np.ndarray:
+    def assign(
+        self, rows: np.ndarray, centroids: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
+    ) -> np.ndarray:
         """Per row, the index of the nearest centroid (Euclidean), int64."""
 
-    def cross_nearest(self, rows: np.ndarray, cols: np.ndarray, *, n_cols_for_rows: int | None = None,
-                      memory_budget_mb: float = DEFAULT_BUDGET_MB, progress: Progress | None = None) -> CrossNearest:
+    def cross_nearest(
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        *,
+        n_cols_for_rows: int | None = None,
+        memory_budget_mb: float = DEFAULT_BUDGET_MB,
+        progress: Progress | None = None,
+    ) -> CrossNearest:
         """Both directions of the top-1 search (:func:`ragcov_tui.coverage.nearest.cross_nearest`)."""
 
     def close(self) -> None:
@@ -53,14 +61,23 @@ class LocalEngine:
 
     name = "local"
 
-    def assign(self, rows: np.ndarray, centroids: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
-               ) -> np.ndarray:
+    def assign(
+        self, rows: np.ndarray, centroids: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
+    ) -> np.ndarray:
         return assign(rows, centroids, memory_budget_mb)
 
-    def cross_nearest(self, rows: np.ndarray, cols: np.ndarray, *, n_cols_for_rows: int | None = None,
-                      memory_budget_mb: float = DEFAULT_BUDGET_MB, progress: Progress | None = None) -> CrossNearest:
-        return cross_nearest(rows, cols, n_cols_for_rows=n_cols_for_rows, memory_budget_mb=memory_budget_mb,
-                             progress=progress)
+    def cross_nearest(
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        *,
+        n_cols_for_rows: int | None = None,
+        memory_budget_mb: float = DEFAULT_BUDGET_MB,
+        progress: Progress | None = None,
+    ) -> CrossNearest:
+        return cross_nearest(
+            rows, cols, n_cols_for_rows=n_cols_for_rows, memory_budget_mb=memory_budget_mb, progress=progress
+        )
 
     def close(self) -> None:
         """Nothing to release."""

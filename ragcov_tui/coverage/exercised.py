@@ -59,11 +59,22 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def exercised_section(mask: np.ndarray, labels: np.ndarray, k: int, chunk_ids: Sequence[str],
-                      sources: Sequence[str], *, themes: Sequence[Sequence[str]], eval_session: str, system: str,
-                      top_k: int, questions: int, unmatched_ids: int,
-                      traffic: Sequence[tuple[str, int]] | None = None,
-                      probes: ProbeReport | None = None) -> ExercisedSection:
+def exercised_section(
+    mask: np.ndarray,
+    labels: np.ndarray,
+    k: int,
+    chunk_ids: Sequence[str],
+    sources: Sequence[str],
+    *,
+    themes: Sequence[Sequence[str]],
+    eval_session: str,
+    system: str,
+    top_k: int,
+    questions: int,
+    unmatched_ids: int,
+    traffic: Sequence[tuple[str, int]] | None = None,
+    probes: ProbeReport | None = None,
+) -> ExercisedSection:
     """The report's ``exercised`` key (module doc). ``traffic``: (nearest chunk id, count) per
     distinct logged query; ``probes``: the eval's retrievability probes, if it ran them."""
     where = {cid: i for i, cid in enumerate(chunk_ids)}
@@ -77,39 +88,63 @@ def exercised_section(mask: np.ndarray, labels: np.ndarray, k: int, chunk_ids: S
     for p in probes["unretrievable"] if probes else []:
         i = where.get(p["chunk_id"])
         if i is not None:
-            defects.append({"chunk_id": p["chunk_id"], "source": sources[i], "cluster": int(labels[i]),
-                            "question": p["question"]})
+            defects.append(
+                {"chunk_id": p["chunk_id"], "source": sources[i], "cluster": int(labels[i]), "question": p["question"]}
+            )
             unretrievable_by_doc[sources[i]] = unretrievable_by_doc.get(sources[i], 0) + 1
     clusters: list[ExercisedCluster] = []
     for c in range(k):
         members = labels == c
         size, hit = int(members.sum()), int(mask[members].sum())
-        clusters.append({"cluster": c, "chunks": size, "exercised": hit, "share": _share(hit, size),
-                         "themes": list(themes[c]) if c < len(themes) else [],
-                         "traffic_queries": None if traffic is None else int(counts[c])})
+        clusters.append(
+            {
+                "cluster": c,
+                "chunks": size,
+                "exercised": hit,
+                "share": _share(hit, size),
+                "themes": list(themes[c]) if c < len(themes) else [],
+                "traffic_queries": None if traffic is None else int(counts[c]),
+            }
+        )
     doc_chunks: dict[str, list[int]] = {}
     for i, s in enumerate(sources):
         doc_chunks.setdefault(s, []).append(i)
     documents: list[ExercisedDocument] = []
     for s, rows in doc_chunks.items():
         hit = int(mask[rows].sum())
-        documents.append({"source": s, "chunks": len(rows), "exercised": hit, "share": hit / len(rows),
-                          "unretrievable": unretrievable_by_doc.get(s, 0)})
+        documents.append(
+            {
+                "source": s,
+                "chunks": len(rows),
+                "exercised": hit,
+                "share": hit / len(rows),
+                "unretrievable": unretrievable_by_doc.get(s, 0),
+            }
+        )
     documents.sort(key=lambda d: (d["share"], -d["chunks"], d["source"]))
     n, hit = len(mask), int(mask.sum())
     blind_clusters = [e["cluster"] for e in clusters if e["exercised"] == 0]
     blind_documents = [d["source"] for d in documents if d["exercised"] == 0]
     return {
-        "eval_session": eval_session, "system": system, "k": top_k, "questions": questions,
-        "chunks": n, "exercised_chunks": hit, "share": _share(hit, n),
-        "documents": len(documents), "documents_exercised": len(documents) - len(blind_documents),
+        "eval_session": eval_session,
+        "system": system,
+        "k": top_k,
+        "questions": questions,
+        "chunks": n,
+        "exercised_chunks": hit,
+        "share": _share(hit, n),
+        "documents": len(documents),
+        "documents_exercised": len(documents) - len(blind_documents),
         "document_share": _share(len(documents) - len(blind_documents), len(documents)),
         "unmatched_ids": unmatched_ids,
-        "blind_clusters": blind_clusters, "blind_documents": blind_documents,
+        "blind_clusters": blind_clusters,
+        "blind_documents": blind_documents,
         "blind_traffic": None if traffic is None else int(counts[blind_clusters].sum()),
         "traffic_queries": None if traffic is None else int(sum(c for _, c in traffic)),
-        "clusters": clusters, "document_detail": documents,
-        "probes": probes, "defects": defects,
+        "clusters": clusters,
+        "document_detail": documents,
+        "probes": probes,
+        "defects": defects,
     }
 
 
@@ -117,21 +152,27 @@ def exercised_line(section: ExercisedSection) -> str:
     """One line: the exercised share and the blind spots (CLI, Markdown and the app say the same)."""
     share = section["share"]
     shown = "not measured" if share is None else f"{share:.1%}"
-    line = (f"Exercised by eval {section['eval_session']} ({section['system']}, top {section['k']}): "
-            f"{section['exercised_chunks']:,} of {section['chunks']:,} chunks ({shown}), "
-            f"{section['documents_exercised']:,} of {section['documents']:,} documents; blind spots: "
-            f"{len(section['blind_clusters'])} cluster(s), {len(section['blind_documents']):,} document(s)")
+    line = (
+        f"Exercised by eval {section['eval_session']} ({section['system']}, top {section['k']}): "
+        f"{section['exercised_chunks']:,} of {section['chunks']:,} chunks ({shown}), "
+        f"{section['documents_exercised']:,} of {section['documents']:,} documents; blind spots: "
+        f"{len(section['blind_clusters'])} cluster(s), {len(section['blind_documents']):,} document(s)"
+    )
     if section["blind_traffic"] is not None:
-        line += f"; {section['blind_traffic']:,} of {section['traffic_queries']:,} logged queries land in blind clusters"
+        line += (
+            f"; {section['blind_traffic']:,} of {section['traffic_queries']:,} logged queries land in blind clusters"
+        )
     return line
 
 
 def probes_line(probes: ProbeReport) -> str:
     """One line: what the retrievability probes found."""
     writer = probes.get("writer", "offline")
-    line = (f"Retrievability probes: {probes['asked']} unexercised chunk(s) asked about directly (seed "
-            f"{probes['seed']}, questions by {writer}), {probes['found']} came back in the top {probes['k']}, "
-            f"{len(probes['unretrievable'])} did not (a corpus or index defect, not a test gap)")
+    line = (
+        f"Retrievability probes: {probes['asked']} unexercised chunk(s) asked about directly (seed "
+        f"{probes['seed']}, questions by {writer}), {probes['found']} came back in the top {probes['k']}, "
+        f"{len(probes['unretrievable'])} did not (a corpus or index defect, not a test gap)"
+    )
     if probes["unwritable"]:
         line += f"; {probes['unwritable']} chunk(s) gave no question to ask"
     if probes["errors"]:

@@ -63,22 +63,31 @@ class GapRule:
     coverage_cut: Cut | None = None
 
 
-def rule_text(mode: str, cut: Cut | None, coverage_cut: Cut | None, threshold: float | None, gaps: int,
-              clusters: int) -> str:
+def rule_text(
+    mode: str, cut: Cut | None, coverage_cut: Cut | None, threshold: float | None, gaps: int, clusters: int
+) -> str:
     """``gaps: clusters with covered share below 41% (calibrated: median 68% − 2×MAD), … — 3 of 12``."""
     tally = f" — {count(gaps)} of {count(clusters)}"
     if mode == THRESHOLD:
         return f"gaps: clusters with coverage below {threshold:g} (--gap-threshold){tally}"
     if mode == UNDEFINED or cut is None or coverage_cut is None:
         return f"gaps: every cluster (no inlier question, so nothing is within reach){tally}"
-    share = (f"covered share below {cut.value:.0%} (calibrated: median {cut.median:.0%} − 2×MAD), "
-             if cut.value > 0 else "")
-    return (f"gaps: clusters with {share}coverage below {coverage_cut.value:.3f} (calibrated: median "
-            f"{coverage_cut.median:.3f} − 2×MAD) or no chunk within reach{tally}")
+    share = (
+        f"covered share below {cut.value:.0%} (calibrated: median {cut.median:.0%} − 2×MAD), " if cut.value > 0 else ""
+    )
+    return (
+        f"gaps: clusters with {share}coverage below {coverage_cut.value:.3f} (calibrated: median "
+        f"{coverage_cut.median:.3f} − 2×MAD) or no chunk within reach{tally}"
+    )
 
 
-def rank_gaps(coverage: list[float | None], sizes: list[int], reach: list[ClusterReach], cut: Cut | None,
-              gap_threshold: float | None) -> tuple[list[Gap], GapRule]:
+def rank_gaps(
+    coverage: list[float | None],
+    sizes: list[int],
+    reach: list[ClusterReach],
+    cut: Cut | None,
+    gap_threshold: float | None,
+) -> tuple[list[Gap], GapRule]:
     """The gaps among the clusters, in the order of the module doc, and the rule that chose them."""
     n = sum(sizes)
     mode = THRESHOLD if gap_threshold is not None else CALIBRATED if cut is not None else UNDEFINED
@@ -92,20 +101,33 @@ def rank_gaps(coverage: list[float | None], sizes: list[int], reach: list[Cluste
             chosen = (0.0 if cov is None else cov) < gap_threshold
         elif cut is not None:  # mode CALIBRATED (coverage_cut is None only when no coverage is defined)
             chosen = r.covered_share is not None and (
-                r.covered_share < cut.value or r.covered_share == 0
-                or (cov is not None and coverage_cut is not None and cov < coverage_cut.value))
+                r.covered_share < cut.value
+                or r.covered_share == 0
+                or (cov is not None and coverage_cut is not None and cov < coverage_cut.value)
+            )
         else:
             chosen = True
         if chosen:
-            gaps.append(Gap(cluster, cov, int(size), size / n, r.priority, r.covered_share,
-                            unreached_documents=tuple(r.unreached_documents), unreached_share=r.unreached_share))
+            gaps.append(
+                Gap(
+                    cluster,
+                    cov,
+                    int(size),
+                    size / n,
+                    r.priority,
+                    r.covered_share,
+                    unreached_documents=tuple(r.unreached_documents),
+                    unreached_share=r.unreached_share,
+                )
+            )
     gaps.sort(key=lambda g: (-round(g.priority, 9), -g.size, 0.0 if g.coverage is None else g.coverage, g.cluster))
     text = rule_text(mode, cut, coverage_cut, gap_threshold, len(gaps), sum(1 for s in sizes if s))
     median, spread = (None, None) if cut is None else (cut.median, cut.spread)
     if mode == THRESHOLD:
         return gaps, GapRule(mode, gap_threshold, median, spread, text)
-    return gaps, GapRule(mode, None if cut is None else cut.value, median, spread, text,
-                         coverage_cut if mode == CALIBRATED else None)
+    return gaps, GapRule(
+        mode, None if cut is None else cut.value, median, spread, text, coverage_cut if mode == CALIBRATED else None
+    )
 
 
 def flagged_content(gaps: list[Gap], labels: np.ndarray, sources: list[str], flagged: set[str]) -> None:

@@ -30,8 +30,14 @@ from ragcov_tui.shared.thresholds import (
 from ragcov_tui.store.analysis_contract import AnalysisReport
 
 # Each metric's range: 1 − a mean cosine distance (distances lie in [0, 2]), or a share.
-COVERAGE_RANGES = {"basic": (-1.0, 1.0), "weighted": (-1.0, 1.0), "multi_threshold": (-1.0, 1.0),
-                   "multi_n": (-1.0, 1.0), "covered_share": (0.0, 1.0), "exercised_share": (0.0, 1.0)}
+COVERAGE_RANGES = {
+    "basic": (-1.0, 1.0),
+    "weighted": (-1.0, 1.0),
+    "multi_threshold": (-1.0, 1.0),
+    "multi_n": (-1.0, 1.0),
+    "covered_share": (0.0, 1.0),
+    "exercised_share": (0.0, 1.0),
+}
 COVERAGE_METRICS = tuple(COVERAGE_RANGES)
 RATE_METRICS = ("positive_feedback", "negative_feedback", "zero_results", "low_relevance")
 LATENCY_METRICS = {"latency_p50_ms": "p50", "latency_p95_ms": "p95"}
@@ -39,15 +45,17 @@ TRAFFIC_RANGES = {**dict.fromkeys(RATE_METRICS, (0.0, 1.0)), **dict.fromkeys(LAT
 METRICS = COVERAGE_METRICS + tuple(TRAFFIC_RANGES)
 
 
-def parse_coverage_gates(specs: Iterable[str], option: str = "--fail-under", *, traffic: bool = False
-                         ) -> list[Threshold]:
+def parse_coverage_gates(
+    specs: Iterable[str], option: str = "--fail-under", *, traffic: bool = False
+) -> list[Threshold]:
     """``["basic=0.6"]`` → thresholds (``option`` ``--max``: maximums); BadInput on a bad spec, an
     unknown metric, or a traffic metric without a query log (``traffic`` False)."""
     out = []
     ranges = {**COVERAGE_RANGES, **TRAFFIC_RANGES}
     for spec in specs:
-        name, value = parse_threshold_spec(spec, "basic=0.6" if option == "--fail-under" else "zero_results=0.02",
-                                           option)
+        name, value = parse_threshold_spec(
+            spec, "basic=0.6" if option == "--fail-under" else "zero_results=0.02", option
+        )
         if name not in ranges:
             raise BadInput(f"{option} {spec!r}: unknown metric {name!r} (one of {', '.join(METRICS)})")
         if name in TRAFFIC_RANGES and not traffic:
@@ -59,7 +67,9 @@ def parse_coverage_gates(specs: Iterable[str], option: str = "--fail-under", *, 
 def check_gate_inputs(thresholds: list[Threshold], eval_session: str | None) -> None:
     """BadInput before any work when ``exercised_share`` is gated without an eval to measure it."""
     if not eval_session and any(t.metric == "exercised_share" for t in thresholds):
-        raise BadInput("--fail-under exercised_share: needs --eval-session SESSION (the eval whose retrievals it counts)")
+        raise BadInput(
+            "--fail-under exercised_share: needs --eval-session SESSION (the eval whose retrievals it counts)"
+        )
 
 
 def gate_figures(report: AnalysisReport) -> dict[str, float | None]:
@@ -76,28 +86,41 @@ def gate_figures(report: AnalysisReport) -> dict[str, float | None]:
     return out
 
 
-def check_coverage_gates(report: AnalysisReport, thresholds: list[Threshold], maxima: list[Threshold] | None = None
-                         ) -> list[BelowThreshold | AboveMaximum]:
+def check_coverage_gates(
+    report: AnalysisReport, thresholds: list[Threshold], maxima: list[Threshold] | None = None
+) -> list[BelowThreshold | AboveMaximum]:
     """The gates the report's figures do not pass: minimums, then maximums."""
     figures = gate_figures(report)
     return [*below_thresholds(figures, thresholds), *above_maxima(figures, maxima or [])]
 
 
-def coverage_junit_cases(report: AnalysisReport, thresholds: list[Threshold],
-                         maxima: list[Threshold] | None = None) -> list[TestCase]:
+def coverage_junit_cases(
+    report: AnalysisReport, thresholds: list[Threshold], maxima: list[Threshold] | None = None
+) -> list[TestCase]:
     """``analyze --junit``: one test case per ``--fail-under`` and ``--max`` gate; a failed one lists
     the gaps (clusters the test set leaves uncovered), most urgent first, with their themes and size."""
     failed = {(isinstance(b, AboveMaximum), b.metric): b for b in check_coverage_gates(report, thresholds, maxima)}
-    gaps = [visible_line(f"cluster {g['cluster']}  coverage {_figure(g.get('coverage'))}  {g['size']} chunks  "
-                         f"themes: {', '.join(g.get('themes') or []) or '—'}") for g in report.get("gaps") or ()]
+    gaps = [
+        visible_line(
+            f"cluster {g['cluster']}  coverage {_figure(g.get('coverage'))}  {g['size']} chunks  "
+            f"themes: {', '.join(g.get('themes') or []) or '—'}"
+        )
+        for g in report.get("gaps") or ()
+    ]
     cases = []
     for is_max, gates in ((False, thresholds), (True, maxima or [])):
         flag = "max" if is_max else "fail-under"
         for t in gates:
             hit = failed.get((is_max, t.metric))
-            cases.append(TestCase(f"{flag} {t.metric}={t.minimum:g}", f"ragcov.analyze.{flag.replace('-', '_')}",
-                                  failure=str(hit) if hit else None, failure_type=flag,
-                                  detail=f"{hit}\n{len(gaps)} gaps:\n" + "\n".join(gaps)))
+            cases.append(
+                TestCase(
+                    f"{flag} {t.metric}={t.minimum:g}",
+                    f"ragcov.analyze.{flag.replace('-', '_')}",
+                    failure=str(hit) if hit else None,
+                    failure_type=flag,
+                    detail=f"{hit}\n{len(gaps)} gaps:\n" + "\n".join(gaps),
+                )
+            )
     return cases
 
 

@@ -36,9 +36,14 @@ class GoldCoverage:
     unnamed: list[str]
 
     def as_report(self) -> GoldSummary:
-        return {"questions_with_gold": self.questions_with_gold, "questions_matched": self.questions_matched,
-                "documents": self.documents, "documents_named": self.documents - len(self.unnamed),
-                "documents_unnamed": len(self.unnamed), "unnamed": self.unnamed}
+        return {
+            "questions_with_gold": self.questions_with_gold,
+            "questions_matched": self.questions_matched,
+            "documents": self.documents,
+            "documents_named": self.documents - len(self.unnamed),
+            "documents_unnamed": len(self.unnamed),
+            "unnamed": self.unnamed,
+        }
 
 
 def gold_chunk_sets(questions: Sequence[Question], chunks: Sequence[Chunk]) -> list[np.ndarray]:
@@ -60,8 +65,13 @@ def gold_chunk_sets(questions: Sequence[Question], chunks: Sequence[Chunk]) -> l
                 continue
             if gold not in resolved:
                 target, _, _ = corpus.resolve(gold)
-                resolved[gold] = ([] if target is None else [chunk_index[target]] if target in chunk_index
-                                  else by_source.get(target, []))
+                resolved[gold] = (
+                    []
+                    if target is None
+                    else [chunk_index[target]]
+                    if target in chunk_index
+                    else by_source.get(target, [])
+                )
             picked += resolved[gold]
         out.append(np.unique(np.asarray(picked, dtype=np.int64)))
     return out
@@ -84,18 +94,20 @@ def gold_distances(C: np.ndarray, Q: np.ndarray, gold_sets: Sequence[np.ndarray]
             chosen, questions = gold_sets[members[0]], Q[members]
             best = np.full(len(members), -np.inf)
             for s in range(0, len(chosen), ROW_BLOCK):
-                best = np.maximum(best, (take(C, chosen[s:s + ROW_BLOCK]) @ questions.T).max(axis=0))
+                best = np.maximum(best, (take(C, chosen[s : s + ROW_BLOCK]) @ questions.T).max(axis=0))
             out[members] = 1.0 - best.astype(np.float64)
     return out
 
 
-def gold_coverage(questions: Sequence[Question], gold_sets: Sequence[np.ndarray], doc_codes: np.ndarray,
-                  doc_names: list[str]) -> GoldCoverage | None:
+def gold_coverage(
+    questions: Sequence[Question], gold_sets: Sequence[np.ndarray], doc_codes: np.ndarray, doc_names: list[str]
+) -> GoldCoverage | None:
     """The gold counts per document (None when no question has a relevant gold id)."""
     with_gold = sum(1 for q in questions if any(g > 0 for g in q.gold.values()))
     if not with_gold:
         return None
     named = [np.unique(doc_codes[s]) for s in gold_sets if len(s)]
     counts = np.bincount(np.concatenate(named), minlength=len(doc_names)) if named else np.zeros(len(doc_names), int)
-    return GoldCoverage(with_gold, len(named), len(doc_names), counts,
-                        [doc_names[d] for d in np.flatnonzero(counts == 0).tolist()])
+    return GoldCoverage(
+        with_gold, len(named), len(doc_names), counts, [doc_names[d] for d in np.flatnonzero(counts == 0).tolist()]
+    )

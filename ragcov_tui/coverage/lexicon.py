@@ -32,45 +32,88 @@ INLINE_CODE = re.compile(r"`[^`\n]*`")
 URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 ADMONITION = re.compile(r"^[ \t]*(?:\?\?\?\+?|!!!|:::)[ \t]*[\w-]*", re.MULTILINE)  # mkdocs / VitePress boxes
 HTML_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>|\{\{.*?\}\}|\{#[^}\n]*\}")  # tags, template braces, heading anchors
-BREAK_CHARS = "\n.!?;:,()\\[\\]{}<>\"“”„«»‘’|/\\\\=+*#_~…·•→←–—。、，；：！？（）「」『』【】"
+BREAK_CHARS = '\n.!?;:,()\\[\\]{}<>"“”„«»‘’|/\\\\=+*#_~…·•→←–—。、，；：！？（）「」『』【】'
 TOKEN = re.compile(f"[{CJK}]+|[^\\W\\d_{CJK}]+(?:-[^\\W\\d_{CJK}]+)*|[{BREAK_CHARS}\\d]+|\\s-+\\s|'(?=\\s)|(?<=\\s)'")
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
 CORPUS_STOP_SHARE, CORPUS_STOP_MIN_TEXTS = 0.3, 20
 
 STOP_WORDS: dict[str, frozenset[str]] = {
-    "en": frozenset(ENGLISH_STOP_WORDS | {"can", "also", "use", "using", "used", "just", "like", "make", "need",
-                                          "want", "get", "set", "see", "way", "ll", "ve", "re", "don", "doesn",
-                                          "isn", "example", "e-g", "eg", "ie", "etc", "click", "new", "one"}),
-    "de": frozenset("""aber alle allem allen aller alles als also am an ander andere anderen auch auf aus bei bin
+    "en": frozenset(
+        ENGLISH_STOP_WORDS
+        | {
+            "can",
+            "also",
+            "use",
+            "using",
+            "used",
+            "just",
+            "like",
+            "make",
+            "need",
+            "want",
+            "get",
+            "set",
+            "see",
+            "way",
+            "ll",
+            "ve",
+            "re",
+            "don",
+            "doesn",
+            "isn",
+            "example",
+            "e-g",
+            "eg",
+            "ie",
+            "etc",
+            "click",
+            "new",
+            "one",
+        }
+    ),
+    "de": frozenset(
+        """aber alle allem allen aller alles als also am an ander andere anderen auch auf aus bei bin
         bis bist da damit dann das dass dein deine dem den der des dessen dich die dies diese diesem diesen dieser
         dieses dir doch dort du durch ein eine einem einen einer eines er es etwas euch euer für gegen hat habe
         haben hatte hier hin hinter ich ihm ihn ihnen ihr ihre im in indem ins ist jede jedem jeden jeder jedes
         jetzt kann kein keine können könnte man manche mein mit muss musst nach nicht nichts noch nun nur ob oder
         ohne sehr sein seine sich sie sind so solche soll sollte sondern sonst über um und uns unser unter viel
         vom von vor wann war waren warum was weil weiter welche wenn wer werde werden wie wieder will wir wird
-        wo wurde würde zu zum zur zwischen""".split()),
-    "fr": frozenset("""au aux avec ce ces cette dans de des du elle en est et eux il ils je la le les leur lui
+        wo wurde würde zu zum zur zwischen""".split()
+    ),
+    "fr": frozenset(
+        """au aux avec ce ces cette dans de des du elle en est et eux il ils je la le les leur lui
         ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que qui sa se ses son sont sur ta
-        te tes toi ton tu un une vos votre vous été être avoir fait peut plus sans comme tout tous aussi""".split()),
-    "es": frozenset("""al algo como con contra cual cuando de del desde donde durante el ella ellas ellos en entre
+        te tes toi ton tu un une vos votre vous été être avoir fait peut plus sans comme tout tous aussi""".split()
+    ),
+    "es": frozenset(
+        """al algo como con contra cual cuando de del desde donde durante el ella ellas ellos en entre
         era es esa ese eso esta este esto estos fue ha hay la las le les lo los más me mi mis mucho muy nada ni
         no nos o otra otro para pero poco por que qué se sea ser si sin sobre son su sus también te tiene todo
-        tu un una uno unos usted ya puede""".split()),
-    "ru": frozenset("""а без более бы был была были было быть в вам вас весь во вот все всего всех вы где да даже
+        tu un una uno unos usted ya puede""".split()
+    ),
+    "ru": frozenset(
+        """а без более бы был была были было быть в вам вас весь во вот все всего всех вы где да даже
         для до его ее если есть еще же за здесь и из или им их к как ко когда кто ли либо между меня мне может
         мы на над надо наш не него нее нет ни них но ну о об однако он она они оно от очень по под после при
         про с со так также такой там те тем то того тоже только том ты у уже чем что чтобы эта эти это этот
-        я можно нужно""".split()),
+        я можно нужно""".split()
+    ),
 }
 ALL_STOP_WORDS = frozenset().union(*STOP_WORDS.values())
-CONNECTORS = frozenset("""of and for in on to with by und der des für von mit im zur zum de du des et à la le y
-    del para en и в на для с по из от""".split())  # may sit inside a 3-word phrase
-SIGNATURES = {lang: frozenset(words) for lang, words in {
-    "en": "the and of to is in that it for you with are this be on or your can".split(),
-    "de": "der die und das ist nicht sie mit den ein eine zu von für auf sich auch wird".split(),
-    "fr": "le la les et des est une pour que dans qui pas sur vous avec du".split(),
-    "es": "el la los las y es que en una para con por del se su no".split(),
-}.items()}
+CONNECTORS = frozenset(
+    """of and for in on to with by und der des für von mit im zur zum de du des et à la le y
+    del para en и в на для с по из от""".split()
+)  # may sit inside a 3-word phrase
+SIGNATURES = {
+    lang: frozenset(words)
+    for lang, words in {
+        "en": "the and of to is in that it for you with are this be on or your can".split(),
+        "de": "der die und das ist nicht sie mit den ein eine zu von für auf sich auch wird".split(),
+        "fr": "le la les et des est une pour que dans qui pas sur vous avec du".split(),
+        "es": "el la los las y es que en una para con por del se su no".split(),
+    }.items()
+}
 
 
 def strip_code(text: str) -> str:
@@ -95,7 +138,7 @@ def words(segment: str) -> list[str]:
     out: list[str] = []
     for w in WORD.findall(segment.lower()):
         if CJK_RUN.fullmatch(w):
-            out += [w] if len(w) == 1 else [w[i:i + 2] for i in range(len(w) - 1)]
+            out += [w] if len(w) == 1 else [w[i : i + 2] for i in range(len(w) - 1)]
         elif len(w) > 1:
             out.append(w)
     return out
@@ -122,7 +165,7 @@ def segments(text: str) -> list[list[str]]:
             if run:
                 out.append(run)
                 run = []
-            out += [[tok]] if len(tok) == 1 else [[tok[i:i + 2]] for i in range(len(tok) - 1)]
+            out += [[tok]] if len(tok) == 1 else [[tok[i : i + 2]] for i in range(len(tok) - 1)]
         else:
             run.append(tok)
     if run:
@@ -132,8 +175,10 @@ def segments(text: str) -> list[list[str]]:
 
 def headings(text: str) -> list[tuple[int, str]]:
     """The Markdown headings of ``text`` as (level, text), markup stripped."""
-    return [(len(m.group(1)), re.sub(r"[*_`\[\]]+", "", HTML_TAG.sub("", m.group(2))).strip())
-            for m in HEADING.finditer(text)]
+    return [
+        (len(m.group(1)), re.sub(r"[*_`\[\]]+", "", HTML_TAG.sub("", m.group(2))).strip())
+        for m in HEADING.finditer(text)
+    ]
 
 
 def language(text: str) -> str:

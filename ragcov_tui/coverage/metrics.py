@@ -61,13 +61,20 @@ def cover_by_top_n(question_vecs: np.ndarray, unit_centroids: np.ndarray, top_n:
     if m == 0:
         return cover
     dist = 1.0 - (question_vecs.astype(np.float64) @ unit_centroids.T.astype(np.float64))
-    nearest_clusters = np.argsort(dist, axis=1, kind="stable")[:, :min(top_n, k)]
+    nearest_clusters = np.argsort(dist, axis=1, kind="stable")[:, : min(top_n, k)]
     cover[nearest_clusters, np.arange(m)[:, None]] = True
     return cover
 
 
-def multi_mindist(chunk_vecs: np.ndarray, question_vecs: np.ndarray, labels: np.ndarray, cover: np.ndarray,
-                  nn_index: np.ndarray, nn_dist: np.ndarray, memory_budget_mb: float = 256) -> np.ndarray:
+def multi_mindist(
+    chunk_vecs: np.ndarray,
+    question_vecs: np.ndarray,
+    labels: np.ndarray,
+    cover: np.ndarray,
+    nn_index: np.ndarray,
+    nn_dist: np.ndarray,
+    memory_budget_mb: float = 256,
+) -> np.ndarray:
     """Per chunk: min distance to the questions covering its cluster (``inf`` when none covers it).
 
     Exact and cheap: when a chunk's overall nearest inlier (``nn_index``) covers its cluster, the

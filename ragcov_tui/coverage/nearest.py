@@ -23,8 +23,8 @@ from ragcov_tui.shared.row_blocks import blocks, take
 
 DEFAULT_BUDGET_MB = 256
 CACHE_SLICE_BYTES = 1 << 20  # ≈ half a core's L2: the post-GEMM passes of a slice hit the cache
-ITERATED_ARGMAX_K = 16       # top_k: repeated arg-max up to this k, argpartition beyond
-EXACT_ROWS = 1024            # rows re-scored at a time (float64 accumulation, no float64 copies)
+ITERATED_ARGMAX_K = 16  # top_k: repeated arg-max up to this k, argpartition beyond
+EXACT_ROWS = 1024  # rows re-scored at a time (float64 accumulation, no float64 copies)
 
 
 def block_rows(n_cols: int, memory_budget_mb: float = DEFAULT_BUDGET_MB, *, copies: int = 2) -> int:
@@ -43,12 +43,15 @@ def exact_dist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     are exact in float64), ``EXACT_ROWS`` rows at a time."""
     out = np.empty(len(a))
     for s in range(0, len(a), EXACT_ROWS):
-        out[s:s + EXACT_ROWS] = 1.0 - np.einsum("ij,ij->i", a[s:s + EXACT_ROWS], b[s:s + EXACT_ROWS], dtype=np.float64)
+        out[s : s + EXACT_ROWS] = 1.0 - np.einsum(
+            "ij,ij->i", a[s : s + EXACT_ROWS], b[s : s + EXACT_ROWS], dtype=np.float64
+        )
     return out
 
 
-def similarity_blocks(rows: np.ndarray, cols: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
-                      ) -> Iterator[tuple[int, int, np.ndarray]]:
+def similarity_blocks(
+    rows: np.ndarray, cols: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
+) -> Iterator[tuple[int, int, np.ndarray]]:
     """Yield ``(start, stop, rows[start:stop] @ cols.T)`` as float32, in one reused buffer.
 
     The yielded block is overwritten by the next one (copy what must outlive the iteration step);
@@ -63,7 +66,7 @@ def similarity_blocks(rows: np.ndarray, cols: np.ndarray, memory_budget_mb: floa
     buffer = np.empty((b, m), dtype=np.float32)
     for start, part in blocks(rows, b):  # a memory map's pages are dropped block by block
         stop = start + len(part)
-        sim = buffer[:stop - start]
+        sim = buffer[: stop - start]
         np.matmul(part, cols_t, out=sim)
         yield start, stop, sim
 
@@ -130,7 +133,7 @@ def cross_nearest(
                 continue
             own = tile[:, :m_rows]
             first = own.argmax(axis=1)
-            row_index[offset:offset + len(first)] = first
+            row_index[offset : offset + len(first)] = first
             if second:
                 own[np.arange(len(first)), first] = -np.inf
                 runner_up[part] = own.argmax(axis=1)
@@ -152,7 +155,9 @@ def nearest_index(rows: np.ndarray, cols: np.ndarray, *, memory_budget_mb: float
     return index
 
 
-def nearest(rows: np.ndarray, cols: np.ndarray, *, memory_budget_mb: float = DEFAULT_BUDGET_MB) -> tuple[np.ndarray, np.ndarray]:
+def nearest(
+    rows: np.ndarray, cols: np.ndarray, *, memory_budget_mb: float = DEFAULT_BUDGET_MB
+) -> tuple[np.ndarray, np.ndarray]:
     """Top-1: ``(min distance float64, argmin int64)`` of every row over ``cols`` (``inf``/-1 if none)."""
     if cols.shape[0] == 0:
         return np.full(rows.shape[0], np.inf), np.full(rows.shape[0], -1, dtype=np.int64)
@@ -182,8 +187,14 @@ def _top_k_partition(sim: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return 1.0 - np.take_along_axis(part_sim, order, axis=1).astype(np.float64), np.take_along_axis(part, order, axis=1)
 
 
-def top_k(rows: np.ndarray, cols: np.ndarray, k: int, *, memory_budget_mb: float = DEFAULT_BUDGET_MB,
-          exclude_self: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def top_k(
+    rows: np.ndarray,
+    cols: np.ndarray,
+    k: int,
+    *,
+    memory_budget_mb: float = DEFAULT_BUDGET_MB,
+    exclude_self: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` nearest columns of every row, nearest first: ``(distances (n, k), indices (n, k))``.
 
     ``exclude_self`` (when ``rows`` is ``cols``) skips the diagonal. Distances come from float32

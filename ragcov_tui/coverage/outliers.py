@@ -72,8 +72,9 @@ def reference_set(chunk_vecs: np.ndarray, sample: int, seed: int) -> np.ndarray:
     return rows[np.sort(first)]
 
 
-def lof_scores(reference: np.ndarray, queries: np.ndarray, k: int, offset: float | str,
-               memory_budget_mb: float = 256) -> tuple[np.ndarray, float]:
+def lof_scores(
+    reference: np.ndarray, queries: np.ndarray, k: int, offset: float | str, memory_budget_mb: float = 256
+) -> tuple[np.ndarray, float]:
     """LOF of each query against ``reference`` (see module doc); returns (scores, δ used)."""
     ref_dist, ref_idx = top_k(reference, reference, k, exclude_self=True, memory_budget_mb=memory_budget_mb)
     ref_dist = np.maximum(ref_dist, 0.0)
@@ -101,28 +102,60 @@ def flag(scores: np.ndarray, contamination: float | str, lof_threshold: float | 
         return mask, threshold, f"the {count} highest LOF scores (contamination {float(contamination):g})"
     median, spread = robust_spread(scores)
     threshold = float(np.clip(median + AUTO_Z * spread, AUTO_FLOOR, AUTO_CEILING))
-    return scores > threshold, threshold, (
-        f"LOF > clip(median + {AUTO_Z:g}·1.4826·MAD, {AUTO_FLOOR:g}, {AUTO_CEILING:g}) = {threshold:.3f}")
+    return (
+        scores > threshold,
+        threshold,
+        (f"LOF > clip(median + {AUTO_Z:g}·1.4826·MAD, {AUTO_FLOOR:g}, {AUTO_CEILING:g}) = {threshold:.3f}"),
+    )
 
 
-def detect_outliers(chunk_vecs: np.ndarray, question_vecs: np.ndarray, *, neighbors: int, offset: float | str,
-                    contamination: float | str, lof_threshold: float | None, sample: int, seed: int,
-                    memory_budget_mb: float = 256) -> OutlierResult:
+def detect_outliers(
+    chunk_vecs: np.ndarray,
+    question_vecs: np.ndarray,
+    *,
+    neighbors: int,
+    offset: float | str,
+    contamination: float | str,
+    lof_threshold: float | None,
+    sample: int,
+    seed: int,
+    memory_budget_mb: float = 256,
+) -> OutlierResult:
     """Score every question with LOF against the chunks and flag outliers (module doc)."""
-    return outliers_against(reference_set(chunk_vecs, sample, seed), question_vecs, neighbors=neighbors,
-                            offset=offset, contamination=contamination, lof_threshold=lof_threshold,
-                            memory_budget_mb=memory_budget_mb)
+    return outliers_against(
+        reference_set(chunk_vecs, sample, seed),
+        question_vecs,
+        neighbors=neighbors,
+        offset=offset,
+        contamination=contamination,
+        lof_threshold=lof_threshold,
+        memory_budget_mb=memory_budget_mb,
+    )
 
 
-def outliers_against(reference: np.ndarray, question_vecs: np.ndarray, *, neighbors: int, offset: float | str,
-                     contamination: float | str, lof_threshold: float | None,
-                     memory_budget_mb: float = 256) -> OutlierResult:
+def outliers_against(
+    reference: np.ndarray,
+    question_vecs: np.ndarray,
+    *,
+    neighbors: int,
+    offset: float | str,
+    contamination: float | str,
+    lof_threshold: float | None,
+    memory_budget_mb: float = 256,
+) -> OutlierResult:
     """:func:`detect_outliers` given the reference set (:func:`reference_set`, or the blocked path's
     copy of it): LOF works on the questions and this sample, never on every chunk."""
     m = len(question_vecs)
     if len(reference) < 3 or m == 0:
-        return OutlierResult(None, np.zeros(m, dtype=bool), None,
-                             "LOF undefined: fewer than 3 distinct chunks; no question flagged", 0.0, 0, len(reference))
+        return OutlierResult(
+            None,
+            np.zeros(m, dtype=bool),
+            None,
+            "LOF undefined: fewer than 3 distinct chunks; no question flagged",
+            0.0,
+            0,
+            len(reference),
+        )
     k = min(neighbors, len(reference) - 1)
     scores, delta = lof_scores(reference, question_vecs, k, offset, memory_budget_mb)
     mask, threshold, rule = flag(scores, contamination, lof_threshold)

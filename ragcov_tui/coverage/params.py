@@ -95,11 +95,19 @@ class CoverageParams:
             raise BadInput(f"redundancy_threshold {self.redundancy_threshold}: must be ≥ 0")
         from dataclasses import replace
 
-        return replace(self, clusters=clusters, contamination=contamination, lof_query_offset=offset,
-                       top_n=int(self.top_n), lof_neighbors=int(self.lof_neighbors))
+        return replace(
+            self,
+            clusters=clusters,
+            contamination=contamination,
+            lof_query_offset=offset,
+            top_n=int(self.top_n),
+            lof_neighbors=int(self.lof_neighbors),
+        )
 
 
-def used_params(params: CoverageParams, *, k: int, lof_neighbors: int, reference_size: int) -> tuple[CoverageParams, list[str]]:
+def used_params(
+    params: CoverageParams, *, k: int, lof_neighbors: int, reference_size: int
+) -> tuple[CoverageParams, list[str]]:
     """``params`` with each value the engine had to lower replaced by the value it used, and one
     line per such change: ``clusters`` above what the corpus allows (K-means needs a distinct chunk
     per cluster), ``top_n`` above the number of clusters, ``lof_neighbors`` above the reference
@@ -116,5 +124,7 @@ def used_params(params: CoverageParams, *, k: int, lof_neighbors: int, reference
         notes.append(f"top_n {params.top_n}: there are only {k} clusters; used {k}")
     if 0 < lof_neighbors < params.lof_neighbors:
         changes["lof_neighbors"] = lof_neighbors
-        notes.append(f"lof_neighbors {params.lof_neighbors}: only {reference_size} reference chunks; used {lof_neighbors}")
+        notes.append(
+            f"lof_neighbors {params.lof_neighbors}: only {reference_size} reference chunks; used {lof_neighbors}"
+        )
     return replace(params, **changes), notes

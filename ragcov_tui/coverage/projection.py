@@ -31,8 +31,8 @@ from ragcov_tui.shared.row_blocks import take
 
 @dataclass
 class Projection:
-    chunk_xy: np.ndarray      # (n, 2)
-    question_xy: np.ndarray   # (m, 2)
+    chunk_xy: np.ndarray  # (n, 2)
+    question_xy: np.ndarray  # (m, 2)
     method: str
     points_embedded: int
 
@@ -44,8 +44,15 @@ TSNE_ANGLE = 0.8
 def _tsne(points: np.ndarray, seed: int) -> np.ndarray:
     perplexity = max(1.0, min(30.0, (len(points) - 1) / 3))
     with threadpool_limits(1):
-        return TSNE(n_components=2, perplexity=perplexity, init="pca", metric="cosine", max_iter=TSNE_ITERATIONS,
-                    angle=TSNE_ANGLE, random_state=seed).fit_transform(points.astype(np.float32))
+        return TSNE(
+            n_components=2,
+            perplexity=perplexity,
+            init="pca",
+            metric="cosine",
+            max_iter=TSNE_ITERATIONS,
+            angle=TSNE_ANGLE,
+            random_state=seed,
+        ).fit_transform(points.astype(np.float32))
 
 
 def _pca(points: np.ndarray) -> np.ndarray:
@@ -71,8 +78,15 @@ def _chunk_sample(labels: np.ndarray, budget: int, rng: np.random.Generator) -> 
     return np.sort(np.concatenate(picked))
 
 
-def project(chunk_vecs: np.ndarray, question_vecs: np.ndarray, labels: np.ndarray, *, max_points: int = 3000,
-            seed: int = 0, memory_budget_mb: float = 256) -> Projection:
+def project(
+    chunk_vecs: np.ndarray,
+    question_vecs: np.ndarray,
+    labels: np.ndarray,
+    *,
+    max_points: int = 3000,
+    seed: int = 0,
+    memory_budget_mb: float = 256,
+) -> Projection:
     """2-D coordinates of every chunk and question (module doc)."""
     n, m = len(chunk_vecs), len(question_vecs)
     total = n + m
@@ -86,13 +100,14 @@ def project(chunk_vecs: np.ndarray, question_vecs: np.ndarray, labels: np.ndarra
     q_sample = np.arange(m) if m <= max_points // 2 else np.sort(rng.choice(m, max_points // 2, replace=False))
     sample = _chunk_sample(labels, max(len(np.unique(labels)), max_points - len(q_sample)), rng)
     xy = _rescale(_tsne(np.vstack([take(chunk_vecs, sample), question_vecs[q_sample]]), seed))
-    chunk_xy = _place(chunk_vecs, labels, sample, xy[:len(sample)], memory_budget_mb)
-    question_xy = _place(question_vecs, np.zeros(m, dtype=np.int64), q_sample, xy[len(sample):], memory_budget_mb)
+    chunk_xy = _place(chunk_vecs, labels, sample, xy[: len(sample)], memory_budget_mb)
+    question_xy = _place(question_vecs, np.zeros(m, dtype=np.int64), q_sample, xy[len(sample) :], memory_budget_mb)
     return Projection(chunk_xy, question_xy, "tsne-sample", len(sample) + len(q_sample))
 
 
-def _place(vecs: np.ndarray, groups: np.ndarray, sample: np.ndarray, sample_xy: np.ndarray,
-           memory_budget_mb: float) -> np.ndarray:
+def _place(
+    vecs: np.ndarray, groups: np.ndarray, sample: np.ndarray, sample_xy: np.ndarray, memory_budget_mb: float
+) -> np.ndarray:
     """Sampled rows keep their coordinates; every other row takes those of the nearest sampled row
     of its own group (cluster)."""
     out = np.empty((len(vecs), 2))

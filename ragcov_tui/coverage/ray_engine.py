@@ -85,8 +85,14 @@ class BlockPart:
 
 def _search(block: np.ndarray, start: int, cols: np.ndarray, m_rows: int, budget: float) -> BlockPart:
     found = cross_nearest(block, cols, n_cols_for_rows=m_rows, memory_budget_mb=budget)
-    return BlockPart(start, len(block), None, (found.row_dist, found.row_index, found.row_second),
-                     found.col_dist, found.col_index + start)
+    return BlockPart(
+        start,
+        len(block),
+        None,
+        (found.row_dist, found.row_index, found.row_second),
+        found.col_dist,
+        found.col_index + start,
+    )
 
 
 def _assign(block: np.ndarray, start: int, centroids: np.ndarray, budget: float) -> BlockPart:
@@ -105,8 +111,15 @@ def _part(row: dict[str, Any]) -> BlockPart:
     return part
 
 
-def _range_task(batch: dict[str, np.ndarray], *, reader: tuple[str, Any], rows: int, total: int,
-                work: Callable[..., BlockPart], args: list[Any]) -> dict[str, np.ndarray]:
+def _range_task(
+    batch: dict[str, np.ndarray],
+    *,
+    reader: tuple[str, Any],
+    rows: int,
+    total: int,
+    work: Callable[..., BlockPart],
+    args: list[Any],
+) -> dict[str, np.ndarray]:
     """One block of an array source: ``batch["id"]`` holds block numbers; ``reader`` is
     ``("npy", (path, offset, dim))`` or ``("ref", [object ref])``."""
     import ray
@@ -118,7 +131,9 @@ def _range_task(batch: dict[str, np.ndarray], *, reader: tuple[str, Any], rows: 
         start, stop = number * rows, min(total, (number + 1) * rows)
         if how == "npy":
             path, offset, dim = where
-            view = np.memmap(path, dtype=np.float32, mode="r", offset=offset + start * dim * 4, shape=(stop - start, dim))
+            view = np.memmap(
+                path, dtype=np.float32, mode="r", offset=offset + start * dim * 4, shape=(stop - start, dim)
+            )
             block = np.array(view)
             del view
         else:
@@ -127,8 +142,9 @@ def _range_task(batch: dict[str, np.ndarray], *, reader: tuple[str, Any], rows: 
     return {"part": _objects(parts)}
 
 
-def _store_task(batch: dict[str, np.ndarray], *, id_field: str, vector_field: str,
-                work: Callable[..., BlockPart], args: list[Any]) -> dict[str, np.ndarray]:
+def _store_task(
+    batch: dict[str, np.ndarray], *, id_field: str, vector_field: str, work: Callable[..., BlockPart], args: list[Any]
+) -> dict[str, np.ndarray]:
     """One batch of a store source: its vectors normalised, the pass run, its first id kept (the
     driver places it: blocks arrive in order)."""
     import ray
@@ -170,8 +186,12 @@ class RayEngine:
         self.started = False
         if not self.ray.is_initialized():
             cluster = bool(os.environ.get("RAY_ADDRESS"))
-            self.ray.init(num_cpus=None if cluster else cpus, include_dashboard=False, log_to_driver=False,
-                          logging_level=logging.ERROR)
+            self.ray.init(
+                num_cpus=None if cluster else cpus,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+            )
             self.started = True
         logging.getLogger("ray.data").setLevel(logging.ERROR)  # no per-dataset lines on the user's terminal
         context = self.ray.data.DataContext.get_current()
@@ -197,8 +217,10 @@ class RayEngine:
         reader: tuple[str, Any] = ("npy", location) if location is not None else ("ref", [ray.put(rows)])
         blocks = -(-n // BLOCK_ROWS)
         data = ray.data.range(blocks, override_num_blocks=blocks).map_batches(
-            _range_task, batch_size=1, fn_kwargs={"reader": reader, "rows": BLOCK_ROWS, "total": n, "work": work,
-                                                  "args": shared})
+            _range_task,
+            batch_size=1,
+            fn_kwargs={"reader": reader, "rows": BLOCK_ROWS, "total": n, "work": work, "args": shared},
+        )
         for row in data.iter_rows():
             yield _part(row)
 
@@ -211,15 +233,20 @@ class RayEngine:
         else:
             data = ray.data.read_parquet(source.location)
         data = data.select_columns(columns)  # pushed down into the read: only these columns are read
-        data = data.map_batches(_store_task, batch_size=BLOCK_ROWS, batch_format="numpy",
-                                fn_kwargs={"id_field": source.id_field, "vector_field": source.vector_field,
-                                           "work": work, "args": shared})
+        data = data.map_batches(
+            _store_task,
+            batch_size=BLOCK_ROWS,
+            batch_format="numpy",
+            fn_kwargs={"id_field": source.id_field, "vector_field": source.vector_field, "work": work, "args": shared},
+        )
         start = 0
         for row in data.iter_rows():
             part = _part(row)
             if source.ids and part.rows and part.first_id != source.ids[start]:
-                raise BadInput(f"--engine ray: {source.location}: row {start:,} of the store is {part.first_id!r}, "
-                               f"the corpus read {source.ids[start]!r} there (was the store written meanwhile?)")
+                raise BadInput(
+                    f"--engine ray: {source.location}: row {start:,} of the store is {part.first_id!r}, "
+                    f"the corpus read {source.ids[start]!r} there (was the store written meanwhile?)"
+                )
             part.start = start
             if part.col_index is not None:
                 part.col_index = part.col_index + start
@@ -228,15 +255,23 @@ class RayEngine:
         if start != n:
             raise BadInput(f"--engine ray: the store gave {start:,} rows, the corpus has {n:,}; read it again")
 
-    def assign(self, rows: np.ndarray, centroids: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
-               ) -> np.ndarray:
+    def assign(
+        self, rows: np.ndarray, centroids: np.ndarray, memory_budget_mb: float = DEFAULT_BUDGET_MB
+    ) -> np.ndarray:
         labels = np.empty(len(rows), dtype=np.int64)
         for part in self._parts(rows, _assign, [np.ascontiguousarray(centroids, dtype=np.float32), memory_budget_mb]):
-            labels[part.start:part.start + part.rows] = part.per_row[0]
+            labels[part.start : part.start + part.rows] = part.per_row[0]
         return labels
 
-    def cross_nearest(self, rows: np.ndarray, cols: np.ndarray, *, n_cols_for_rows: int | None = None,
-                      memory_budget_mb: float = DEFAULT_BUDGET_MB, progress: Progress | None = None) -> CrossNearest:
+    def cross_nearest(
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        *,
+        n_cols_for_rows: int | None = None,
+        memory_budget_mb: float = DEFAULT_BUDGET_MB,
+        progress: Progress | None = None,
+    ) -> CrossNearest:
         n, m = len(rows), len(cols)
         m_rows = m if n_cols_for_rows is None else int(n_cols_for_rows)
         row_dist, row_second = np.full(n, np.inf), np.full(n, np.inf)

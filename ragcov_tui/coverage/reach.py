@@ -41,21 +41,34 @@ class ClusterReach:
     documents_without_gold: list[str] | None = None
 
 
-def cluster_reach(labels: np.ndarray, k: int, doc_codes: np.ndarray, doc_names: list[str], mindist: np.ndarray | None,
-                  within: np.ndarray | None, gold_counts: np.ndarray | None) -> tuple[list[ClusterReach], Cut | None]:
+def cluster_reach(
+    labels: np.ndarray,
+    k: int,
+    doc_codes: np.ndarray,
+    doc_names: list[str],
+    mindist: np.ndarray | None,
+    within: np.ndarray | None,
+    gold_counts: np.ndarray | None,
+) -> tuple[list[ClusterReach], Cut | None]:
     """The figures of the module doc per cluster, and the calibrated cut on covered share (None without reach)."""
     sizes = np.bincount(labels, minlength=k)
-    pairs, first, inverse = np.unique(labels.astype(np.int64) * len(doc_names) + doc_codes, return_index=True,
-                                      return_inverse=True)
+    pairs, first, inverse = np.unique(
+        labels.astype(np.int64) * len(doc_names) + doc_codes, return_index=True, return_inverse=True
+    )
     pair_cluster, pair_doc = pairs // len(doc_names), pairs % len(doc_names)
     ungolded: list[list[str]] | None = None
     if gold_counts is not None:
         ungolded = [[] for _ in range(k)]
-        for c, d in zip(pair_cluster[gold_counts[pair_doc] == 0].tolist(), pair_doc[gold_counts[pair_doc] == 0].tolist(), strict=True):
+        for c, d in zip(
+            pair_cluster[gold_counts[pair_doc] == 0].tolist(),
+            pair_doc[gold_counts[pair_doc] == 0].tolist(),
+            strict=True,
+        ):
             ungolded[c].append(doc_names[d])
     if within is None or mindist is None:
-        return [ClusterReach(None, 1.0, documents_without_gold=None if ungolded is None else ungolded[c])
-                for c in range(k)], None
+        return [
+            ClusterReach(None, 1.0, documents_without_gold=None if ungolded is None else ungolded[c]) for c in range(k)
+        ], None
     shares = covered_shares(within, labels, k)
     present = sizes > 0
     cut = robust_cut(shares[present])
@@ -77,8 +90,15 @@ def cluster_reach(labels: np.ndarray, k: int, doc_codes: np.ndarray, doc_names: 
             priority = float(np.clip(1.0 - share / cut.median, 0.0, 1.0))
         else:
             priority = 1.0 if share == 0 else 0.0
-        out.append(ClusterReach(share, priority, parts[c], float(unreached_chunks[c] / sizes[c]) if present[c] else 0.0,
-                                documents_without_gold=None if ungolded is None else ungolded[c]))
+        out.append(
+            ClusterReach(
+                share,
+                priority,
+                parts[c],
+                float(unreached_chunks[c] / sizes[c]) if present[c] else 0.0,
+                documents_without_gold=None if ungolded is None else ungolded[c],
+            )
+        )
     return out, cut
 
 
@@ -86,10 +106,17 @@ def mark_uneven(reach: list[ClusterReach], gap_clusters: set[int], median: float
     """Set ``uneven`` (module doc) and return the rule as one line."""
     for c, r in enumerate(reach):
         rest = 1.0 - r.unreached_share
-        r.uneven = (c not in gap_clusters and r.covered_share is not None and median is not None
-                    and r.unreached_share >= UNEVEN_SHARE and r.covered_share >= median * rest)
+        r.uneven = (
+            c not in gap_clusters
+            and r.covered_share is not None
+            and median is not None
+            and r.unreached_share >= UNEVEN_SHARE
+            and r.covered_share >= median * rest
+        )
     if median is None:
         return ""
-    return (f"uneven: clusters (not gaps) where documents with no chunk within reach hold at least {UNEVEN_SHARE:.0%} "
-            f"of the chunks while the rest is covered at least as well as the median cluster ({median:.0%}) — "
-            f"{count(sum(r.uneven for r in reach))} of {count(sum(r.covered_share is not None for r in reach))}")
+    return (
+        f"uneven: clusters (not gaps) where documents with no chunk within reach hold at least {UNEVEN_SHARE:.0%} "
+        f"of the chunks while the rest is covered at least as well as the median cluster ({median:.0%}) — "
+        f"{count(sum(r.uneven for r in reach))} of {count(sum(r.covered_share is not None for r in reach))}"
+    )

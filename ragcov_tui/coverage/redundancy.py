@@ -22,7 +22,7 @@ import numpy as np
 
 from ragcov_tui.coverage.nearest import block_rows, exact_dist
 
-FLOAT32_UNIT_ROUNDOFF = 2.0 ** -24
+FLOAT32_UNIT_ROUNDOFF = 2.0**-24
 
 
 def float32_dot_error(dim: int) -> float:
@@ -31,8 +31,9 @@ def float32_dot_error(dim: int) -> float:
     return du / (1.0 - du)
 
 
-def near_duplicate_pairs(question_vecs: np.ndarray, threshold: float,
-                         memory_budget_mb: float = 256) -> list[tuple[int, int, float]]:
+def near_duplicate_pairs(
+    question_vecs: np.ndarray, threshold: float, memory_budget_mb: float = 256
+) -> list[tuple[int, int, float]]:
     """Pairs (a, b, dist) with a < b and dist(a, b) < threshold, by row of ``question_vecs``, in
     (a, b) order; dist in float64 (module doc)."""
     m = len(question_vecs)
@@ -53,7 +54,9 @@ def near_duplicate_pairs(question_vecs: np.ndarray, threshold: float,
     return pairs
 
 
-def removal_impact(nn_index: np.ndarray, nn_dist: np.ndarray, second_dist: np.ndarray, n_questions: int) -> np.ndarray | None:
+def removal_impact(
+    nn_index: np.ndarray, nn_dist: np.ndarray, second_dist: np.ndarray, n_questions: int
+) -> np.ndarray | None:
     """Δ_j for every inlier j (module doc); None when fewer than 2 inliers."""
     if n_questions < 2 or len(nn_index) == 0:
         return None

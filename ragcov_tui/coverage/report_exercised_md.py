@@ -22,26 +22,57 @@ def exercised_markdown(report: AnalysisReport) -> str:
     ex = report.get("exercised")
     if not ex:
         return ""
-    lines = ["", "## Retrieval coverage (chunks the test set exercises)", "", exercised_line(ex) + ".", "",
-             "A chunk is exercised when some test question retrieved it in the eval's top k; a blind spot is a "
-             "cluster or document no question retrieves.", "", "### Clusters (least exercised first)", ""]
+    lines = [
+        "",
+        "## Retrieval coverage (chunks the test set exercises)",
+        "",
+        exercised_line(ex) + ".",
+        "",
+        "A chunk is exercised when some test question retrieved it in the eval's top k; a blind spot is a "
+        "cluster or document no question retrieves.",
+        "",
+        "### Clusters (least exercised first)",
+        "",
+    ]
     clusters = sorted(ex["clusters"], key=lambda c: (c["share"] if c["share"] is not None else 1.0, c["cluster"]))
-    lines += table(["cluster", "chunks", "exercised", "share", "blind spot", "logged queries", "themes"],
-                   [[c["cluster"], c["chunks"], c["exercised"], pct(c["share"]), "yes" if not c["exercised"] else "",
-                     "" if c["traffic_queries"] is None else c["traffic_queries"], ", ".join(c["themes"][:4])]
-                    for c in clusters])
+    lines += table(
+        ["cluster", "chunks", "exercised", "share", "blind spot", "logged queries", "themes"],
+        [
+            [
+                c["cluster"],
+                c["chunks"],
+                c["exercised"],
+                pct(c["share"]),
+                "yes" if not c["exercised"] else "",
+                "" if c["traffic_queries"] is None else c["traffic_queries"],
+                ", ".join(c["themes"][:4]),
+            ]
+            for c in clusters
+        ],
+    )
     docs = ex["document_detail"]
     lines += ["", f"### Documents no question retrieves ({len(ex['blind_documents']):,} of {ex['documents']:,})", ""]
     blind = [d for d in docs if not d["exercised"]][:DOCUMENTS_LISTED]
-    lines += table(["document", "chunks", "probed and unretrievable"],
-                   [[d["source"], d["chunks"], d["unretrievable"] or ""] for d in blind]) if blind else ["None."]
+    lines += (
+        table(
+            ["document", "chunks", "probed and unretrievable"],
+            [[d["source"], d["chunks"], d["unretrievable"] or ""] for d in blind],
+        )
+        if blind
+        else ["None."]
+    )
     if len(ex["blind_documents"]) > len(blind):
         lines += ["", f"… and {len(ex['blind_documents']) - len(blind):,} more (the JSON report lists them all)."]
     if ex["probes"] is not None:
         lines += ["", "### Retrievability probes", "", probes_line(ex["probes"]) + ".", ""]
-        lines += table(["chunk", "document", "cluster", "question asked"],
-                       [[d["chunk_id"], d["source"], d["cluster"], d["question"]] for d in ex["defects"]]) \
-            if ex["defects"] else ["No defect: every probed chunk came back."]
+        lines += (
+            table(
+                ["chunk", "document", "cluster", "question asked"],
+                [[d["chunk_id"], d["source"], d["cluster"], d["question"]] for d in ex["defects"]],
+            )
+            if ex["defects"]
+            else ["No defect: every probed chunk came back."]
+        )
     return visible("\n".join(lines) + "\n")
 
 
@@ -51,7 +82,12 @@ def probes_markdown(report: EvalReport) -> str:
     if not probes:
         return ""
     lines = ["", "## Retrievability probes", "", probes_line(probes) + ".", ""]
-    lines += table(["chunk", "form", "question asked"],
-                   [[p["chunk_id"], p["form"], p["question"]] for p in probes["unretrievable"]]) \
-        if probes["unretrievable"] else ["No defect: every probed chunk came back."]
+    lines += (
+        table(
+            ["chunk", "form", "question asked"],
+            [[p["chunk_id"], p["form"], p["question"]] for p in probes["unretrievable"]],
+        )
+        if probes["unretrievable"]
+        else ["No defect: every probed chunk came back."]
+    )
     return visible("\n".join(lines) + "\n")

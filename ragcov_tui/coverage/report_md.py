@@ -23,8 +23,10 @@ from ragcov_tui.store.analysis_contract import AnalysisReport, GapEntry, VectorS
 
 DOCUMENTS_SHOWN = 20  # least-covered documents in the Markdown table (the JSON lists all)
 GOLD_NAMED = 50  # unnamed documents listed by name
-PRIORITY_NOTE = ("priority = 1 − covered share ÷ the median cluster's covered share (clipped to 0–1): 1 = no "
-                 "question reaches any of its chunks; size and share only break ties.")
+PRIORITY_NOTE = (
+    "priority = 1 − covered share ÷ the median cluster's covered share (clipped to 0–1): 1 = no "
+    "question reaches any of its chunks; size and share only break ties."
+)
 
 
 def themes_text(gap: Mapping[str, Any], report: Mapping[str, Any]) -> str:
@@ -38,8 +40,10 @@ def fallback_line(report: Mapping[str, Any]) -> str | None:
     fallback = report.get("llm_fallback")
     if not fallback:
         return None
-    return (f"The LLM failed for {count(fallback.get('gaps'))} of {count(fallback.get('asked'))} gaps: their themes and questions "
-            f"are heuristic ({fallback.get('cause')}).")
+    return (
+        f"The LLM failed for {count(fallback.get('gaps'))} of {count(fallback.get('asked'))} gaps: their themes and questions "
+        f"are heuristic ({fallback.get('cause')})."
+    )
 
 
 def store_line(store: VectorStoreSection) -> str:
@@ -94,10 +98,23 @@ def analysis_markdown(report: AnalysisReport) -> str:
     if summary := unreached_summary(report):
         lines += [cell(summary) + ".", ""]
     if gaps:
-        lines += table(["#", "cluster", "priority", "covered", "coverage", "size", "share", "themes", "advice"],
-                       [[i, g.get("cluster"), fmt(g.get("priority"), 2), pct(g.get("covered_share")),
-                         fmt(g.get("coverage")), g.get("size"), pct(g.get("share")), themes_text(g, report),
-                         gap_advice(g)] for i, g in enumerate(gaps, 1)])
+        lines += table(
+            ["#", "cluster", "priority", "covered", "coverage", "size", "share", "themes", "advice"],
+            [
+                [
+                    i,
+                    g.get("cluster"),
+                    fmt(g.get("priority"), 2),
+                    pct(g.get("covered_share")),
+                    fmt(g.get("coverage")),
+                    g.get("size"),
+                    pct(g.get("share")),
+                    themes_text(g, report),
+                    gap_advice(g),
+                ]
+                for i, g in enumerate(gaps, 1)
+            ],
+        )
         notes = [(g.get("cluster"), "; ".join(t for t in (unreached_text(g), g.get("note")) if t)) for g in gaps]
         lines += [""] + [f"- Cluster {cell(c)}: {cell(text)}" for c, text in notes if text]
         lines += _suggestion_lines(gaps)
@@ -107,30 +124,57 @@ def analysis_markdown(report: AnalysisReport) -> str:
     flagged = [d for d in report.get("documents", []) if d.get("flagged")]
     lines += ["", "## Documents flagged for review", ""]
     if flagged:
-        lines += table(["document", "chunks", "coverage", "reason"],
-                       [[d.get("source"), d.get("chunks"), fmt(d.get("coverage")), d.get("reason", "")] for d in flagged])
+        lines += table(
+            ["document", "chunks", "coverage", "reason"],
+            [[d.get("source"), d.get("chunks"), fmt(d.get("coverage")), d.get("reason", "")] for d in flagged],
+        )
     else:
         lines.append("None.")
     details = report.get("question_details", [])
     outliers = sorted((d for d in details if d.get("outlier")), key=lambda d: -(d.get("lof_score") or 0))
     lines += ["", "## Outlier questions (excluded from the metrics)", ""]
     if outliers:
-        lines += table(["question", "LOF score", "text"],
-                       [[d.get("id"), fmt(d.get("lof_score"), 2), d.get("text", "")] for d in outliers])
+        lines += table(
+            ["question", "LOF score", "text"],
+            [[d.get("id"), fmt(d.get("lof_score"), 2), d.get("text", "")] for d in outliers],
+        )
     else:
         lines.append("None.")
     redundant = [d for d in details if d.get("redundant_with")]
     lines += ["", "## Redundant questions", ""]
     if redundant:
-        lines += table(["question", "near-duplicate of"], [[d["id"], ", ".join(d["redundant_with"])] for d in redundant])
+        lines += table(
+            ["question", "near-duplicate of"], [[d["id"], ", ".join(d["redundant_with"])] for d in redundant]
+        )
     else:
         lines.append("None.")
     lines += ["", "## Clusters", ""]
     lines += table(
-        ["cluster", "size", "share", "coverage", "covered", "priority", "unreached docs", "docs without gold", "themes"],
-        [[c.get("id"), c.get("size"), pct(c.get("share")), fmt(c.get("coverage")), pct(c.get("covered_share")),
-          fmt(c.get("priority"), 2), len(c.get("unreached_documents") or []), _count(c.get("documents_without_gold")),
-          ", ".join(c.get("themes", []))] for c in report.get("clusters", [])],
+        [
+            "cluster",
+            "size",
+            "share",
+            "coverage",
+            "covered",
+            "priority",
+            "unreached docs",
+            "docs without gold",
+            "themes",
+        ],
+        [
+            [
+                c.get("id"),
+                c.get("size"),
+                pct(c.get("share")),
+                fmt(c.get("coverage")),
+                pct(c.get("covered_share")),
+                fmt(c.get("priority"), 2),
+                len(c.get("unreached_documents") or []),
+                _count(c.get("documents_without_gold")),
+                ", ".join(c.get("themes", [])),
+            ]
+            for c in report.get("clusters", [])
+        ],
     )
     return visible("\n".join(lines) + "\n")
 
@@ -142,15 +186,19 @@ def _count(items: list[Any] | None) -> str:
 def _suggestion_lines(gaps: list[GapEntry]) -> list[str]:
     """Every gap's suggested questions with the chunk each was written from (``n/a``: none named, as
     in an older report, whose suggestions may be bare strings)."""
-    found = [(g.get("cluster"), s if isinstance(s, dict) else {"text": s})
-             for g in gaps for s in g.get("suggested_questions") or []]
+    found = [
+        (g.get("cluster"), s if isinstance(s, dict) else {"text": s})
+        for g in gaps
+        for s in g.get("suggested_questions") or []
+    ]
     rows = [[c, s.get("text", ""), s.get("form") or "n/a", s.get("chunk_id") or "n/a"] for c, s in found]
     if not rows:
         return []
     if any("fixes" in s for _, s in found):  # analyze --eval-session: which blind spot each one fixes
         return ["", "### Suggested questions", ""] + table(
             ["cluster", "suggestion", "form", "from chunk", "fixes"],
-            [r + [" and ".join(s.get("fixes") or []) or "n/a"] for r, (_, s) in zip(rows, found, strict=True)])
+            [r + [" and ".join(s.get("fixes") or []) or "n/a"] for r, (_, s) in zip(rows, found, strict=True)],
+        )
     return ["", "### Suggested questions", ""] + table(["cluster", "suggestion", "form", "from chunk"], rows)
 
 
@@ -162,23 +210,41 @@ def _uneven_lines(report: AnalysisReport) -> list[str]:
     lines = ["", "## Uneven clusters (a part no question reaches)", ""]
     text = (report.get("calibration") or {}).get("uneven_text")
     lines += [cell(text) + ".", ""] if text else []
-    return lines + [f"- Cluster {cell(c.get('id'))} (covered {pct(c.get('covered_share'))}): {cell(unreached_text(c))}"
-                    for c in uneven]
+    return lines + [
+        f"- Cluster {cell(c.get('id'))} (covered {pct(c.get('covered_share'))}): {cell(unreached_text(c))}"
+        for c in uneven
+    ]
 
 
 def _document_lines(report: AnalysisReport) -> list[str]:
     """The document view: the least-covered documents first (reach, then covered share)."""
     docs = report.get("documents", [])
     unreached = sum(1 for d in docs if d.get("unreached"))
-    lines = ["", "## Least-covered documents", "",
-             f"{count(unreached)} of {count(len(docs))} documents have no chunk within reach of a question. Least covered first: "
-             "documents no question names as gold (when the test file has gold ids), then by reach = similarity "
-             "of the document's closest chunk to its nearest question; the JSON report lists every document.", ""]
+    lines = [
+        "",
+        "## Least-covered documents",
+        "",
+        f"{count(unreached)} of {count(len(docs))} documents have no chunk within reach of a question. Least covered first: "
+        "documents no question names as gold (when the test file has gold ids), then by reach = similarity "
+        "of the document's closest chunk to its nearest question; the JSON report lists every document.",
+        "",
+    ]
     return lines + table(
         ["rank", "document", "reach", "covered", "coverage", "gold", "chunks", "flag"],
-        [[d.get("rank"), d.get("source"), fmt(d.get("reach")), pct(d.get("covered_share")), fmt(d.get("coverage")),
-          "n/a" if d.get("gold_count") is None else d["gold_count"], d.get("chunks"),
-          "unreached" if d.get("unreached") else ""] for d in docs[:DOCUMENTS_SHOWN]])
+        [
+            [
+                d.get("rank"),
+                d.get("source"),
+                fmt(d.get("reach")),
+                pct(d.get("covered_share")),
+                fmt(d.get("coverage")),
+                "n/a" if d.get("gold_count") is None else d["gold_count"],
+                d.get("chunks"),
+                "unreached" if d.get("unreached") else "",
+            ]
+            for d in docs[:DOCUMENTS_SHOWN]
+        ],
+    )
 
 
 def _gold_lines(report: AnalysisReport) -> list[str]:
@@ -186,13 +252,20 @@ def _gold_lines(report: AnalysisReport) -> list[str]:
     gold = report.get("gold")
     if not gold:
         return []
-    lines = ["", "## Gold coverage", "",
-             f"{count(gold.get('documents_unnamed'))} of {count(gold.get('documents'))} documents are named by no "
-             f"question's gold ids ({count(gold.get('questions_with_gold'))} questions have gold ids)."]
+    lines = [
+        "",
+        "## Gold coverage",
+        "",
+        f"{count(gold.get('documents_unnamed'))} of {count(gold.get('documents'))} documents are named by no "
+        f"question's gold ids ({count(gold.get('questions_with_gold'))} questions have gold ids).",
+    ]
     unnamed = gold.get("unnamed") or []
     if unnamed:
         lines += ["", "Documents no question names: " + cell(named(unnamed, GOLD_NAMED)) + "."]
     per_cluster = [(c.get("id"), c.get("documents_without_gold") or []) for c in report.get("clusters", [])]
-    lines += [""] + [f"- Cluster {cell(k)}: {count(len(docs))} document(s) without gold: {cell(named(docs))}"
-                     for k, docs in per_cluster if docs]
+    lines += [""] + [
+        f"- Cluster {cell(k)}: {count(len(docs))} document(s) without gold: {cell(named(docs))}"
+        for k, docs in per_cluster
+        if docs
+    ]
     return lines

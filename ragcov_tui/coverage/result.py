@@ -45,8 +45,11 @@ def gap_note(gap: Gap, themes_note: str) -> str:
     """The gap's note: misplaced content first (see gaps.flagged_content), then any theme note."""
     notes = [themes_note] if themes_note else []
     if gap.flagged_documents:
-        notes.insert(0, f"mostly content of flagged document(s) {', '.join(gap.flagged_documents)}: "
-                        "check whether it belongs in the corpus before adding questions")
+        notes.insert(
+            0,
+            f"mostly content of flagged document(s) {', '.join(gap.flagged_documents)}: "
+            "check whether it belongs in the corpus before adding questions",
+        )
     return "; ".join(notes)
 
 
@@ -109,14 +112,20 @@ class CoverageResult:
         """The ``analyze --json`` report; ``details=False`` leaves out the per-item lists."""
         n = len(self.chunk_ids)
         outlier = self.outliers.outlier
-        embedder: EmbedderInfo = {"provider": self.embedder.get("provider"), "model": self.embedder.get("model"),
-                                  "dim": self.dim}
+        embedder: EmbedderInfo = {
+            "provider": self.embedder.get("provider"),
+            "model": self.embedder.get("model"),
+            "dim": self.dim,
+        }
         report: AnalysisReport = {
             "session_id": self.session_id,
             "embedder": embedder,
             "corpus": {"documents": len(self.documents), "chunks": n},
-            "questions": {"total": len(self.question_ids), "inliers": int((~outlier).sum()),
-                          "outliers": int(outlier.sum())},
+            "questions": {
+                "total": len(self.question_ids),
+                "inliers": int((~outlier).sum()),
+                "outliers": int(outlier.sum()),
+            },
             "coverage": self.coverage,
             "message": self.message,
             "adjustments": self.adjustments,
@@ -127,13 +136,18 @@ class CoverageResult:
             "gold": None if self.gold is None else self.gold.as_report(),
             "outlier_detection": {
                 "method": "LOF novelty (fitted on chunk embeddings, scoring questions)",
-                "rule": self.outliers.rule, "threshold": _opt(self.outliers.threshold),
-                "neighbors": self.outliers.neighbors, "query_offset": self.outliers.offset,
+                "rule": self.outliers.rule,
+                "threshold": _opt(self.outliers.threshold),
+                "neighbors": self.outliers.neighbors,
+                "query_offset": self.outliers.offset,
                 "reference_chunks": self.outliers.reference_size,
             },
-            "clustering": {"k": self.clustering.k, "k_requested": self.clustering.k_requested,
-                           "method": self.clustering.method,
-                           "silhouette": {str(k): v for k, v in self.clustering.silhouette.items()}},
+            "clustering": {
+                "k": self.clustering.k,
+                "k_requested": self.clustering.k_requested,
+                "method": self.clustering.method,
+                "silhouette": {str(k): v for k, v in self.clustering.silhouette.items()},
+            },
             "redundancy": {
                 "threshold": self.params.redundancy_threshold,
                 "pairs": [{"a": a, "b": b, "distance": d} for a, b, d in self.redundant_pairs],
@@ -141,15 +155,20 @@ class CoverageResult:
                 "removal_impact": self.removal_impact,
                 "removable": [q for q, v in self.removal_impact.items() if v <= self.params.removal_epsilon],
             },
-            "map": {"method": self.projection.method, "points_embedded": self.projection.points_embedded,
-                    "max_points": self.params.max_projection_points},
+            "map": {
+                "method": self.projection.method,
+                "points_embedded": self.projection.points_embedded,
+                "max_points": self.params.max_projection_points,
+            },
             "llm_fallback": llm_fallback(self.themes),  # gaps whose LLM themes failed: heuristic ones instead
             "heuristic": {
                 "themes": any(t.origin == HEURISTIC for t in self.themes),
                 "suggestions": any(self.themes[g.cluster].origin == HEURISTIC for g in self.gaps),
-                "note": ("offline heuristic: themes by class-based TF-IDF over words and phrases; questions shaped "
-                         "from the headings and sentences of the least-covered chunks (a passage to ask about where "
-                         "the text is not English); use --llm for written questions"),
+                "note": (
+                    "offline heuristic: themes by class-based TF-IDF over words and phrases; questions shaped "
+                    "from the headings and sentences of the least-covered chunks (a passage to ask about where "
+                    "the text is not English); use --llm for written questions"
+                ),
             },
             "params": dataclasses.asdict(self.params),
         }
@@ -167,39 +186,77 @@ class CoverageResult:
     def reach_entry(self, k: int) -> ClusterReachEntry:
         """Cluster k's calibrated figures (:mod:`.reach`)."""
         r = self.cluster_reach[k]
-        return {"covered_share": _opt(r.covered_share), "priority": r.priority, "uneven": r.uneven,
-                "unreached_documents": r.unreached_documents, "unreached_share": r.unreached_share,
-                "documents_without_gold": r.documents_without_gold}
+        return {
+            "covered_share": _opt(r.covered_share),
+            "priority": r.priority,
+            "uneven": r.uneven,
+            "unreached_documents": r.unreached_documents,
+            "unreached_share": r.unreached_share,
+            "documents_without_gold": r.documents_without_gold,
+        }
 
     def cluster_entry(self, k: int) -> ClusterEntry:
         size = int(self.clustering.sizes[k])
-        return {"id": k, "size": size, "share": size / len(self.chunk_ids), "coverage": _opt(self.cluster_coverage[k]),
-                **self.reach_entry(k), "gap": any(g.cluster == k for g in self.gaps),
-                "themes": self.themes[k].themes, "covering_questions": self.covering_questions[k]}
+        return {
+            "id": k,
+            "size": size,
+            "share": size / len(self.chunk_ids),
+            "coverage": _opt(self.cluster_coverage[k]),
+            **self.reach_entry(k),
+            "gap": any(g.cluster == k for g in self.gaps),
+            "themes": self.themes[k].themes,
+            "covering_questions": self.covering_questions[k],
+        }
 
     def gap_entry(self, g: Gap) -> GapEntry:
         themes = self.themes[g.cluster]
-        entry: GapEntry = {"cluster": g.cluster, "coverage": _opt(g.coverage), "size": g.size, "share": g.share,
-                           **self.reach_entry(g.cluster), "themes": themes.themes, "themes_origin": themes.origin,
-                           "suggested_questions": themes.questions, "flagged_documents": list(g.flagged_documents),
-                           "note": gap_note(g, themes.note), "advice": ""}
+        entry: GapEntry = {
+            "cluster": g.cluster,
+            "coverage": _opt(g.coverage),
+            "size": g.size,
+            "share": g.share,
+            **self.reach_entry(g.cluster),
+            "themes": themes.themes,
+            "themes_origin": themes.origin,
+            "suggested_questions": themes.questions,
+            "flagged_documents": list(g.flagged_documents),
+            "note": gap_note(g, themes.note),
+            "advice": "",
+        }
         entry["advice"] = gap_advice(entry)  # from the entry's other keys
         return entry
 
     @staticmethod
     def document_entry(d: DocumentCoverage) -> DocumentEntry:
-        return {"source": d.source, "chunks": d.chunks, "coverage": _opt(d.coverage), "flagged": d.flagged,
-                "reason": d.reason, "reach": _opt(d.reach), "covered_share": d.covered_share,
-                "unreached": d.unreached, "gold_count": d.gold_count, "rank": d.rank}
+        return {
+            "source": d.source,
+            "chunks": d.chunks,
+            "coverage": _opt(d.coverage),
+            "flagged": d.flagged,
+            "reason": d.reason,
+            "reach": _opt(d.reach),
+            "covered_share": d.covered_share,
+            "unreached": d.unreached,
+            "gold_count": d.gold_count,
+            "rank": d.rank,
+        }
 
     def question_details(self) -> list[QuestionDetail]:
         scores = self.outliers.scores
         qxy = self.projection.question_xy
         return [
-            {"id": qid, "text": self.question_texts[j], "lof_score": None if scores is None else _opt(scores[j]),
-             "outlier": bool(self.outliers.outlier[j]), "nearest_cluster": int(self.nearest_cluster[j]),
-             "nearest_chunk": self.chunk_ids[self.nearest_chunk[j]], "nearest_chunk_dist": _opt(self.nearest_chunk_dist[j]),
-             "redundant_with": self.redundant_with[j], "x": float(qxy[j, 0]), "y": float(qxy[j, 1])}
+            {
+                "id": qid,
+                "text": self.question_texts[j],
+                "lof_score": None if scores is None else _opt(scores[j]),
+                "outlier": bool(self.outliers.outlier[j]),
+                "nearest_cluster": int(self.nearest_cluster[j]),
+                "nearest_chunk": self.chunk_ids[self.nearest_chunk[j]],
+                "nearest_chunk_dist": _opt(self.nearest_chunk_dist[j]),
+                "redundant_with": self.redundant_with[j],
+                "x": float(qxy[j, 0]),
+                "y": float(qxy[j, 1]),
+            }
             for j, qid in enumerate(self.question_ids)
         ]
 
@@ -209,7 +266,14 @@ class CoverageResult:
         nearest = [self.question_ids[j] if j >= 0 else None for j in self.nearest_question.tolist()]
         xy = self.projection.chunk_xy.tolist()
         return [
-            {"id": cid, "source": self.chunk_sources[i], "cluster": labels[i], "mindist": mindist[i],
-             "nearest_question": nearest[i], "x": xy[i][0], "y": xy[i][1]}
+            {
+                "id": cid,
+                "source": self.chunk_sources[i],
+                "cluster": labels[i],
+                "mindist": mindist[i],
+                "nearest_question": nearest[i],
+                "x": xy[i][0],
+                "y": xy[i][1],
+            }
             for i, cid in enumerate(self.chunk_ids)
         ]

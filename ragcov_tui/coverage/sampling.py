@@ -49,8 +49,9 @@ def _pair(interval: tuple[float, float] | None) -> list[float] | None:
     return None if interval is None else [round(interval[0], 6), round(interval[1], 6)]
 
 
-def sample_estimate(mindist: np.ndarray | None, within: np.ndarray | None, labels: np.ndarray, k: int,
-                    total: int) -> SampleEstimate:
+def sample_estimate(
+    mindist: np.ndarray | None, within: np.ndarray | None, labels: np.ndarray, k: int, total: int
+) -> SampleEstimate:
     """The intervals of a sampled analysis (``mindist`` / ``within`` / ``labels`` of the sampled
     chunks; ``total`` chunks in the corpus): the report's ``sample`` block."""
     n = len(labels)
@@ -58,13 +59,20 @@ def sample_estimate(mindist: np.ndarray | None, within: np.ndarray | None, label
     clusters: list[SampleCluster] = []
     for c in range(k):
         members = labels == c
-        clusters.append({
-            "cluster": c, "chunks": int(members.sum()),
-            "coverage": None if coverage is None else _pair(mean_interval(coverage[members])),
-            "covered_share": None if within is None else _pair(wilson(int(within[members].sum()), int(members.sum()))),
-        })
+        clusters.append(
+            {
+                "cluster": c,
+                "chunks": int(members.sum()),
+                "coverage": None if coverage is None else _pair(mean_interval(coverage[members])),
+                "covered_share": None
+                if within is None
+                else _pair(wilson(int(within[members].sum()), int(members.sum()))),
+            }
+        )
     return {
-        "chunks": n, "of": total, "method": "uniform without replacement, seeded",
+        "chunks": n,
+        "of": total,
+        "method": "uniform without replacement, seeded",
         "interval": "95%: Wilson score for shares, mean ± 1.96·s/√n for coverage",
         "text": f"estimated from {n:,} of {total:,} chunks",
         "basic": None if coverage is None else _pair(mean_interval(coverage)),

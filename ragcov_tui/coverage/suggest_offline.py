@@ -93,7 +93,9 @@ def passage(text: str) -> str | None:
     for s in prose_sentences(text):
         clean = plain(s)
         letters = sum(c.isalpha() or c.isspace() for c in clean)
-        if letters >= 0.85 * len(clean) and (len(clean.split()) >= 4 or lexicon.CJK_RUN.search(clean) and len(clean) >= 8):
+        if letters >= 0.85 * len(clean) and (
+            len(clean.split()) >= 4 or lexicon.CJK_RUN.search(clean) and len(clean) >= 8
+        ):
             return shorten(clean)
     return None
 
@@ -164,9 +166,15 @@ def semantic_filter(pool: list[Candidate], question_vecs: np.ndarray, embed: Emb
     return [pool[i] for i in kept]
 
 
-def offline_suggestions(chunks: Sequence[tuple[str, str]], n: int, *, existing: Sequence[str] = (),
-                        question_vecs: np.ndarray | None = None, embed: Embed | None = None,
-                        known: frozenset[str] = frozenset()) -> tuple[list[Candidate], str]:
+def offline_suggestions(
+    chunks: Sequence[tuple[str, str]],
+    n: int,
+    *,
+    existing: Sequence[str] = (),
+    question_vecs: np.ndarray | None = None,
+    embed: Embed | None = None,
+    known: frozenset[str] = frozenset(),
+) -> tuple[list[Candidate], str]:
     """Up to ``n`` suggestions from ``chunks`` ((chunk id, text), least covered first) that repeat
     no question of ``existing`` (whose unit vectors are ``question_vecs``); returns (suggestions,
     a note — non-empty when the embedder could not check for paraphrases)."""

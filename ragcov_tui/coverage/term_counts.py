@@ -78,8 +78,9 @@ def text_frequency(doc: np.ndarray, ids: np.ndarray, size: int) -> np.ndarray:
     return np.bincount(pairs % size, minlength=size)
 
 
-def count_terms(texts_by_cluster: Sequence[Sequence[str]], *, heading_weight: float = 2.0,
-                min_df: int = 2) -> TermCounts:
+def count_terms(
+    texts_by_cluster: Sequence[Sequence[str]], *, heading_weight: float = 2.0, min_df: int = 2
+) -> TermCounts:
     """The term counts of the module doc for clusters of texts."""
     k = len(texts_by_cluster)
     texts = [t for ts in texts_by_cluster for t in ts]
@@ -97,12 +98,17 @@ def count_terms(texts_by_cluster: Sequence[Sequence[str]], *, heading_weight: fl
     df_words = text_frequency(doc[valid & ~in_heading], tok[valid & ~in_heading], v)
     stop_words = lexicon.ALL_STOP_WORDS
     if n >= lexicon.CORPUS_STOP_MIN_TEXTS:
-        stop_words = stop_words | {w for w, d in zip(words, df_words, strict=True) if d >= lexicon.CORPUS_STOP_SHARE * n}
+        stop_words = stop_words | {
+            w for w, d in zip(words, df_words, strict=True) if d >= lexicon.CORPUS_STOP_SHARE * n
+        }
     stop = np.array([len(w) < 2 or w in stop_words for w in words] + [True], dtype=bool)  # index -1: the separator
     ok = valid & ~stop[tok]
     link = np.array([w in lexicon.CONNECTORS for w in words] + [False], dtype=bool)[tok]
-    starts = [np.flatnonzero(ok), np.flatnonzero(ok & ahead(ok, 1)),
-              np.flatnonzero(ok & ahead(ok | link, 1) & ahead(ok, 2))]
+    starts = [
+        np.flatnonzero(ok),
+        np.flatnonzero(ok & ahead(ok, 1)),
+        np.flatnonzero(ok & ahead(ok | link, 1) & ahead(ok, 2)),
+    ]
     keys = [tok[starts[0]], tok[starts[1]] * v + tok[starts[1] + 1]]
     pair = np.unique(tok[starts[2]] * v + tok[starts[2] + 1], return_inverse=True)[1].ravel()
     keys.append(pair * v + tok[starts[2] + 2])

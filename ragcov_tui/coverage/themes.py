@@ -37,8 +37,10 @@ from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.analysis_contract import LlmFallback, SuggestedQuestion
 
 HEURISTIC = "heuristic"
-PASSAGE_NOTE = ("offline heuristic: this text is not English, so the suggestions name passages to ask about; "
-                "use --llm for written questions")
+PASSAGE_NOTE = (
+    "offline heuristic: this text is not English, so the suggestions name passages to ask about; "
+    "use --llm for written questions"
+)
 SUGGESTION_CHUNKS = 24  # least-covered chunks an offline suggestion may come from
 
 
@@ -54,9 +56,16 @@ class ClusterThemes:
 ChunkText = tuple[str, str]  # (chunk id, text)
 
 
-def heuristic_themes(texts_by_cluster: list[list[str]], n_themes: int, n_questions: int,
-                     question_chunks: dict[int, list[ChunkText]], *, existing: Sequence[str] = (),
-                     question_vecs: np.ndarray | None = None, embed: Embed | None = None) -> list[ClusterThemes]:
+def heuristic_themes(
+    texts_by_cluster: list[list[str]],
+    n_themes: int,
+    n_questions: int,
+    question_chunks: dict[int, list[ChunkText]],
+    *,
+    existing: Sequence[str] = (),
+    question_vecs: np.ndarray | None = None,
+    embed: Embed | None = None,
+) -> list[ClusterThemes]:
     """Offline themes for every cluster; offline suggestions for the clusters in ``question_chunks``.
 
     ``texts_by_cluster[k]`` lists cluster k's texts, most central (nearest the centroid) first;
@@ -72,8 +81,14 @@ def heuristic_themes(texts_by_cluster: list[list[str]], n_themes: int, n_questio
         if not source:
             out.append(ClusterThemes(names))
             continue
-        found, note = offline_suggestions(source[:SUGGESTION_CHUNKS], n_questions, existing=existing,
-                                          question_vecs=question_vecs, embed=embed, known=known)
+        found, note = offline_suggestions(
+            source[:SUGGESTION_CHUNKS],
+            n_questions,
+            existing=existing,
+            question_vecs=question_vecs,
+            embed=embed,
+            known=known,
+        )
         if any(c.form == "passage" for c in found):
             note = "; ".join(filter(None, [PASSAGE_NOTE, note]))
         out.append(ClusterThemes(names, [c.as_dict(HEURISTIC) for c in found], note=note))
@@ -93,19 +108,34 @@ def llm_themes(llm: ChatModel, central_texts: list[str], n_themes: int, n_questi
     return ClusterThemes(written.themes, questions, origin)
 
 
-def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_chunks: dict[int, list[ChunkText]], *,
-               n_themes: int, n_questions: int, progress: Progress | None = None, existing: Sequence[str] = (),
-               question_vecs: np.ndarray | None = None, embed: Embed | None = None) -> list[ClusterThemes]:
+def gap_themes(
+    llm: ChatModel | None,
+    texts_by_cluster: list[list[str]],
+    gap_chunks: dict[int, list[ChunkText]],
+    *,
+    n_themes: int,
+    n_questions: int,
+    progress: Progress | None = None,
+    existing: Sequence[str] = (),
+    question_vecs: np.ndarray | None = None,
+    embed: Embed | None = None,
+) -> list[ClusterThemes]:
     """Themes for every cluster and suggested questions for each gap ``k`` in ``gap_chunks`` (LLM when
     given, else heuristic), drawn from ``gap_chunks[k]``: the gap's (chunk id, text), least covered
     first. Offline suggestions repeat no question of ``existing`` (see :func:`heuristic_themes`)."""
-    base = heuristic_themes(texts_by_cluster, n_themes, n_questions, gap_chunks, existing=existing,
-                            question_vecs=question_vecs, embed=embed)
+    base = heuristic_themes(
+        texts_by_cluster, n_themes, n_questions, gap_chunks, existing=existing, question_vecs=question_vecs, embed=embed
+    )
     gap_clusters = list(gap_chunks)
     if llm is None or not gap_clusters:
         return base
-    outcomes = run_bounded(lambda k: llm_themes(llm, [t for _, t in gap_chunks[k]], n_themes, n_questions), gap_clusters,
-                           concurrency=4, progress=progress, stage="themes")
+    outcomes = run_bounded(
+        lambda k: llm_themes(llm, [t for _, t in gap_chunks[k]], n_themes, n_questions),
+        gap_clusters,
+        concurrency=4,
+        progress=progress,
+        stage="themes",
+    )
     for k, outcome in zip(gap_clusters, outcomes, strict=True):
         value = outcome.value if outcome.ok else f"{type(outcome.error).__name__}: {outcome.error}"
         if isinstance(value, ClusterThemes):
@@ -116,7 +146,9 @@ def gap_themes(llm: ChatModel | None, texts_by_cluster: list[list[str]], gap_chu
     return base
 
 
-NO_TEXT_NOTE = "no themes or suggested questions: the corpus has no chunk text (a vector store: map it with --text-field)"
+NO_TEXT_NOTE = (
+    "no themes or suggested questions: the corpus has no chunk text (a vector store: map it with --text-field)"
+)
 
 
 def textless_themes(k: int) -> list[ClusterThemes]:
@@ -134,8 +166,9 @@ def llm_fallback(themes: list[ClusterThemes]) -> LlmFallback | None:
     return {"gaps": len(failed), "asked": asked, "cause": failed[0]}
 
 
-def check_llm_fallback(themes: list[ClusterThemes], llm_spec: str, *, allow: bool,
-                       warn: Callable[[str], None] | None) -> None:
+def check_llm_fallback(
+    themes: list[ClusterThemes], llm_spec: str, *, allow: bool, warn: Callable[[str], None] | None
+) -> None:
     """Say when gaps fell back to heuristic themes: one ``warn`` line naming how many and the first
     cause; a ProviderError (exit 1) instead when not one LLM call succeeded, unless ``allow``."""
     fallback = llm_fallback(themes)

@@ -90,22 +90,30 @@ class TrafficParams:
 @dataclass
 class TrafficCluster:
     id: int
-    queries: int               # distinct queries in it
-    count: int                 # queries asked (Σ counts)
-    share: float               # of all traffic
-    answerable_share: float    # of all traffic: its answerable part
+    queries: int  # distinct queries in it
+    count: int  # queries asked (Σ counts)
+    share: float  # of all traffic
+    answerable_share: float  # of all traffic: its answerable part
     coverage: float | None
     priority: float
     untested: bool
-    examples: list[QueryCount]                # most asked first
-    nearest_questions: list[NearQuestion]     # to the cluster's centroid
-    health: HealthEntry | None = None         # of the selected rows (traffic_health)
+    examples: list[QueryCount]  # most asked first
+    nearest_questions: list[NearQuestion]  # to the cluster's centroid
+    health: HealthEntry | None = None  # of the selected rows (traffic_health)
 
     def as_report(self) -> TrafficClusterEntry:
         out: TrafficClusterEntry = {
-            "id": self.id, "queries": self.queries, "count": self.count, "share": self.share,
-            "answerable_share": self.answerable_share, "coverage": self.coverage, "priority": self.priority,
-            "untested": self.untested, "examples": self.examples, "nearest_questions": self.nearest_questions}
+            "id": self.id,
+            "queries": self.queries,
+            "count": self.count,
+            "share": self.share,
+            "answerable_share": self.answerable_share,
+            "coverage": self.coverage,
+            "priority": self.priority,
+            "untested": self.untested,
+            "examples": self.examples,
+            "nearest_questions": self.nearest_questions,
+        }
         if self.health is not None:
             out["health"] = self.health
         return out
@@ -153,13 +161,27 @@ class TrafficResult:
             "untested": {"threshold": self.untested_cut, "rule": self.untested_rule},
             "clusters": [c.as_report() for c in self.clusters],
             "content_gap": {
-                "threshold": self.answer_threshold, "rule": self.answer_rule,
-                "queries": int(gap.sum()), "count": int(counts[gap].sum()), "share": float(counts[gap].sum() / total),
-                "examples": [{"text": self.log.texts[i], "count": int(counts[i]), "similarity": float(self.chunk_sim[i]),
-                              "nearest_chunk": self.chunk_ids[self.nearest_chunk[i]], "cluster": int(self.labels[i])}
-                             for i in gap_rows],
+                "threshold": self.answer_threshold,
+                "rule": self.answer_rule,
+                "queries": int(gap.sum()),
+                "count": int(counts[gap].sum()),
+                "share": float(counts[gap].sum() / total),
+                "examples": [
+                    {
+                        "text": self.log.texts[i],
+                        "count": int(counts[i]),
+                        "similarity": float(self.chunk_sim[i]),
+                        "nearest_chunk": self.chunk_ids[self.nearest_chunk[i]],
+                        "cluster": int(self.labels[i]),
+                    }
+                    for i in gap_rows
+                ],
             },
-            "unasked_questions": {"threshold": self.asked_threshold, "rule": self.asked_rule, "questions": self.unasked},
+            "unasked_questions": {
+                "threshold": self.asked_threshold,
+                "rule": self.asked_rule,
+                "questions": self.unasked,
+            },
         }
         if self.health is not None:
             out["health"] = self.health
@@ -171,13 +193,22 @@ class TrafficResult:
         """One row per distinct query (the store's ``traffic_queries``)."""
         qsim = None if self.question_sim is None else self.question_sim.tolist()
         return [
-            {"text": text, "count": int(self.log.counts[i]), "cluster": int(self.labels[i]),
-             "answerable": bool(self.answerable[i]),
-             "nearest_question": self.question_ids[self.nearest_question[i]] if self.nearest_question[i] >= 0 else None,
-             "question_similarity": None if qsim is None else qsim[i],
-             "nearest_chunk": self.chunk_ids[self.nearest_chunk[i]], "chunk_similarity": float(self.chunk_sim[i]),
-             "first_seen": self.log.first_seen[i], "last_seen": self.log.last_seen[i],
-             "x": float(self.xy[i, 0]), "y": float(self.xy[i, 1])}
+            {
+                "text": text,
+                "count": int(self.log.counts[i]),
+                "cluster": int(self.labels[i]),
+                "answerable": bool(self.answerable[i]),
+                "nearest_question": self.question_ids[self.nearest_question[i]]
+                if self.nearest_question[i] >= 0
+                else None,
+                "question_similarity": None if qsim is None else qsim[i],
+                "nearest_chunk": self.chunk_ids[self.nearest_chunk[i]],
+                "chunk_similarity": float(self.chunk_sim[i]),
+                "first_seen": self.log.first_seen[i],
+                "last_seen": self.log.last_seen[i],
+                "x": float(self.xy[i, 0]),
+                "y": float(self.xy[i, 1]),
+            }
             for i, text in enumerate(self.log.texts)
         ]
 
@@ -215,31 +246,55 @@ def analyze_traffic(
         question_sim, nearest_question = 1.0 - dist, inliers[index]
     report(progress, "traffic", 1, 3)
 
-    answer_threshold, answer_rule = _answer_threshold(1.0 - question_chunk_dist[inliers], chunk_sim,
-                                                      params.answerable_percentile)
+    answer_threshold, answer_rule = _answer_threshold(
+        1.0 - question_chunk_dist[inliers], chunk_sim, params.answerable_percentile
+    )
     answerable = np.ones(len(T), dtype=bool) if answer_threshold is None else chunk_sim >= answer_threshold
     clustering = cluster_chunks(T, None, seed=params.seed)
     labels = clustering.labels
     report(progress, "traffic", 2, 3)
 
     near, near_rule = _near_threshold(Q_in, params.near_percentile)
-    clusters = _clusters(log, labels, clustering.unit_centroids, question_sim, answerable, Q_in, inliers,
-                         question_ids, near, params)
+    clusters = _clusters(
+        log, labels, clustering.unit_centroids, question_sim, answerable, Q_in, inliers, question_ids, near, params
+    )
     unasked = _unasked(log, T, Q_in, inliers, question_ids, question_texts, near, budget)
     section = _health(log, labels, clusters, params.window)
     report(progress, "traffic", 3, 3)
     covered = answerable if question_sim is not None and answerable.any() else None
-    coverage = (None if covered is None or question_sim is None
-                else float(np.average(question_sim[covered], weights=w[covered])))
-    return TrafficResult(log, labels, question_sim, nearest_question, chunk_sim, nearest_chunk, answerable,
-                         np.asarray(chunk_xy)[nearest_chunk] if len(chunk_xy) else np.zeros((len(T), 2)),
-                         clusters, coverage, answer_threshold, answer_rule, near, "similarity to the nearest query " + near_rule, unasked,
-                         near, "coverage (similarity to the nearest test question) " + near_rule,
-                         list(question_ids), list(chunk_ids), params, section)
+    coverage = (
+        None
+        if covered is None or question_sim is None
+        else float(np.average(question_sim[covered], weights=w[covered]))
+    )
+    return TrafficResult(
+        log,
+        labels,
+        question_sim,
+        nearest_question,
+        chunk_sim,
+        nearest_chunk,
+        answerable,
+        np.asarray(chunk_xy)[nearest_chunk] if len(chunk_xy) else np.zeros((len(T), 2)),
+        clusters,
+        coverage,
+        answer_threshold,
+        answer_rule,
+        near,
+        "similarity to the nearest query " + near_rule,
+        unasked,
+        near,
+        "coverage (similarity to the nearest test question) " + near_rule,
+        list(question_ids),
+        list(chunk_ids),
+        params,
+        section,
+    )
 
 
-def _health(log: TrafficLog, labels: np.ndarray, clusters: list[TrafficCluster], window: TrafficWindow
-            ) -> HealthSection | None:
+def _health(
+    log: TrafficLog, labels: np.ndarray, clusters: list[TrafficCluster], window: TrafficWindow
+) -> HealthSection | None:
     """The ``health`` section (:mod:`.traffic_health`) over the rows ``window`` selects; each
     cluster's ``health`` set on the way. τ_low is calibrated on the whole log."""
     rows = log.served
@@ -247,8 +302,9 @@ def _health(log: TrafficLog, labels: np.ndarray, clusters: list[TrafficCluster],
         return None
     cut, rule = low_relevance_cut(rows)
     chosen = rows.select(window.selected(rows))
-    for c, entry in zip(sorted(clusters, key=lambda c: c.id), cluster_health(chosen, labels, len(clusters), cut),
-                        strict=True):
+    for c, entry in zip(
+        sorted(clusters, key=lambda c: c.id), cluster_health(chosen, labels, len(clusters), cut), strict=True
+    ):
         c.health = entry
     overall = health(chosen, cut)
     spans = [] if window.span_s is None else windows(rows.select(window.in_range(rows)), window.span_s, cut)
@@ -259,26 +315,36 @@ def _health(log: TrafficLog, labels: np.ndarray, clusters: list[TrafficCluster],
         top = mine[np.argsort(-unhappy[mine], kind="stable")][:3]
         return [{"text": log.texts[i], "count": int(unhappy[i])} for i in top]
 
-    return {"selection": {"window": window.window, "since": window.since, "until": window.until},
-            "low_relevance": {"threshold": cut, "rule": rule}, "overall": overall, "windows": spans,
-            "hotspots": hotspots(overall, [c.as_report() for c in clusters], unhappiest),
-            "sessions": rows.sessions, "answered": rows.answered}
+    return {
+        "selection": {"window": window.window, "since": window.since, "until": window.until},
+        "low_relevance": {"threshold": cut, "rule": rule},
+        "overall": overall,
+        "windows": spans,
+        "hotspots": hotspots(overall, [c.as_report() for c in clusters], unhappiest),
+        "sessions": rows.sessions,
+        "answered": rows.answered,
+    }
 
 
-def _answer_threshold(inlier_chunk_sim: np.ndarray, chunk_sim: np.ndarray, percentile: float
-                      ) -> tuple[float | None, str]:
+def _answer_threshold(
+    inlier_chunk_sim: np.ndarray, chunk_sim: np.ndarray, percentile: float
+) -> tuple[float | None, str]:
     """τ_answer = min(the inliers' percentile, the traffic's median − 2 robust spreads) and how it was set."""
     median, spread = robust_spread(chunk_sim)
     own = median - 2.0 * spread
     if len(inlier_chunk_sim) == 0:
-        return own, (f"similarity to the nearest chunk below {own:.3f}, the queries' median {median:.3f} − 2 robust "
-                     "spreads (no inlier test question to calibrate on)")
+        return own, (
+            f"similarity to the nearest chunk below {own:.3f}, the queries' median {median:.3f} − 2 robust "
+            "spreads (no inlier test question to calibrate on)"
+        )
     tests = float(np.percentile(inlier_chunk_sim, percentile))
     value = min(tests, own)
-    return value, (f"similarity to the nearest chunk below {value:.3f}: the lower of the {percentile:g}th percentile "
-                   f"of the {len(inlier_chunk_sim)} inlier test questions' similarity to their nearest chunk "
-                   f"({tests:.3f}) and the queries' own median {median:.3f} − 2 robust spreads ({own:.3f}), as short "
-                   "queries sit farther from every chunk than full test questions do")
+    return value, (
+        f"similarity to the nearest chunk below {value:.3f}: the lower of the {percentile:g}th percentile "
+        f"of the {len(inlier_chunk_sim)} inlier test questions' similarity to their nearest chunk "
+        f"({tests:.3f}) and the queries' own median {median:.3f} − 2 robust spreads ({own:.3f}), as short "
+        "queries sit farther from every chunk than full test questions do"
+    )
 
 
 def _near_threshold(Q_in: np.ndarray, percentile: float) -> tuple[float | None, str]:
@@ -287,13 +353,24 @@ def _near_threshold(Q_in: np.ndarray, percentile: float) -> tuple[float | None, 
         return None, "undefined: fewer than 2 inlier test questions to calibrate on"
     dist, _ = top_k(Q_in, Q_in, 1, exclude_self=True)
     value = float(np.percentile(1.0 - dist[:, 0], percentile))
-    return value, (f"below {value:.3f}, the {percentile:g}th percentile of the {len(Q_in)} inlier test questions' "
-                   "similarity to their nearest other test question")
+    return value, (
+        f"below {value:.3f}, the {percentile:g}th percentile of the {len(Q_in)} inlier test questions' "
+        "similarity to their nearest other test question"
+    )
 
 
-def _clusters(log: TrafficLog, labels: np.ndarray, centroids: np.ndarray, question_sim: np.ndarray | None,
-              answerable: np.ndarray, Q_in: np.ndarray, inliers: np.ndarray, question_ids: Sequence[str],
-              cut: float | None, params: TrafficParams) -> list[TrafficCluster]:
+def _clusters(
+    log: TrafficLog,
+    labels: np.ndarray,
+    centroids: np.ndarray,
+    question_sim: np.ndarray | None,
+    answerable: np.ndarray,
+    Q_in: np.ndarray,
+    inliers: np.ndarray,
+    question_ids: Sequence[str],
+    cut: float | None,
+    params: TrafficParams,
+) -> list[TrafficCluster]:
     """Every traffic cluster with its figures and examples (its most asked queries), highest priority first."""
     k = len(centroids)
     w = log.counts.astype(np.float64)
@@ -305,42 +382,85 @@ def _clusters(log: TrafficLog, labels: np.ndarray, centroids: np.ndarray, questi
         ok = rows[answerable[rows]]
         answer_share = float(w[ok].sum() / total)
         cov = None if question_sim is None or not len(ok) else float(np.average(question_sim[ok], weights=w[ok]))
-        out.append(TrafficCluster(
-            id=c, queries=len(rows), count=int(w[rows].sum()), share=float(w[rows].sum() / total),
-            answerable_share=answer_share, coverage=cov,
-            priority=0.0 if cov is None else answer_share * (1.0 - cov),
-            untested=cov is not None and cut is not None and cov < cut,
-            examples=[{"text": log.texts[i], "count": int(w[i])} for i in rows[: params.examples]],
-            nearest_questions=[{"id": question_ids[inliers[j]], "similarity": float(1.0 - d)}
-                               for d, j in zip(near_dist[c], near_idx[c], strict=True)],
-        ))
+        out.append(
+            TrafficCluster(
+                id=c,
+                queries=len(rows),
+                count=int(w[rows].sum()),
+                share=float(w[rows].sum() / total),
+                answerable_share=answer_share,
+                coverage=cov,
+                priority=0.0 if cov is None else answer_share * (1.0 - cov),
+                untested=cov is not None and cut is not None and cov < cut,
+                examples=[{"text": log.texts[i], "count": int(w[i])} for i in rows[: params.examples]],
+                nearest_questions=[
+                    {"id": question_ids[inliers[j]], "similarity": float(1.0 - d)}
+                    for d, j in zip(near_dist[c], near_idx[c], strict=True)
+                ],
+            )
+        )
     out.sort(key=lambda c: (-c.priority, -c.share, c.id))
     return out
 
 
-def _unasked(log: TrafficLog, T: np.ndarray, Q_in: np.ndarray, inliers: np.ndarray, question_ids: Sequence[str],
-             question_texts: Sequence[str], threshold: float | None, budget: int) -> list[UnaskedQuestion]:
+def _unasked(
+    log: TrafficLog,
+    T: np.ndarray,
+    Q_in: np.ndarray,
+    inliers: np.ndarray,
+    question_ids: Sequence[str],
+    question_texts: Sequence[str],
+    threshold: float | None,
+    budget: int,
+) -> list[UnaskedQuestion]:
     """Inlier test questions farther than τ_asked from every query, least asked first."""
     if threshold is None or not len(inliers):
         return []
     dist, index = nearest(Q_in, T, memory_budget_mb=budget)
     sim = 1.0 - dist
     rows = [j for j in np.argsort(sim, kind="stable") if sim[j] < threshold]
-    return [{"id": question_ids[inliers[j]], "text": question_texts[inliers[j]], "similarity": float(sim[j]),
-             "nearest_query": log.texts[index[j]],
-             "nearest_query_count": int(log.counts[index[j]])} for j in rows]
+    return [
+        {
+            "id": question_ids[inliers[j]],
+            "text": question_texts[inliers[j]],
+            "similarity": float(sim[j]),
+            "nearest_query": log.texts[index[j]],
+            "nearest_query_count": int(log.counts[index[j]]),
+        }
+        for j in rows
+    ]
 
 
-def traffic_of(result: CoverageResult, log: TrafficLog, traffic_vecs: np.ndarray, chunk_vecs: np.ndarray,
-               question_vecs: np.ndarray, *, window: TrafficWindow = ALL_ROWS,
-               progress: Progress | None = None) -> TrafficResult:
+def traffic_of(
+    result: CoverageResult,
+    log: TrafficLog,
+    traffic_vecs: np.ndarray,
+    chunk_vecs: np.ndarray,
+    question_vecs: np.ndarray,
+    *,
+    window: TrafficWindow = ALL_ROWS,
+    progress: Progress | None = None,
+) -> TrafficResult:
     """:func:`analyze_traffic` against an analysis's chunks, inlier questions, map and parameters;
     the health figures over the rows ``window`` selects."""
     params = TrafficParams(seed=result.params.seed, memory_budget_mb=result.params.memory_budget_mb, window=window)
-    units = [as_unit_matrix(v, what, n) for v, what, n in ((traffic_vecs, "traffic", len(log.texts)),
-                                                           (chunk_vecs, "chunk", len(result.chunk_ids)),
-                                                           (question_vecs, "question", len(result.question_ids)))]
-    return analyze_traffic(log, *units, inlier=~result.outliers.outlier, question_chunk_dist=result.nearest_chunk_dist,
-                           question_ids=result.question_ids, question_texts=result.question_texts,
-                           chunk_ids=result.chunk_ids, chunk_xy=result.projection.chunk_xy, params=params,
-                           progress=progress)
+    units = [
+        as_unit_matrix(v, what, n)
+        for v, what, n in (
+            (traffic_vecs, "traffic", len(log.texts)),
+            (chunk_vecs, "chunk", len(result.chunk_ids)),
+            (question_vecs, "question", len(result.question_ids)),
+        )
+    ]
+    return analyze_traffic(
+        log,
+        *units,
+        inlier=~result.outliers.outlier,
+        question_chunk_dist=result.nearest_chunk_dist,
+        question_ids=result.question_ids,
+        question_texts=result.question_texts,
+        chunk_ids=result.chunk_ids,
+        chunk_xy=result.projection.chunk_xy,
+        params=params,
+        progress=progress,
+    )

@@ -47,9 +47,17 @@ from ragcov_tui.store.traffic_contract import (
 from ragcov_tui.traffic.reader import ServedRows
 
 CUT_SPREADS = 2.0
-UNHAPPY: tuple[RateName, ...] = ("negative_feedback", "low_relevance", "zero_results")  # the rates a hotspot is named for
-RATE_NAMES: dict[RateName, str] = {"negative_feedback": "negative feedback", "positive_feedback": "positive feedback",
-              "low_relevance": "low relevance", "zero_results": "zero results"}
+UNHAPPY: tuple[RateName, ...] = (
+    "negative_feedback",
+    "low_relevance",
+    "zero_results",
+)  # the rates a hotspot is named for
+RATE_NAMES: dict[RateName, str] = {
+    "negative_feedback": "negative feedback",
+    "positive_feedback": "positive feedback",
+    "low_relevance": "low relevance",
+    "zero_results": "zero results",
+}
 MAX_WINDOWS = 12
 NEGATIVE, POSITIVE, NO_FEEDBACK = -1, 1, -2
 
@@ -61,8 +69,10 @@ def low_relevance_cut(rows: ServedRows) -> tuple[float | None, str]:
         return None, "undefined: the log has no retrieval scores"
     median, spread = robust_spread(best)
     cut = median - CUT_SPREADS * spread
-    return cut, (f"best retrieval score below {cut:.3f}: the median best score of the log's {len(best):,} scored "
-                 f"rows ({median:.3f}) − {CUT_SPREADS:g} robust spreads (1.4826·MAD = {spread:.3f})")
+    return cut, (
+        f"best retrieval score below {cut:.3f}: the median best score of the log's {len(best):,} scored "
+        f"rows ({median:.3f}) − {CUT_SPREADS:g} robust spreads (1.4826·MAD = {spread:.3f})"
+    )
 
 
 def rate(hits: np.ndarray, known: np.ndarray, weights: np.ndarray) -> RateFigure:
@@ -70,8 +80,12 @@ def rate(hits: np.ndarray, known: np.ndarray, weights: np.ndarray) -> RateFigure
     of = int(weights[known].sum())
     count = int(weights[known & hits].sum())
     interval = wilson(count, of)
-    return {"rate": count / of if of else None, "interval": None if interval is None else [interval[0], interval[1]],
-            "count": count, "of": of}
+    return {
+        "rate": count / of if of else None,
+        "interval": None if interval is None else [interval[0], interval[1]],
+        "count": count,
+        "of": of,
+    }
 
 
 def weighted_quantile(values: np.ndarray, weights: np.ndarray, p: float) -> tuple[float, list[float]] | None:
@@ -94,8 +108,13 @@ def latency(rows: ServedRows) -> LatencyFigures:
     known = ~np.isnan(rows.latency_ms)
     values, weights = rows.latency_ms[known].astype(np.float64), rows.count[known]
     p50, p95 = weighted_quantile(values, weights, 0.5), weighted_quantile(values, weights, 0.95)
-    return {"n": int(weights.sum()), "p50": None if p50 is None else p50[0], "p50_interval": None if p50 is None else p50[1],
-            "p95": None if p95 is None else p95[0], "p95_interval": None if p95 is None else p95[1]}
+    return {
+        "n": int(weights.sum()),
+        "p50": None if p50 is None else p50[0],
+        "p50_interval": None if p50 is None else p50[1],
+        "p95": None if p95 is None else p95[0],
+        "p95_interval": None if p95 is None else p95[1],
+    }
 
 
 def health(rows: ServedRows, cut: float | None) -> HealthEntry:
@@ -104,7 +123,8 @@ def health(rows: ServedRows, cut: float | None) -> HealthEntry:
     scored = ~np.isnan(rows.best_score)
     rated = rows.feedback != NO_FEEDBACK
     return {
-        "queries": int(w.sum()), "latency_ms": latency(rows),
+        "queries": int(w.sum()),
+        "latency_ms": latency(rows),
         "zero_results": rate(rows.zero_results == 1, rows.zero_results >= 0, w),
         "low_relevance": rate(rows.best_score < (cut if cut is not None else -math.inf), scored, w),
         "negative_feedback": rate(rows.feedback == NEGATIVE, rated, w),
@@ -125,8 +145,9 @@ def unhappy_asks(rows: ServedRows, cut: float | None, distinct: int) -> np.ndarr
     return np.bincount(rows.query[unhappy], weights=rows.count[unhappy], minlength=distinct)
 
 
-def hotspots(overall: HealthEntry, clusters: Sequence[TrafficClusterEntry],
-             examples: Callable[[int], list[QueryCount]]) -> list[Hotspot]:
+def hotspots(
+    overall: HealthEntry, clusters: Sequence[TrafficClusterEntry], examples: Callable[[int], list[QueryCount]]
+) -> list[Hotspot]:
     """The clusters where unhappy traffic concentrates (module doc), the largest excess first;
     ``examples(cluster)`` names its unhappiest queries."""
     out: list[tuple[float, Hotspot]] = []
@@ -143,8 +164,19 @@ def hotspots(overall: HealthEntry, clusters: Sequence[TrafficClusterEntry],
                 worse.append(metric)
                 excess = max(excess, share * (float(mine["rate"] or 0.0) - base))
         if worse:
-            out.append((excess, {"cluster": c["id"], "share": share, "coverage": c["coverage"],
-                                 "untested": c["untested"], "worse": worse, "examples": examples(c["id"])}))
+            out.append(
+                (
+                    excess,
+                    {
+                        "cluster": c["id"],
+                        "share": share,
+                        "coverage": c["coverage"],
+                        "untested": c["untested"],
+                        "worse": worse,
+                        "examples": examples(c["id"]),
+                    },
+                )
+            )
     out.sort(key=lambda pair: (-pair[0], pair[1]["cluster"]))
     return [h for _, h in out]
 
@@ -160,12 +192,15 @@ def hotspot_line(spot: Hotspot, clusters: Sequence[TrafficClusterEntry], overall
     parts = [f"cluster {spot['cluster']}: {_pct(spot['share'])} of traffic"]
     for metric in spot["worse"]:
         mine = h[metric]["rate"] if h else None
-        parts.append(f"{_pct(mine)} {RATE_NAMES[metric]} (all traffic "
-                     f"{_pct(overall[metric]['rate'])})")
+        parts.append(f"{_pct(mine)} {RATE_NAMES[metric]} (all traffic {_pct(overall[metric]['rate'])})")
     coverage = "no answerable query" if spot["coverage"] is None else f"{spot['coverage']:.2f}"
     asked = "; ".join(f"\u201c{e['text']}\u201d \u00d7{e['count']}" for e in spot.get("examples") or [])
-    return (", ".join(parts) + f", coverage {coverage}" + (" — untested" if spot["untested"] else "")
-            + (f"; unhappiest: {asked}" if asked else ""))
+    return (
+        ", ".join(parts)
+        + f", coverage {coverage}"
+        + (" — untested" if spot["untested"] else "")
+        + (f"; unhappiest: {asked}" if asked else "")
+    )
 
 
 def windows(rows: ServedRows, span: float, cut: float | None) -> list[WindowEntry]:

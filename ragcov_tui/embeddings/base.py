@@ -145,12 +145,15 @@ def discarded_note(embedder: Embedder) -> str | None:
     n = embedder.stats.discarded
     if not n:
         return None
-    return (f"{n} cached vector(s) of {embedder.spec} were unusable (NaN, all zeros or another dimension) "
-            "and were embedded again; the cache now holds the new ones")
+    return (
+        f"{n} cached vector(s) of {embedder.spec} were unusable (NaN, all zeros or another dimension) "
+        "and were embedded again; the cache now holds the new ones"
+    )
 
 
-def embed_with_cache(embedder: Embedder, texts: Sequence[str], progress: Progress | None = None,
-                     stage: str = EMBED_STAGE) -> np.ndarray:
+def embed_with_cache(
+    embedder: Embedder, texts: Sequence[str], progress: Progress | None = None, stage: str = EMBED_STAGE
+) -> np.ndarray:
     """Embed ``texts`` through the cache of ``embedder.db`` (if any); rows L2-normalised float32.
 
     For ``single_flight`` embedders the lookup → embed → store path is one critical section, so a
@@ -190,8 +193,7 @@ def _settle_dim(embedder: Embedder, vectors: dict[str, np.ndarray]) -> list[str]
     return stale
 
 
-def _embed_with_cache(embedder: Embedder, texts: Sequence[str], progress: Progress | None,
-                      stage: str) -> np.ndarray:
+def _embed_with_cache(embedder: Embedder, texts: Sequence[str], progress: Progress | None, stage: str) -> np.ndarray:
     texts = list(texts)
     stats = embedder.stats
     stats.texts += len(texts)
@@ -210,8 +212,14 @@ def _embed_with_cache(embedder: Embedder, texts: Sequence[str], progress: Progre
     return np.stack([vectors[k] for k in keys]).astype(np.float32)
 
 
-def _embed_misses(embedder: Embedder, distinct: dict[str, str], misses: list[str],
-                  vectors: dict[str, np.ndarray], progress: Progress | None, stage: str) -> None:
+def _embed_misses(
+    embedder: Embedder,
+    distinct: dict[str, str],
+    misses: list[str],
+    vectors: dict[str, np.ndarray],
+    progress: Progress | None,
+    stage: str,
+) -> None:
     """Embed ``misses`` (text hashes) into ``vectors``, storing each usable batch as it comes."""
     db, stats, where = embedder.db, embedder.stats, embedder.what or embedder.spec
     misses = sorted(misses, key=lambda k: len(distinct[k]))
@@ -224,11 +232,11 @@ def _embed_misses(embedder: Embedder, distinct: dict[str, str], misses: list[str
 
     advance(0)
     size = max(1, int(embedder.batch_size))
-    batches = [misses[i:i + size] for i in range(0, total, size)]
+    batches = [misses[i : i + size] for i in range(0, total, size)]
     wave = max(1, int(embedder.concurrency)) * BATCHES_PER_WAVE
     done = 0
     for start in range(0, len(batches), wave):
-        group = batches[start:start + wave]
+        group = batches[start : start + wave]
 
         def embed_batch(batch: list[str]) -> np.ndarray:
             out = l2_normalise(embedder._embed_batch([distinct[k] for k in batch]))
@@ -236,15 +244,21 @@ def _embed_misses(embedder: Embedder, distinct: dict[str, str], misses: list[str
                 raise ProviderError(f"{where}: got {out.shape[0]} vectors for {len(batch)} texts")
             problem = vector_problem(out)
             if problem is not None:
-                raise ProviderError(f"{where}: unusable reply: {problem} (nothing from it was cached; "
-                                    "fix the server, then run again)")
+                raise ProviderError(
+                    f"{where}: unusable reply: {problem} (nothing from it was cached; fix the server, then run again)"
+                )
             return out
 
         def batch_progress(_stage: str, batches_done: int, _total: int, wave_start: int = done) -> None:
             advance(min(total, wave_start + batches_done * size))
 
-        outcomes = run_bounded(embed_batch, group, concurrency=embedder.concurrency,
-                               progress=batch_progress if progress else None, stage=stage)
+        outcomes = run_bounded(
+            embed_batch,
+            group,
+            concurrency=embedder.concurrency,
+            progress=batch_progress if progress else None,
+            stage=stage,
+        )
         first_error: BaseException | None = None
         for batch, outcome in zip(group, outcomes, strict=True):
             error = outcome.error if not outcome.ok else _dim_error(embedder, outcome.value, where)
@@ -277,8 +291,12 @@ def _dim_error(embedder: Embedder, out: np.ndarray | None, where: str) -> Provid
         return None
     if embedder.run_dim_cached and embedder.db is not None:
         purge_embeddings(embedder.db, embedder.provider, embedder.cache_model, keep_dim=dim)
-        return ProviderError(f"{where}: the server now sends {dim}-dimensional vectors but the cached ones of "
-                             f"{embedder.spec} have {embedder.run_dim}; the stale cache entries were deleted, "
-                             "run again")
-    return ProviderError(f"{where}: unusable reply: {dim}-dimensional vectors, but earlier replies had "
-                         f"{embedder.run_dim} (nothing from it was cached)")
+        return ProviderError(
+            f"{where}: the server now sends {dim}-dimensional vectors but the cached ones of "
+            f"{embedder.spec} have {embedder.run_dim}; the stale cache entries were deleted, "
+            "run again"
+        )
+    return ProviderError(
+        f"{where}: unusable reply: {dim}-dimensional vectors, but earlier replies had "
+        f"{embedder.run_dim} (nothing from it was cached)"
+    )

@@ -53,5 +53,9 @@ def vector_problem(vectors: np.ndarray) -> str | None:
 
 def store(db: sqlite_utils.Database, provider: str, model: str, keys: list[str], vectors: np.ndarray) -> None:
     """Insert (or replace) vectors for text hashes in one transaction."""
-    put_embeddings(db, provider, model, [(key, int(vec.shape[0]), vec.astype("<f4").tobytes())
-                                         for key, vec in zip(keys, vectors, strict=True)])
+    put_embeddings(
+        db,
+        provider,
+        model,
+        [(key, int(vec.shape[0]), vec.astype("<f4").tobytes()) for key, vec in zip(keys, vectors, strict=True)],
+    )

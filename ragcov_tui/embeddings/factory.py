@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 
-def make_embedder(spec: str = DEFAULT_EMBEDDER, *, db: sqlite_utils.Database | None = None,
-                  concurrency: int = DEFAULT_CONCURRENCY) -> Embedder:
+def make_embedder(
+    spec: str = DEFAULT_EMBEDDER, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY
+) -> Embedder:
     """The embedder for ``spec``, caching into ``db``'s ``embedding_cache`` when a db is given. Every
     ``Embedder.spec`` builds the same embedder again (``local:all-MiniLM-L6-v2-int8``,
     ``hash:test-hash-256``), so a stored session's embedder can be rerun as it was."""
@@ -32,8 +33,15 @@ def make_embedder(spec: str = DEFAULT_EMBEDDER, *, db: sqlite_utils.Database | N
     return embedder
 
 
-def embed_items(embedder: Embedder, texts: list[str], vectors: list[list[float] | None], *, what: str,
-                progress: Progress | None = None, labels: Sequence[str] | None = None) -> np.ndarray:
+def embed_items(
+    embedder: Embedder,
+    texts: list[str],
+    vectors: list[list[float] | None],
+    *,
+    what: str,
+    progress: Progress | None = None,
+    labels: Sequence[str] | None = None,
+) -> np.ndarray:
     """Vectors for items: the given ones for ``precomputed`` (BadInput naming the first item
     without one, or with another dimension), else ``embedder.embed(texts)``.
 

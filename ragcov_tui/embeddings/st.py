@@ -50,6 +50,11 @@ class SentenceTransformerEmbedder(Embedder):
         return int(self._loaded().get_sentence_embedding_dimension())
 
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        vecs = self._loaded().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                     convert_to_numpy=True, show_progress_bar=False)
+        vecs = self._loaded().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vecs, dtype=np.float32)

@@ -55,7 +55,7 @@ def count_tokens(embedder: Embedder, texts: Sequence[str]) -> TokenCount:
     """The tokens of ``texts`` as the run would count them (see the module docstring)."""
     windows = getattr(embedder, "window_lengths", None)
     if windows is not None:
-        total = sum(sum(windows(texts[s:s + TOKENIZE_BLOCK])) for s in range(0, len(texts), TOKENIZE_BLOCK))
+        total = sum(sum(windows(texts[s : s + TOKENIZE_BLOCK])) for s in range(0, len(texts), TOKENIZE_BLOCK))
         return TokenCount(total, True, f"{embedder.spec} word pieces")
     counter = get_token_counter(OPENAI_ENCODING)
     exact = embedder.provider == "openai" and counter.exact
@@ -63,8 +63,9 @@ def count_tokens(embedder: Embedder, texts: Sequence[str]) -> TokenCount:
     return TokenCount(sum(counter.count(t) for t in texts), exact, label)
 
 
-def calibrate(embedder: Embedder, texts: Sequence[str], seconds: float = CALIBRATION_SECONDS,
-              seed: int = 0) -> float | None:
+def calibrate(
+    embedder: Embedder, texts: Sequence[str], seconds: float = CALIBRATION_SECONDS, seed: int = 0
+) -> float | None:
     """Tokens per second of ``embedder`` on ``texts`` (``None`` for a remote embedder, or no text).
 
     The run embeds its texts sorted by length (:func:`ragcov_tui.embeddings.base.embed_with_cache`);
@@ -82,7 +83,7 @@ def calibrate(embedder: Embedder, texts: Sequence[str], seconds: float = CALIBRA
     tokens, start = 0, time.perf_counter()
     for _ in range(max(1, -(-len(ordered) // size))):
         at = rng.randrange(max(1, len(ordered) - size + 1))
-        batch = ordered[at:at + size]
+        batch = ordered[at : at + size]
         embedder._embed_batch(batch)
         tokens += count_tokens(embedder, batch).tokens
         if time.perf_counter() - start >= seconds:

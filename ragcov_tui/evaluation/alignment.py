@@ -83,9 +83,14 @@ class Corrected:
     undefined_draws: int = 0
 
     def to_dict(self) -> JsonObject:
-        return {"judged_mean": self.judged_mean, "pass_share": self.pass_share, "n_items": self.n_items,
-                "corrected": self.estimate.to_dict(), "undefined_draws": self.undefined_draws,
-                "method": "Rogan-Gladen; 95% percentile bootstrap over labels and items"}
+        return {
+            "judged_mean": self.judged_mean,
+            "pass_share": self.pass_share,
+            "n_items": self.n_items,
+            "corrected": self.estimate.to_dict(),
+            "undefined_draws": self.undefined_draws,
+            "method": "Rogan-Gladen; 95% percentile bootstrap over labels and items",
+        }
 
     def text(self) -> str:
         """``judged mean 0.840 (pass share 0.800) → corrected 0.714 [0.61, 0.83]`` or why undefined."""
@@ -118,16 +123,28 @@ class MetricAlignment:
 
     def to_dict(self) -> JsonObject:
         return {
-            "metric": self.metric, "n": self.n, "positives": self.positives, "negatives": self.negatives,
-            "threshold": self.threshold, "confusion": dict(self.confusion),
-            "tpr": self.tpr.to_dict(), "tnr": self.tnr.to_dict(),
-            "balanced_accuracy": self.balanced_accuracy.to_dict(), "kappa": self.kappa.to_dict(),
+            "metric": self.metric,
+            "n": self.n,
+            "positives": self.positives,
+            "negatives": self.negatives,
+            "threshold": self.threshold,
+            "confusion": dict(self.confusion),
+            "tpr": self.tpr.to_dict(),
+            "tnr": self.tnr.to_dict(),
+            "balanced_accuracy": self.balanced_accuracy.to_dict(),
+            "kappa": self.kappa.to_dict(),
             "roc_auc": self.auc.to_dict(),
-            "calibration": [{"low": b.low, "high": b.high, "n": b.n, "yes_share": b.yes_share,
-                             "mean_score": b.mean_score} for b in self.calibration],
-            "best_threshold": self.best_threshold, "best_balanced_accuracy": self.best_balanced_accuracy,
-            "certify_at": self.certify_at, "certified": self.certified, "verdict": self.verdict,
-            "more_labels": dict(self.more_labels), "corrected": self.corrected.to_dict(),
+            "calibration": [
+                {"low": b.low, "high": b.high, "n": b.n, "yes_share": b.yes_share, "mean_score": b.mean_score}
+                for b in self.calibration
+            ],
+            "best_threshold": self.best_threshold,
+            "best_balanced_accuracy": self.best_balanced_accuracy,
+            "certify_at": self.certify_at,
+            "certified": self.certified,
+            "verdict": self.verdict,
+            "more_labels": dict(self.more_labels),
+            "corrected": self.corrected.to_dict(),
         }
 
 
@@ -222,8 +239,9 @@ def labels_to_decide(successes: int, n: int, bar: float) -> int | None:
     return lo - n
 
 
-def bootstrap_mean(values: Sequence[float], *, draws: int = BOOTSTRAP_DRAWS, seed: int = SEED
-                   ) -> tuple[float | None, float | None]:
+def bootstrap_mean(
+    values: Sequence[float], *, draws: int = BOOTSTRAP_DRAWS, seed: int = SEED
+) -> tuple[float | None, float | None]:
     """A seeded percentile bootstrap 95% interval of the mean of ``values`` (None, None with fewer than 2)."""
     x = np.asarray(values, dtype=float)
     if len(x) < 2:
@@ -243,8 +261,9 @@ def _percentile(values: np.ndarray) -> tuple[float | None, float | None]:
     return float(low), float(high)
 
 
-def _bootstrap(scores: np.ndarray, labels: np.ndarray, threshold: float, rng: np.random.Generator,
-               draws: int) -> dict[str, np.ndarray]:
+def _bootstrap(
+    scores: np.ndarray, labels: np.ndarray, threshold: float, rng: np.random.Generator, draws: int
+) -> dict[str, np.ndarray]:
     """Balanced accuracy, kappa and AUC over ``draws`` resamples of the labelled pairs, all draws at
     once (NaN where a draw leaves the figure undefined)."""
     n = len(scores)
@@ -286,8 +305,15 @@ def _calibration(scores: np.ndarray, labels: np.ndarray, bins: int = CALIBRATION
     for i in range(bins):
         mask = which == i
         n = int(mask.sum())
-        out.append(CalibrationBin(i / bins, (i + 1) / bins, n, float(labels[mask].mean()) if n else None,
-                                  float(scores[mask].mean()) if n else None))
+        out.append(
+            CalibrationBin(
+                i / bins,
+                (i + 1) / bins,
+                n,
+                float(labels[mask].mean()) if n else None,
+                float(scores[mask].mean()) if n else None,
+            )
+        )
     return out
 
 
@@ -304,13 +330,18 @@ def _best_threshold(scores: np.ndarray, labels: np.ndarray) -> tuple[float | Non
     return float(cuts[best]), float(ba[best])
 
 
-def _verdict(tpr: Estimate, tnr: Estimate, counts: dict[str, tuple[int, int]], bar: float) -> tuple[bool, str, dict[str, int]]:
+def _verdict(
+    tpr: Estimate, tnr: Estimate, counts: dict[str, tuple[int, int]], bar: float
+) -> tuple[bool, str, dict[str, int]]:
     """``certified``, its one-line verdict, and for each undecided class about how many more labels decide it."""
     rates = {"yes": ("true-positive rate", tpr), "no": ("true-negative rate", tnr)}
     if all(e.low is not None and e.low >= bar for _, e in rates.values()):
         return True, f"certified: both rates' 95% lower bounds ≥ {bar:g}", {}
-    failed = [f"{name} {estimate_text(e)} is below {bar:g}" for name, e in rates.values()
-              if e.high is not None and e.high < bar]
+    failed = [
+        f"{name} {estimate_text(e)} is below {bar:g}"
+        for name, e in rates.values()
+        if e.high is not None and e.high < bar
+    ]
     if failed:
         return False, "not certified: " + "; ".join(failed), {}
     more: dict[str, int] = {}
@@ -327,9 +358,16 @@ def _verdict(tpr: Estimate, tnr: Estimate, counts: dict[str, tuple[int, int]], b
     return False, "not certified: " + "; ".join(undecided), more
 
 
-def align_metric(metric: str, labelled: Sequence[tuple[float, int]], all_scores: Sequence[float], *,
-                 threshold: float = VERDICT_THRESHOLD, certify_at: float = CERTIFY_AT,
-                 draws: int = BOOTSTRAP_DRAWS, seed: int = SEED) -> MetricAlignment:
+def align_metric(
+    metric: str,
+    labelled: Sequence[tuple[float, int]],
+    all_scores: Sequence[float],
+    *,
+    threshold: float = VERDICT_THRESHOLD,
+    certify_at: float = CERTIFY_AT,
+    draws: int = BOOTSTRAP_DRAWS,
+    seed: int = SEED,
+) -> MetricAlignment:
     """The alignment of one metric: ``labelled`` (judge score, label) pairs (at least one),
     ``all_scores`` every defined judge score of the session (the judged mean and ``q``). See the module doc."""
     rng = np.random.default_rng(seed)
@@ -341,21 +379,56 @@ def align_metric(metric: str, labelled: Sequence[tuple[float, int]], all_scores:
     tpr, tnr = rate(tp, tp + fn, "yes"), rate(tn, tn + fp, "no")
     boot = _bootstrap(s, y, threshold, rng, draws)
     ba_value = None if tpr.value is None or tnr.value is None else (tpr.value + tnr.value) / 2
-    ba = Estimate(ba_value, *_percentile(boot["ba"])) if ba_value is not None else Estimate(None, why="needs both classes")
+    ba = (
+        Estimate(ba_value, *_percentile(boot["ba"]))
+        if ba_value is not None
+        else Estimate(None, why="needs both classes")
+    )
     k_value = kappa(tp, fn, fp, tn)
     k = Estimate(k_value, *_percentile(boot["kappa"])) if k_value is not None else Estimate(None, why="one class only")
     auc_value = roc_auc(s, y)
-    auc = Estimate(auc_value, *_percentile(boot["auc"])) if auc_value is not None else Estimate(None, why="needs both classes")
+    auc = (
+        Estimate(auc_value, *_percentile(boot["auc"]))
+        if auc_value is not None
+        else Estimate(None, why="needs both classes")
+    )
     best_t, best_ba = _best_threshold(s, y)
     certified, verdict, more = _verdict(tpr, tnr, {"yes": (tp, tp + fn), "no": (tn, tn + fp)}, certify_at)
     corrected = correct(metric, s, y, np.array(all_scores, dtype=float), tpr, tnr, threshold, rng, draws)
-    return MetricAlignment(metric, len(s), tp + fn, tn + fp, threshold, {"tp": tp, "fn": fn, "fp": fp, "tn": tn},
-                           tpr, tnr, ba, k, auc, _calibration(s, y), best_t, best_ba, certify_at, certified, verdict,
-                           corrected, more)
+    return MetricAlignment(
+        metric,
+        len(s),
+        tp + fn,
+        tn + fp,
+        threshold,
+        {"tp": tp, "fn": fn, "fp": fp, "tn": tn},
+        tpr,
+        tnr,
+        ba,
+        k,
+        auc,
+        _calibration(s, y),
+        best_t,
+        best_ba,
+        certify_at,
+        certified,
+        verdict,
+        corrected,
+        more,
+    )
 
 
-def correct(metric: str, s: np.ndarray, y: np.ndarray, scores: np.ndarray, tpr: Estimate, tnr: Estimate,
-            threshold: float, rng: np.random.Generator, draws: int) -> Corrected:
+def correct(
+    metric: str,
+    s: np.ndarray,
+    y: np.ndarray,
+    scores: np.ndarray,
+    tpr: Estimate,
+    tnr: Estimate,
+    threshold: float,
+    rng: np.random.Generator,
+    draws: int,
+) -> Corrected:
     """The Rogan–Gladen corrected share of ``scores`` people would pass, with its bootstrap interval."""
     mean = float(scores.mean()) if len(scores) else None
     q = float((scores >= threshold).mean()) if len(scores) else None
@@ -365,8 +438,16 @@ def correct(metric: str, s: np.ndarray, y: np.ndarray, scores: np.ndarray, tpr: 
         return Corrected(metric, mean, q, len(scores), Estimate(None, why=f"{tpr.why or tnr.why}: no correction yet"))
     point = rogan_gladen(q, tpr.value, tnr.value)
     if point is None:
-        return Corrected(metric, mean, q, len(scores), Estimate(
-            None, why=f"the judge does no better than chance on the labels (TPR + TNR = {tpr.value + tnr.value:.3f} ≤ 1)"))
+        return Corrected(
+            metric,
+            mean,
+            q,
+            len(scores),
+            Estimate(
+                None,
+                why=f"the judge does no better than chance on the labels (TPR + TNR = {tpr.value + tnr.value:.3f} ≤ 1)",
+            ),
+        )
     pos, neg = s[y == 1] >= threshold, s[y == 0] < threshold
     tpr_b = pos[rng.integers(0, len(pos), size=(draws, len(pos)))].mean(1)
     tnr_b = neg[rng.integers(0, len(neg), size=(draws, len(neg)))].mean(1)
@@ -391,9 +472,15 @@ class Alignment:
     unmatched: int  # labels on items with no judge score for that metric (failed, undefined, not done)
 
     def to_dict(self) -> JsonObject:
-        return {"labels": self.labels, "unmatched_labels": self.unmatched, "certify_at": self.certify_at,
-                "seed": SEED, "bootstrap_draws": BOOTSTRAP_DRAWS, "verdict_threshold": VERDICT_THRESHOLD,
-                "metrics": {m.metric: m.to_dict() for m in self.metrics}}
+        return {
+            "labels": self.labels,
+            "unmatched_labels": self.unmatched,
+            "certify_at": self.certify_at,
+            "seed": SEED,
+            "bootstrap_draws": BOOTSTRAP_DRAWS,
+            "verdict_threshold": VERDICT_THRESHOLD,
+            "metrics": {m.metric: m.to_dict() for m in self.metrics},
+        }
 
     @property
     def certify_at(self) -> float:
@@ -403,8 +490,12 @@ class Alignment:
         return next((m for m in self.metrics if m.metric == metric), None)
 
 
-def align(scores: Mapping[str, Mapping[str, float | None]], labels: Sequence[tuple[str, str, int]], *,
-          certify_at: float = CERTIFY_AT) -> Alignment:
+def align(
+    scores: Mapping[str, Mapping[str, float | None]],
+    labels: Sequence[tuple[str, str, int]],
+    *,
+    certify_at: float = CERTIFY_AT,
+) -> Alignment:
     """``scores``: question id → {metric: judge score or None} of the done items; ``labels``:
     (question id, metric, 0 / 1). One :class:`MetricAlignment` per labelled metric, in name order."""
     by_metric: dict[str, list[tuple[float, int]]] = {}

@@ -52,9 +52,9 @@ RESAMPLES = 10_000
 BLOCK_CELLS = 2_000_000  # resamples x questions drawn per numpy block (bounds memory)
 
 
-
-def bootstrap_ci(diffs: np.ndarray, *, resamples: int = RESAMPLES, confidence: float = 0.95,
-                 seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    diffs: np.ndarray, *, resamples: int = RESAMPLES, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
     """Percentile bootstrap interval of ``mean(diffs)`` (see module docstring)."""
     n = len(diffs)
     if n == 0:
@@ -71,8 +71,11 @@ def bootstrap_ci(diffs: np.ndarray, *, resamples: int = RESAMPLES, confidence: f
 
 
 def _per_question(report: EvalReport, metric: str, group: str) -> dict[str, float]:
-    return {q["id"]: float(v) for q in report.get("questions", [])
-            if q.get("status", "done") == "done" and (v := (_scores(q, group) or {}).get(metric)) is not None}
+    return {
+        q["id"]: float(v)
+        for q in report.get("questions", [])
+        if q.get("status", "done") == "done" and (v := (_scores(q, group) or {}).get(metric)) is not None
+    }
 
 
 def _scores(question: ReportQuestion, group: str) -> dict[str, float | None] | None:
@@ -86,42 +89,86 @@ def _group_stats(report: EvalReport, group: str) -> dict[str, MetricStats]:
     return (aggregate.get("retrieval") if group == "retrieval" else aggregate.get("generation")) or {}
 
 
-def compare_metric(a: dict[str, float], b: dict[str, float], *, resamples: int = RESAMPLES, confidence: float = 0.95,
-                   seed: int = 0, tie: float = 1e-9) -> MetricDelta:
+def compare_metric(
+    a: dict[str, float],
+    b: dict[str, float],
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+    tie: float = 1e-9,
+) -> MetricDelta:
     """The paired statistics of one metric given ``{question id: value}`` for A and for B."""
     shared = [q for q in a if q in b]
     if not shared:
-        return {"n": 0, "mean_a": None, "mean_b": None, "delta": None, "ci_low": None, "ci_high": None,
-                "significant": False, "wins": 0, "losses": 0, "ties": 0}
+        return {
+            "n": 0,
+            "mean_a": None,
+            "mean_b": None,
+            "delta": None,
+            "ci_low": None,
+            "ci_high": None,
+            "significant": False,
+            "wins": 0,
+            "losses": 0,
+            "ties": 0,
+        }
     va = np.array([a[q] for q in shared], dtype=np.float64)
     vb = np.array([b[q] for q in shared], dtype=np.float64)
     diffs = vb - va
     low, high = bootstrap_ci(diffs, resamples=resamples, confidence=confidence, seed=seed)
-    return {"n": len(shared), "mean_a": float(va.mean()), "mean_b": float(vb.mean()), "delta": float(diffs.mean()),
-            "ci_low": low, "ci_high": high, "significant": bool(low > 0 or high < 0),
-            "wins": int((diffs > tie).sum()), "losses": int((diffs < -tie).sum()),
-            "ties": int((np.abs(diffs) <= tie).sum())}
+    return {
+        "n": len(shared),
+        "mean_a": float(va.mean()),
+        "mean_b": float(vb.mean()),
+        "delta": float(diffs.mean()),
+        "ci_low": low,
+        "ci_high": high,
+        "significant": bool(low > 0 or high < 0),
+        "wins": int((diffs > tie).sum()),
+        "losses": int((diffs < -tie).sum()),
+        "ties": int((np.abs(diffs) <= tie).sum()),
+    }
 
 
-def compare_reports(a: EvalReport, b: EvalReport, *, resamples: int = RESAMPLES, confidence: float = 0.95,
-                    seed: int = 0, pairwise: bool = True, llm: ChatModel | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                    progress: Progress | None = None) -> Comparison:
+def compare_reports(
+    a: EvalReport,
+    b: EvalReport,
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+    pairwise: bool = True,
+    llm: ChatModel | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Progress | None = None,
+) -> Comparison:
     """Compare report B against report A (deltas are B - A); see the module docstring. The pairwise
     LLM judge runs when an ``llm`` is given (and ``pairwise`` is not turned off)."""
     metrics: list[MetricComparison] = []
     for group in ("retrieval", "generation"):
         names = [m for m in _group_stats(a, group) if m in _group_stats(b, group)]
         for name in names:
-            stats = compare_metric(_per_question(a, name, group), _per_question(b, name, group),
-                                   resamples=resamples, confidence=confidence, seed=seed)
+            stats = compare_metric(
+                _per_question(a, name, group),
+                _per_question(b, name, group),
+                resamples=resamples,
+                confidence=confidence,
+                seed=seed,
+            )
             metrics.append({"metric": name, "group": group, **stats})
     ids_a = {q["id"] for q in a.get("questions", [])}
     scored_a, scored_b = _scored(a), _scored(b)
     out: Comparison = {
-        "a": _describe(a), "b": _describe(b), "confidence": confidence, "resamples": resamples, "seed": seed,
+        "a": _describe(a),
+        "b": _describe(b),
+        "confidence": confidence,
+        "resamples": resamples,
+        "seed": seed,
         "shared_questions": sum(1 for q in b.get("questions", []) if q["id"] in ids_a),
         "scored": {"a": len(scored_a), "b": len(scored_b), "both": len(scored_a & scored_b)},
-        "metrics": metrics, "pairwise": None,
+        "metrics": metrics,
+        "pairwise": None,
     }
     if pairwise and llm is not None:
         out["pairwise"] = pairwise_judge(a, b, llm, concurrency=concurrency, progress=progress)
@@ -139,13 +186,20 @@ def question_set_note(result: Comparison) -> str | None:
     scored = result.get("scored")
     if not scored or scored["a"] == scored["b"] == scored["both"]:
         return None
-    return (f"the runs scored different questions: A {scored['a']:,}, B {scored['b']:,}, {scored['both']:,} both; "
-            f"every delta and interval is over those {scored['both']:,}")
+    return (
+        f"the runs scored different questions: A {scored['a']:,}, B {scored['b']:,}, {scored['both']:,} both; "
+        f"every delta and interval is over those {scored['both']:,}"
+    )
 
 
 def _describe(report: EvalReport) -> RunDescription:
-    return {"session_id": report.get("session_id"), "name": report.get("name"), "system": report.get("system"),
-            "judge": report.get("judge"), "k": report.get("k")}
+    return {
+        "session_id": report.get("session_id"),
+        "name": report.get("name"),
+        "system": report.get("system"),
+        "judge": report.get("judge"),
+        "k": report.get("k"),
+    }
 
 
 @dataclass(frozen=True)
@@ -176,8 +230,11 @@ class PairwisePrompt(JsonPrompt[AnswerOrder, Preference]):
         return f"Question: {data.question}\n\nAnswer 1:\n{data.first}\n\nAnswer 2:\n{data.second}"
 
     def reply_schema(self, data: AnswerOrder) -> ReplySchema:
-        return ReplySchema(self.name, json_object(better={"type": "string", "enum": ["1", "2", "tie"]}, reason=STRING),
-                           BASE_TOKENS + TOKENS_PER_REASON)
+        return ReplySchema(
+            self.name,
+            json_object(better={"type": "string", "enum": ["1", "2", "tie"]}, reason=STRING),
+            BASE_TOKENS + TOKENS_PER_REASON,
+        )
 
     def read(self, data: AnswerOrder, value: Any) -> Preference:
         better = str(value.get("better", "")).strip().lower() if isinstance(value, dict) else ""
@@ -211,22 +268,41 @@ def judge_pair(llm: ChatModel, question: str, answer_a: str, answer_b: str) -> P
     return {"winner": winner, "votes": list(votes), "reasons": [reason_1, reason_2], "calls": calls}
 
 
-def pairwise_judge(a: EvalReport, b: EvalReport, llm: ChatModel, *, concurrency: int = DEFAULT_CONCURRENCY,
-                   progress: Progress | None = None) -> Pairwise:
+def pairwise_judge(
+    a: EvalReport,
+    b: EvalReport,
+    llm: ChatModel,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Progress | None = None,
+) -> Pairwise:
     """LLM pairwise verdicts over the questions both reports answered."""
     answers_a = {q["id"]: answer for q in a.get("questions", []) if (answer := q.get("answer"))}
     pairs: Sequence[tuple[str, str, str, str]] = [  # (id, question, A's answer, B's answer)
-        (q["id"], q["question"] or "", answers_a[q["id"]], answer) for q in b.get("questions", [])
-        if (answer := q.get("answer")) and q["id"] in answers_a]
-    outcomes = run_bounded(lambda p: judge_pair(llm, p[1], p[2], p[3]),
-                           pairs, concurrency=concurrency, progress=progress, stage="pairwise judging")
+        (q["id"], q["question"] or "", answers_a[q["id"]], answer)
+        for q in b.get("questions", [])
+        if (answer := q.get("answer")) and q["id"] in answers_a
+    ]
+    outcomes = run_bounded(
+        lambda p: judge_pair(llm, p[1], p[2], p[3]),
+        pairs,
+        concurrency=concurrency,
+        progress=progress,
+        stage="pairwise judging",
+    )
     items: list[PairItem] = []
     for (qid, *_), outcome in zip(pairs, outcomes, strict=True):
         verdict: PairVerdict = outcome.value or {"winner": None, "error": str(outcome.error), "calls": []}
         items.append({"id": qid, **verdict})
     winners = [i["winner"] for i in items]
-    return {"judge": f"llm:{llm.spec}", "a_wins": winners.count("a"), "b_wins": winners.count("b"),
-            "ties": winners.count("tie"), "errors": winners.count(None), "items": items}
+    return {
+        "judge": f"llm:{llm.spec}",
+        "a_wins": winners.count("a"),
+        "b_wins": winners.count("b"),
+        "ties": winners.count("tie"),
+        "errors": winners.count(None),
+        "items": items,
+    }
 
 
 def compare(db: sqlite_utils.Database, ref_a: str, ref_b: str, **options: Any) -> Comparison:
@@ -234,5 +310,7 @@ def compare(db: sqlite_utils.Database, ref_a: str, ref_b: str, **options: Any) -
     BadInput when both name the same session (every delta would be a meaningless 0)."""
     a, b = read_eval_report(db, ref_a), read_eval_report(db, ref_b)
     if a.get("session_id") and a.get("session_id") == b.get("session_id"):
-        raise BadInput(f"compare: {ref_a!r} and {ref_b!r} are the same session {a['session_id']}; name two different eval sessions")
+        raise BadInput(
+            f"compare: {ref_a!r} and {ref_b!r} are the same session {a['session_id']}; name two different eval sessions"
+        )
     return compare_reports(a, b, **options)

@@ -150,8 +150,10 @@ class ContextIndex:
         return (places[0].tier if places else "unmatched"), places
 
     def _postings(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return (np.searchsorted(self.sorted_hashes, hashes, "left"),
-                np.searchsorted(self.sorted_hashes, hashes, "right"))
+        return (
+            np.searchsorted(self.sorted_hashes, hashes, "left"),
+            np.searchsorted(self.sorted_hashes, hashes, "right"),
+        )
 
     def _exact(self, norm: str, words: list[str], hashes: np.ndarray) -> list[Place] | None:
         inner = hashes[1:-1] if len(hashes) > 2 else hashes
@@ -160,7 +162,7 @@ class ContextIndex:
         j = int(np.argmin(right - left))
         offset = sum(len(w) + 1 for w in words[: j + shift])
         starts = []
-        for pos in self.order[left[j]:right[j]][: 50 * MAX_PLACES].tolist():
+        for pos in self.order[left[j] : right[j]][: 50 * MAX_PLACES].tolist():
             at = int(self.word_start[pos]) - offset
             if at >= 0 and self.text.startswith(norm, at):
                 starts.append(at)
@@ -175,7 +177,7 @@ class ContextIndex:
         if not len(keep):
             return []
         which = np.repeat(keep, counts[keep])
-        positions = np.concatenate([self.order[left[j]:right[j]] for j in keep]).astype(np.int64)
+        positions = np.concatenate([self.order[left[j] : right[j]] for j in keep]).astype(np.int64)
         diagonal = positions - which
         sort = np.argsort(diagonal, kind="stable")
         diagonal, which, positions = diagonal[sort], which[sort], positions[sort]
@@ -190,7 +192,7 @@ class ContextIndex:
         score = best / len(hashes)
         if score < NEAR_EXACT:
             return []
-        hits = positions[window[0]:window[1]]
+        hits = positions[window[0] : window[1]]
         start, end = int(self.word_start[int(hits.min())]), self._word_end(int(hits.max()) + SHINGLE - 1)
         return [Place(self.chunks_in(start, end), "near-exact", round(score, 3))]
 
@@ -207,5 +209,5 @@ def _shingle_hashes(words: list[str]) -> np.ndarray:
     out = np.zeros(n, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(min(SHINGLE, len(words))):
-            out = out * _MIX + base[j:j + n]
+            out = out * _MIX + base[j : j + n]
     return out

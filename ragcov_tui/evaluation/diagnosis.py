@@ -32,12 +32,27 @@ from collections.abc import Mapping, Sequence
 FAITHFULNESS_MIN = 0.5
 CORRECTNESS_MIN = 0.5
 
-DIAGNOSES = ("ok", "retrieval_failure", "ranking_failure", "refused", "generation_failure", "answered_unanswerable",
-             "no_gold", "undetermined")
+DIAGNOSES = (
+    "ok",
+    "retrieval_failure",
+    "ranking_failure",
+    "refused",
+    "generation_failure",
+    "answered_unanswerable",
+    "no_gold",
+    "undetermined",
+)
 
 
-def diagnose(relevant_ranks: Sequence[int] | None, k: int, generation: Mapping[str, float | None], *,
-             retrieval_measured: bool = True, abstained: bool | None = None, answerable: bool = True) -> str:
+def diagnose(
+    relevant_ranks: Sequence[int] | None,
+    k: int,
+    generation: Mapping[str, float | None],
+    *,
+    retrieval_measured: bool = True,
+    abstained: bool | None = None,
+    answerable: bool = True,
+) -> str:
     """One of :data:`DIAGNOSES`; ``relevant_ranks`` is None when the question has no relevant gold
     id; ``generation`` holds the metrics asked for (a metric not asked for is no key);
     ``abstained`` is None when the system was not asked for an answer."""

@@ -25,18 +25,24 @@ def snapshot(stats: EmbedStats) -> dict[str, int]:
 
 def delta(before: dict[str, int], after: dict[str, int]) -> TextCounts:
     """The counters of :data:`FIELDS` gone up between two snapshots."""
-    return {"texts": after["texts"] - before["texts"], "cached": after["cached"] - before["cached"],
-            "embedded": after["embedded"] - before["embedded"]}
+    return {
+        "texts": after["texts"] - before["texts"],
+        "cached": after["cached"] - before["cached"],
+        "embedded": after["embedded"] - before["embedded"],
+    }
 
 
-def embedding_use(start: dict[str, int], prepared: dict[str, int], end: dict[str, int], *, system: str,
-                  generation_metrics: list[str]) -> EmbeddingUse:
+def embedding_use(
+    start: dict[str, int], prepared: dict[str, int], end: dict[str, int], *, system: str, generation_metrics: list[str]
+) -> EmbeddingUse:
     """``{"corpus": counts, "per_question": counts, "why": one line}``."""
     corpus, per_question = delta(start, prepared), delta(prepared, end)
     parts = []
     if corpus["texts"]:
-        parts.append(f"corpus: {corpus['texts']:,} chunks for the {system} index "
-                     f"({corpus['cached']:,} from the cache, {corpus['embedded']:,} embedded)")
+        parts.append(
+            f"corpus: {corpus['texts']:,} chunks for the {system} index "
+            f"({corpus['cached']:,} from the cache, {corpus['embedded']:,} embedded)"
+        )
     else:
         parts.append(f"corpus: nothing ({system} needs no corpus vectors)")
     if per_question["texts"]:
@@ -45,8 +51,10 @@ def embedding_use(start: dict[str, int], prepared: dict[str, int], end: dict[str
             reasons.append("questions for dense retrieval")
         if generation_metrics:
             reasons.append("answers, contexts and ground truths for the generation metrics")
-        parts.append(f"per question: {per_question['texts']:,} texts ({per_question['cached']:,} from the cache, "
-                     f"{per_question['embedded']:,} embedded: {', '.join(reasons) or 'answers'})")
+        parts.append(
+            f"per question: {per_question['texts']:,} texts ({per_question['cached']:,} from the cache, "
+            f"{per_question['embedded']:,} embedded: {', '.join(reasons) or 'answers'})"
+        )
     else:
         parts.append("per question: nothing" + ("" if generation_metrics else " (retrieval metrics only)"))
     return {"corpus": corpus, "per_question": per_question, "why": "embedded — " + "; ".join(parts)}

@@ -96,12 +96,25 @@ class GateResult:
         return [f"regression {r}" for r in self.regressions] + [f"fail-under {b}" for b in self.below]
 
     def to_dict(self) -> JsonObject:
-        return {"failed": self.failed,
-                "regressions": [{"metric": r.metric, "baseline": r.baseline, "current": r.current, "drop": r.drop}
-                                for r in self.regressions],
-                "below": [{"metric": b.metric, "minimum": b.minimum, "current": b.current} for b in self.below],
-                "gates": [{"metric": c.metric, "minimum": c.minimum, "kind": "exact" if c.exact else "judged",
-                           "compared": c.compared, "basis": c.basis, "passed": c.passed} for c in self.checks]}
+        return {
+            "failed": self.failed,
+            "regressions": [
+                {"metric": r.metric, "baseline": r.baseline, "current": r.current, "drop": r.drop}
+                for r in self.regressions
+            ],
+            "below": [{"metric": b.metric, "minimum": b.minimum, "current": b.current} for b in self.below],
+            "gates": [
+                {
+                    "metric": c.metric,
+                    "minimum": c.minimum,
+                    "kind": "exact" if c.exact else "judged",
+                    "compared": c.compared,
+                    "basis": c.basis,
+                    "passed": c.passed,
+                }
+                for c in self.checks
+            ],
+        }
 
 
 def metric_means(report: EvalReport) -> dict[str, float | None]:
@@ -120,8 +133,9 @@ def find_regressions(baseline: EvalReport, current: EvalReport, max_drop: float 
     if max_drop < 0:
         raise BadInput(f"--max-drop: must be >= 0, got {max_drop}")
     before, after = metric_means(baseline), metric_means(current)
-    found = [Regression(m, was, now) for m, now in after.items()
-             if (was := before.get(m)) is not None and now is not None]
+    found = [
+        Regression(m, was, now) for m, now in after.items() if (was := before.get(m)) is not None and now is not None
+    ]
     return [r for r in found if r.drop > max_drop + 1e-12]
 
 
@@ -136,8 +150,13 @@ def parse_fail_under(specs: Iterable[str], k: int) -> list[Threshold]:
 
 
 def _item_scores(report: EvalReport, metric: str) -> list[float]:
-    return [float(v) for q in report.get("questions") or [] if q.get("status") == "done"
-            and isinstance(v := (q.get("generation") or {}).get(metric), (int, float)) and math.isfinite(v)]
+    return [
+        float(v)
+        for q in report.get("questions") or []
+        if q.get("status") == "done"
+        and isinstance(v := (q.get("generation") or {}).get(metric), (int, float))
+        and math.isfinite(v)
+    ]
 
 
 def decide_gate(report: EvalReport, threshold: Threshold, alignment: Alignment | None) -> GateCheck:
@@ -152,27 +171,50 @@ def decide_gate(report: EvalReport, threshold: Threshold, alignment: Alignment |
         if est.value is None or est.low is None:
             why = est.why or "no interval"
             return GateCheck(metric, threshold.minimum, False, None, f"{shown}; judge-corrected undefined ({why})")
-        return GateCheck(metric, threshold.minimum, False, est.low,
-                         f"95% lower bound {est.low:.4f} of the judge-corrected {est.value:.4f} "
-                         f"({aligned.n} labels; {shown})")
+        return GateCheck(
+            metric,
+            threshold.minimum,
+            False,
+            est.low,
+            f"95% lower bound {est.low:.4f} of the judge-corrected {est.value:.4f} ({aligned.n} labels; {shown})",
+        )
     repeats = int(report.get("repeats") or 1)
     if repeats > 1 and mean is not None:
         low, _ = bootstrap_mean(_item_scores(report, metric))
         if low is not None:
-            return GateCheck(metric, threshold.minimum, False, low,
-                             f"95% lower bound {low:.4f} of the {shown} (bootstrap over items, {repeats} repeats)")
-    return GateCheck(metric, threshold.minimum, False, mean,
-                     f"{shown} (no interval: give --repeats N or label items and run ragcov align)")
+            return GateCheck(
+                metric,
+                threshold.minimum,
+                False,
+                low,
+                f"95% lower bound {low:.4f} of the {shown} (bootstrap over items, {repeats} repeats)",
+            )
+    return GateCheck(
+        metric,
+        threshold.minimum,
+        False,
+        mean,
+        f"{shown} (no interval: give --repeats N or label items and run ragcov align)",
+    )
 
 
-def check_gates(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
-                fail_under: Sequence[str] = (), alignment: Alignment | None = None) -> GateResult:
+def check_gates(
+    report: EvalReport,
+    *,
+    baseline: EvalReport | None = None,
+    max_drop: float = 0.05,
+    fail_under: Sequence[str] = (),
+    alignment: Alignment | None = None,
+) -> GateResult:
     """Every gate the user asked for, on the finished ``report`` (``alignment``: the session's, if labelled)."""
     thresholds = parse_fail_under(fail_under, int(report.get("k", DEFAULT_K)))
     checks = [decide_gate(report, t, alignment) for t in thresholds]
     below = [BelowThreshold(c.metric, c.minimum, c.compared) for c in checks if not c.passed]
-    return GateResult(regressions=find_regressions(baseline, report, max_drop) if baseline is not None else [],
-                      below=below, checks=checks)
+    return GateResult(
+        regressions=find_regressions(baseline, report, max_drop) if baseline is not None else [],
+        below=below,
+        checks=checks,
+    )
 
 
 def load_baseline(db: sqlite_utils.Database, ref: str) -> EvalReport:
@@ -205,13 +247,22 @@ def questions_below(report: EvalReport, metric: str, minimum: float) -> list[Map
 def questions_dropped(baseline: EvalReport, current: EvalReport, metric: str) -> list[tuple[float, Mapping[str, Any]]]:
     """``(drop, question)`` for the questions (paired by id) whose ``metric`` fell, largest drop first."""
     before = {str(q.get("id")): v for q in baseline.get("questions") or () if (v := _value(q, metric)) is not None}
-    dropped = [(was - now, q) for q in current.get("questions") or ()
-               if (now := _value(q, metric)) is not None and (was := before.get(str(q.get("id")))) is not None and now < was]
+    dropped = [
+        (was - now, q)
+        for q in current.get("questions") or ()
+        if (now := _value(q, metric)) is not None and (was := before.get(str(q.get("id")))) is not None and now < was
+    ]
     return sorted(dropped, key=lambda t: -t[0])
 
 
-def junit_cases(report: EvalReport, *, baseline: EvalReport | None = None, max_drop: float = 0.05,
-                fail_under: Sequence[str] = (), alignment: Alignment | None = None) -> list[TestCase]:
+def junit_cases(
+    report: EvalReport,
+    *,
+    baseline: EvalReport | None = None,
+    max_drop: float = 0.05,
+    fail_under: Sequence[str] = (),
+    alignment: Alignment | None = None,
+) -> list[TestCase]:
     """``eval --junit``: one test case per gate (each ``--fail-under``, each metric compared with
     ``--baseline``) decided as :func:`check_gates` decides them; a failed one lists its questions,
     one line each with the reason."""
@@ -221,16 +272,31 @@ def junit_cases(report: EvalReport, *, baseline: EvalReport | None = None, max_d
     for t in parse_fail_under(fail_under, int(report.get("k", DEFAULT_K))):
         failed = below.get(t.metric)
         lines = [question_line(q, t.metric) for q in questions_below(report, t.metric, t.minimum)]
-        cases.append(TestCase(f"fail-under {t.metric}={t.minimum:g}", "ragcov.eval.fail_under",
-                              failure=str(failed) if failed else None, failure_type="fail-under",
-                              detail=f"{failed}\n{len(lines)} questions below {t.minimum:g}:\n" + "\n".join(lines)))
+        cases.append(
+            TestCase(
+                f"fail-under {t.metric}={t.minimum:g}",
+                "ragcov.eval.fail_under",
+                failure=str(failed) if failed else None,
+                failure_type="fail-under",
+                detail=f"{failed}\n{len(lines)} questions below {t.minimum:g}:\n" + "\n".join(lines),
+            )
+        )
     if baseline is not None:
         regressed = {r.metric: r for r in gates.regressions}
         before, after = metric_means(baseline), metric_means(report)
         for metric in [m for m, now in after.items() if now is not None and before.get(m) is not None]:
             failed_r = regressed.get(metric)
-            lines = [f"drop {drop:.4f}  " + question_line(q, metric) for drop, q in questions_dropped(baseline, report, metric)]
-            cases.append(TestCase(f"regression {metric} (max drop {max_drop:g})", "ragcov.eval.baseline",
-                                  failure=str(failed_r) if failed_r else None, failure_type="regression",
-                                  detail=f"{failed_r}\n{len(lines)} questions fell:\n" + "\n".join(lines)))
+            lines = [
+                f"drop {drop:.4f}  " + question_line(q, metric)
+                for drop, q in questions_dropped(baseline, report, metric)
+            ]
+            cases.append(
+                TestCase(
+                    f"regression {metric} (max drop {max_drop:g})",
+                    "ragcov.eval.baseline",
+                    failure=str(failed_r) if failed_r else None,
+                    failure_type="regression",
+                    detail=f"{failed_r}\n{len(lines)} questions fell:\n" + "\n".join(lines),
+                )
+            )
     return cases

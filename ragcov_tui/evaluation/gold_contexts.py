@@ -62,10 +62,18 @@ class ContextGold:
     mapped: bool = True  # False: no corpus to find the texts in (no --corpus)
 
     def as_dict(self) -> GoldFromContexts:
-        return {"mapped": self.mapped, "questions": self.questions, "explicit": self.explicit, "matched_questions": self.matched_questions,
-                "contexts": {k: self.contexts.get(k, 0) for k in (*TIERS, "unmatched", "too short", "ambiguous")},
-                "seed_document_id": self.seed, "embedding_min": EMBEDDING_MIN, "embedded": self.embedded,
-                "unmatched_examples": self.unmatched_examples[:3], "seconds": round(self.seconds, 3)}
+        return {
+            "mapped": self.mapped,
+            "questions": self.questions,
+            "explicit": self.explicit,
+            "matched_questions": self.matched_questions,
+            "contexts": {k: self.contexts.get(k, 0) for k in (*TIERS, "unmatched", "too short", "ambiguous")},
+            "seed_document_id": self.seed,
+            "embedding_min": EMBEDDING_MIN,
+            "embedded": self.embedded,
+            "unmatched_examples": self.unmatched_examples[:3],
+            "seconds": round(self.seconds, 3),
+        }
 
 
 def context_gold_line(block: GoldFromContexts) -> str:
@@ -74,9 +82,12 @@ def context_gold_line(block: GoldFromContexts) -> str:
         n = block.get("questions", 0)
         return f"gold from reference contexts: none mapped for {count(n)} question(s) (no --corpus to find them in)"
     counts = block.get("contexts") or {}
-    parts = [f"{count(counts.get('exact', 0))} exact", f"{count(counts.get('near-exact', 0))} near-exact",
-             f"{count(counts.get('embedding', 0))} by embedding (cos ≥ {block.get('embedding_min', EMBEDDING_MIN)})",
-             f"{count(counts.get('unmatched', 0))} unmatched"]
+    parts = [
+        f"{count(counts.get('exact', 0))} exact",
+        f"{count(counts.get('near-exact', 0))} near-exact",
+        f"{count(counts.get('embedding', 0))} by embedding (cos ≥ {block.get('embedding_min', EMBEDDING_MIN)})",
+        f"{count(counts.get('unmatched', 0))} unmatched",
+    ]
     parts += [f"{count(counts[k])} {k}" for k in ("too short", "ambiguous") if counts.get(k)]
     line = "gold from reference contexts: " + ", ".join(parts)
     if block.get("seed_document_id"):
@@ -89,9 +100,14 @@ def context_gold_line(block: GoldFromContexts) -> str:
     return line
 
 
-def gold_from_contexts(questions: Sequence[Question], documents: Sequence[Document], chunks: Sequence[Chunk],
-                       roots: Iterable[str | Path] = (), embedder: Embedder | None = None,
-                       progress: Progress | None = None) -> ContextGold | None:
+def gold_from_contexts(
+    questions: Sequence[Question],
+    documents: Sequence[Document],
+    chunks: Sequence[Chunk],
+    roots: Iterable[str | Path] = (),
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+) -> ContextGold | None:
     """Set ``gold`` on every question without gold ids from its reference contexts / seed
     document id; None when no question carries either (nothing to say); ``mapped`` False and
     no gold set when there is no corpus."""
@@ -154,20 +170,28 @@ def _match(index: ContextIndex, text: str) -> tuple[str, list[str]]:
     tiers = {outcome for outcome, places in found if places}
     if not tiers:
         return ("too short" if all(o == "too short" for o, _ in found) else "unmatched"), []
-    return ("exact" if tiers == {"exact"} else "near-exact"), [cid for _, places in found for p in places
-                                                               for cid in p.chunk_ids]
+    return ("exact" if tiers == {"exact"} else "near-exact"), [
+        cid for _, places in found for p in places for cid in p.chunk_ids
+    ]
 
 
-def _embedding_tier(pending: list[tuple[Question, str]], chunks: Sequence[Chunk], embedder: Embedder | None,
-                    result: ContextGold, progress: Progress | None) -> None:
+def _embedding_tier(
+    pending: list[tuple[Question, str]],
+    chunks: Sequence[Chunk],
+    embedder: Embedder | None,
+    result: ContextGold,
+    progress: Progress | None,
+) -> None:
     """Match each pending context to its nearest chunk when the cosine is ≥ EMBEDDING_MIN (the
     corpus vectors come from the embedding cache when the run's system embedded it before)."""
     if not pending or not chunks or embedder is None or embedder.provider == "precomputed":
         return
-    chunk_vectors = embedder.embed([c.text for c in chunks], progress=progress,
-                                   stage="embedding the corpus for reference contexts")
-    context_vectors = embedder.embed([text[:EMBED_TEXT_CHARS] for _, text in pending], progress=progress,
-                                     stage="embedding reference contexts")
+    chunk_vectors = embedder.embed(
+        [c.text for c in chunks], progress=progress, stage="embedding the corpus for reference contexts"
+    )
+    context_vectors = embedder.embed(
+        [text[:EMBED_TEXT_CHARS] for _, text in pending], progress=progress, stage="embedding reference contexts"
+    )
     result.embedded += len(chunks) + len(pending)
     sims = context_vectors @ chunk_vectors.T
     best = np.argmax(sims, axis=1)

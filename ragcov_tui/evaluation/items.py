@@ -65,8 +65,9 @@ def paraphrases_for(ctx: EvalContext, question: Question) -> tuple[list[str], st
     if missing <= 0 or ctx.paraphrase_llm is None:
         return given, "test file" if given else ""
     known = {text_key(p) for p in [question.text, *given]}
-    generated = [p for p in generate_paraphrases(question.text, ctx.paraphrases, ctx.paraphrase_llm)
-                 if text_key(p) not in known][:missing]
+    generated = [
+        p for p in generate_paraphrases(question.text, ctx.paraphrases, ctx.paraphrase_llm) if text_key(p) not in known
+    ][:missing]
     origin = f"llm:{ctx.paraphrase_llm.spec}"
     return given + generated, f"test file + {origin}" if given else origin
 
@@ -74,8 +75,15 @@ def paraphrases_for(ctx: EvalContext, question: Question) -> tuple[list[str], st
 def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> EvalItem:
     """The finished item for ``question`` (status ``done`` or ``error``); never raises for a
     failure of the system or the judge."""
-    item: EvalItem = {"id": question.id, "seq": seq, "status": "done", "question": question.text,
-                            "retrieval": {}, "generation": {}, "errors": {}}
+    item: EvalItem = {
+        "id": question.id,
+        "seq": seq,
+        "status": "done",
+        "question": question.text,
+        "retrieval": {},
+        "generation": {},
+        "errors": {},
+    }
     # A run scoring retrieval only asks a system that can retrieve without answering to do just that.
     ask = getattr(ctx.system, "retrieve_only", None) if not ctx.generation_metrics else None
     # A system that joins stored rows to test questions (records) is asked by the question itself.
@@ -86,9 +94,15 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> EvalIte
     except Exception as exc:  # the user's system failed on this item; the run goes on
         return {**item, "status": "error", "error": f"system: {_message(exc)}", "diagnosis": "undetermined"}
     cited = set(parse_citations(output.answer))
-    item.update({"answer": output.answer, "answer_label": output.label,
-                 "retrieved": [{"id": c.id, "text": c.text, "score": c.score, "cited": c.id in cited}
-                               for c in output.contexts]})
+    item.update(
+        {
+            "answer": output.answer,
+            "answer_label": output.label,
+            "retrieved": [
+                {"id": c.id, "text": c.text, "score": c.score, "cited": c.id in cited} for c in output.contexts
+            ],
+        }
+    )
 
     relevant_ranks = _score_retrieval(ctx, question, output, item)
     try:
@@ -99,13 +113,20 @@ def evaluate_question(ctx: EvalContext, question: Question, seq: int) -> EvalIte
     verdict = _score_abstention(ctx, question, output, item, answerable) if ask is None else None
     if item["status"] == "done" and item["errors"]:  # a judgement failed: not done, so --resume redoes it
         item.update({"status": "error", "error": judgement_error(item["errors"])})
-    item["diagnosis"] = diagnose(relevant_ranks, ctx.k, item["generation"], retrieval_measured=ctx.retrieval_measured,
-                                 abstained=verdict.abstained if verdict else None, answerable=answerable)
+    item["diagnosis"] = diagnose(
+        relevant_ranks,
+        ctx.k,
+        item["generation"],
+        retrieval_measured=ctx.retrieval_measured,
+        abstained=verdict.abstained if verdict else None,
+        answerable=answerable,
+    )
     return item
 
 
-def _score_abstention(ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem,
-                      answerable: bool) -> AbstentionVerdict | None:
+def _score_abstention(
+    ctx: EvalContext, question: Question, output: SystemOutput, item: EvalItem, answerable: bool
+) -> AbstentionVerdict | None:
     """Whether the system abstained (kept in ``details.abstention``) and, when the run scores them, the
     abstention metrics: ``answered`` on an answerable question, ``abstention`` on an out-of-scope one,
     the other one undefined. The judge decides when one is named and these metrics are scored, else the
@@ -119,8 +140,11 @@ def _score_abstention(ctx: EvalContext, question: Question, output: SystemOutput
             item.setdefault("undefined", {})[name] = "no answer"
         return None
     try:
-        verdict = (judge_abstained(Judge(ctx.judge_llm, 0, item.setdefault("judge_calls", [])), question.text, output.answer)
-                   if scored and ctx.judge_llm is not None else phrase_verdict(output.answer))
+        verdict = (
+            judge_abstained(Judge(ctx.judge_llm, 0, item.setdefault("judge_calls", [])), question.text, output.answer)
+            if scored and ctx.judge_llm is not None
+            else phrase_verdict(output.answer)
+        )
     except JudgeError as exc:
         item.setdefault("errors", {})[metric] = f"judge reply unusable: {exc}"
         item.setdefault("generation", {})[metric] = None
@@ -131,8 +155,9 @@ def _score_abstention(ctx: EvalContext, question: Question, output: SystemOutput
     for other in scored:
         if other != metric:
             item.setdefault("generation", {})[other] = None
-            item.setdefault("undefined", {})[other] = ("the question is answerable" if answerable
-                                                       else "the question is out of scope")
+            item.setdefault("undefined", {})[other] = (
+                "the question is answerable" if answerable else "the question is out of scope"
+            )
     return verdict
 
 
@@ -144,8 +169,13 @@ def _score_retrieval(ctx: EvalContext, question: Question, output: SystemOutput,
         item.update({"retrieval": dict.fromkeys(ctx.retrieval_metrics), "level": None, "relevant_ranks": None})
         return None
     result = evaluate_retrieval([c.id for c in output.contexts], question.gold, ctx.k, ctx.index)
-    item.update({"retrieval": {m: result.values[m] for m in ctx.retrieval_metrics}, "level": result.level,
-                 "relevant_ranks": result.relevant_ranks})
+    item.update(
+        {
+            "retrieval": {m: result.values[m] for m in ctx.retrieval_metrics},
+            "level": result.level,
+            "relevant_ranks": result.relevant_ranks,
+        }
+    )
     return result.relevant_ranks
 
 
@@ -165,16 +195,33 @@ def _score_generation(ctx: EvalContext, question: Question, output: SystemOutput
         outputs.append(out)
     item["paraphrases"] = {"source": source, "items": asked} if texts else None
     scores = score_generation(
-        GenerationInput(question=question.text, answer=output.answer, contexts=output.contexts,
-                        ground_truth=question.ground_truth, expected_keywords=question.expected_keywords,
-                        paraphrase_outputs=outputs, main_retrieved_ids=[c.id for c in output.contexts],
-                        paraphrases=[a["question"] for a in asked if "error" not in a]),
-        llm=ctx.judge_llm, embedder=ctx.embedder, metrics=set(ctx.model_metrics), repeats=ctx.repeats,
+        GenerationInput(
+            question=question.text,
+            answer=output.answer,
+            contexts=output.contexts,
+            ground_truth=question.ground_truth,
+            expected_keywords=question.expected_keywords,
+            paraphrase_outputs=outputs,
+            main_retrieved_ids=[c.id for c in output.contexts],
+            paraphrases=[a["question"] for a in asked if "error" not in a],
+        ),
+        llm=ctx.judge_llm,
+        embedder=ctx.embedder,
+        metrics=set(ctx.model_metrics),
+        repeats=ctx.repeats,
         judge_mode=ctx.judge_mode,
     )
-    item.update({"generation": {m: scores.values.get(m) for m in ctx.model_metrics}, "spread": scores.spread,
-                 "details": scores.details, "judge_calls": scores.judge_calls, "judge": scores.judge,
-                 "errors": dict(scores.errors), "undefined": dict(scores.undefined)})
+    item.update(
+        {
+            "generation": {m: scores.values.get(m) for m in ctx.model_metrics},
+            "spread": scores.spread,
+            "details": scores.details,
+            "judge_calls": scores.judge_calls,
+            "judge": scores.judge,
+            "errors": dict(scores.errors),
+            "undefined": dict(scores.undefined),
+        }
+    )
 
 
 def judgement_error(errors: dict[str, str]) -> str:

@@ -94,9 +94,18 @@ def alignment_rows(section: JsonObject) -> list[list[str]]:
     for metric, m in (section.get("metrics") or {}).items():
         best = m.get("best_threshold")
         cut = "n/a" if best is None else f">= {best:.2f} (bal. {m['best_balanced_accuracy']:.2f})"
-        rows.append([metric, f"{m.get('n', 0)} ({m.get('positives', 0)}/{m.get('negatives', 0)})",
-                     _cell(m.get("tpr")), _cell(m.get("tnr")), _cell(m.get("balanced_accuracy")),
-                     _cell(m.get("kappa")), _cell(m.get("roc_auc")), cut])
+        rows.append(
+            [
+                metric,
+                f"{m.get('n', 0)} ({m.get('positives', 0)}/{m.get('negatives', 0)})",
+                _cell(m.get("tpr")),
+                _cell(m.get("tnr")),
+                _cell(m.get("balanced_accuracy")),
+                _cell(m.get("kappa")),
+                _cell(m.get("roc_auc")),
+                cut,
+            ]
+        )
     return rows
 
 
@@ -104,9 +113,11 @@ def confusion_lines(m: JsonObject) -> list[str]:
     """The confusion matrix of one metric as three aligned lines (judge verdict across, label down)."""
     c = m.get("confusion") or {}
     t = m.get("threshold", 0.5)
-    return [f"{'':>10}  {'judge pass':>10}  {'judge fail':>10}   (pass: score >= {t:g})",
-            f"{'label yes':>10}  {c.get('tp', 0):>10}  {c.get('fn', 0):>10}",
-            f"{'label no':>10}  {c.get('fp', 0):>10}  {c.get('tn', 0):>10}"]
+    return [
+        f"{'':>10}  {'judge pass':>10}  {'judge fail':>10}   (pass: score >= {t:g})",
+        f"{'label yes':>10}  {c.get('tp', 0):>10}  {c.get('fn', 0):>10}",
+        f"{'label no':>10}  {c.get('fp', 0):>10}  {c.get('tn', 0):>10}",
+    ]
 
 
 def calibration_lines(m: JsonObject) -> list[str]:

@@ -56,8 +56,9 @@ def _label(row: Mapping[str, Any], where: str) -> int:
             return int(value)
         if word in YES or word in NO:
             return 1 if word in YES else 0
-        raise BadInput(f"{where}: field 'label': {quoted(value)} is not 1 / 0 (or yes / no); give a score in "
-                       "[0, 1] as 'score'")
+        raise BadInput(
+            f"{where}: field 'label': {quoted(value)} is not 1 / 0 (or yes / no); give a score in [0, 1] as 'score'"
+        )
     if row.get("score") in (None, ""):
         raise BadInput(f"{where}: field 'label': missing (give 'label' 1 / 0 or 'score' in [0, 1])")
     value = row["score"]
@@ -86,11 +87,15 @@ def read_labels(path: Path, display: str, question_ids: Sequence[str], metrics: 
         metric = str(row.get("metric") or "").strip()
         if metric not in judged:
             shown = ", ".join(judged) or "none: this session scored no judged metric"
-            raise BadInput(f"{where}: field 'metric': {quoted(metric) if metric else 'missing'}; the session's judged "
-                           f"metrics: {shown}")
+            raise BadInput(
+                f"{where}: field 'metric': {quoted(metric) if metric else 'missing'}; the session's judged "
+                f"metrics: {shown}"
+            )
         if (qid, metric) in seen:
-            raise BadInput(f"{where}: field '{qid_field}': {quoted(qid)} / {metric} was labelled already on line "
-                           f"{seen[(qid, metric)]}")
+            raise BadInput(
+                f"{where}: field '{qid_field}': {quoted(qid)} / {metric} was labelled already on line "
+                f"{seen[(qid, metric)]}"
+            )
         seen[(qid, metric)] = line
         out.append(Label(qid, metric, _label(row, where)))
     if not out:

@@ -44,8 +44,10 @@ def select_metrics(requested: str | Iterable[str] | None, k: int) -> tuple[list[
     given = [str(n) for n in requested or ()]
     names = [n.strip() for n in given]
     if not all(names):  # ",", "mrr,,hit": a name left out by mistake must not mean "every metric"
-        raise BadInput(f"--metrics: an empty metric name in {','.join(given)!r}; "
-                       "give names separated by commas, or leave --metrics out for all of them")
+        raise BadInput(
+            f"--metrics: an empty metric name in {','.join(given)!r}; "
+            "give names separated by commas, or leave --metrics out for all of them"
+        )
     if not names or any(n.lower() == "all" for n in names):
         return metric_names(k), list(GENERATION_METRICS)
     chosen: dict[str, set[str]] = {"retrieval": set(), "generation": set()}
@@ -55,5 +57,7 @@ def select_metrics(requested: str | Iterable[str] | None, k: int) -> tuple[list[
             continue
         group, canonical = canonical_metric(name, k)
         chosen[group].add(canonical)
-    return ([m for m in metric_names(k) if m in chosen["retrieval"]],
-            [m for m in (*GENERATION_METRICS, *SCOPE_METRICS) if m in chosen["generation"]])
+    return (
+        [m for m in metric_names(k) if m in chosen["retrieval"]],
+        [m for m in (*GENERATION_METRICS, *SCOPE_METRICS) if m in chosen["generation"]],
+    )

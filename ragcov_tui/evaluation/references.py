@@ -24,7 +24,6 @@ REFERENCE_MAX_TOKENS = 300
 GENERATED_FIELD = "reference_generated"  # the row field marking a synthetic reference answer
 
 
-
 @dataclass(frozen=True)
 class Passage:
     document: str
@@ -33,8 +32,13 @@ class Passage:
     cut: bool = False  # the text was cut to the budget
 
 
-def pick_passages(gold: Mapping[str, float], texts: Mapping[str, str], budget: int,
-                  count: Callable[[str], int], cut: Callable[[str, int], str]) -> list[Passage]:
+def pick_passages(
+    gold: Mapping[str, float],
+    texts: Mapping[str, str],
+    budget: int,
+    count: Callable[[str], int],
+    cut: Callable[[str, int], str],
+) -> list[Passage]:
     """The passages for one query (see the module docstring): ``gold`` ``{document: grade}`` in
     qrels order, ``texts`` the corpus' documents, ``count`` a token counter, ``cut(text, n)`` the
     text's first ``n`` tokens. Documents missing from ``texts`` are skipped."""
@@ -98,5 +102,7 @@ def synthetic_references(rows: Iterable[Mapping[str, Any]]) -> SyntheticReferenc
 def synthetic_text(synthetic: SyntheticReferences, questions: int) -> str:
     """The one line every report gives: ``reference answers: synthetic for 12 of 12 questions (…)``."""
     by = f"by {', '.join(synthetic['by'])} " if synthetic["by"] else ""
-    return (f"reference answers: synthetic for {synthetic['questions']} of {questions} questions (generated {by}from "
-            "their relevant documents by `ragcov references`, not written by people)")
+    return (
+        f"reference answers: synthetic for {synthetic['questions']} of {questions} questions (generated {by}from "
+        "their relevant documents by `ragcov references`, not written by people)"
+    )

@@ -37,19 +37,25 @@ from ragcov_tui.store.evals import load_eval_report
 from ragcov_tui.store.sessions import resolve_session
 
 
-def aggregate_items(items: Sequence[StoredItem], retrieval_metrics: Sequence[str],
-                    generation_metrics: Sequence[str], repeats: int = 1) -> Aggregate:
+def aggregate_items(
+    items: Sequence[StoredItem], retrieval_metrics: Sequence[str], generation_metrics: Sequence[str], repeats: int = 1
+) -> Aggregate:
     """``{"retrieval": {metric: stats}, "generation": {metric: stats}}`` over the done items."""
     done = [i for i in items if i["status"] == "done"]
     retrieval = aggregate(i.get("retrieval") or {} for i in done)
     generation = aggregate(i.get("generation") or {} for i in done)
     empty: MetricStats = {"mean": None, "n": 0, "std": None}
-    out: Aggregate = {"retrieval": {m: retrieval.get(m, empty) for m in retrieval_metrics},
-                      "generation": {m: MetricStats(**generation.get(m, empty)) for m in generation_metrics}}
+    out: Aggregate = {
+        "retrieval": {m: retrieval.get(m, empty) for m in retrieval_metrics},
+        "generation": {m: MetricStats(**generation.get(m, empty)) for m in generation_metrics},
+    }
     if repeats > 1:
         for metric, stats in out["generation"].items():
-            spreads = [spread[metric] for i in done
-                       if (i.get("generation") or {}).get(metric) is not None and metric in (spread := i.get("spread") or {})]
+            spreads = [
+                spread[metric]
+                for i in done
+                if (i.get("generation") or {}).get(metric) is not None and metric in (spread := i.get("spread") or {})
+            ]
             stats["judge_spread"] = sum(spreads) / len(spreads) if spreads else None
     return out
 
@@ -71,8 +77,9 @@ def item_errors(items: Sequence[StoredItem]) -> list[ItemError]:
     item (``{id, metric, error}``), else the item's own failure (``{id, error}``)."""
     out: list[ItemError] = []
     for i in items:
-        metric_errors: list[ItemError] = [{"id": i["id"], "metric": m, "error": e}
-                                          for m, e in sorted((i.get("errors") or {}).items())]
+        metric_errors: list[ItemError] = [
+            {"id": i["id"], "metric": m, "error": e} for m, e in sorted((i.get("errors") or {}).items())
+        ]
         error = i.get("error")
         out += metric_errors or ([{"id": i["id"], "error": error}] if error else [])
     return out
@@ -83,8 +90,14 @@ def eval_headline(report: EvalReport) -> EvalHeadline:
     groups = (("retrieval", report["aggregate"]["retrieval"]), ("generation", report["aggregate"]["generation"]))
     flat = {f"{group}.{m}": s["mean"] for group, metrics in groups for m, s in metrics.items()}
     n = {f"{group}.{m}": s["n"] for group, metrics in groups for m, s in metrics.items()}
-    return {"k": report["k"], "system": report["system"], "judge": report["judge"], "means": flat, "n": n,
-            "counts": report["counts"]}
+    return {
+        "k": report["k"],
+        "system": report["system"],
+        "judge": report["judge"],
+        "means": flat,
+        "n": n,
+        "counts": report["counts"],
+    }
 
 
 def judge_label(judge: str | None, generation_metrics: Sequence[str] | None) -> str:
@@ -143,6 +156,10 @@ def all_failed(report: Mapping[str, Any]) -> bool:
         return False
     if not counts.get("done"):
         return True
-    judged = [stats for name, stats in ((report.get("aggregate") or {}).get("generation") or {}).items() if name in JUDGED_METRICS]
+    judged = [
+        stats
+        for name, stats in ((report.get("aggregate") or {}).get("generation") or {}).items()
+        if name in JUDGED_METRICS
+    ]
     judge_failed = any(e.get("metric") in JUDGED_METRICS for e in report.get("errors") or [])
     return str(report.get("judge", "")).startswith("llm:") and judge_failed and not any(s.get("n") for s in judged)

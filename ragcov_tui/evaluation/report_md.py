@@ -35,9 +35,14 @@ def _alignment_section(report: EvalReport) -> list[str]:
     section = report.get("judge_alignment")
     if not section:
         return []
-    lines = ["## Can I trust the judge?", "",
-             f"{section.get('labels', 0)} labels; 95% intervals (Wilson for the rates, seeded bootstrap for the rest).", "",
-             *table(ALIGNMENT_COLUMNS, alignment_rows(section)), ""]
+    lines = [
+        "## Can I trust the judge?",
+        "",
+        f"{section.get('labels', 0)} labels; 95% intervals (Wilson for the rates, seeded bootstrap for the rest).",
+        "",
+        *table(ALIGNMENT_COLUMNS, alignment_rows(section)),
+        "",
+    ]
     lines += [f"- {code(metric)}: {cell(m.get('verdict'))}" for metric, m in (section.get("metrics") or {}).items()]
     lines += [f"- {code(metric)}: {cell(line)}" for metric, line in corrected_lines(report)]
     return [*lines, ""]
@@ -51,10 +56,14 @@ def eval_markdown(report: EvalReport) -> str:
         f"# RAG evaluation — session {cell(report.get('session_id', '?'))}",
         "",
         f"System {code(report.get('system'))}, k = {cell(report.get('k'))}, generation judged by {code(judge)}"
-        + (" (offline heuristics, not an LLM judge)" if "heuristic" in str(judge) else "") + ".",
+        + (" (offline heuristics, not an LLM judge)" if "heuristic" in str(judge) else "")
+        + ".",
         "",
-        *([f"**{cell(synthetic_text(synthetic, (report.get('counts') or {}).get('questions', 0)))}**", ""]
-          if (synthetic := report.get("synthetic_references")) else []),
+        *(
+            [f"**{cell(synthetic_text(synthetic, (report.get('counts') or {}).get('questions', 0)))}**", ""]
+            if (synthetic := report.get("synthetic_references"))
+            else []
+        ),
         "## Retrieval",
         "",
         *table(["metric", "mean", "spread", "n"], _aggregate_rows(agg.get("retrieval", {}))),
@@ -70,12 +79,21 @@ def eval_markdown(report: EvalReport) -> str:
     questions = report.get("questions", [])
     if questions:
         gen_names = sorted({k for q in questions for k in (q.get("generation") or {})})[:6]
-        ret_names = [n for n in (f"hit@{report.get('k')}", f"ndcg@{report.get('k')}", "mrr")
-                     if any(n in (q.get("retrieval") or {}) for q in questions)]
+        ret_names = [
+            n
+            for n in (f"hit@{report.get('k')}", f"ndcg@{report.get('k')}", "mrr")
+            if any(n in (q.get("retrieval") or {}) for q in questions)
+        ]
         rows = []
         for q in questions:
             ret, gen = q.get("retrieval") or {}, q.get("generation") or {}
-            rows.append([q.get("id"), q.get("diagnosis", ""), *(fmt(ret.get(n)) for n in ret_names),
-                         *(fmt(gen.get(n)) for n in gen_names)])
+            rows.append(
+                [
+                    q.get("id"),
+                    q.get("diagnosis", ""),
+                    *(fmt(ret.get(n)) for n in ret_names),
+                    *(fmt(gen.get(n)) for n in gen_names),
+                ]
+            )
         lines += ["## Per question", "", *table(["id", "diagnosis", *ret_names, *gen_names], rows), ""]
     return visible("\n".join(lines))

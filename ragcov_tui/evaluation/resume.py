@@ -32,14 +32,18 @@ def check_same_questions(db: sqlite_utils.Database, session: SessionRow, testset
     known = session.get("testset_sha256")
     unknown = [qid for qid in stored if qid not in given]
     if known == testset.sha256 and unknown:
-        raise BadInput(f"--resume {ref}: session {session['id']} knows the questions of {testset.path} by ids this "
-                       f"ragcov no longer gives them: {_ids(unknown)} (rows without ids were numbered by an older "
-                       "ragcov; now they are known by their text); start a new run")
+        raise BadInput(
+            f"--resume {ref}: session {session['id']} knows the questions of {testset.path} by ids this "
+            f"ragcov no longer gives them: {_ids(unknown)} (rows without ids were numbered by an older "
+            "ragcov; now they are known by their text); start a new run"
+        )
     if known == testset.sha256 or (known is None and _same_stored(stored, given)):
         return
-    raise BadInput(f"--resume {ref}: {testset.path} is not the test file session {session['id']} was run on "
-                   f"({_difference(stored, given)}; it ran on {session.get('questions_path') or 'another file'}); "
-                   "resume with that file, or start a new run")
+    raise BadInput(
+        f"--resume {ref}: {testset.path} is not the test file session {session['id']} was run on "
+        f"({_difference(stored, given)}; it ran on {session.get('questions_path') or 'another file'}); "
+        "resume with that file, or start a new run"
+    )
 
 
 def _same_stored(stored: dict[str, str | None], given: dict[str, str]) -> bool:
@@ -56,7 +60,9 @@ def _difference(stored: dict[str, str | None], given: dict[str, str]) -> str:
         parts.append(f"{_count(missing, 'is', 'are')} not in this file: {_ids(missing)}")
     if changed:
         parts.append(f"{_count(changed, 'has', 'have')} another text in this file: {_ids(changed)}")
-    return "; ".join(parts) or "the file's content differs: questions added or removed, gold ids or ground truths changed"
+    return (
+        "; ".join(parts) or "the file's content differs: questions added or removed, gold ids or ground truths changed"
+    )
 
 
 def _count(ids: list[str], one: str, many: str) -> str:

@@ -31,8 +31,9 @@ from ragcov_tui.testset.models import TestSet
 INPUTS_KEY = "inputs"  # the identity's key among a session's stored parameters
 
 
-def input_identity(testset: TestSet, chunks: Sequence[Chunk], qrels: str | None,
-                   corpus_paths: Sequence[str]) -> JsonObject:
+def input_identity(
+    testset: TestSet, chunks: Sequence[Chunk], qrels: str | None, corpus_paths: Sequence[str]
+) -> JsonObject:
     """The identity of the gold and corpus a run loaded (the table in the module docstring)."""
     gold = [[q.id, sorted(q.gold.items())] for q in testset.questions]
     corpus = hashlib.sha256()
@@ -53,13 +54,17 @@ def check_same_inputs(before: Mapping[str, Any], now: Mapping[str, Any], sid: st
         corpus_differs = before.get("corpus", now["corpus_paths"]) != now["corpus_paths"]
         then = {"qrels": before.get("qrels"), "corpus_paths": before.get("corpus")}
     if gold_differs:
-        raise BadInput(f"--resume {ref}: session {sid} was scored against other gold ids ("
-                       f"{_change(_gold_source(then.get('qrels')), _gold_source(now['qrels']))}); resume with "
-                       "the same gold, or start a new run")
+        raise BadInput(
+            f"--resume {ref}: session {sid} was scored against other gold ids ("
+            f"{_change(_gold_source(then.get('qrels')), _gold_source(now['qrels']))}); resume with "
+            "the same gold, or start a new run"
+        )
     if corpus_differs:
-        raise BadInput(f"--resume {ref}: session {sid} was run on another corpus ("
-                       f"{_change(_paths(then.get('corpus_paths')), _paths(now['corpus_paths']))}: the files, their "
-                       "content or the chunking differ); resume with the same corpus, or start a new run")
+        raise BadInput(
+            f"--resume {ref}: session {sid} was run on another corpus ("
+            f"{_change(_paths(then.get('corpus_paths')), _paths(now['corpus_paths']))}: the files, their "
+            "content or the chunking differ); resume with the same corpus, or start a new run"
+        )
 
 
 def _digest(value: Any) -> str:

@@ -109,8 +109,9 @@ def ndcg_at_k(r: Ranked) -> float:
     top = max(r.grades.values())
     if top <= 0:
         return 0.0
-    dcg = sum(r.grades[item] / top / math.log2(i + 1) for i, item in enumerate(r.ranking[: r.k], start=1)
-              if item in r.grades)
+    dcg = sum(
+        r.grades[item] / top / math.log2(i + 1) for i, item in enumerate(r.ranking[: r.k], start=1) if item in r.grades
+    )
     ideal = sorted(r.grades.values(), reverse=True)[: r.k]
     idcg = sum(g / top / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
     return dcg / idcg if idcg > 0 else 0.0

@@ -20,9 +20,11 @@ def run_notes(report: EvalReport) -> list[str]:
     elif isinstance(gold, dict) and (gold.get("ids") or not report.get("gold_from_contexts")):
         normalised = sum((gold.get("normalised") or {}).values())
         # counts distinct ids (a document named by 40 questions counts once), not questions
-        lines.append(f"gold ids: {count(gold.get('matched'))} of {count(gold.get('ids'))} distinct ids matched the corpus"
-                     + (f" ({count(normalised)} after normalisation)" if normalised else "")
-                     + (f", {count(gold.get('unmatched'))} unmatched" if gold.get("unmatched") else ""))
+        lines.append(
+            f"gold ids: {count(gold.get('matched'))} of {count(gold.get('ids'))} distinct ids matched the corpus"
+            + (f" ({count(normalised)} after normalisation)" if normalised else "")
+            + (f", {count(gold.get('unmatched'))} unmatched" if gold.get("unmatched") else "")
+        )
     if isinstance(contexts := report.get("gold_from_contexts"), dict):
         lines.append(context_gold_line(contexts))
     if isinstance(records := report.get("records_join"), dict):

@@ -24,7 +24,11 @@ def is_out_of_scope(question: Question, *, no_gold_unanswerable: bool = False) -
     """True when ``question`` cannot be answered from the knowledge base (the module docstring)."""
     if question.answerable is not None:
         return not question.answerable
-    return no_gold_unanswerable and not any(g > 0 for g in question.gold.values()) and not (question.ground_truth or "").strip()
+    return (
+        no_gold_unanswerable
+        and not any(g > 0 for g in question.gold.values())
+        and not (question.ground_truth or "").strip()
+    )
 
 
 def out_of_scope_ids(questions: Iterable[Question], *, no_gold_unanswerable: bool = False) -> frozenset[str]:
@@ -35,15 +39,24 @@ def out_of_scope_ids(questions: Iterable[Question], *, no_gold_unanswerable: boo
 def scope_counts(items: Sequence[Any]) -> ScopeCounts | None:
     """``{"unanswerable", "abstained", "answerable", "refused", "by"}`` over the items whose abstention
     was decided (``by``: who decided, ``phrases`` or ``llm:<spec>``); None when no item was."""
-    verdicts = [v for i in items if i.get("status") == "done"
-                and isinstance(v := ((i.get("details") or {}).get("abstention")), dict) and "abstained" in v]
+    verdicts = [
+        v
+        for i in items
+        if i.get("status") == "done"
+        and isinstance(v := ((i.get("details") or {}).get("abstention")), dict)
+        and "abstained" in v
+    ]
     if not verdicts:
         return None
     out_of_scope = [v for v in verdicts if v.get("out_of_scope")]
     answerable = [v for v in verdicts if not v.get("out_of_scope")]
-    return {"unanswerable": len(out_of_scope), "abstained": sum(1 for v in out_of_scope if v["abstained"]),
-            "answerable": len(answerable), "refused": sum(1 for v in answerable if v["abstained"]),
-            "by": sorted({str(v.get("by")) for v in verdicts})}
+    return {
+        "unanswerable": len(out_of_scope),
+        "abstained": sum(1 for v in out_of_scope if v["abstained"]),
+        "answerable": len(answerable),
+        "refused": sum(1 for v in answerable if v["abstained"]),
+        "by": sorted({str(v.get("by")) for v in verdicts}),
+    }
 
 
 def scope_line(scope: Any) -> str | None:
@@ -53,10 +66,14 @@ def scope_line(scope: Any) -> str | None:
         return None
     parts = []
     if scope.get("unanswerable"):
-        parts.append(f"Out of scope: {count(scope['abstained'])} of {count(scope['unanswerable'])} "
-                     f"question{'s' if scope['unanswerable'] != 1 else ''} declined")
+        parts.append(
+            f"Out of scope: {count(scope['abstained'])} of {count(scope['unanswerable'])} "
+            f"question{'s' if scope['unanswerable'] != 1 else ''} declined"
+        )
     if scope.get("answerable"):
-        parts.append(f"{'answerable' if parts else 'Answerable'}: {count(scope['refused'])} of "
-                     f"{count(scope['answerable'])} refused (\"I don't know\")")
+        parts.append(
+            f"{'answerable' if parts else 'Answerable'}: {count(scope['refused'])} of "
+            f'{count(scope["answerable"])} refused ("I don\'t know")'
+        )
     by = ", ".join(str(b) for b in scope.get("by") or []) or "phrases"
     return "; ".join(parts) + f" — decided by {by}"

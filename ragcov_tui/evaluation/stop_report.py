@@ -30,12 +30,22 @@ def stop_report(db: sqlite_utils.Database, sid: str, progress: JsonObject | None
     progress = progress or {}
     total = progress.get("total") if progress.get("stage") == STAGE else None
     if finished or total:
-        line = (f"stopped: {count(finished)} of {count(total)} questions evaluated" if total
-                else f"stopped: {count(finished)} questions evaluated")
+        line = (
+            f"stopped: {count(finished)} of {count(total)} questions evaluated"
+            if total
+            else f"stopped: {count(finished)} questions evaluated"
+        )
         line += f" ({count(failed)} failed)" if failed else ""
         line += f", {count(total - finished)} not yet" if total and total > finished else ""
     else:
-        at = f" (at {progress['stage']} {progress.get('done', 0)}/{progress.get('total', 0)})" if progress.get("stage") else ""
+        at = (
+            f" (at {progress['stage']} {progress.get('done', 0)}/{progress.get('total', 0)})"
+            if progress.get("stage")
+            else ""
+        )
         line = f"stopped before any question was evaluated{at}"
-    return [line, *usage_lines((None if session is None else session["usage"]) or {}),
-            f"continue with: ragcov eval --resume {sid} (same options)"]
+    return [
+        line,
+        *usage_lines((None if session is None else session["usage"]) or {}),
+        f"continue with: ragcov eval --resume {sid} (same options)",
+    ]

@@ -72,14 +72,19 @@ def request_body(model: str, messages: list[Message], max_tokens: int, schema: R
     """The Messages API request for ``messages`` (the module docstring)."""
     system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system" and m.get("content"))
     body: JsonObject = {
-        "model": model, "max_tokens": max_tokens,
-        "messages": [{"role": m["role"], "content": m.get("content") or ""} for m in messages if m.get("role") != "system"],
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": [
+            {"role": m["role"], "content": m.get("content") or ""} for m in messages if m.get("role") != "system"
+        ],
     }
     if system:
         body["system"] = [{"type": "text", "text": system, "cache_control": CACHED_PREFIX}]
     if schema is not None:
         name = _TOOL_NAME.sub("_", schema.name)[:64] or "reply"
-        body["tools"] = [{"name": name, "description": "Give the reply as this tool's input.", "input_schema": schema.schema}]
+        body["tools"] = [
+            {"name": name, "description": "Give the reply as this tool's input.", "input_schema": schema.schema}
+        ]
         body["tool_choice"] = {"type": "tool", "name": name}
     return body
 
@@ -95,12 +100,20 @@ def reply_from_message(message: Any, what: str) -> ChatReply:
     if tool is not None:
         text = json.dumps(getattr(tool, "input", None), ensure_ascii=False)
     else:
-        text = "".join(t for b in blocks if getattr(b, "type", None) == "text" and isinstance(t := getattr(b, "text", None), str))
+        text = "".join(
+            t for b in blocks if getattr(b, "type", None) == "text" and isinstance(t := getattr(b, "text", None), str)
+        )
     usage = getattr(message, "usage", None)
-    prompt = sum(_count(getattr(usage, name, 0)) for name in
-                 ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-    return ChatReply(text=text, prompt_tokens=prompt, completion_tokens=_count(getattr(usage, "output_tokens", 0)),
-                     truncated=getattr(message, "stop_reason", None) == "max_tokens")
+    prompt = sum(
+        _count(getattr(usage, name, 0))
+        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+    return ChatReply(
+        text=text,
+        prompt_tokens=prompt,
+        completion_tokens=_count(getattr(usage, "output_tokens", 0)),
+        truncated=getattr(message, "stop_reason", None) == "max_tokens",
+    )
 
 
 def _count(value: Any) -> int:
@@ -128,8 +141,15 @@ def classify_anthropic_error(exc: BaseException) -> Failure | None:
 class AnthropicChat(CachedChat):
     provider = "anthropic"
 
-    def __init__(self, model: str, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                 policy: RetryPolicy | None = None, warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        db: sqlite_utils.Database | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        policy: RetryPolicy | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         super().__init__()
         sdk = _sdk()
         self.model = model
@@ -138,8 +158,9 @@ class AnthropicChat(CachedChat):
         key = require_env("ANTHROPIC_API_KEY", f"LLM {self.provider}:{model}")
         raw_url = os.environ.get("ANTHROPIC_BASE_URL", "").strip() or DEFAULT_BASE_URL
         self.base_url = self.identity = check_url(raw_url, "$ANTHROPIC_BASE_URL").rstrip("/")
-        self.client: anthropic.Anthropic = sdk.Anthropic(api_key=key, base_url=self.base_url, max_retries=0,
-                                                         timeout=self.policy.timeout)
+        self.client: anthropic.Anthropic = sdk.Anthropic(
+            api_key=key, base_url=self.base_url, max_retries=0, timeout=self.policy.timeout
+        )
         self.what = f"{self.provider} chat at {redact_url(self.base_url)}"
         self.cache = LLMCache(db) if db is not None else None
         self.warn = warn
@@ -150,12 +171,22 @@ class AnthropicChat(CachedChat):
         return capped_max_tokens(max_tokens or DEFAULT_MAX_TOKENS)
 
     def _request(self, body: JsonObject) -> ChatReply:
-        return call_with_retry(lambda: reply_from_message(self.client.messages.create(**body), self.what),
-                               classify=classify_anthropic_error, policy=self.policy, what=self.what,
-                               on_attempt=self.usage.attempt)
+        return call_with_retry(
+            lambda: reply_from_message(self.client.messages.create(**body), self.what),
+            classify=classify_anthropic_error,
+            policy=self.policy,
+            what=self.what,
+            on_attempt=self.usage.attempt,
+        )
 
-    def _complete(self, messages: list[Message], temperature: float, max_tokens: int | None,
-                  json_mode: bool | ReplySchema, logprobs: int = 0) -> ChatReply:
+    def _complete(
+        self,
+        messages: list[Message],
+        temperature: float,
+        max_tokens: int | None,
+        json_mode: bool | ReplySchema,
+        logprobs: int = 0,
+    ) -> ChatReply:
         """One answer, trimmed again after a "prompt is too long" refusal (at most twice). The Messages
         API gives no token probabilities: ``logprobs`` is not sent and the reply has none, so a graded
         judge's preflight stops the run in one line."""

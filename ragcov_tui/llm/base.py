@@ -110,8 +110,15 @@ class ChatModel(ABC):
         return f"{self.provider}:{self.model}"
 
     @abstractmethod
-    def chat(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+        logprobs: int = 0,
+    ) -> ChatReply:
         """One chat completion (cached, retried). ``json_mode``: ``True`` for JSON mode, a
         :class:`~ragcov_tui.llm.structured.ReplySchema` for structured output with that schema
         (truthy as well, so a model without structured output treats it as JSON mode).
@@ -119,8 +126,13 @@ class ChatModel(ABC):
         (``ChatReply.top_logprobs``; empty when the server does not give them)."""
 
     def forget(  # noqa: B027 (a no-op by design for models without a cache, not abstract)
-        self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-        json_mode: bool | ReplySchema = False, logprobs: int = 0,
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+        logprobs: int = 0,
     ) -> None:
         """Drop the cached reply to this exact request (one found unusable), so the next ``chat``
         asks the model again. Models without a cache have nothing to drop."""

@@ -26,8 +26,18 @@ if TYPE_CHECKING:
 
 def cache_key(provider: str, base_url: str, model: str, messages: list[Message], params: JsonObject) -> tuple[str, str]:
     """(sha256 key, canonical request JSON) for one chat request."""
-    request = json.dumps({"provider": provider, "base_url": redact_url(base_url), "model": model,
-                          "messages": messages, "params": params}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    request = json.dumps(
+        {
+            "provider": provider,
+            "base_url": redact_url(base_url),
+            "model": model,
+            "messages": messages,
+            "params": params,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     return hashlib.sha256(request.encode("utf-8")).hexdigest(), request
 
 
@@ -54,8 +64,16 @@ class LLMCache:
         text = reply.text
         if reply.top_logprobs:
             text = json.dumps({"text": reply.text, "top_logprobs": reply.top_logprobs}, ensure_ascii=False)
-        put_llm_reply(self.db, key, provider=provider, model=model, request=request, reply=text,
-                      prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
+        put_llm_reply(
+            self.db,
+            key,
+            provider=provider,
+            model=model,
+            request=request,
+            reply=text,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+        )
 
     def delete(self, key: str) -> None:
         """Drop one entry (a reply found unusable; absent keys are fine)."""
@@ -68,9 +86,16 @@ def _opened(reply: ChatReply) -> ChatReply | None:
         data = json.loads(reply.text)
     except ValueError:
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("text"), str) or not isinstance(data.get("top_logprobs"), list):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("text"), str)
+        or not isinstance(data.get("top_logprobs"), list)
+    ):
         return None
     reply.text = data["text"]
-    reply.top_logprobs = [{str(t): float(v) for t, v in top.items() if is_finite_number(v)}
-                          for top in data["top_logprobs"] if isinstance(top, dict)]
+    reply.top_logprobs = [
+        {str(t): float(v) for t, v in top.items() if is_finite_number(v)}
+        for top in data["top_logprobs"]
+        if isinstance(top, dict)
+    ]
     return reply

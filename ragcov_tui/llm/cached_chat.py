@@ -22,8 +22,9 @@ from ragcov_tui.shared.errors import ProviderError
 from ragcov_tui.shared.json_types import JsonObject
 
 
-def request_params(temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema,
-                   logprobs: int = 0) -> JsonObject:
+def request_params(
+    temperature: float, max_tokens: int | None, json_mode: bool | ReplySchema, logprobs: int = 0
+) -> JsonObject:
     """The parameters of a request that go into its cache key (a schema by its fingerprint; ``logprobs``
     only when asked for, so the keys of earlier replies stay valid)."""
     params: JsonObject = {"temperature": temperature, "max_tokens": max_tokens, "json_mode": bool(json_mode)}
@@ -44,11 +45,23 @@ class CachedChat(ChatModel):
     window: ContextWindow
     warn: Callable[[str], None] | None = None
 
-    def chat(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+        logprobs: int = 0,
+    ) -> ChatReply:
         max_tokens = self._max_tokens(max_tokens)
-        key, request = cache_key(self.provider, self.identity, self.model, messages,
-                                 request_params(temperature, max_tokens, json_mode, logprobs))
+        key, request = cache_key(
+            self.provider,
+            self.identity,
+            self.model,
+            messages,
+            request_params(temperature, max_tokens, json_mode, logprobs),
+        )
         reply = self.cache.get(key, logprobs > 0) if self.cache is not None else None
         if reply is None or not reply.text.strip():  # an empty entry (older versions stored them) is no answer
             self._before_request()
@@ -61,8 +74,15 @@ class CachedChat(ChatModel):
         self.usage.add(reply)
         return reply
 
-    def forget(self, messages: list[Message], *, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int | None = None,
-               json_mode: bool | ReplySchema = False, logprobs: int = 0) -> None:
+    def forget(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+        logprobs: int = 0,
+    ) -> None:
         if self.cache is not None:
             params = request_params(temperature, self._max_tokens(max_tokens), json_mode, logprobs)
             self.cache.delete(cache_key(self.provider, self.identity, self.model, messages, params)[0])
@@ -78,16 +98,26 @@ class CachedChat(ChatModel):
         """``fitted`` (messages trimmed to the context), or the error that even trimmed they do not fit."""
         if fitted is not None:
             return fitted
-        raise ProviderError(f"{self.what}: the prompt does not fit the model's context of {self.window.n_ctx} tokens, "
-                            f"even with its passages trimmed (the instructions alone are too long)") from cause
+        raise ProviderError(
+            f"{self.what}: the prompt does not fit the model's context of {self.window.n_ctx} tokens, "
+            f"even with its passages trimmed (the instructions alone are too long)"
+        ) from cause
 
     def _trim_notice(self, n_ctx: int) -> None:
         if self.warn is not None:
-            self.warn(f"LLM {self.provider}:{self.model}: prompts longer than its context of {n_ctx:,} tokens "
-                      f"are sent with their passages trimmed")
+            self.warn(
+                f"LLM {self.provider}:{self.model}: prompts longer than its context of {n_ctx:,} tokens "
+                f"are sent with their passages trimmed"
+            )
 
     @abstractmethod
-    def _complete(self, messages: list[Message], temperature: float, max_tokens: int | None,
-                  json_mode: bool | ReplySchema, logprobs: int = 0) -> ChatReply:
+    def _complete(
+        self,
+        messages: list[Message],
+        temperature: float,
+        max_tokens: int | None,
+        json_mode: bool | ReplySchema,
+        logprobs: int = 0,
+    ) -> ChatReply:
         """One reply from the server (retried), not cached; ``logprobs=N``: with the N likeliest tokens per
         position where the protocol gives them (``ChatReply.top_logprobs``, else empty)."""

@@ -40,8 +40,10 @@ class StreamStalled(Exception):
     """The server sent part of a reply, then nothing for ``idle`` seconds."""
 
     def __init__(self, idle: float, chunks: int) -> None:
-        super().__init__(f"stalled: no token for {idle:g} s after {chunks} chunk{'s' if chunks != 1 else ''} "
-                         "of the reply ($RAGCOV_HTTP_IDLE_TIMEOUT)")
+        super().__init__(
+            f"stalled: no token for {idle:g} s after {chunks} chunk{'s' if chunks != 1 else ''} "
+            "of the reply ($RAGCOV_HTTP_IDLE_TIMEOUT)"
+        )
 
 
 def classify_chat_error(exc: BaseException) -> Failure | None:
@@ -83,8 +85,9 @@ class StreamMode:
 _STREAM_WORD = re.compile(r"\bstream", re.IGNORECASE)
 
 
-def streamed_reply(client: openai.OpenAI, kwargs: JsonObject, policy: RetryPolicy, what: str,
-                   mode: StreamMode | None = None) -> ChatReply:
+def streamed_reply(
+    client: openai.OpenAI, kwargs: JsonObject, policy: RetryPolicy, what: str, mode: StreamMode | None = None
+) -> ChatReply:
     """One chat completion asked for with ``kwargs``, received as a stream (the module docstring)."""
     create: Any = client.chat.completions.with_raw_response.create  # kwargs are built at run time: no overload
     if mode is not None and not mode.streaming:
@@ -126,9 +129,13 @@ def _joined(stream: Any, idle: float, what: str) -> ChatReply:
         raise
     if not answered:
         raise ProviderError(f"{what}: malformed reply (no choices[0].message)")
-    return ChatReply(text="".join(parts), prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                     completion_tokens=getattr(usage, "completion_tokens", 0) or 0, truncated=finish == "length",
-                     top_logprobs=tops)
+    return ChatReply(
+        text="".join(parts),
+        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        truncated=finish == "length",
+        top_logprobs=tops,
+    )
 
 
 def _whole_reply(response: httpx.Response, what: str) -> ChatReply:
@@ -146,10 +153,13 @@ def _whole_reply(response: httpx.Response, what: str) -> ChatReply:
     usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
     text = message.get("content")
     logprobs = choices[0].get("logprobs")
-    return ChatReply(text=text if isinstance(text, str) else "", prompt_tokens=_count(usage.get("prompt_tokens")),
-                     completion_tokens=_count(usage.get("completion_tokens")),
-                     truncated=choices[0].get("finish_reason") == "length",
-                     top_logprobs=top_logprobs(logprobs.get("content") if isinstance(logprobs, dict) else None))
+    return ChatReply(
+        text=text if isinstance(text, str) else "",
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        truncated=choices[0].get("finish_reason") == "length",
+        top_logprobs=top_logprobs(logprobs.get("content") if isinstance(logprobs, dict) else None),
+    )
 
 
 def top_logprobs(content: Any) -> list[dict[str, float]]:
@@ -162,8 +172,12 @@ def top_logprobs(content: Any) -> list[dict[str, float]]:
         found: dict[str, float] = {}
         for alt in alternatives if isinstance(alternatives, list) else []:
             token, value = _field(alt, "token"), _field(alt, "logprob")
-            if isinstance(token, str) and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and math.isfinite(value):
+            if (
+                isinstance(token, str)
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+            ):
                 found.setdefault(token, float(value))
         if found:
             out.append(found)

@@ -44,18 +44,21 @@ _OVERFLOW = re.compile(
     r"|longer than the maximum model length|exceeds? (?:the )?(?:model'?s? )?context (?:length|window|size)"
     r"|exceed context window|context window of this model|prompt is too long|too many tokens"
     r"|input is too large|must be <= \d+",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _CTX_NUMBER = re.compile(
     r"context size \((\d+)(?: tokens)?\)|maximum context length is (\d+)|context length (?:is|of) only (\d+)"
     r"|context window of (\d+)|maximum model length of (\d+)|must be <= (\d+)|tokens > (\d+) maximum"
     r"|n_ctx[\"']?\s*[:=]\s*(\d+)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _PROMPT_NUMBER = re.compile(
     r"request \((\d+) tokens\)|you passed (\d+) input tokens|your messages resulted in (\d+) tokens"
     r"|\((\d+) in the messages|request has (\d+) input tokens|prompt \(length (\d+)\)"
     r"|requested tokens \((\d+)\)|given: (\d+) `inputs` tokens|too long: (\d+) tokens|keep the first (\d+) tokens"
     r"|n_prompt_tokens[\"']?\s*[:=]\s*(\d+)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -117,8 +120,9 @@ def prompt_tokens(messages: list[Message], ratio: float = DEFAULT_RATIO) -> int:
     return sum(int(counter.count(m.get("content") or "") * ratio) + PER_MESSAGE_TOKENS for m in messages)
 
 
-def fit_messages(messages: list[Message], *, n_ctx: int, max_tokens: int | None,
-                 ratio: float = DEFAULT_RATIO) -> list[Message] | None:
+def fit_messages(
+    messages: list[Message], *, n_ctx: int, max_tokens: int | None, ratio: float = DEFAULT_RATIO
+) -> list[Message] | None:
     """``messages`` trimmed to fit ``n_ctx`` (the same list when it already fits); ``None`` when
     even the instructions alone leave no room."""
     budget = n_ctx - (max_tokens or DEFAULT_REPLY_TOKENS) - SAFETY_TOKENS
@@ -184,8 +188,14 @@ class ContextWindow:
     asked of the server (``probe``) before the first fit, for servers that truncate an overlong
     prompt instead of refusing it (Ollama)."""
 
-    def __init__(self, n_ctx: int | None = None, probe: Callable[[], int | None] | None = None,
-                 notice: Callable[[int], None] | None = None, *, probe_first: bool = False) -> None:
+    def __init__(
+        self,
+        n_ctx: int | None = None,
+        probe: Callable[[], int | None] | None = None,
+        notice: Callable[[int], None] | None = None,
+        *,
+        probe_first: bool = False,
+    ) -> None:
         self.n_ctx = n_ctx
         self.ratio = DEFAULT_RATIO
         self._probe = probe  # asks the server for its size (server_context_size) when an overflow did not say
@@ -210,8 +220,9 @@ class ContextWindow:
             self._notice(n_ctx)
         return fitted
 
-    def after_overflow(self, overflow: Overflow, sent: list[Message], messages: list[Message],
-                       max_tokens: int | None) -> list[Message] | None:
+    def after_overflow(
+        self, overflow: Overflow, sent: list[Message], messages: list[Message], max_tokens: int | None
+    ) -> list[Message] | None:
         """The original ``messages`` trimmed to what the server will take, after ``sent`` overflowed;
         ``None`` when the context size cannot be learned or nothing smaller fits."""
         n_ctx = overflow.n_ctx or self.n_ctx or (self._probe() if self._probe is not None else None)

@@ -37,24 +37,41 @@ LIST_PRICE_HOSTS = {"openai": "api.openai.com", "voyage": "api.voyageai.com", "a
 ANY_MODEL = "*"  # the key of a bare price in user_prices()
 
 PRICES_PER_MTOK: dict[str, Price] = {  # one family per line
-    "gpt-4o": (2.50, 10.00), "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00), "gpt-4.1-mini": (0.40, 1.60), "gpt-4.1-nano": (0.10, 0.40),
-    "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40),
-    "gpt-4-turbo": (10.00, 30.00), "gpt-3.5-turbo": (0.50, 1.50),
-    "text-embedding-3-small": (0.02, 0.0), "text-embedding-3-large": (0.13, 0.0), "text-embedding-ada-002": (0.10, 0.0),
-    "voyage-3": (0.06, 0.0), "voyage-3-lite": (0.02, 0.0), "voyage-3-large": (0.18, 0.0),
-    "voyage-3.5": (0.06, 0.0), "voyage-3.5-lite": (0.02, 0.0), "voyage-code-3": (0.18, 0.0),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "o3-mini": (1.10, 4.40),
+    "o4-mini": (1.10, 4.40),
+    "gpt-4-turbo": (10.00, 30.00),
+    "gpt-3.5-turbo": (0.50, 1.50),
+    "text-embedding-3-small": (0.02, 0.0),
+    "text-embedding-3-large": (0.13, 0.0),
+    "text-embedding-ada-002": (0.10, 0.0),
+    "voyage-3": (0.06, 0.0),
+    "voyage-3-lite": (0.02, 0.0),
+    "voyage-3-large": (0.18, 0.0),
+    "voyage-3.5": (0.06, 0.0),
+    "voyage-3.5-lite": (0.02, 0.0),
+    "voyage-code-3": (0.18, 0.0),
     # Claude, anthropic.com/pricing as of 2025-11 (standard tier)
-    "claude-opus-4-5": (5.00, 25.00), "claude-opus-4-1": (15.00, 75.00), "claude-opus-4": (15.00, 75.00),
-    "claude-sonnet-4-5": (3.00, 15.00), "claude-sonnet-4": (3.00, 15.00), "claude-3-7-sonnet": (3.00, 15.00),
-    "claude-haiku-4-5": (1.00, 5.00), "claude-3-5-haiku": (0.80, 4.00), "claude-3-haiku": (0.25, 1.25),
+    "claude-opus-4-5": (5.00, 25.00),
+    "claude-opus-4-1": (15.00, 75.00),
+    "claude-opus-4": (15.00, 75.00),
+    "claude-sonnet-4-5": (3.00, 15.00),
+    "claude-sonnet-4": (3.00, 15.00),
+    "claude-3-7-sonnet": (3.00, 15.00),
+    "claude-haiku-4-5": (1.00, 5.00),
+    "claude-3-5-haiku": (0.80, 4.00),
+    "claude-3-haiku": (0.25, 1.25),
 }
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$")  # OpenAI's -2024-08-06, Anthropic's -20250929 / -latest
 
 
 def _name(model: str) -> str:
     name = model.strip().lower()
-    return name[len("openai/"):] if name.startswith("openai/") else name
+    return name[len("openai/") :] if name.startswith("openai/") else name
 
 
 def price(model: str) -> Price | None:
@@ -83,8 +100,10 @@ def _figures(text: str, entry: str) -> Price:
     except ValueError:
         values = []
     if len(values) not in (1, 2) or not all(math.isfinite(v) and 0 <= v <= 1e6 for v in values):
-        raise ConfigError(f"${PRICE_ENV}: expected IN,OUT or MODEL=IN,OUT (USD per 1M tokens, entries "
-                          f"separated by ';'), got {entry!r}")
+        raise ConfigError(
+            f"${PRICE_ENV}: expected IN,OUT or MODEL=IN,OUT (USD per 1M tokens, entries "
+            f"separated by ';'), got {entry!r}"
+        )
     return (values[0], values[-1])
 
 
@@ -114,4 +133,3 @@ def cost_of(p: Price | None, prompt_tokens: int, completion_tokens: int = 0) -> 
     if p is None:
         return None
     return (prompt_tokens * p[0] + completion_tokens * p[1]) / 1_000_000
-

@@ -20,8 +20,13 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 
-def make_llm(spec: str | None, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-             warn: Callable[[str], None] | None = None) -> ChatModel | None:
+def make_llm(
+    spec: str | None,
+    *,
+    db: sqlite_utils.Database | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    warn: Callable[[str], None] | None = None,
+) -> ChatModel | None:
     """The chat model for ``spec`` (cached in ``db`` when given), or ``None`` for offline mode;
     ``warn`` hears once when the server does not list the model."""
     parsed = parse_spec(spec)

@@ -28,8 +28,10 @@ _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _CLOSERS = {"{": "}", "[": "]"}
 MAX_CANDIDATES = 20
 T = TypeVar("T")
-REPAIR_INSTRUCTION = ("Your previous reply could not be used: {error}. Reply again with only the corrected "
-                      "JSON value: no prose, no code fences.")
+REPAIR_INSTRUCTION = (
+    "Your previous reply could not be used: {error}. Reply again with only the corrected "
+    "JSON value: no prose, no code fences."
+)
 
 
 class ReplyError(ValueError):
@@ -66,7 +68,7 @@ def _balanced(text: str, start: int) -> str | None:
             if not stack:
                 return "".join(out)
         elif ch == ",":
-            rest = text[i + 1:].lstrip()
+            rest = text[i + 1 :].lstrip()
             if not rest.startswith(("}", "]")):  # a trailing comma is dropped
                 out.append(ch)
         else:
@@ -130,8 +132,14 @@ def _check(reply: ChatReply, parse: Callable[[ChatReply], T]) -> tuple[T | None,
         return None, str(exc)
 
 
-def complete_json(model: ChatModel, messages: list[Message], *, parse: Callable[[ChatReply], T] = json_value,
-                  max_tokens: int | None = None, schema: ReplySchema | None = None) -> JsonResult[T]:
+def complete_json(
+    model: ChatModel,
+    messages: list[Message],
+    *,
+    parse: Callable[[ChatReply], T] = json_value,
+    max_tokens: int | None = None,
+    schema: ReplySchema | None = None,
+) -> JsonResult[T]:
     """Ask for JSON, parse it robustly, repair once; ``ok=False`` with ``error`` instead of raising.
 
     When no usable reply came back, the replies that were unusable are dropped from the model's
@@ -149,8 +157,11 @@ def complete_json(model: ChatModel, messages: list[Message], *, parse: Callable[
         data, problem = _check(reply, parse)
         if problem is None:
             return JsonResult(ok=True, data=data, prompt=messages, raw=raw)
-        repair = [*messages, {"role": "assistant", "content": raw},
-                  {"role": "user", "content": REPAIR_INSTRUCTION.format(error=problem)}]
+        repair = [
+            *messages,
+            {"role": "assistant", "content": raw},
+            {"role": "user", "content": REPAIR_INSTRUCTION.format(error=problem)},
+        ]
         asked.append(repair)
         reply = model.chat(repair, max_tokens=max_tokens, json_mode=json_mode)
         raw = reply.text

@@ -33,14 +33,26 @@ LOCAL_TIMEOUT = 600.0  # seconds per request, and of silence in a streamed reply
 class LlamaCppChat(OpenAIChat):
     provider = "llamacpp"
 
-    def __init__(self, path: str, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        db: sqlite_utils.Database | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.server = local_server(path)
         policy = RetryPolicy()
         if not os.environ.get("RAGCOV_HTTP_TIMEOUT", "").strip():
             policy.timeout = LOCAL_TIMEOUT
         if not os.environ.get("RAGCOV_HTTP_IDLE_TIMEOUT", "").strip():
             policy.idle_timeout = LOCAL_TIMEOUT
-        super().__init__(self.server.model, db=db, concurrency=concurrency, warn=warn, policy=policy,
-                         endpoint=Endpoint(self.server.base_url, LOCAL_KEY, self.server.identity, self.server.n_ctx))
+        super().__init__(
+            self.server.model,
+            db=db,
+            concurrency=concurrency,
+            warn=warn,
+            policy=policy,
+            endpoint=Endpoint(self.server.base_url, LOCAL_KEY, self.server.identity, self.server.n_ctx),
+        )
         self.ladder.bounded = True  # llama.cpp's grammar enforces string and list bounds

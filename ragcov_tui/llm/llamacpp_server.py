@@ -124,8 +124,9 @@ def local_server(spec_path: str, *, embedding: bool = False) -> LocalServer:
         return running
 
 
-def _start(xllamacpp: Any, path: Path, n_ctx: int, threads: int, identity: str, embedding: bool,
-           pooled: bool) -> LocalServer:
+def _start(
+    xllamacpp: Any, path: Path, n_ctx: int, threads: int, identity: str, embedding: bool, pooled: bool
+) -> LocalServer:
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     params.model_alias = path.name
@@ -147,10 +148,19 @@ def _start(xllamacpp: Any, path: Path, n_ctx: int, threads: int, identity: str, 
     try:
         handle = xllamacpp.Server(params)
     except Exception as exc:  # the library raises RuntimeError / ValueError with llama.cpp's reason
-        raise BadInput(f"{visible(str(path))}: llama.cpp could not load the model ({visible(str(exc))[:200]})") from None
+        raise BadInput(
+            f"{visible(str(path))}: llama.cpp could not load the model ({visible(str(exc))[:200]})"
+        ) from None
     address = str(handle.listening_address).rstrip("/")
-    return LocalServer(path=path, base_url=f"{address}/v1", model=path.name, n_ctx=n_ctx, threads=threads,
-                       identity=identity, handle=handle)
+    return LocalServer(
+        path=path,
+        base_url=f"{address}/v1",
+        model=path.name,
+        n_ctx=n_ctx,
+        threads=threads,
+        identity=identity,
+        handle=handle,
+    )
 
 
 def stop_all() -> None:

@@ -31,9 +31,10 @@ def unlisted_model_note(client: Any, model: str, what: str) -> str | None:
         return None
     if not ids or model in ids:
         return None
-    shown = ", ".join(quoted(i) for i in ids[:SHOWN]) + (f", +{count(len(ids) - SHOWN)} more" if len(ids) > SHOWN else "")
-    return (f"{what} does not list model {quoted(model)} (it serves {shown}); "
-            "its replies may come from another model")
+    shown = ", ".join(quoted(i) for i in ids[:SHOWN]) + (
+        f", +{count(len(ids) - SHOWN)} more" if len(ids) > SHOWN else ""
+    )
+    return f"{what} does not list model {quoted(model)} (it serves {shown}); its replies may come from another model"
 
 
 class ModelListCheck:

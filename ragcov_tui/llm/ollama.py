@@ -65,9 +65,13 @@ def context_from_show(show: Any) -> int | None:
     if match is not None and 0 < int(match.group(1)) < 10**8:
         return int(match.group(1))
     info = show.get("model_info")
-    for key, value in (info.items() if isinstance(info, dict) else ()):
-        if str(key).endswith(".context_length") and isinstance(value, int) and not isinstance(value, bool) \
-                and 0 < value < 10**8:
+    for key, value in info.items() if isinstance(info, dict) else ():
+        if (
+            str(key).endswith(".context_length")
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+            and 0 < value < 10**8
+        ):
             return value
     return None
 
@@ -76,8 +80,9 @@ def ollama_context_size(host: str, model: str, key: str = PLACEHOLDER_KEY) -> in
     """The context size ``host`` reports for ``model`` (:func:`context_from_show`), or ``None``
     when the server cannot say (no ``/api/show``, another server, unreachable: a run goes on)."""
     try:
-        reply = httpx.post(f"{host}/api/show", json={"model": model}, timeout=SHOW_TIMEOUT,
-                           headers={"Authorization": f"Bearer {key}"})
+        reply = httpx.post(
+            f"{host}/api/show", json={"model": model}, timeout=SHOW_TIMEOUT, headers={"Authorization": f"Bearer {key}"}
+        )
         return context_from_show(reply.json()) if reply.status_code == 200 else None
     except (httpx.HTTPError, ValueError):
         return None
@@ -96,9 +101,19 @@ class OllamaChat(OpenAIChat):
 
     provider = "ollama"
 
-    def __init__(self, model: str, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                 policy: RetryPolicy | None = None, warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        db: sqlite_utils.Database | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        policy: RetryPolicy | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         endpoint = ollama_endpoint()
         super().__init__(model, db=db, concurrency=concurrency, policy=policy, warn=warn, endpoint=endpoint)
-        self.window = ContextWindow(probe=lambda: ollama_context_size(endpoint.identity, model, endpoint.api_key),
-                                    notice=self._trim_notice, probe_first=True)
+        self.window = ContextWindow(
+            probe=lambda: ollama_context_size(endpoint.identity, model, endpoint.api_key),
+            notice=self._trim_notice,
+            probe_first=True,
+        )

@@ -72,9 +72,16 @@ def capped_max_tokens(max_tokens: int | None) -> int | None:
 class OpenAIChat(CachedChat):
     provider = "openai"
 
-    def __init__(self, model: str, *, db: sqlite_utils.Database | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-                 policy: RetryPolicy | None = None, warn: Callable[[str], None] | None = None,
-                 endpoint: Endpoint | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        db: sqlite_utils.Database | None = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        policy: RetryPolicy | None = None,
+        warn: Callable[[str], None] | None = None,
+        endpoint: Endpoint | None = None,
+    ) -> None:
         super().__init__()
         self.model = model
         self.concurrency = max(1, int(concurrency))
@@ -85,9 +92,11 @@ class OpenAIChat(CachedChat):
         self.cache = LLMCache(db) if db is not None else None
         self.warn = warn
         self.ladder = FormatLadder(f"LLM {self.provider}:{model}")
-        self.window = ContextWindow(endpoint.n_ctx if endpoint is not None else None,
-                                    probe=lambda: server_context_size(lambda path: server_get_json(self.client, path)),
-                                    notice=self._trim_notice)
+        self.window = ContextWindow(
+            endpoint.n_ctx if endpoint is not None else None,
+            probe=lambda: server_context_size(lambda path: server_get_json(self.client, path)),
+            notice=self._trim_notice,
+        )
         self.usage.price = price_for(self.provider, model, self.base_url)
         self.check_model = ModelListCheck(warn)  # warns once if the server does not list the model
         self.stream_mode = StreamMode(notice=self._stream_notice)
@@ -98,8 +107,14 @@ class OpenAIChat(CachedChat):
     def _before_request(self) -> None:
         self.check_model(self.client, self.model, self.what)
 
-    def _complete(self, messages: list[Message], temperature: float, max_tokens: int | None,
-                  json_mode: bool | ReplySchema, logprobs: int = 0) -> ChatReply:
+    def _complete(
+        self,
+        messages: list[Message],
+        temperature: float,
+        max_tokens: int | None,
+        json_mode: bool | ReplySchema,
+        logprobs: int = 0,
+    ) -> ChatReply:
         """One answer: down the format ladder on a refusal of the format, trimmed again on an overflow."""
         schema = json_mode if isinstance(json_mode, ReplySchema) else None
         sent = self._fitted(self.window.fit(messages, max_tokens))
@@ -131,11 +146,17 @@ class OpenAIChat(CachedChat):
 
     def _stream_notice(self, detail: str) -> None:
         if self.warn is not None:
-            self.warn(f"LLM {self.provider}:{self.model}: the server refuses streamed replies ({visible(detail)}); "
-                      "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT")
+            self.warn(
+                f"LLM {self.provider}:{self.model}: the server refuses streamed replies ({visible(detail)}); "
+                "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT"
+            )
 
     def _request(self, kwargs: JsonObject) -> ChatReply:
         """One reply, streamed (:mod:`ragcov_tui.llm.chat_stream`: timed by silence, not length)."""
-        return call_with_retry(lambda: streamed_reply(self.client, kwargs, self.policy, self.what, self.stream_mode),
-                               classify=classify_chat_error, policy=self.policy, what=self.what,
-                               on_attempt=self.usage.attempt)
+        return call_with_retry(
+            lambda: streamed_reply(self.client, kwargs, self.policy, self.what, self.stream_mode),
+            classify=classify_chat_error,
+            policy=self.policy,
+            what=self.what,
+            on_attempt=self.usage.attempt,
+        )

@@ -53,7 +53,9 @@ class Endpoint:
     n_ctx: int | None = None
 
 
-def make_openai_client(purpose: str, policy: RetryPolicy, endpoint: Endpoint | None = None) -> tuple[openai.OpenAI, str]:
+def make_openai_client(
+    purpose: str, policy: RetryPolicy, endpoint: Endpoint | None = None
+) -> tuple[openai.OpenAI, str]:
     """An SDK client (no SDK retries, the policy's timeout) and the base URL it talks to:
     ``endpoint`` when given, else ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
     key = endpoint.api_key if endpoint is not None else require_env("OPENAI_API_KEY", purpose)

@@ -89,8 +89,12 @@ class JsonPrompt(Prompt[In, Out]):
 
     def ask(self, model: ChatModel, data: In, *, repeat: int = 0) -> JsonResult[Out]:
         """Ask ``model`` (one repair round, never an exception for a bad reply or a failing provider)."""
-        return complete_json(model, self.messages(data, repeat), parse=lambda reply: self.parse(data, reply),
-                             schema=self.reply_schema(data))
+        return complete_json(
+            model,
+            self.messages(data, repeat),
+            parse=lambda reply: self.parse(data, reply),
+            schema=self.reply_schema(data),
+        )
 
 
 class TextPrompt(Prompt[In, Out]):

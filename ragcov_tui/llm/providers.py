@@ -31,8 +31,9 @@ class ChatBuilder(Protocol):
     """A chat model class: ``(model, db=, concurrency=, warn=)``; ``warn`` hears once when the
     server does not list the model."""
 
-    def __call__(self, model: str, /, *, db: sqlite_utils.Database | None, concurrency: int,
-                 warn: Callable[[str], None] | None) -> ChatModel: ...
+    def __call__(
+        self, model: str, /, *, db: sqlite_utils.Database | None, concurrency: int, warn: Callable[[str], None] | None
+    ) -> ChatModel: ...
 
 
 @dataclass(frozen=True)
@@ -81,19 +82,44 @@ def _llamacpp() -> ChatBuilder:
     return LlamaCppChat
 
 
-PROVIDERS: dict[str, Provider] = {p.name: p for p in (
-    Provider("openai", "openai:MODEL", "openai:gpt-4o-mini",
-             "any OpenAI-compatible server: `OPENAI_API_KEY`, `OPENAI_BASE_URL` (vLLM, llama.cpp, LM Studio, proxies)",
-             _openai, env_url_check("OPENAI_BASE_URL")),
-    Provider("ollama", "ollama:MODEL", "ollama:llama3.1:8b",
-             "a model served by Ollama (`ollama:llama3.1:8b`) over its OpenAI-compatible endpoint at `OLLAMA_HOST` "
-             "(below); no key (`OLLAMA_API_KEY` for a proxy that wants one)", _ollama, _ollama_host),
-    Provider("anthropic", "anthropic:MODEL", "anthropic:claude-haiku-4-5",
-             "Claude through Anthropic's Messages API (`pip install 'ragcov-tui[anthropic]'`): `ANTHROPIC_API_KEY`, "
-             "`ANTHROPIC_BASE_URL` for a gateway (below)", _anthropic, env_url_check("ANTHROPIC_BASE_URL")),
-    Provider("llamacpp", "llamacpp:PATH.gguf", "llamacpp:/models/model.gguf",
-             "a local GGUF model run in process (`pip install 'ragcov-tui[local-llm]'`, below)", _llamacpp),
-)}
+PROVIDERS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        Provider(
+            "openai",
+            "openai:MODEL",
+            "openai:gpt-4o-mini",
+            "any OpenAI-compatible server: `OPENAI_API_KEY`, `OPENAI_BASE_URL` (vLLM, llama.cpp, LM Studio, proxies)",
+            _openai,
+            env_url_check("OPENAI_BASE_URL"),
+        ),
+        Provider(
+            "ollama",
+            "ollama:MODEL",
+            "ollama:llama3.1:8b",
+            "a model served by Ollama (`ollama:llama3.1:8b`) over its OpenAI-compatible endpoint at `OLLAMA_HOST` "
+            "(below); no key (`OLLAMA_API_KEY` for a proxy that wants one)",
+            _ollama,
+            _ollama_host,
+        ),
+        Provider(
+            "anthropic",
+            "anthropic:MODEL",
+            "anthropic:claude-haiku-4-5",
+            "Claude through Anthropic's Messages API (`pip install 'ragcov-tui[anthropic]'`): `ANTHROPIC_API_KEY`, "
+            "`ANTHROPIC_BASE_URL` for a gateway (below)",
+            _anthropic,
+            env_url_check("ANTHROPIC_BASE_URL"),
+        ),
+        Provider(
+            "llamacpp",
+            "llamacpp:PATH.gguf",
+            "llamacpp:/models/model.gguf",
+            "a local GGUF model run in process (`pip install 'ragcov-tui[local-llm]'`, below)",
+            _llamacpp,
+        ),
+    )
+}
 
 
 def parse_spec(spec: str | None) -> tuple[str, str] | None:
@@ -104,8 +130,9 @@ def parse_spec(spec: str | None) -> tuple[str, str] | None:
     name, _, model = spec.strip().partition(":")
     provider = PROVIDERS.get(name.strip().lower())
     if provider is None:
-        raise BadInput(f"unknown LLM {spec!r}; expected {', '.join(p.form for p in PROVIDERS.values())}, "
-                       f"or {OFFLINE_HELP}")
+        raise BadInput(
+            f"unknown LLM {spec!r}; expected {', '.join(p.form for p in PROVIDERS.values())}, or {OFFLINE_HELP}"
+        )
     if not model.strip():
         raise BadInput(f"LLM {spec!r}: name the model, e.g. {provider.example}")
     return provider.name, model.strip()

@@ -31,7 +31,8 @@ REFUSAL_STATUSES = (400, 415, 422, 501)
 _FORMAT_WORDS = re.compile(
     r"response[_ .-]?format|json[_ -]?schema|json[_ -]?object|structured[_ -]?outputs?|guided[_ -]?(json|decoding)"
     r"|\bgrammar\b|\bschema\b|\bformat\b.{0,40}\b(not supported|unsupported|invalid|unknown)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def is_format_refusal(status: int, message: str) -> bool:
@@ -67,5 +68,7 @@ class FormatLadder:
             self.rung = rung + 1
         if warn is not None:
             fallback = "plain JSON mode" if rung + 1 == 1 else "prompt-only JSON (no response_format)"
-            warn(f"{self.label}: the server refused {RUNGS[rung]} response_format ({reason[:120]}); "
-                 f"using {fallback} for the rest of the run")
+            warn(
+                f"{self.label}: the server refused {RUNGS[rung]} response_format ({reason[:120]}); "
+                f"using {fallback} for the rest of the run"
+            )

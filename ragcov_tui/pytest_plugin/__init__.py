@@ -23,5 +23,12 @@ from ragcov_tui.pytest_plugin.assertions import assert_metric, assert_question
 from ragcov_tui.pytest_plugin.results import QuestionResult, RagcovResults
 from ragcov_tui.pytest_plugin.testsets import load_corpus, load_testset, question_ids
 
-__all__ = ["assert_metric", "assert_question", "question_ids", "load_testset", "load_corpus", "QuestionResult",
-           "RagcovResults"]
+__all__ = [
+    "assert_metric",
+    "assert_question",
+    "question_ids",
+    "load_testset",
+    "load_corpus",
+    "QuestionResult",
+    "RagcovResults",
+]

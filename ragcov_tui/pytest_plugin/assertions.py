@@ -30,8 +30,10 @@ def assert_metric(results: RagcovResults, metric: str, *, at_least: float, show:
     name = threshold.metric
     failing = questions_below(report, name, at_least)
     measured = sum(1 for q in results if q.score(name) is not None)
-    lines = [f"{name}: {check.basis} < required {at_least:g} over {measured} of {len(results)} questions; "
-             f"{len(failing)} below {at_least:g}:"]
+    lines = [
+        f"{name}: {check.basis} < required {at_least:g} over {measured} of {len(results)} questions; "
+        f"{len(failing)} below {at_least:g}:"
+    ]
     lines += ["  " + question_line(q, name) for q in failing[:show]]
     if len(failing) > show:
         lines.append(f"  … and {len(failing) - show} more")
@@ -50,8 +52,9 @@ def assert_question(results: RagcovResults, question_id: str, metric: str, *, at
     threshold = parse_fail_under([f"{metric}={at_least!r}"], results.k)[0]
     q = results[question_id]
     if q.status != "done" or below_thresholds({threshold.metric: q.score(threshold.metric)}, [threshold]):
-        raise AssertionError(f"{threshold.metric} below {at_least:g}:\n  "
-                             + question_line(results.item(question_id), threshold.metric))
+        raise AssertionError(
+            f"{threshold.metric} below {at_least:g}:\n  " + question_line(results.item(question_id), threshold.metric)
+        )
 
 
 def _number(value: float | None) -> str:

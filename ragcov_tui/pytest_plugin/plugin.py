@@ -33,10 +33,14 @@ DB_ENV = "RAGCOV_DB"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ragcov", "ragcov: RAG test sets and evaluation")
-    group.addoption("--ragcov-db", metavar="PATH",
-                    help="ragcov's session database and cache (default $RAGCOV_DB, else <rootdir>/.ragcov/ragcov.db)")
-    group.addoption("--ragcov-no-cache", action="store_true",
-                    help="neither read nor write ragcov's embedding / LLM caches")
+    group.addoption(
+        "--ragcov-db",
+        metavar="PATH",
+        help="ragcov's session database and cache (default $RAGCOV_DB, else <rootdir>/.ragcov/ragcov.db)",
+    )
+    group.addoption(
+        "--ragcov-no-cache", action="store_true", help="neither read nor write ragcov's embedding / LLM caches"
+    )
 
 
 def database_path(config: pytest.Config) -> Path:

@@ -38,9 +38,16 @@ class QuestionResult:
 def question_result(item: Mapping[str, Any]) -> QuestionResult:
     """A :class:`QuestionResult` from one ``questions[]`` entry of an eval report."""
     scores = {**(item.get("retrieval") or {}), **(item.get("generation") or {})}
-    return QuestionResult(id=str(item["id"]), question=item.get("question") or "", status=item.get("status", ""),
-                          scores=scores, retrieved_ids=tuple(str(r["id"]) for r in item.get("retrieved") or ()),
-                          answer=item.get("answer"), diagnosis=item.get("diagnosis"), error=item.get("error"))
+    return QuestionResult(
+        id=str(item["id"]),
+        question=item.get("question") or "",
+        status=item.get("status", ""),
+        scores=scores,
+        retrieved_ids=tuple(str(r["id"]) for r in item.get("retrieved") or ()),
+        answer=item.get("answer"),
+        diagnosis=item.get("diagnosis"),
+        error=item.get("error"),
+    )
 
 
 class RagcovResults:

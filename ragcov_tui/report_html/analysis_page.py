@@ -26,19 +26,27 @@ def map_note(view: MapView) -> str:
     """What the map shows, and that it is a subsample when it is one."""
     shown = f"{count(len(view.chunks))} chunks"
     if view.subsampled:
-        shown = (f"{count(len(view.chunks))} of {count(view.chunk_total)} chunks (an even sample, to keep the page "
-                 "small; the tables count every chunk)")
-    return (f"{shown} coloured by cluster, {count(len(view.questions))} questions (▲; outliers ✕ in red), gap "
-            "clusters outlined. Hover a point for its text; drag to pan, scroll to zoom; click a legend entry to "
-            "hide it.")
+        shown = (
+            f"{count(len(view.chunks))} of {count(view.chunk_total)} chunks (an even sample, to keep the page "
+            "small; the tables count every chunk)"
+        )
+    return (
+        f"{shown} coloured by cluster, {count(len(view.questions))} questions (▲; outliers ✕ in red), gap "
+        "clusters outlined. Hover a point for its text; drag to pan, scroll to zoom; click a legend entry to "
+        "hide it."
+    )
 
 
 def headline(report: AnalysisReport) -> list[tuple[str, str]]:
     cov = report["coverage"]
-    return [("basic", fmt(cov.get("basic"))), ("weighted", fmt(cov.get("weighted"))),
-            (f"multi (threshold {cov.get('threshold')})", fmt(cov.get("multi_threshold"))),
-            (f"multi (top {cov.get('top_n')})", fmt(cov.get("multi_n"))),
-            ("covered share", pct(cov.get("covered_share"))), ("gaps", count(len(report.get("gaps") or [])))]
+    return [
+        ("basic", fmt(cov.get("basic"))),
+        ("weighted", fmt(cov.get("weighted"))),
+        (f"multi (threshold {cov.get('threshold')})", fmt(cov.get("multi_threshold"))),
+        (f"multi (top {cov.get('top_n')})", fmt(cov.get("multi_n"))),
+        ("covered share", pct(cov.get("covered_share"))),
+        ("gaps", count(len(report.get("gaps") or []))),
+    ]
 
 
 def rules(report: AnalysisReport) -> list[str]:
@@ -51,10 +59,17 @@ def rules(report: AnalysisReport) -> list[str]:
 
 
 def _gaps(report: AnalysisReport) -> list[JsonObject]:
-    return [{**gap, "themes": themes_text(gap, report), "advice": gap_advice(gap),
-             "suggestions": [s.get("text", "") if isinstance(s, dict) else str(s)
-                             for s in gap.get("suggested_questions") or []]}
-            for gap in report.get("gaps") or []]
+    return [
+        {
+            **gap,
+            "themes": themes_text(gap, report),
+            "advice": gap_advice(gap),
+            "suggestions": [
+                s.get("text", "") if isinstance(s, dict) else str(s) for s in gap.get("suggested_questions") or []
+            ],
+        }
+        for gap in report.get("gaps") or []
+    ]
 
 
 def _traffic(report: AnalysisReport) -> JsonObject | None:
@@ -63,12 +78,16 @@ def _traffic(report: AnalysisReport) -> JsonObject | None:
         return None
     source = traffic.get("source") or {}
     return {
-        "summary": (f"{count(source.get('queries'))} queries ({count(source.get('distinct'))} distinct) from "
-                    f"{source.get('path')}: coverage {fmt(traffic.get('coverage'))}, answerable "
-                    f"{pct(traffic.get('answerable_share'))}, untested {pct(traffic.get('untested_share'))}"),
+        "summary": (
+            f"{count(source.get('queries'))} queries ({count(source.get('distinct'))} distinct) from "
+            f"{source.get('path')}: coverage {fmt(traffic.get('coverage'))}, answerable "
+            f"{pct(traffic.get('answerable_share'))}, untested {pct(traffic.get('untested_share'))}"
+        ),
         "rule": (traffic.get("untested") or {}).get("rule") or "",
-        "clusters": [{**c, "examples": "; ".join(f"{e.get('text')} ×{e.get('count')}" for e in c.get("examples") or [])}
-                     for c in traffic.get("clusters") or []],
+        "clusters": [
+            {**c, "examples": "; ".join(f"{e.get('text')} ×{e.get('count')}" for e in c.get("examples") or [])}
+            for c in traffic.get("clusters") or []
+        ],
     }
 
 
@@ -86,11 +105,26 @@ def analysis_html(report: AnalysisReport, detail: MapDetail) -> str:
     bars_div = divs.pop(0) if report.get("clusters") else ""
     emb: Any = report.get("embedder") or {}
     scripts = [*library_scripts(), embedded.script] if figures else []
-    outliers = sorted((q for q in report.get("question_details") or [] if q.get("outlier")),
-                      key=lambda q: -(q.get("lof_score") or 0.0))
+    outliers = sorted(
+        (q for q in report.get("question_details") or [] if q.get("outlier")),
+        key=lambda q: -(q.get("lof_score") or 0.0),
+    )
     return render_page(
-        "analysis.html.j2", title=f"Coverage report — session {report['session_id']}",
-        scripts=[*scripts, asset("report.js")], version=__version__, made_from=report["session_id"],
-        corpus=report["corpus"], questions=report["questions"], embedder=f"{emb.get('provider')}:{emb.get('model')}",
-        headline=headline(report), rules=rules(report), map_div=map_div, map_note=map_note(view), bars_div=bars_div,
-        gaps=_gaps(report), documents=report.get("documents") or [], outliers=outliers, traffic=_traffic(report))
+        "analysis.html.j2",
+        title=f"Coverage report — session {report['session_id']}",
+        scripts=[*scripts, asset("report.js")],
+        version=__version__,
+        made_from=report["session_id"],
+        corpus=report["corpus"],
+        questions=report["questions"],
+        embedder=f"{emb.get('provider')}:{emb.get('model')}",
+        headline=headline(report),
+        rules=rules(report),
+        map_div=map_div,
+        map_note=map_note(view),
+        bars_div=bars_div,
+        gaps=_gaps(report),
+        documents=report.get("documents") or [],
+        outliers=outliers,
+        traffic=_traffic(report),
+    )

@@ -70,30 +70,64 @@ def tooltip(*rows: tuple[str, str]) -> str:
 def map_figure(view: MapView) -> Model:
     """Chunks coloured by cluster, gap clusters outlined (their convex hull, dashed), questions as
     triangles and outlier questions as red crosses; hover shows the text, its document and cluster."""
-    fig = figure(name="map", tools=TOOLS, active_scroll="wheel_zoom", sizing_mode="stretch_width", height=560,
-                 output_backend="webgl", title="Chunks and questions on the 2-D map")
+    fig = figure(
+        name="map",
+        tools=TOOLS,
+        active_scroll="wheel_zoom",
+        sizing_mode="stretch_width",
+        height=560,
+        output_backend="webgl",
+        title="Chunks and questions on the 2-D map",
+    )
     fig.axis.visible = False
     fig.grid.visible = False
     for hull in view.gap_hulls:
-        fig.patch(x=list(hull.xs), y=list(hull.ys), fill_alpha=0.06, fill_color="#d62728", line_color="#d62728",
-                  line_dash="dashed", line_width=2, legend_label="gap cluster")
-    chunks = ColumnDataSource(name="chunks", data={
-        "x": [c.x for c in view.chunks], "y": [c.y for c in view.chunks],
-        "text": [visible_line(c.text) for c in view.chunks], "doc": [visible_line(c.source) for c in view.chunks],
-        "id": [visible_line(c.chunk_id) for c in view.chunks],
-        "cluster": [str(c.cluster) if c.cluster >= 0 else "none" for c in view.chunks],
-        "colour": [cluster_colour(c.cluster) for c in view.chunks]})
+        fig.patch(
+            x=list(hull.xs),
+            y=list(hull.ys),
+            fill_alpha=0.06,
+            fill_color="#d62728",
+            line_color="#d62728",
+            line_dash="dashed",
+            line_width=2,
+            legend_label="gap cluster",
+        )
+    chunks = ColumnDataSource(
+        name="chunks",
+        data={
+            "x": [c.x for c in view.chunks],
+            "y": [c.y for c in view.chunks],
+            "text": [visible_line(c.text) for c in view.chunks],
+            "doc": [visible_line(c.source) for c in view.chunks],
+            "id": [visible_line(c.chunk_id) for c in view.chunks],
+            "cluster": [str(c.cluster) if c.cluster >= 0 else "none" for c in view.chunks],
+            "colour": [cluster_colour(c.cluster) for c in view.chunks],
+        },
+    )
     chunk_dots = fig.scatter("x", "y", source=chunks, size=5, color="colour", alpha=0.65, legend_label="chunk")
-    fig.add_tools(HoverTool(renderers=[chunk_dots], tooltips=tooltip(
-        ("chunk", "@id"), ("document", "@doc"), ("cluster", "@cluster"), ("text", "@text"))))
-    for outlier, marker, colour, label in ((False, "triangle", "#111111", "question"),
-                                           (True, "x", "#d62728", "outlier question")):
+    fig.add_tools(
+        HoverTool(
+            renderers=[chunk_dots],
+            tooltips=tooltip(("chunk", "@id"), ("document", "@doc"), ("cluster", "@cluster"), ("text", "@text")),
+        )
+    )
+    for outlier, marker, colour, label in (
+        (False, "triangle", "#111111", "question"),
+        (True, "x", "#d62728", "outlier question"),
+    ):
         picked = [q for q in view.questions if q.outlier == outlier]
-        source = ColumnDataSource(name="outliers" if outlier else "questions", data={
-            "x": [q.x for q in picked], "y": [q.y for q in picked],
-            "id": [visible_line(q.question_id) for q in picked], "text": [visible_line(q.text) for q in picked]})
-        dots = fig.scatter("x", "y", source=source, marker=marker, size=9, color=colour, line_width=2,
-                           legend_label=label)
+        source = ColumnDataSource(
+            name="outliers" if outlier else "questions",
+            data={
+                "x": [q.x for q in picked],
+                "y": [q.y for q in picked],
+                "id": [visible_line(q.question_id) for q in picked],
+                "text": [visible_line(q.text) for q in picked],
+            },
+        )
+        dots = fig.scatter(
+            "x", "y", source=source, marker=marker, size=9, color=colour, line_width=2, legend_label=label
+        )
         fig.add_tools(HoverTool(renderers=[dots], tooltips=tooltip((label, "@id"), ("text", "@text"))))
     fig.legend.location = "top_left"
     fig.legend.click_policy = "hide"
@@ -103,17 +137,28 @@ def map_figure(view: MapView) -> Model:
 def cluster_bars(clusters: Sequence[Mapping[str, object]]) -> Model:
     """Coverage and covered share per cluster, side by side; gap clusters in red."""
     names = [str(c["id"]) for c in clusters]
-    fig = figure(name="cluster_bars", x_range=FactorRange(factors=names), tools="hover,save", sizing_mode="stretch_width",
-                 height=300, title="Per cluster: coverage (mean similarity) and covered share",
-                 y_range=Range1d(start=0, end=1.05),
-                 tooltips=[("cluster", "@name"), ("coverage", "@coverage{0.000}"), ("covered", "@covered{0.0%}")])
-    source = ColumnDataSource({
-        "name": names, "coverage": [_number(c.get("coverage")) for c in clusters],
-        "covered": [_number(c.get("covered_share")) for c in clusters],
-        "colour": ["#d62728" if c.get("gap") else "#1f77b4" for c in clusters]})
+    fig = figure(
+        name="cluster_bars",
+        x_range=FactorRange(factors=names),
+        tools="hover,save",
+        sizing_mode="stretch_width",
+        height=300,
+        title="Per cluster: coverage (mean similarity) and covered share",
+        y_range=Range1d(start=0, end=1.05),
+        tooltips=[("cluster", "@name"), ("coverage", "@coverage{0.000}"), ("covered", "@covered{0.0%}")],
+    )
+    source = ColumnDataSource(
+        {
+            "name": names,
+            "coverage": [_number(c.get("coverage")) for c in clusters],
+            "covered": [_number(c.get("covered_share")) for c in clusters],
+            "colour": ["#d62728" if c.get("gap") else "#1f77b4" for c in clusters],
+        }
+    )
     fig.vbar(x="name", top="coverage", width=0.4, source=source, color="colour", legend_label="coverage")
-    fig.scatter(x="name", y="covered", source=source, size=9, marker="diamond", color="#ff7f0e",
-                legend_label="covered share")
+    fig.scatter(
+        x="name", y="covered", source=source, size=9, marker="diamond", color="#ff7f0e", legend_label="covered share"
+    )
     fig.xaxis.axis_label = "cluster (red: gap)"
     fig.legend.location = "top_right"
     return fig
@@ -127,32 +172,67 @@ def _number(value: Any) -> float:
 def histogram(metric: str, values: Sequence[float], bins: int = 10) -> Model:
     """How one metric's per-question values spread over [0, 1] (values outside are clipped into the end bins)."""
     counts, edges = np.histogram(np.clip(np.asarray(values, dtype=float), 0.0, 1.0), bins=bins, range=(0.0, 1.0))
-    fig = figure(name=f"hist:{metric}", tools="hover,save", height=170, width=270, title=visible_line(metric),
-                 y_range=DataRange1d(start=0),
-                 tooltips=[("from", "@left{0.00}"), ("to", "@right{0.00}"), ("questions", "@top")])
-    fig.quad(source=ColumnDataSource({"left": edges[:-1], "right": edges[1:], "top": counts,
-                                      "bottom": np.zeros_like(counts)}),
-             top="top", bottom="bottom", left="left", right="right", color="#1f77b4", line_color="white")
+    fig = figure(
+        name=f"hist:{metric}",
+        tools="hover,save",
+        height=170,
+        width=270,
+        title=visible_line(metric),
+        y_range=DataRange1d(start=0),
+        tooltips=[("from", "@left{0.00}"), ("to", "@right{0.00}"), ("questions", "@top")],
+    )
+    fig.quad(
+        source=ColumnDataSource(
+            {"left": edges[:-1], "right": edges[1:], "top": counts, "bottom": np.zeros_like(counts)}
+        ),
+        top="top",
+        bottom="bottom",
+        left="left",
+        right="right",
+        color="#1f77b4",
+        line_color="white",
+    )
     return fig
 
 
 def histogram_grid(values: Mapping[str, Sequence[float]], columns: int = 4) -> Model:
     """Every metric's histogram in one grid with one toolbar (one Bokeh view: the page draws faster)."""
-    return gridplot([histogram(name, vals) for name, vals in values.items() if vals], ncols=columns,
-                    merge_tools=True, toolbar_location="right")
+    return gridplot(
+        [histogram(name, vals) for name, vals in values.items() if vals],
+        ncols=columns,
+        merge_tools=True,
+        toolbar_location="right",
+    )
 
 
 def delta_figure(rows: Sequence[Mapping[str, object]]) -> Model:
     """Paired deltas (B − A) per metric with their bootstrap interval as whiskers; significant ones in colour."""
     names = [visible_line(str(r["metric"])) for r in rows]
-    source = ColumnDataSource({
-        "metric": names, "delta": [_number(r.get("delta")) for r in rows],
-        "low": [_number(r.get("ci_low")) for r in rows], "high": [_number(r.get("ci_high")) for r in rows],
-        "colour": ["#2ca02c" if r.get("significant") and _number(r.get("delta")) > 0 else
-                   "#d62728" if r.get("significant") else "#9e9e9e" for r in rows]})
-    fig = figure(name="deltas", y_range=FactorRange(factors=list(reversed(names))), tools="hover,save", sizing_mode="stretch_width",
-                 height=max(200, 24 * len(names) + 60), title="B − A per metric, with the 95% paired bootstrap interval",
-                 tooltips=[("metric", "@metric"), ("delta", "@delta{+0.000}"), ("interval", "@low{+0.000} … @high{+0.000}")])
+    source = ColumnDataSource(
+        {
+            "metric": names,
+            "delta": [_number(r.get("delta")) for r in rows],
+            "low": [_number(r.get("ci_low")) for r in rows],
+            "high": [_number(r.get("ci_high")) for r in rows],
+            "colour": [
+                "#2ca02c"
+                if r.get("significant") and _number(r.get("delta")) > 0
+                else "#d62728"
+                if r.get("significant")
+                else "#9e9e9e"
+                for r in rows
+            ],
+        }
+    )
+    fig = figure(
+        name="deltas",
+        y_range=FactorRange(factors=list(reversed(names))),
+        tools="hover,save",
+        sizing_mode="stretch_width",
+        height=max(200, 24 * len(names) + 60),
+        title="B − A per metric, with the 95% paired bootstrap interval",
+        tooltips=[("metric", "@metric"), ("delta", "@delta{+0.000}"), ("interval", "@low{+0.000} … @high{+0.000}")],
+    )
     ends = [v for key in ("low", "high", "delta") for v in source.data[key] if v == v]
     if ends:
         pad = 0.05 * max(1e-3, max(ends) - min(ends))

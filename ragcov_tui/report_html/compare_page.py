@@ -24,8 +24,11 @@ def _values(report: EvalReport | None) -> dict[str, tuple[str, JsonObject]]:
     """Question id → (text, every metric value) of the done items of ``report``."""
     if report is None:
         return {}
-    return {str(q["id"]): (q.get("question") or "", question_scores(q))
-            for q in report.get("questions") or [] if q.get("status", "done") == "done"}
+    return {
+        str(q["id"]): (q.get("question") or "", question_scores(q))
+        for q in report.get("questions") or []
+        if q.get("status", "done") == "done"
+    }
 
 
 def _number(value: Any) -> float | None:
@@ -62,9 +65,18 @@ def compare_html(result: Comparison, a: EvalReport | None, b: EvalReport | None)
     sides: Any = result
     made_from = f"{sides['a'].get('session_id')} vs {sides['b'].get('session_id')}"
     return render_page(
-        "compare.html.j2", title=f"Comparison — {made_from}", scripts=[*scripts, asset("report.js")],
-        version=__version__, made_from=made_from, sides=[_side(result, "a"), _side(result, "b")],
-        confidence=result.get("confidence", 0.95), shared=result.get("shared_questions"),
-        note=question_set_note(result) or "", metric_rows=rows, delta_div=embedded.divs[0] if embedded.divs else "",
-        names=[m["metric"] for m in rows], questions=question_differences(result, a, b),
-        pairwise=result.get("pairwise"))
+        "compare.html.j2",
+        title=f"Comparison — {made_from}",
+        scripts=[*scripts, asset("report.js")],
+        version=__version__,
+        made_from=made_from,
+        sides=[_side(result, "a"), _side(result, "b")],
+        confidence=result.get("confidence", 0.95),
+        shared=result.get("shared_questions"),
+        note=question_set_note(result) or "",
+        metric_rows=rows,
+        delta_div=embedded.divs[0] if embedded.divs else "",
+        names=[m["metric"] for m in rows],
+        questions=question_differences(result, a, b),
+        pairwise=result.get("pairwise"),
+    )

@@ -65,9 +65,18 @@ def metric_rows(report: EvalReport, values: Mapping[str, list[float]]) -> list[J
     rows = []
     for name, vals in values.items():
         low, high = bootstrap_ci(np.asarray(vals)) if vals else (None, None)
-        rows.append({"metric": name, "group": groups.get(name, ""), "mean": float(np.mean(vals)) if vals else None,
-                     "low": low, "high": high, "n": len(vals), "failed": failed.get(name, 0),
-                     "undefined": undefined.get(name, 0)})
+        rows.append(
+            {
+                "metric": name,
+                "group": groups.get(name, ""),
+                "mean": float(np.mean(vals)) if vals else None,
+                "low": low,
+                "high": high,
+                "n": len(vals),
+                "failed": failed.get(name, 0),
+                "undefined": undefined.get(name, 0),
+            }
+        )
     return rows
 
 
@@ -75,14 +84,21 @@ def _items(report: EvalReport, details: Mapping[str, Mapping[str, Any]], names: 
     items = []
     for q in report.get("questions") or []:
         scores = question_scores(q)
-        items.append({
-            "id": q.get("id"), "question": q.get("question") or "", "answer": q.get("answer"),
-            "diagnosis": q.get("diagnosis") or q.get("status") or "", "error": q.get("error"),
-            "scores": [(name, scores.get(name)) for name in names], "retrieved": q.get("retrieved") or [],
-            "relevant_ranks": q.get("relevant_ranks"),
-            "errors": q.get("errors") or {}, "undefined": q.get("undefined") or {},
-            "claims": metric_claims(details.get(str(q.get("id"))) or {}),
-        })
+        items.append(
+            {
+                "id": q.get("id"),
+                "question": q.get("question") or "",
+                "answer": q.get("answer"),
+                "diagnosis": q.get("diagnosis") or q.get("status") or "",
+                "error": q.get("error"),
+                "scores": [(name, scores.get(name)) for name in names],
+                "retrieved": q.get("retrieved") or [],
+                "relevant_ranks": q.get("relevant_ranks"),
+                "errors": q.get("errors") or {},
+                "undefined": q.get("undefined") or {},
+                "claims": metric_claims(details.get(str(q.get("id"))) or {}),
+            }
+        )
     return items
 
 
@@ -97,11 +113,22 @@ def eval_html(report: EvalReport, details: Mapping[str, Mapping[str, Any]]) -> s
     generation = (report.get("metrics") or {}).get("generation")
     notes = [n for n in [failure_note(report), report.get("retrieval_not_measured"), *run_notes(report)] if n]
     return render_page(
-        "eval.html.j2", title=f"Evaluation report — session {report.get('session_id')}",
-        scripts=[*scripts, asset("report.js")], version=__version__, made_from=str(report.get("session_id")),
-        system=str(report.get("system")), judge=judge_label(report.get("judge"), generation), k=report.get("k"),
-        question_count=counts.get("questions", len(report.get("questions") or [])), metric_rows=rows,
-        histograms=list(embedded.divs), diagnosis=sorted((counts.get("diagnosis") or {}).items()), notes=notes,
-        names=names, items=_items(report, details, names), alignment_columns=ALIGNMENT_COLUMNS,
+        "eval.html.j2",
+        title=f"Evaluation report — session {report.get('session_id')}",
+        scripts=[*scripts, asset("report.js")],
+        version=__version__,
+        made_from=str(report.get("session_id")),
+        system=str(report.get("system")),
+        judge=judge_label(report.get("judge"), generation),
+        k=report.get("k"),
+        question_count=counts.get("questions", len(report.get("questions") or [])),
+        metric_rows=rows,
+        histograms=list(embedded.divs),
+        diagnosis=sorted((counts.get("diagnosis") or {}).items()),
+        notes=notes,
+        names=names,
+        items=_items(report, details, names),
+        alignment_columns=ALIGNMENT_COLUMNS,
         alignment_rows=alignment_rows(cast(dict, report.get("judge_alignment") or {})),
-        corrected=corrected_lines(report))
+        corrected=corrected_lines(report),
+    )

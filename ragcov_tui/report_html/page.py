@@ -24,8 +24,9 @@ from ragcov_tui.shared.markdown import fmt, pct
 from ragcov_tui.shared.number_text import count
 from ragcov_tui.shared.safe_text import visible, visible_line
 
-CSP_FIXED = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
-             "base-uri 'none'; form-action 'none'")
+CSP_FIXED = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; base-uri 'none'; form-action 'none'"
+)
 
 
 def script_hash(body: str) -> str:
@@ -64,11 +65,22 @@ def environment() -> jinja2.Environment:
 
     A field a stored report lacks (another ragcov version wrote it) renders empty, or ``n/a`` through
     the number filters, rather than failing the page (``ChainableUndefined``)."""
-    env = jinja2.Environment(loader=jinja2.PackageLoader("ragcov_tui.report_html", "templates"),
-                             autoescape=True, undefined=jinja2.ChainableUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(shown=lambda v: visible(str(v)), line=lambda v: visible_line(str(v)), score=_score,
-                       signed=_signed, pct=lambda v: pct(float(v)) if is_finite_number(v) else "n/a",
-                       count=lambda v: count(v) if is_finite_number(v) else "n/a", key=_sort_key)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("ragcov_tui.report_html", "templates"),
+        autoescape=True,
+        undefined=jinja2.ChainableUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        shown=lambda v: visible(str(v)),
+        line=lambda v: visible_line(str(v)),
+        score=_score,
+        signed=_signed,
+        pct=lambda v: pct(float(v)) if is_finite_number(v) else "n/a",
+        count=lambda v: count(v) if is_finite_number(v) else "n/a",
+        key=_sort_key,
+    )
     return env
 
 
@@ -78,5 +90,8 @@ def render_page(template: str, *, title: str, scripts: Sequence[str], **context:
     for body in scripts:
         if "</script" in body.lower():  # it would end its element early; Bokeh and report.js never contain it
             raise ValueError("an inline script contains '</script'")
-    return environment().get_template(template).render(
-        title=title, scripts=scripts, csp=content_security_policy(scripts), css=asset("report.css"), **context)
+    return (
+        environment()
+        .get_template(template)
+        .render(title=title, scripts=scripts, csp=content_security_policy(scripts), css=asset("report.css"), **context)
+    )

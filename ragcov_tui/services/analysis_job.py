@@ -153,8 +153,10 @@ def run_analysis(
     cache = None if opts.no_cache else db
     embedder = make_embedder(opts.embedder, db=cache, concurrency=opts.concurrency)
     if log is not None and embedder.provider == "precomputed":
-        raise BadInput(f"query log {opts.traffic}: the precomputed embedder has no vectors for the log's queries; "
-                       "name the embedder that made the vectors (e.g. --embedder openai:MODEL)")
+        raise BadInput(
+            f"query log {opts.traffic}: the precomputed embedder has no vectors for the log's queries; "
+            "name the embedder that made the vectors (e.g. --embedder openai:MODEL)"
+        )
     # the store's vectors are the chunks' vectors: check the embedder makes the same ones, before anything else
     space = verify_space(embedder, store, opts, seed=params.seed, warn=warn) if store is not None else None
     llm = make_llm(opts.llm, db=cache, concurrency=opts.concurrency)
@@ -166,11 +168,15 @@ def run_analysis(
         testset_sha256=testset.sha256,
         embedder=embedder.spec,
         llm=llm.spec if llm else "heuristic",
-        params={**dataclasses.asdict(params), "chunk_size": opts.chunk_size, "chunk_overlap": opts.chunk_overlap,
-                **opts.field_settings(),
-                **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {}),  # R reruns with it
-                **({"sample": opts.sample} if opts.sample else {}),
-                **joined.params()},
+        params={
+            **dataclasses.asdict(params),
+            "chunk_size": opts.chunk_size,
+            "chunk_overlap": opts.chunk_overlap,
+            **opts.field_settings(),
+            **({"traffic": str(Path(opts.traffic).resolve())} if opts.traffic else {}),  # R reruns with it
+            **({"sample": opts.sample} if opts.sample else {}),
+            **joined.params(),
+        },
         name=opts.name,
     )
     try:
@@ -192,11 +198,22 @@ def run_analysis(
             timings["traffic_embed"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        engine = make_engine(opts.engine, source=ray_source(store, chunks) if rows is None else None,
-                             cpus=opts.ray_cpus)
+        engine = make_engine(
+            opts.engine, source=ray_source(store, chunks) if rows is None else None, cpus=opts.ray_cpus
+        )
         try:
-            result = analyze(chunk_vecs, question_vecs, chunks, testset.questions, params, llm=llm, progress=progress,
-                             embed=embedder.embed, exercised=joined.mask, engine=engine)
+            result = analyze(
+                chunk_vecs,
+                question_vecs,
+                chunks,
+                testset.questions,
+                params,
+                llm=llm,
+                progress=progress,
+                embed=embedder.embed,
+                exercised=joined.mask,
+                engine=engine,
+            )
         finally:
             engine.close()
         if rows is not None:
@@ -208,13 +225,26 @@ def run_analysis(
             check_llm_fallback(result.themes, llm.spec, allow=opts.allow_fallback, warn=warn)
         timings["analyze"] = time.perf_counter() - t
         t = time.perf_counter()
-        lint, hashes = lint_section(db, sid, opts.baseline, testset, documents, loaded.chunks, chunks, chunk_vecs,
-                                    question_vecs, embedder, result.redundant_pairs, progress)
+        lint, hashes = lint_section(
+            db,
+            sid,
+            opts.baseline,
+            testset,
+            documents,
+            loaded.chunks,
+            chunks,
+            chunk_vecs,
+            question_vecs,
+            embedder,
+            result.redundant_pairs,
+            progress,
+        )
         timings["lint"] = time.perf_counter() - t
         if log is not None:
             t = time.perf_counter()
-            traffic = traffic_of(result, log, traffic_vecs, chunk_vecs, question_vecs, window=window,
-                                 progress=progress).to_report()
+            traffic = traffic_of(
+                result, log, traffic_vecs, chunk_vecs, question_vecs, window=window, progress=progress
+            ).to_report()
             timings["traffic"] = time.perf_counter() - t
 
         result.exercised = joined.section(result, traffic)
@@ -272,10 +302,20 @@ class EvalJoin:
         if r is None or self.mask is None:
             return None
         return exercised_section(
-            self.mask, result.clustering.labels, result.clustering.k, result.chunk_ids, result.chunk_sources,
-            themes=[t.themes for t in result.themes], eval_session=r.session_id, system=r.system, top_k=r.k,
-            questions=len(r.retrieved), unmatched_ids=self.unmatched, probes=r.probes,
-            traffic=None if traffic is None else [(q["nearest_chunk"], q["count"]) for q in traffic.get("details", [])])
+            self.mask,
+            result.clustering.labels,
+            result.clustering.k,
+            result.chunk_ids,
+            result.chunk_sources,
+            themes=[t.themes for t in result.themes],
+            eval_session=r.session_id,
+            system=r.system,
+            top_k=r.k,
+            questions=len(r.retrieved),
+            unmatched_ids=self.unmatched,
+            probes=r.probes,
+            traffic=None if traffic is None else [(q["nearest_chunk"], q["count"]) for q in traffic.get("details", [])],
+        )
 
 
 def _join_eval(db: sqlite_utils.Database, ref: str | None, chunks: list[Chunk], rows: np.ndarray | None) -> EvalJoin:
@@ -286,9 +326,11 @@ def _join_eval(db: sqlite_utils.Database, ref: str | None, chunks: list[Chunk], 
     retrievals = eval_retrievals(db, ref)
     mask, unmatched = exercised_mask(chunks, retrievals.retrieved)
     if unmatched == len({i for ids in retrievals.retrieved for i in ids}):
-        raise BadInput(f"--eval-session {ref}: none of the {unmatched:,} ids session {retrievals.session_id} retrieved "
-                       "is a chunk or document of this corpus (chunk the same way: the same --chunk-size and "
-                       "--chunk-overlap)")
+        raise BadInput(
+            f"--eval-session {ref}: none of the {unmatched:,} ids session {retrievals.session_id} retrieved "
+            "is a chunk or document of this corpus (chunk the same way: the same --chunk-size and "
+            "--chunk-overlap)"
+        )
     return EvalJoin(retrievals, mask if rows is None else mask[rows], unmatched)
 
 
@@ -302,9 +344,12 @@ def load_inputs(
         raise BadInput(f"{opts.questions}: the test file has no questions")
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     if not opts.corpus:
-        raise BadInput("--corpus: required (files or directories) unless --questions is a BEIR folder with corpus.jsonl")
-    loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
-                                warn=warn, progress=progress)
+        raise BadInput(
+            "--corpus: required (files or directories) unless --questions is a BEIR folder with corpus.jsonl"
+        )
+    loaded = load_corpus_source(
+        opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn, progress=progress
+    )
     if not loaded.chunks:
         raise BadInput("corpus: no text to analyse after loading and chunking")
     return opts, testset, loaded
@@ -317,13 +362,24 @@ def sampled(result: CoverageResult, total: int) -> SampleEstimate:
     return sample_estimate(result.mindist, within, result.clustering.labels, result.clustering.k, total)
 
 
-def chunk_vectors(embedder: Embedder, chunks: list[Chunk], store: StoreCorpus | None, rows: np.ndarray | None,
-                   progress: Progress | None) -> np.ndarray:
+def chunk_vectors(
+    embedder: Embedder,
+    chunks: list[Chunk],
+    store: StoreCorpus | None,
+    rows: np.ndarray | None,
+    progress: Progress | None,
+) -> np.ndarray:
     """The chunks' unit vectors: a store's as stored (the sampled ``rows`` of them), else embedded."""
     if store is not None:
         return as_unit_matrix(store.vectors if rows is None else take(store.vectors, rows), "chunk", len(chunks))
-    return embed_items(embedder, [c.text for c in chunks], [c.vector for c in chunks], what="chunks",
-                       progress=progress, labels=[c.id for c in chunks])
+    return embed_items(
+        embedder,
+        [c.text for c in chunks],
+        [c.vector for c in chunks],
+        what="chunks",
+        progress=progress,
+        labels=[c.id for c in chunks],
+    )
 
 
 def ray_source(store: StoreCorpus | None, chunks: list[Chunk]) -> RaySource | None:
@@ -331,9 +387,14 @@ def ray_source(store: StoreCorpus | None, chunks: list[Chunk]) -> RaySource | No
     they read the rows analyze is given)."""
     if store is None or store.spec.scheme not in ("lancedb", "parquet"):
         return None
-    return RaySource(kind="lance" if store.spec.scheme == "lancedb" else "parquet", location=store.spec.location,
-                     table=store.spec.name, id_field=store.fields.id, vector_field=store.fields.vector,
-                     ids=[c.id for c in chunks])
+    return RaySource(
+        kind="lance" if store.spec.scheme == "lancedb" else "parquet",
+        location=store.spec.location,
+        table=store.spec.name,
+        id_field=store.fields.id,
+        vector_field=store.fields.vector,
+        ids=[c.id for c in chunks],
+    )
 
 
 def _check_dims(chunk_vecs: np.ndarray, question_vecs: np.ndarray) -> None:

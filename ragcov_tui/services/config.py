@@ -44,8 +44,9 @@ class Config:
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     path: Path | None = None
 
-    def sources(self, command: str, flags: dict[str, Any] | None = None,
-                environ: Mapping[str, str] | None = None) -> list[Source]:
+    def sources(
+        self, command: str, flags: dict[str, Any] | None = None, environ: Mapping[str, str] | None = None
+    ) -> list[Source]:
         """The settings layers for ``command``, highest precedence first: flags, environment,
         ``[command]`` table, top level (see :mod:`ragcov_tui.services.settings`)."""
         layers = [flag_source(flags or {}), env_source(os.environ if environ is None else environ)]

@@ -50,18 +50,28 @@ class LoadedCorpus:
     store: StoreCorpus | None = None
 
 
-def load_corpus_source(corpus: list[str], opts: StoreOptions, *, chunk_size: int, chunk_overlap: int,
-                       warn: Callable[[str], None] | None = None, progress: Progress | None = None) -> LoadedCorpus:
+def load_corpus_source(
+    corpus: list[str],
+    opts: StoreOptions,
+    *,
+    chunk_size: int,
+    chunk_overlap: int,
+    warn: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
+) -> LoadedCorpus:
     """The corpus ``--corpus`` names: a vector store read whole, else files chunked."""
     spec = store_corpus_spec(corpus)
     if spec is None:
-        documents, chunks = build_chunks(corpus, chunk_size=chunk_size, chunk_overlap=chunk_overlap, warn=warn,
-                                         progress=progress)
+        documents, chunks = build_chunks(
+            corpus, chunk_size=chunk_size, chunk_overlap=chunk_overlap, warn=warn, progress=progress
+        )
         return LoadedCorpus(documents, chunks)
     store = read_store_corpus(spec, opts.field_overrides(), progress=progress)
     if warn is not None and not store.has_text:
-        warn(f"{spec.text}: the store holds no chunk text (no field {opts.text_field or 'text'!r}): every coverage "
-             "figure is measured; themes and suggested questions need text (--text-field)")
+        warn(
+            f"{spec.text}: the store holds no chunk text (no field {opts.text_field or 'text'!r}): every coverage "
+            "figure is measured; themes and suggested questions need text (--text-field)"
+        )
     return LoadedCorpus(store.documents, store.chunks, store)
 
 
@@ -75,12 +85,25 @@ def store_section(store: StoreCorpus | None, space: SpaceCheck | None) -> Vector
     (None when the corpus is files)."""
     if store is None or space is None:
         return None
-    return {"spec": store.spec.text, "engine": store.engine, "fields": store.fields.shown(), "rows": len(store.chunks),
-            "dim": int(store.vectors.shape[1]), "has_text": store.has_text, "space_check": space.as_dict()}
+    return {
+        "spec": store.spec.text,
+        "engine": store.engine,
+        "fields": store.fields.shown(),
+        "rows": len(store.chunks),
+        "dim": int(store.vectors.shape[1]),
+        "has_text": store.has_text,
+        "space_check": space.as_dict(),
+    }
 
 
-def verify_space(embedder: Embedder, store: StoreCorpus, opts: StoreOptions, *, seed: int = 0,
-                 warn: Callable[[str], None] | None = None) -> SpaceCheck:
+def verify_space(
+    embedder: Embedder,
+    store: StoreCorpus,
+    opts: StoreOptions,
+    *,
+    seed: int = 0,
+    warn: Callable[[str], None] | None = None,
+) -> SpaceCheck:
     """The space check of ``embedder`` against ``store`` (dimensions are checked even when skipped, and
     ``warn`` hears that it was; the summary shows a verified space)."""
     if opts.skip_space_check:

@@ -90,26 +90,34 @@ class RunPlan:
         else:
             cost = f"${self.embedding_cost_usd:,.4f} at list price"
         if self.embedding_seconds is not None and self.tokens_per_second:
-            time_line = (f"about {_duration(self.embedding_seconds)} of embedding on this machine "
-                         f"({self.tokens_per_second:,.0f} tokens/s measured)")
+            time_line = (
+                f"about {_duration(self.embedding_seconds)} of embedding on this machine "
+                f"({self.tokens_per_second:,.0f} tokens/s measured)"
+            )
         elif self.to_embed == 0:
             time_line = "no embedding"
         else:
             time_line = "time unknown (a remote embedder is not called by --dry-run)"
-        out = [f"dry run of {self.command}: nothing was embedded, called or written",
-               f"{self.documents:,} documents, {self.chunks:,} chunks, {self.questions:,} questions",
-               f"embedder {self.embedder}: {self.texts:,} distinct texts, {self.cached:,} in the cache, "
-               f"{self.to_embed:,} to embed",
-               f"tokens to embed: {self.tokens:,} ({exact}: {self.tokenizer})",
-               f"embedding cost: {cost}",
-               f"embedding time: {time_line}"]
+        out = [
+            f"dry run of {self.command}: nothing was embedded, called or written",
+            f"{self.documents:,} documents, {self.chunks:,} chunks, {self.questions:,} questions",
+            f"embedder {self.embedder}: {self.texts:,} distinct texts, {self.cached:,} in the cache, "
+            f"{self.to_embed:,} to embed",
+            f"tokens to embed: {self.tokens:,} ({exact}: {self.tokenizer})",
+            f"embedding cost: {cost}",
+            f"embedding time: {time_line}",
+        ]
         if self.llm is None:
             out.append("LLM calls: none (offline)")
         elif self.llm_calls is not None:
-            out.append(f"LLM calls ({self.llm}): about {self.llm_calls:,} (cost not estimated: prompts depend on the run)")
+            out.append(
+                f"LLM calls ({self.llm}): about {self.llm_calls:,} (cost not estimated: prompts depend on the run)"
+            )
         else:
-            out.append(f"LLM calls ({self.llm}): at most {self.llm_calls_bound:,}, one per gap found "
-                       "(cost not estimated: prompts depend on the run)")
+            out.append(
+                f"LLM calls ({self.llm}): at most {self.llm_calls_bound:,}, one per gap found "
+                "(cost not estimated: prompts depend on the run)"
+            )
         return out + self.notes
 
 
@@ -135,23 +143,57 @@ def _embedding(embedder: Embedder, texts: list[str]) -> _Embedding:
     tokens = count_tokens(embedder, todo)
     price = price_for(embedder.provider, embedder.model, embedder.base_url) if embedder.paid else (0.0, 0.0)
     rate = calibrate(embedder, todo)
-    return _Embedding(distinct, distinct - len(todo), len(todo), tokens, cost_of(price, tokens.tokens), rate,
-                      tokens.tokens / rate if rate else None)
+    return _Embedding(
+        distinct,
+        distinct - len(todo),
+        len(todo),
+        tokens,
+        cost_of(price, tokens.tokens),
+        rate,
+        tokens.tokens / rate if rate else None,
+    )
 
 
-def _plan(command: str, embedder: Embedder, texts: list[str], *, documents: int, chunks: int, questions: int,
-          llm: str | None, llm_calls: int | None, llm_calls_bound: int | None, notes: list[str]) -> RunPlan:
+def _plan(
+    command: str,
+    embedder: Embedder,
+    texts: list[str],
+    *,
+    documents: int,
+    chunks: int,
+    questions: int,
+    llm: str | None,
+    llm_calls: int | None,
+    llm_calls_bound: int | None,
+    notes: list[str],
+) -> RunPlan:
     e = _embedding(embedder, texts)
-    return RunPlan(command=command, documents=documents, chunks=chunks, questions=questions, embedder=embedder.spec,
-                   texts=e.texts, cached=e.cached, to_embed=e.to_embed, tokens=e.tokens.tokens,
-                   tokens_exact=e.tokens.exact, tokenizer=e.tokens.tokenizer, embedding_cost_usd=e.cost,
-                   embedding_paid=embedder.paid, tokens_per_second=e.tokens_per_second,
-                   embedding_seconds=e.seconds, llm=llm, llm_calls=llm_calls, llm_calls_bound=llm_calls_bound,
-                   notes=notes)
+    return RunPlan(
+        command=command,
+        documents=documents,
+        chunks=chunks,
+        questions=questions,
+        embedder=embedder.spec,
+        texts=e.texts,
+        cached=e.cached,
+        to_embed=e.to_embed,
+        tokens=e.tokens.tokens,
+        tokens_exact=e.tokens.exact,
+        tokenizer=e.tokens.tokenizer,
+        embedding_cost_usd=e.cost,
+        embedding_paid=embedder.paid,
+        tokens_per_second=e.tokens_per_second,
+        embedding_seconds=e.seconds,
+        llm=llm,
+        llm_calls=llm_calls,
+        llm_calls_bound=llm_calls_bound,
+        notes=notes,
+    )
 
 
-def plan_analysis(opts: AnalyzeOptions, db: sqlite_utils.Database | None,
-                  warn: Callable[[str], None] | None = None) -> RunPlan:
+def plan_analysis(
+    opts: AnalyzeOptions, db: sqlite_utils.Database | None, warn: Callable[[str], None] | None = None
+) -> RunPlan:
     """The plan of ``run_analysis(opts)`` (``db``: the read-only cache, or None)."""
     params = opts.coverage_params()
     opts, testset, loaded = load_inputs(opts, None, warn)
@@ -169,9 +211,18 @@ def plan_analysis(opts: AnalyzeOptions, db: sqlite_utils.Database | None,
     bound = None if llm is None else (params.clusters if isinstance(params.clusters, int) else len(chunks))
     notes = ["--traffic: the log's queries are embedded too (not counted here)"] if opts.traffic else []
     notes.append("test-set lint: the sentences of the chunks near each reference answer (estimated)")
-    return _plan("analyze", embedder, texts, documents=len(documents), chunks=len(chunks),
-                 questions=len(testset.questions), llm=llm, llm_calls=None if llm else 0,
-                 llm_calls_bound=bound, notes=notes)
+    return _plan(
+        "analyze",
+        embedder,
+        texts,
+        documents=len(documents),
+        chunks=len(chunks),
+        questions=len(testset.questions),
+        llm=llm,
+        llm_calls=None if llm else 0,
+        llm_calls_bound=bound,
+        notes=notes,
+    )
 
 
 def lint_texts(testset: TestSet, chunks: Sequence[Chunk], embedder: Embedder) -> list[str]:
@@ -186,8 +237,9 @@ def lint_texts(testset: TestSet, chunks: Sequence[Chunk], embedder: Embedder) ->
     return [sentence for c in read if c.text in new for sentence in context_units(c.text)[0]]
 
 
-def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
-              warn: Callable[[str], None] | None = None) -> RunPlan:
+def plan_eval(
+    opts: EvalOptions, db: sqlite_utils.Database | None, warn: Callable[[str], None] | None = None
+) -> RunPlan:
     """The plan of ``run_eval(opts)`` for its questions and corpus (``db``: the read-only cache, or None)."""
     opts.check()
     testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
@@ -197,8 +249,11 @@ def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
     if not opts.metrics and out_of_scope_ids(testset.questions, no_gold_unanswerable=opts.no_gold_unanswerable):
         generation += [m for m in SCOPE_METRICS if m not in generation]  # as run_eval adds them
     corpus = corpus_paths(opts.questions, opts.corpus)
-    loaded = load_corpus_source(corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
-                                warn=warn) if corpus else LoadedCorpus([], [])  # files, or a vector store
+    loaded = (
+        load_corpus_source(corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap, warn=warn)
+        if corpus
+        else LoadedCorpus([], [])
+    )  # files, or a vector store
     documents, chunks = loaded.documents, loaded.chunks
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     questions = [q.text for q in testset.questions]
@@ -206,20 +261,37 @@ def plan_eval(opts: EvalOptions, db: sqlite_utils.Database | None,
     judge = _llm_spec(opts.judge_llm or opts.llm)
     judged = [m for m in generation if m in JUDGED_METRICS]
     per_question = sum(JUDGE_CALLS.get(m, 1) for m in judged)
-    calls = 0 if judge is None else len(testset.questions) * (opts.repeats * per_question
-                                                              + any(m in SCOPE_METRICS for m in generation))  # one verdict
+    calls = (
+        0
+        if judge is None
+        else len(testset.questions) * (opts.repeats * per_question + any(m in SCOPE_METRICS for m in generation))
+    )  # one verdict
     notes = []
     if generation:
-        notes.append("the answers, contexts and ground truths the offline generation metrics embed are known "
-                     "only during the run (not counted here)")
+        notes.append(
+            "the answers, contexts and ground truths the offline generation metrics embed are known "
+            "only during the run (not counted here)"
+        )
     claim_checked = [m for m in judged if m in JUDGE_CALLS]
     if judge is not None and claim_checked and opts.judge_mode != "batch":
-        notes.append(f"--judge-mode {opts.judge_mode}: {', '.join(claim_checked)} ask one verification call per "
-                     "claim, known only during the run (counted above as one)")
+        notes.append(
+            f"--judge-mode {opts.judge_mode}: {', '.join(claim_checked)} ask one verification call per "
+            "claim, known only during the run (counted above as one)"
+        )
     if opts.llm and opts.system.startswith("builtin:"):
         notes.append(f"answer generation: one call per question to {_llm_spec(opts.llm)} (not counted above)")
-    return _plan("eval", embedder, texts, documents=len(documents), chunks=len(chunks),
-                 questions=len(testset.questions), llm=judge, llm_calls=calls, llm_calls_bound=None, notes=notes)
+    return _plan(
+        "eval",
+        embedder,
+        texts,
+        documents=len(documents),
+        chunks=len(chunks),
+        questions=len(testset.questions),
+        llm=judge,
+        llm_calls=calls,
+        llm_calls_bound=None,
+        notes=notes,
+    )
 
 
 def _llm_spec(spec: str | None) -> str | None:

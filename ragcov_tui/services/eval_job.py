@@ -99,7 +99,9 @@ class EvalOptions(StoreOptions):
     no_preflight: bool = False  # skip the judge's known-answer probe before a judged run
     probes: int = default("probes")  # --probes N: unexercised chunks asked about directly (services/probes.py)
     seed: int = default("seed")  # the draws of --probes and --sample
-    judge_mode: str = default("judge_mode")  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
+    judge_mode: str = default(
+        "judge_mode"
+    )  # claim verdicts: all in one request | one per request | graded (graded.JUDGE_MODES)
     no_gold_unanswerable: bool = False  # questions without gold ids or a reference answer are out of scope
     sample: int | None = None  # --sample N: a seeded sample stratified by topic (services/stratified_sample.py)
 
@@ -110,8 +112,20 @@ class EvalOptions(StoreOptions):
 
 
 # Options that must be the same when a run resumes an earlier session.
-RESUME_KEYS = ("system", "k", "metrics", "embedder", "llm", "judge_llm", "paraphrases", "repeats", "join", "judge_mode",
-               "no_gold_unanswerable", "sample")
+RESUME_KEYS = (
+    "system",
+    "k",
+    "metrics",
+    "embedder",
+    "llm",
+    "judge_llm",
+    "paraphrases",
+    "repeats",
+    "join",
+    "judge_mode",
+    "no_gold_unanswerable",
+    "sample",
+)
 
 
 def run_eval(
@@ -126,18 +140,32 @@ def run_eval(
     testset = read_questions(opts.questions, split=opts.split, qrels=opts.qrels, warn=warn)
     # An IR folder holds queries and judgements only, a vector store retrieves only: retrieval metrics unless asked.
     retrieval_only = testset.format == "beir" or store_scheme(opts.system) is not None
-    retrieval_metrics, generation_metrics = select_metrics(opts.metrics or ("retrieval" if retrieval_only else None),
-                                                           opts.k)
+    retrieval_metrics, generation_metrics = select_metrics(
+        opts.metrics or ("retrieval" if retrieval_only else None), opts.k
+    )
     out_of_scope = out_of_scope_ids(testset.questions, no_gold_unanswerable=opts.no_gold_unanswerable)
     if out_of_scope and not opts.metrics:  # the abstention metrics score what the test file marked
         generation_metrics += [m for m in SCOPE_METRICS if m not in generation_metrics]
     opts = dataclasses.replace(opts, corpus=corpus_paths(opts.questions, opts.corpus))
     llms = _llms(opts, db, warn)
-    if llms["judge"] is not None and not opts.no_preflight and any(m in SCOPE_METRICS or METRICS[m].uses_llm
-                                                                           for m in generation_metrics):
+    if (
+        llms["judge"] is not None
+        and not opts.no_preflight
+        and any(m in SCOPE_METRICS or METRICS[m].uses_llm for m in generation_metrics)
+    ):
         preflight_judge(llms["judge"], opts.judge_mode)  # a judge that cannot answer stops the run here, in one line
-    loaded = load_corpus_source(opts.corpus, opts, chunk_size=opts.chunk_size, chunk_overlap=opts.chunk_overlap,
-                                warn=warn, progress=progress) if opts.corpus else LoadedCorpus([], [])
+    loaded = (
+        load_corpus_source(
+            opts.corpus,
+            opts,
+            chunk_size=opts.chunk_size,
+            chunk_overlap=opts.chunk_overlap,
+            warn=warn,
+            progress=progress,
+        )
+        if opts.corpus
+        else LoadedCorpus([], [])
+    )
     documents, chunks = loaded.documents, loaded.chunks
     check_probes(opts.probes, opts.system, chunks)
     roots = [] if loaded.store else opts.corpus  # gold ids relative to a corpus folder
@@ -145,9 +173,17 @@ def run_eval(
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     # file gold ids first (above), then reference-context texts for the questions without any
     from_contexts = gold_from_contexts(testset.questions, documents, chunks, roots, embedder, progress)
-    system = make_system(opts.system, chunks=chunks, embedder=embedder, llm=llms["llm"], k=opts.k,
-                         questions=testset.questions, join=opts.join, fields=opts.field_overrides(),
-                         skip_space_check=opts.skip_space_check)
+    system = make_system(
+        opts.system,
+        chunks=chunks,
+        embedder=embedder,
+        llm=llms["llm"],
+        k=opts.k,
+        questions=testset.questions,
+        join=opts.join,
+        fields=opts.field_overrides(),
+        skip_space_check=opts.skip_space_check,
+    )
     # records whose contexts are bare texts, with no corpus to find them in: no retrieval metric
     unmeasured = system.retrieval_unmeasured() if hasattr(system, "retrieval_unmeasured") else None
     if unmeasured and not generation_metrics:
@@ -159,8 +195,13 @@ def run_eval(
     if opts.paraphrases and llms["paraphrase"] is None and warn is not None:
         warn(f"--paraphrases {opts.paraphrases}: no LLM to generate paraphrases; only the test file's are used")
     # stored and compared on --resume without the credentials a --system URL may carry
-    params = redact_values({**dataclasses.asdict(opts), "metrics": retrieval_metrics + generation_metrics,
-                            INPUTS_KEY: input_identity(testset, chunks, opts.qrels, opts.corpus)})
+    params = redact_values(
+        {
+            **dataclasses.asdict(opts),
+            "metrics": retrieval_metrics + generation_metrics,
+            INPUTS_KEY: input_identity(testset, chunks, opts.qrels, opts.corpus),
+        }
+    )
     sid = _session(db, opts, params, testset, embedder.spec, llms["judge"])
     try:
         start = snapshot(embedder.stats)
@@ -170,35 +211,74 @@ def run_eval(
         prepared = snapshot(embedder.stats)
         skip = done_ids(db, sid)
         chosen, sampled = _sample(opts, testset, embedder, warn)
-        todo = [(seq, q) for seq, q in enumerate(testset.questions) if q.id not in skip and (chosen is None or seq in chosen)]
+        todo = [
+            (seq, q)
+            for seq, q in enumerate(testset.questions)
+            if q.id not in skip and (chosen is None or seq in chosen)
+        ]
         total = len(testset.questions) if chosen is None else len(chosen)
-        ctx = EvalContext(system=system, embedder=embedder, k=opts.k, index=GoldIndex(chunks),
-                          retrieval_metrics=retrieval_metrics, generation_metrics=generation_metrics,
-                          judge_llm=llms["judge"], paraphrase_llm=llms["paraphrase"],
-                          paraphrases=opts.paraphrases, repeats=opts.repeats, judge_mode=opts.judge_mode,
-                          retrieval_measured=not unmeasured, no_gold_unanswerable=opts.no_gold_unanswerable)
+        ctx = EvalContext(
+            system=system,
+            embedder=embedder,
+            k=opts.k,
+            index=GoldIndex(chunks),
+            retrieval_metrics=retrieval_metrics,
+            generation_metrics=generation_metrics,
+            judge_llm=llms["judge"],
+            paraphrase_llm=llms["paraphrase"],
+            paraphrases=opts.paraphrases,
+            repeats=opts.repeats,
+            judge_mode=opts.judge_mode,
+            retrieval_measured=not unmeasured,
+            no_gold_unanswerable=opts.no_gold_unanswerable,
+        )
         _evaluate_all(db, sid, ctx, todo, len(skip), total, opts.concurrency, progress)
         items = load_eval_items(db, sid)
-        probed = run_probes(system, chunks, [[c["id"] for c in i["retrieved"]] for i in items if i["status"] == "done"],
-                            n=opts.probes, k=opts.k, seed=opts.seed, concurrency=opts.concurrency,
-                            llm=llms["llm"], progress=progress) if opts.probes else None
+        probed = (
+            run_probes(
+                system,
+                chunks,
+                [[c["id"] for c in i["retrieved"]] for i in items if i["status"] == "done"],
+                n=opts.probes,
+                k=opts.k,
+                seed=opts.seed,
+                concurrency=opts.concurrency,
+                llm=llms["llm"],
+                progress=progress,
+            )
+            if opts.probes
+            else None
+        )
         header: EvalReport = {
-            "session_id": sid, "name": opts.name, "kind": "eval", "questions_path": str(Path(opts.questions).resolve()),
-            "system": system.name, "answer_label": next((label for i in items if (label := i.get("answer_label"))), ""),
+            "session_id": sid,
+            "name": opts.name,
+            "kind": "eval",
+            "questions_path": str(Path(opts.questions).resolve()),
+            "system": system.name,
+            "answer_label": next((label for i in items if (label := i.get("answer_label"))), ""),
             "judge": f"llm:{llms['judge'].spec}" if llms["judge"] else "heuristic",
-            "embedder": embedder.spec, "k": opts.k, "metrics": {"retrieval": retrieval_metrics,
-                                                               "generation": generation_metrics},
-            "repeats": opts.repeats, "resumed": bool(opts.resume), "skipped_done": len(skip),
+            "embedder": embedder.spec,
+            "k": opts.k,
+            "metrics": {"retrieval": retrieval_metrics, "generation": generation_metrics},
+            "repeats": opts.repeats,
+            "resumed": bool(opts.resume),
+            "skipped_done": len(skip),
             "aggregate": aggregate_items(items, retrieval_metrics, generation_metrics, opts.repeats),
-            "counts": count_items(items, total), "errors": item_errors(items),
+            "counts": count_items(items, total),
+            "errors": item_errors(items),
             "scope": scope_counts(items),
-            "gold_ids": gold_ids, "gold_from_contexts": from_contexts.as_dict() if from_contexts else None,
+            "gold_ids": gold_ids,
+            "gold_from_contexts": from_contexts.as_dict() if from_contexts else None,
             "records_join": records_join,
-            "embedding": embedding_use(start, prepared, snapshot(embedder.stats), system=system.name,
-                                       generation_metrics=generation_metrics),
-            "usage": _usage(embedder, llms), "timings": {"total": round(time.perf_counter() - t0, 3)},
+            "embedding": embedding_use(
+                start, prepared, snapshot(embedder.stats), system=system.name, generation_metrics=generation_metrics
+            ),
+            "usage": _usage(embedder, llms),
+            "timings": {"total": round(time.perf_counter() - t0, 3)},
         }
-        _optional_sections(db, header, testset, documents, chunks, unmeasured=unmeasured, probed=probed, sampled=sampled)
+        _optional_sections(
+            db, header, testset, documents, chunks, unmeasured=unmeasured, probed=probed, sampled=sampled
+        )
         save_eval_header(db, sid, header)
         if warn is not None and (healed := discarded_note(embedder)):
             warn(healed)
@@ -216,8 +296,17 @@ def run_eval(
             close()
 
 
-def _optional_sections(db: sqlite_utils.Database, header: EvalReport, testset: TestSet, documents: list, chunks: list, *,
-                       unmeasured: str | None, probed: ProbeReport | None, sampled: SampleInfo | None) -> None:
+def _optional_sections(
+    db: sqlite_utils.Database,
+    header: EvalReport,
+    testset: TestSet,
+    documents: list,
+    chunks: list,
+    *,
+    unmeasured: str | None,
+    probed: ProbeReport | None,
+    sampled: SampleInfo | None,
+) -> None:
     """The report's sections that only some runs have: retrieval not measured, the probes, synthetic
     reference answers, stale gold (and this run's content hashes for the next), the question sample."""
     if unmeasured:
@@ -233,8 +322,16 @@ def _optional_sections(db: sqlite_utils.Database, header: EvalReport, testset: T
         header["sample"] = sampled
 
 
-def _evaluate_all(db: sqlite_utils.Database, sid: str, ctx: EvalContext, todo: list, skipped: int, total: int,
-                  concurrency: int, progress: Progress | None) -> None:
+def _evaluate_all(
+    db: sqlite_utils.Database,
+    sid: str,
+    ctx: EvalContext,
+    todo: list,
+    skipped: int,
+    total: int,
+    concurrency: int,
+    progress: Progress | None,
+) -> None:
     """Fan the questions out; store each finished item from this thread before reporting it."""
     finished: queue.SimpleQueue[EvalItem] = queue.SimpleQueue()
     failed = 0
@@ -262,14 +359,25 @@ def _store_item(db: sqlite_utils.Database, sid: str, item: EvalItem) -> bool:
     try:
         save_eval_item(db, sid, item)
     except NonFiniteValue as exc:
-        save_eval_item(db, sid, {"id": item["id"], "seq": item["seq"], "status": "error", "question": item.get("question"),
-                                 "error": f"internal: {exc}", "diagnosis": "undetermined"})
+        save_eval_item(
+            db,
+            sid,
+            {
+                "id": item["id"],
+                "seq": item["seq"],
+                "status": "error",
+                "question": item.get("question"),
+                "error": f"internal: {exc}",
+                "diagnosis": "undetermined",
+            },
+        )
         return False
     return item["status"] == "done"
 
 
-def _llms(opts: EvalOptions, db: sqlite_utils.Database,
-          warn: Callable[[str], None] | None) -> dict[str, ChatModel | None]:
+def _llms(
+    opts: EvalOptions, db: sqlite_utils.Database, warn: Callable[[str], None] | None
+) -> dict[str, ChatModel | None]:
     """The system's, the judge's and the paraphraser's models; one instance per distinct spec
     (``warn`` hears once per model whose server does not list it)."""
     made: dict[str, ChatModel | None] = {}
@@ -281,8 +389,11 @@ def _llms(opts: EvalOptions, db: sqlite_utils.Database,
         return made[key]
 
     llm = get(opts.llm)
-    return {"llm": llm, "judge": get(opts.judge_llm) if opts.judge_llm else llm,
-            "paraphrase": get(opts.paraphrase_llm) if opts.paraphrase_llm else llm}
+    return {
+        "llm": llm,
+        "judge": get(opts.judge_llm) if opts.judge_llm else llm,
+        "paraphrase": get(opts.paraphrase_llm) if opts.paraphrase_llm else llm,
+    }
 
 
 def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsage:
@@ -301,7 +412,8 @@ def _usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsage:
         "llm_failed": sum(u["failed"] for u in per_model.values()),
         "prompt_tokens": sum(u["prompt_tokens"] for u in per_model.values()),
         "completion_tokens": sum(u["completion_tokens"] for u in per_model.values()),
-        "cost_usd": None if any(u["cost_usd"] is None for u in per_model.values())
+        "cost_usd": None
+        if any(u["cost_usd"] is None for u in per_model.values())
         else round(sum(u["cost_usd"] for u in per_model.values()), 6),
     }
 
@@ -315,24 +427,39 @@ def _stopped_usage(embedder: Any, llms: dict[str, ChatModel | None]) -> EvalUsag
     return _usage(embedder, llms)
 
 
-def _sample(opts: EvalOptions, testset: TestSet, embedder: Any, warn: Callable[[str], None] | None
-            ) -> tuple[set[int] | None, SampleInfo | None]:
+def _sample(
+    opts: EvalOptions, testset: TestSet, embedder: Any, warn: Callable[[str], None] | None
+) -> tuple[set[int] | None, SampleInfo | None]:
     """The question rows ``--sample`` keeps (None: every question) and how they were drawn."""
     n = len(testset.questions)
     if opts.sample is None or opts.sample >= n:
         if opts.sample is not None and warn is not None:
             warn(f"--sample {opts.sample}: the test file has {n} questions; every one is scored")
         return None, None
-    rows, clusters = stratified_sample([q.text for q in testset.questions], opts.sample,
-                                       lambda texts: embedder.embed(texts, stage="embedding questions for --sample"),
-                                       opts.seed)
-    return set(rows.tolist()), {"size": len(rows), "of": n, "clusters": clusters, "seed": opts.seed,
-                                "rule": f"seeded, stratified by {clusters} K-means clusters of the question texts "
-                                        "(places proportional to cluster size, largest remainder)"}
+    rows, clusters = stratified_sample(
+        [q.text for q in testset.questions],
+        opts.sample,
+        lambda texts: embedder.embed(texts, stage="embedding questions for --sample"),
+        opts.seed,
+    )
+    return set(rows.tolist()), {
+        "size": len(rows),
+        "of": n,
+        "clusters": clusters,
+        "seed": opts.seed,
+        "rule": f"seeded, stratified by {clusters} K-means clusters of the question texts "
+        "(places proportional to cluster size, largest remainder)",
+    }
 
 
-def _session(db: sqlite_utils.Database, opts: EvalOptions, params: JsonObject, testset: TestSet, embedder: str,
-             judge: ChatModel | None) -> str:
+def _session(
+    db: sqlite_utils.Database,
+    opts: EvalOptions,
+    params: JsonObject,
+    testset: TestSet,
+    embedder: str,
+    judge: ChatModel | None,
+) -> str:
     """A new running session, or the resumed one (BadInput when it is no eval session, its
     settings differ, it ran on another test file, other gold or another corpus)."""
     if opts.resume:
@@ -342,11 +469,21 @@ def _session(db: sqlite_utils.Database, opts: EvalOptions, params: JsonObject, t
         check_same_inputs(before, params[INPUTS_KEY], session["id"], opts.resume)
         changed = [key for key in RESUME_KEYS if key in before and before[key] != params[key]]
         if changed:
-            raise BadInput(f"--resume {opts.resume}: session {session['id']} was run with different "
-                           f"{', '.join(changed)}; start a new run instead")
+            raise BadInput(
+                f"--resume {opts.resume}: session {session['id']} was run with different "
+                f"{', '.join(changed)}; start a new run instead"
+            )
         resume_session(db, session["id"])  # BadInput while another process still runs it
         return session["id"]
-    return create_session(db, "eval", corpus=session_corpus(opts.corpus),
-                          questions_path=str(Path(opts.questions).resolve()), testset_sha256=testset.sha256, embedder=embedder,
-                          llm=judge.spec if judge else "heuristic", system=redact_text(opts.system), params=params,
-                          name=opts.name)
+    return create_session(
+        db,
+        "eval",
+        corpus=session_corpus(opts.corpus),
+        questions_path=str(Path(opts.questions).resolve()),
+        testset_sha256=testset.sha256,
+        embedder=embedder,
+        llm=judge.spec if judge else "heuristic",
+        system=redact_text(opts.system),
+        params=params,
+        name=opts.name,
+    )

@@ -36,11 +36,18 @@ def eval_retrievals(db: sqlite_utils.Database, ref: str) -> EvalRetrievals:
     sid = session["id"]
     report = load_eval_report(db, sid)
     if "k" not in report:
-        raise BadInput(f"--eval-session {ref}: session {sid} never finished (no report); resume it with "
-                       f"`ragcov eval --resume {sid}` first")
+        raise BadInput(
+            f"--eval-session {ref}: session {sid} never finished (no report); resume it with "
+            f"`ragcov eval --resume {sid}` first"
+        )
     k = report["k"]
-    retrieved = [[c["id"] for c in q["retrieved"][:k] if isinstance(c.get("id"), str)]
-                 for q in report.get("questions", []) if q["status"] == "done"]
+    retrieved = [
+        [c["id"] for c in q["retrieved"][:k] if isinstance(c.get("id"), str)]
+        for q in report.get("questions", [])
+        if q["status"] == "done"
+    ]
     if not any(retrieved):
-        raise BadInput(f"--eval-session {ref}: no question of session {sid} retrieved a context, so nothing is exercised")
+        raise BadInput(
+            f"--eval-session {ref}: no question of session {sid} retrieved a context, so nothing is exercised"
+        )
     return EvalRetrievals(sid, report.get("system", ""), k, [r for r in retrieved if r], report.get("probes"))

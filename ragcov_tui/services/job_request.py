@@ -56,7 +56,9 @@ def form_options(request: JobRequest, label: Callable[[str], str]) -> AnalyzeOpt
     if request.kind == "analysis":
         engine = {field.name for field in dataclasses.fields(CoverageParams)}
         fixed["extra"] = {k: v for k, v in base.items() if k in engine and k not in SPECS}
-        return options_from("analyze", resolve("analyze", [form, rerun, *load_config().sources("analyze")[1:]]), **fixed)
+        return options_from(
+            "analyze", resolve("analyze", [form, rerun, *load_config().sources("analyze")[1:]]), **fixed
+        )
     fixed["system"] = f.get("system") or FORM_SYSTEM
     fixed["resume"] = request.resume
     fixed |= {k: v for k, v in base.items() if k not in SPECS}

@@ -20,17 +20,39 @@ from ragcov_tui.shared.progress import Progress
 from ragcov_tui.store.lint_contract import LintSection
 
 
-def run_lint(opts: AnalyzeOptions, db: sqlite_utils.Database, progress: Progress | None = None,
-             warn: Callable[[str], None] | None = None) -> LintSection:
+def run_lint(
+    opts: AnalyzeOptions,
+    db: sqlite_utils.Database,
+    progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> LintSection:
     """``ragcov lint``: the lint section of ``opts`` (an ``AnalyzeOptions``); no session is stored."""
     params = opts.coverage_params()
     opts, testset, loaded = load_inputs(opts, progress, warn)
     embedder = make_embedder(opts.embedder, db=None if opts.no_cache else db, concurrency=opts.concurrency)
     chunk_vecs = chunk_vectors(embedder, loaded.chunks, loaded.store, None, progress)
-    question_vecs = embed_items(embedder, [q.text for q in testset.questions], [q.vector for q in testset.questions],
-                                what=Path(opts.questions).name, progress=progress, labels=[q.id for q in testset.questions])
+    question_vecs = embed_items(
+        embedder,
+        [q.text for q in testset.questions],
+        [q.vector for q in testset.questions],
+        what=Path(opts.questions).name,
+        progress=progress,
+        labels=[q.id for q in testset.questions],
+    )
     ids = [q.id for q in testset.questions]
     pairs = [(ids[a], ids[b], d) for a, b, d in near_duplicate_pairs(question_vecs, params.redundancy_threshold)]
-    section, _ = lint_section(db, None, opts.baseline, testset, loaded.documents, loaded.chunks, loaded.chunks,
-                              chunk_vecs, question_vecs, embedder, pairs, progress)
+    section, _ = lint_section(
+        db,
+        None,
+        opts.baseline,
+        testset,
+        loaded.documents,
+        loaded.chunks,
+        loaded.chunks,
+        chunk_vecs,
+        question_vecs,
+        embedder,
+        pairs,
+        progress,
+    )
     return section

@@ -41,8 +41,10 @@ def check_probes(probes: int, system: str, chunks: Sequence[Chunk]) -> None:
     """BadInput before any work when probes cannot be asked: a records file answers only the
     questions it holds, and probes are written from the corpus's chunks."""
     if probes and system.startswith("records:"):
-        raise BadInput(f"--probes {probes}: a records: file answers only its own questions; probes need a system that "
-                       "answers new ones (python:, http:, builtin:, a vector store)")
+        raise BadInput(
+            f"--probes {probes}: a records: file answers only its own questions; probes need a system that "
+            "answers new ones (python:, http:, builtin:, a vector store)"
+        )
     if probes and not chunks:
         raise BadInput(f"--probes {probes}: needs the corpus (--corpus) to write the probes from")
 
@@ -57,7 +59,7 @@ def probe_question(chunk: Chunk) -> Candidate | None:
     best = found[0]
     head, tail = PASSAGE_WRAP
     if best.form == "passage" and best.text.startswith(head) and best.text.endswith(tail):
-        return Candidate(best.text[len(head):-len(tail)], best.chunk_id, best.form)
+        return Candidate(best.text[len(head) : -len(tail)], best.chunk_id, best.form)
     return best
 
 
@@ -70,9 +72,18 @@ def llm_probe_question(llm: ChatModel, chunk: Chunk) -> Candidate | None:
     return Candidate(written.questions[0]["text"], chunk.id, "llm")
 
 
-def run_probes(system: System, chunks: Sequence[Chunk], retrieved: Sequence[Sequence[str]], *, n: int, k: int,
-               seed: int, concurrency: int, llm: ChatModel | None = None,
-               progress: Progress | None = None) -> ProbeReport:
+def run_probes(
+    system: System,
+    chunks: Sequence[Chunk],
+    retrieved: Sequence[Sequence[str]],
+    *,
+    n: int,
+    k: int,
+    seed: int,
+    concurrency: int,
+    llm: ChatModel | None = None,
+    progress: Progress | None = None,
+) -> ProbeReport:
     """Ask about ``n`` sampled unexercised chunks (module doc); ``retrieved``: each test question's
     retrieved ids, best first; ``llm``: the model that writes the questions (offline when None, and
     for a chunk whose LLM reply is unusable)."""
@@ -92,10 +103,22 @@ def run_probes(system: System, chunks: Sequence[Chunk], retrieved: Sequence[Sequ
     outcomes = run_bounded(ask, picked, concurrency=concurrency, progress=progress, stage=STAGE)
     asked = [(chunk, o.value) for chunk, o in zip(picked, outcomes, strict=True) if o.ok and o.value and o.value[0]]
     found = [chunk.id for chunk, (_, hit) in asked if hit]
-    missed: list[ProbeAsked] = [{"chunk_id": chunk.id, "question": q.text, "form": q.form}
-                                for chunk, (q, hit) in asked if q is not None and not hit]
+    missed: list[ProbeAsked] = [
+        {"chunk_id": chunk.id, "question": q.text, "form": q.form}
+        for chunk, (q, hit) in asked
+        if q is not None and not hit
+    ]
     errors = sum(not o.ok for o in outcomes)
-    return {"requested": n, "unexercised": len(unexercised), "seed": seed, "k": k,
-            "writer": f"llm:{llm.spec}" if llm is not None else "offline", "asked": len(asked),
-            "found": len(found), "unwritable": len(picked) - len(asked) - errors, "errors": errors,
-            "found_ids": found, "unretrievable": missed}
+    return {
+        "requested": n,
+        "unexercised": len(unexercised),
+        "seed": seed,
+        "k": k,
+        "writer": f"llm:{llm.spec}" if llm is not None else "offline",
+        "asked": len(asked),
+        "found": len(found),
+        "unwritable": len(picked) - len(asked) - errors,
+        "errors": errors,
+        "found_ids": found,
+        "unretrievable": missed,
+    }

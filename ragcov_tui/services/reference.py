@@ -41,6 +41,7 @@ class Reference:
 
 CHUNK_OF = re.compile(r"(.*)#\d+-[0-9a-f]{8}")  # corpus.chunking.chunk_id: the source is the group
 
+
 def _stamp(paths: list[str]) -> tuple[tuple[int, int], ...]:
     """``(mtime_ns, size)`` of each path that exists (a changed file reads anew)."""
     out = []
@@ -66,7 +67,12 @@ def question_reference(session: SessionRow | None, question_id: Any) -> Referenc
     path, params = session["questions_path"], session["params"] or {}
     split = str(params.get("split") or DEFAULT_SPLIT)
     qrels = params.get("qrels") or None
-    watched = [path, str(Path(path) / QUERIES_FILE), str(Path(path) / QRELS_DIR / f"{split}.tsv"), *([qrels] if qrels else [])]
+    watched = [
+        path,
+        str(Path(path) / QUERIES_FILE),
+        str(Path(path) / QRELS_DIR / f"{split}.tsv"),
+        *([qrels] if qrels else []),
+    ]
     try:
         question = _read(path, split, qrels, _stamp(watched)).by_id(str(question_id))
     except (OSError, BadInput) as exc:

@@ -66,8 +66,12 @@ class ReferenceSummary:
     usage: JsonObject = field(default_factory=dict)
 
 
-def write_references(opts: ReferenceOptions, db: sqlite_utils.Database, progress: Progress | None = None,
-                     warn: Callable[[str], None] | None = None) -> ReferenceSummary:
+def write_references(
+    opts: ReferenceOptions,
+    db: sqlite_utils.Database,
+    progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> ReferenceSummary:
     """Write the reference answers of ``opts.questions`` to ``opts.out`` (see the module docstring)."""
     folder = Path(opts.questions)
     if not is_ir_folder(folder):
@@ -95,18 +99,31 @@ def write_references(opts: ReferenceOptions, db: sqlite_utils.Database, progress
     failed = [(q, o.error) for q, o in zip(testset.questions, outcomes, strict=True) if not o.ok]
     if failed:
         q, error = failed[0]
-        raise ProviderError(f"{llm.spec} failed on {len(failed)} of {len(outcomes)} queries (first: {q.id}: {error}); "
-                            "nothing written — run again (finished answers are cached)")
+        raise ProviderError(
+            f"{llm.spec} failed on {len(failed)} of {len(outcomes)} queries (first: {q.id}: {error}); "
+            "nothing written — run again (finished answers are cached)"
+        )
     rows, without = [], []
     for q, o in zip(testset.questions, outcomes, strict=True):
         text, passages = o.value or (None, [])
         if text is None:
             without.append(q.id)
             continue
-        rows.append({"id": q.id, "question": q.text, "ground_truth": text, "relevant_doc_ids": q.gold,
-                     GENERATED_FIELD: {"llm": llm.spec, "documents": [p.document for p in passages],
-                                       "cut": [p.document for p in passages if p.cut], "source": str(folder),
-                                       "split": opts.split}})
+        rows.append(
+            {
+                "id": q.id,
+                "question": q.text,
+                "ground_truth": text,
+                "relevant_doc_ids": q.gold,
+                GENERATED_FIELD: {
+                    "llm": llm.spec,
+                    "documents": [p.document for p in passages],
+                    "cut": [p.document for p in passages if p.cut],
+                    "source": str(folder),
+                    "split": opts.split,
+                },
+            }
+        )
     if not rows:
         raise BadInput(f"{folder}: no query got a reference answer (none of their relevant documents answered it)")
     _write_jsonl(out, rows)

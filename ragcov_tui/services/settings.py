@@ -53,11 +53,14 @@ def env_source(environ: Mapping[str, str]) -> Source:
     return Source(given, lambda key: f"${ENV_VARS[key]}", True)
 
 
-def toml_sources(sections: Mapping[str, Mapping[str, Any]], values: Mapping[str, Any], path: str,
-                 command: str) -> list[Source]:
+def toml_sources(
+    sections: Mapping[str, Mapping[str, Any]], values: Mapping[str, Any], path: str, command: str
+) -> list[Source]:
     """The ``[command]`` table, then the top level, of a ``ragcov.toml`` read from ``path``."""
-    return [Source(dict(sections.get(command, {})), lambda key: f"{path} [{command}] {key}", False),
-            Source(dict(values), lambda key: f"{path} {key}", False)]
+    return [
+        Source(dict(sections.get(command, {})), lambda key: f"{path} [{command}] {key}", False),
+        Source(dict(values), lambda key: f"{path} {key}", False),
+    ]
 
 
 @dataclass
@@ -95,10 +98,12 @@ def options_from(command: Literal["eval"], resolved: Resolved, /, **fixed: Any) 
 @overload
 def options_from(command: Literal["references"], resolved: Resolved, /, **fixed: Any) -> ReferenceOptions: ...
 @overload
-def options_from(command: OptionsCommand, resolved: Resolved, /,
-                 **fixed: Any) -> AnalyzeOptions | EvalOptions | ReferenceOptions: ...
-def options_from(command: OptionsCommand, resolved: Resolved, /,
-                 **fixed: Any) -> AnalyzeOptions | EvalOptions | ReferenceOptions:
+def options_from(
+    command: OptionsCommand, resolved: Resolved, /, **fixed: Any
+) -> AnalyzeOptions | EvalOptions | ReferenceOptions: ...
+def options_from(
+    command: OptionsCommand, resolved: Resolved, /, **fixed: Any
+) -> AnalyzeOptions | EvalOptions | ReferenceOptions:
     """``AnalyzeOptions`` (``analyze`` / ``lint``), ``EvalOptions`` (``eval``) or ``ReferenceOptions``
     (``references``) from settings resolved once; ``fixed`` gives the fields no setting covers
     (corpus, questions, system, name…). Fields left unset keep the dataclass's default, which is
@@ -111,19 +116,23 @@ def options_from(command: OptionsCommand, resolved: Resolved, /,
     cls: type[AnalyzeOptions] | type[EvalOptions] | type[ReferenceOptions]
     if command in ("analyze", "lint"):
         from ragcov_tui.services.analysis_job import AnalyzeOptions
+
         cls = AnalyzeOptions
     elif command == "eval":
         from ragcov_tui.services.eval_job import EvalOptions
+
         cls = EvalOptions
     else:
         from ragcov_tui.services.references_job import ReferenceOptions
+
         cls = ReferenceOptions
     fields = {f.name: f for f in dataclasses.fields(cls)}
     values = {k: v for k, v in resolved.values.items() if k in fields}
     if "chunk_size" in fields:
         size, overlap = (values.get(k, fields[k].default) for k in ("chunk_size", "chunk_overlap"))
-        validate_chunking(size, overlap, resolved.origin.get("chunk_size", "the default chunk size"),
-                          resolved.where("chunk_overlap"))
+        validate_chunking(
+            size, overlap, resolved.origin.get("chunk_size", "the default chunk size"), resolved.where("chunk_overlap")
+        )
     if command == "eval":  # the judge defaults to the system's LLM, the paraphraser to the judge
         values.setdefault("judge_llm", values.get("llm"))
         values.setdefault("paraphrase_llm", values["judge_llm"])
@@ -149,6 +158,8 @@ def unknown_keys(sections: Mapping[str, Mapping[str, Any]], values: Mapping[str,
             if key not in SPECS:
                 warnings.append(f"{path} [{section}]: unknown key '{key}' ignored")
             elif section not in SPECS[key].commands:
-                warnings.append(f"{path} [{section}]: '{key}' is not an option of {section} (only of "
-                                f"{', '.join(SPECS[key].commands)}); ignored")
+                warnings.append(
+                    f"{path} [{section}]: '{key}' is not an option of {section} (only of "
+                    f"{', '.join(SPECS[key].commands)}); ignored"
+                )
     return warnings

@@ -30,14 +30,18 @@ def allocate(sizes: Sequence[int], total: int) -> list[int]:
     return places
 
 
-def stratified_sample(texts: Sequence[str], size: int, embed: Callable[[list[str]], np.ndarray], seed: int
-                      ) -> tuple[np.ndarray, int]:
+def stratified_sample(
+    texts: Sequence[str], size: int, embed: Callable[[list[str]], np.ndarray], seed: int
+) -> tuple[np.ndarray, int]:
     """Sorted row numbers of the sample (module doc) and the number of clusters it is stratified by."""
     vectors = as_unit_matrix(embed(list(texts)), "question", len(texts))
     labels = cluster_chunks(vectors, None, seed=seed).labels
     clusters = sorted(set(labels.tolist()))
     members = [np.flatnonzero(labels == c) for c in clusters]
     rng = np.random.default_rng(seed)
-    picked = [rng.choice(rows, places, replace=False)
-              for rows, places in zip(members, allocate([len(m) for m in members], size), strict=True) if places]
+    picked = [
+        rng.choice(rows, places, replace=False)
+        for rows, places in zip(members, allocate([len(m) for m in members], size), strict=True)
+        if places
+    ]
     return np.sort(np.concatenate(picked)), len(clusters)

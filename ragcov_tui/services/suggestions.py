@@ -48,8 +48,14 @@ def _taken_keys(db: sqlite_utils.Database, sid: str, cluster: int, path: str) ->
     return taken
 
 
-def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: list[str], origin: str,
-                    sources: list[tuple[str, str]] | None = None) -> list[int]:
+def add_suggestions(
+    db: sqlite_utils.Database,
+    sid: str,
+    cluster: int,
+    texts: list[str],
+    origin: str,
+    sources: list[tuple[str, str]] | None = None,
+) -> list[int]:
     """Store new suggestions for a gap, skipping blanks and texts already taken (see ``_taken_keys``);
     ``sources[i]`` is text ``i``'s (chunk id, form) when known (NULL otherwise)."""
     seen = _taken_keys(db, sid, cluster, testset_path(db, sid))
@@ -64,8 +70,9 @@ def add_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, texts: li
     return ids
 
 
-def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3,
-                           passages: int = 40) -> list[int]:
+def suggest_more_heuristic(
+    db: sqlite_utils.Database, sid: str, cluster: int, *, n: int = 3, passages: int = 40
+) -> list[int]:
     """``n`` more offline suggestions for a gap; returns the ids stored (origin ``heuristic``).
 
     The coverage engine's own heuristic (:func:`ragcov_tui.coverage.suggest_offline.offline_suggestions`:
@@ -84,10 +91,12 @@ def suggest_more_heuristic(db: sqlite_utils.Database, sid: str, cluster: int, *,
     taken = _taken_keys(db, sid, cluster, testset_path(db, sid))
     known = frozenset(w for _, text in chunks for w in words(text))
     question_vecs, embed = paraphrase_check(db, sid)
-    found, _ = offline_suggestions(chunks, n, existing=sorted(taken), known=known, question_vecs=question_vecs,
-                                   embed=embed)
-    return add_suggestions(db, sid, cluster, [c.text for c in found], HEURISTIC_ORIGIN,
-                           [(c.chunk_id, c.form) for c in found])
+    found, _ = offline_suggestions(
+        chunks, n, existing=sorted(taken), known=known, question_vecs=question_vecs, embed=embed
+    )
+    return add_suggestions(
+        db, sid, cluster, [c.text for c in found], HEURISTIC_ORIGIN, [(c.chunk_id, c.form) for c in found]
+    )
 
 
 def paraphrase_check(db: sqlite_utils.Database, sid: str) -> tuple[np.ndarray | None, Embed | None]:
@@ -120,8 +129,9 @@ def more_suggestions(db: sqlite_utils.Database, sid: str, cluster: int, *, n: in
     return suggest_more(db, sid, cluster, llm, n=n), f"llm:{llm.spec}"
 
 
-def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatModel, *, n: int = 3,
-                 passages: int = 6) -> list[int]:
+def suggest_more(
+    db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatModel, *, n: int = 3, passages: int = 6
+) -> list[int]:
     """Ask ``llm`` for ``n`` more questions for a gap cluster (from its least-covered chunks); store the new ones.
 
     Returns the ids of the suggestions added (rejected and duplicate texts are skipped).
@@ -129,8 +139,9 @@ def suggest_more(db: sqlite_utils.Database, sid: str, cluster: int, llm: ChatMod
     """
     from ragcov_tui.store.queries import analysis_report, cluster_chunk_page
 
-    themes: list[str] = next((g.get("themes", []) for g in analysis_report(db, sid).get("gaps", [])
-                              if g["cluster"] == cluster), [])
+    themes: list[str] = next(
+        (g.get("themes", []) for g in analysis_report(db, sid).get("gaps", []) if g["cluster"] == cluster), []
+    )
     chunks = cluster_chunk_page(db, sid, cluster, limit=passages).rows
     asked = GapQuestions(themes, [(c.chunk_id, c.text) for c in chunks], gap_suggestion_texts(db, sid, cluster), n)
     reply = MORE_QUESTIONS.ask(llm, asked)

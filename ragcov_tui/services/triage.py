@@ -47,12 +47,14 @@ Args = ParamSpec("Args")
 def _again_if_raced(action: Callable[Args, Decision]) -> Callable[Args, Decision]:
     """Run a write once more when the file changed between its read and its replace
     (``FileChangedError``, nothing written): the second run re-reads and plans on the new bytes."""
+
     @functools.wraps(action)
     def run(*args: Args.args, **kwargs: Args.kwargs) -> Decision:
         try:
             return action(*args, **kwargs)
         except FileChangedError:
             return action(*args, **kwargs)
+
     return run
 
 
@@ -71,8 +73,9 @@ def _suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> dict
 
 
 @_again_if_raced
-def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None,
-                      keep_backups: int | None = None) -> Decision:
+def accept_suggestion(
+    db: sqlite_utils.Database, sid: str, suggestion_id: int, *, text: str | None = None, keep_backups: int | None = None
+) -> Decision:
     """Append the suggestion (or ``text``, its edited form: action ``edit``) to the test file as a new row.
 
     The provenance is ``{source, cluster, session}``, plus ``edited: true`` for an edited form;
@@ -86,15 +89,32 @@ def accept_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int, *
         text = None
     loaded = writeback.load(db, sid)
     final = suggestion["text"] if text is None else text
-    provenance = {"source": f"ragcov:{suggestion['origin']}", "cluster": suggestion["cluster"], "session": sid,
-                  **({} if text is None else {"edited": True})}
+    provenance = {
+        "source": f"ragcov:{suggestion['origin']}",
+        "cluster": suggestion["cluster"],
+        "session": sid,
+        **({} if text is None else {"edited": True}),
+    }
     edit = writer.plan_append(loaded.snap, final, provenance)
-    payload = {"text": final, "question_id": edit.question_id, "provenance": provenance,
-               **({"chunk_id": suggestion["chunk_id"]} if suggestion.get("chunk_id") else {})}
+    payload = {
+        "text": final,
+        "question_id": edit.question_id,
+        "provenance": provenance,
+        **({"chunk_id": suggestion["chunk_id"]} if suggestion.get("chunk_id") else {}),
+    }
     if text is not None:
         payload["original"] = suggestion["text"]
-    return writeback.write(db, sid, loaded.path, edit, kind="suggestion", target=str(suggestion_id),
-                           action="accept" if text is None else "edit", payload=payload, keep_backups=keep_backups)
+    return writeback.write(
+        db,
+        sid,
+        loaded.path,
+        edit,
+        kind="suggestion",
+        target=str(suggestion_id),
+        action="accept" if text is None else "edit",
+        payload=payload,
+        keep_backups=keep_backups,
+    )
 
 
 def reject_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -> Decision:
@@ -104,19 +124,28 @@ def reject_suggestion(db: sqlite_utils.Database, sid: str, suggestion_id: int) -
     log.remember_rejected(db, path, writer.text_key(suggestion["text"]))
     with db.conn:
         set_suggestion_status(db, suggestion_id, "rejected", None)
-    return log.record_decision(db, session_id=sid, kind="suggestion", target=str(suggestion_id), action="reject",
-                               payload={"text": suggestion["text"]}, testset_path=path)
+    return log.record_decision(
+        db,
+        session_id=sid,
+        kind="suggestion",
+        target=str(suggestion_id),
+        action="reject",
+        payload={"text": suggestion["text"]},
+        testset_path=path,
+    )
 
 
 def keep_question(db: sqlite_utils.Database, sid: str, question_id: str) -> Decision:
     """Mark a flagged question as intended (no file change)."""
-    return log.record_decision(db, session_id=sid, kind="question", target=question_id, action="keep",
-                               testset_path=testset_path(db, sid))
+    return log.record_decision(
+        db, session_id=sid, kind="question", target=question_id, action="keep", testset_path=testset_path(db, sid)
+    )
 
 
 @_again_if_raced
-def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, force: bool = False,
-                  keep_backups: int | None = None) -> Decision:
+def drop_question(
+    db: sqlite_utils.Database, sid: str, question_id: str, *, force: bool = False, keep_backups: int | None = None
+) -> Decision:
     """Remove the question's row from the test file; returns the decision.
 
     The row is found in the file as it is now: by id, or for a file without ids by the content the
@@ -128,10 +157,26 @@ def drop_question(db: sqlite_utils.Database, sid: str, question_id: str, *, forc
     loaded = writeback.load(db, sid)
     index = _current_row(db, sid, loaded.snap, question_id, force)
     if index is None:
-        return log.record_decision(db, session_id=sid, kind="question", target=question_id, action="drop",
-                                   testset_path=loaded.path, payload={"absent": True})
-    return writeback.write(db, sid, loaded.path, writer.plan_drop(loaded.snap, index), kind="question",
-                           target=question_id, action="drop", payload={}, keep_backups=keep_backups)
+        return log.record_decision(
+            db,
+            session_id=sid,
+            kind="question",
+            target=question_id,
+            action="drop",
+            testset_path=loaded.path,
+            payload={"absent": True},
+        )
+    return writeback.write(
+        db,
+        sid,
+        loaded.path,
+        writer.plan_drop(loaded.snap, index),
+        kind="question",
+        target=question_id,
+        action="drop",
+        payload={},
+        keep_backups=keep_backups,
+    )
 
 
 def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_id: str, force: bool) -> int | None:
@@ -146,11 +191,15 @@ def _current_row(db: sqlite_utils.Database, sid: str, snap: Snapshot, question_i
     if force:
         return index
     if index is None:
-        raise ConflictError(f"{question_id} is no longer in {snap.file.name} (removed or edited on disk); "
-                            "nothing was written", question=f"Record {question_id} as dropped, leaving the file as it is?")
+        raise ConflictError(
+            f"{question_id} is no longer in {snap.file.name} (removed or edited on disk); nothing was written",
+            question=f"Record {question_id} as dropped, leaving the file as it is?",
+        )
     if rows[index].value != seen:
-        raise ConflictError(f"{question_id} was edited in {snap.file.name} since the analysis read it; nothing was "
-                            "written", question=f"Drop the edited row {question_id} anyway?")
+        raise ConflictError(
+            f"{question_id} was edited in {snap.file.name} since the analysis read it; nothing was written",
+            question=f"Drop the edited row {question_id} anyway?",
+        )
     return index
 
 
@@ -165,18 +214,39 @@ def undo_last(db: sqlite_utils.Database, sid: str, *, force: bool = False, keep_
     last = log.last_undoable(db, sid)
     if last is None:
         raise BadInput("nothing to undo in this session")
-    payload = {"undid": last.id, "action": last.action, **({"text": last.payload["text"]} if "text" in last.payload else {})}
+    payload = {
+        "undid": last.id,
+        "action": last.action,
+        **({"text": last.payload["text"]} if "text" in last.payload else {}),
+    }
     edit = _inverse(db, sid, last, force) if last.wrote_file else None
     if edit is None:
-        decision = log.record_decision(db, session_id=sid, kind=last.kind, target=last.target, action="undo",
-                                       payload=payload, testset_path=last.testset_path)
+        decision = log.record_decision(
+            db,
+            session_id=sid,
+            kind=last.kind,
+            target=last.target,
+            action="undo",
+            payload=payload,
+            testset_path=last.testset_path,
+        )
         writeback.apply_effects(db, decision)
         return decision
     change = last.payload.get("change") or {}
     inverse = {"effect": "remove" if change.get("effect") == "insert" else "insert", "row": change.get("row")}
     assert last.testset_path
-    return writeback.write(db, sid, last.testset_path, edit, kind=last.kind, target=last.target, action="undo",
-                           payload=payload, change=inverse if change else {}, keep_backups=keep_backups)
+    return writeback.write(
+        db,
+        sid,
+        last.testset_path,
+        edit,
+        kind=last.kind,
+        target=last.target,
+        action="undo",
+        payload=payload,
+        change=inverse if change else {},
+        keep_backups=keep_backups,
+    )
 
 
 def _inverse(db: sqlite_utils.Database, sid: str, last: Decision, force: bool) -> Edit | None:
@@ -197,5 +267,7 @@ def _inverse(db: sqlite_utils.Database, sid: str, last: Decision, force: bool) -
     except ConflictError as exc:
         if force:
             return None
-        raise ConflictError(f"cannot undo {what} cleanly: {exc}; the file was kept as it is",
-                            question="Forget this decision, leaving the file as it is?") from None
+        raise ConflictError(
+            f"cannot undo {what} cleanly: {exc}; the file was kept as it is",
+            question="Forget this decision, leaving the file as it is?",
+        ) from None

@@ -121,17 +121,39 @@ def _analysed_rows(db: sqlite_utils.Database, sid: str) -> list[RowPrint] | None
     return [row_print(raw) for raw in raws if raw is not None]
 
 
-def write(db: sqlite_utils.Database, sid: str, path: str, edit: Edit, *, kind: str, target: str, action: str,
-          payload: JsonObject, change: JsonObject | None = None, keep_backups: int | None = None) -> Decision:
+def write(
+    db: sqlite_utils.Database,
+    sid: str,
+    path: str,
+    edit: Edit,
+    *,
+    kind: str,
+    target: str,
+    action: str,
+    payload: JsonObject,
+    change: JsonObject | None = None,
+    keep_backups: int | None = None,
+) -> Decision:
     """Write ``edit`` with its decision recorded ahead (``change`` defaults to ``edit.change``);
     ``keep_backups``: backups of the file kept (None: ``$RAGCOV_KEEP_BACKUPS`` or the default)."""
     pending: list[int] = []
 
     def record(backup: Path) -> None:
-        pending.append(log.record_decision(
-            db, session_id=sid, kind=kind, target=target, action=action, testset_path=path, state="pending",
-            payload={**payload, "change": edit.change if change is None else change},
-            sha_before=edit.sha_before, sha_after=edit.sha_after, backup_path=str(backup)).id)
+        pending.append(
+            log.record_decision(
+                db,
+                session_id=sid,
+                kind=kind,
+                target=target,
+                action=action,
+                testset_path=path,
+                state="pending",
+                payload={**payload, "change": edit.change if change is None else change},
+                sha_before=edit.sha_before,
+                sha_after=edit.sha_after,
+                backup_path=str(backup),
+            ).id
+        )
 
     try:
         result = writer.commit(edit, before_replace=record, keep=keep_backups)

@@ -95,8 +95,9 @@ class DaemonPool:
 
     def __init__(self, workers: int) -> None:
         self._jobs: queue.SimpleQueue[tuple[Future, Callable[[Any], Any], Any] | None] = queue.SimpleQueue()
-        self._workers = [threading.Thread(target=self._work, name=f"ragcov-worker-{i}", daemon=True)
-                         for i in range(workers)]
+        self._workers = [
+            threading.Thread(target=self._work, name=f"ragcov-worker-{i}", daemon=True) for i in range(workers)
+        ]
         for thread in self._workers:
             thread.start()
 

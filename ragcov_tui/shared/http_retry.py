@@ -63,7 +63,7 @@ class RetryPolicy:
         """Seconds to wait before retry number ``retry_index`` (0-based)."""
         if retry_after is not None:
             return max(0.0, min(self.max_delay, retry_after))
-        backoff = min(self.max_delay, self.base_delay * (2 ** retry_index))
+        backoff = min(self.max_delay, self.base_delay * (2**retry_index))
         return backoff * random.uniform(0.5, 1.5)
 
 
@@ -138,13 +138,23 @@ class RequestTally:
 
     def counts(self) -> dict[str, int]:
         with self._lock:
-            return {"requests": self.requests, "retried": self.retried, "failed": self.failed,
-                    "abandoned": self.abandoned}
+            return {
+                "requests": self.requests,
+                "retried": self.retried,
+                "failed": self.failed,
+                "abandoned": self.abandoned,
+            }
 
 
-def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], Failure | None],
-                    policy: RetryPolicy, what: str, sleep: Callable[[float], None] = time.sleep,
-                    on_attempt: Callable[[str], None] | None = None) -> T:
+def call_with_retry(
+    fn: Callable[[], T],
+    *,
+    classify: Callable[[BaseException], Failure | None],
+    policy: RetryPolicy,
+    what: str,
+    sleep: Callable[[float], None] = time.sleep,
+    on_attempt: Callable[[str], None] | None = None,
+) -> T:
     """Call ``fn`` until it succeeds, a failure is not retryable, or attempts run out.
 
     ``classify`` returns ``None`` for exceptions that are not provider failures (programming
@@ -168,8 +178,7 @@ def call_with_retry(fn: Callable[[], T], *, classify: Callable[[BaseException], 
             if attempt + 1 >= policy.attempts:
                 error = Unreachable if failure.unreachable else ProviderError
                 verb = "unreachable" if failure.unreachable else "failed"
-                raise error(redact_text(f"{what}: {verb} after {policy.attempts} attempts "
-                                        f"({failure.reason})")) from exc
+                raise error(redact_text(f"{what}: {verb} after {policy.attempts} attempts ({failure.reason})")) from exc
             sleep(policy.delay(attempt, failure.retry_after))
             continue
         if on_attempt is not None:
@@ -182,8 +191,9 @@ def root_cause_message(exc: BaseException) -> str:
     """The innermost cause's message without an ``[Errno N]`` prefix, e.g. ``Connection refused``."""
     inner = exc
     seen = {id(inner)}
-    while (nxt := inner.__cause__ or (None if inner.__suppress_context__ else inner.__context__)) is not None \
-            and id(nxt) not in seen:  # ``raise … from None`` hides the context: json's StopIteration(0)
+    while (nxt := inner.__cause__ or (None if inner.__suppress_context__ else inner.__context__)) is not None and id(
+        nxt
+    ) not in seen:  # ``raise … from None`` hides the context: json's StopIteration(0)
         seen.add(id(nxt))
         inner = nxt
     if isinstance(inner, OSError) and inner.strerror:

@@ -84,10 +84,12 @@ def parse_json(text: str) -> Any:
         literal, field = str(exc), _non_finite_field(text)
         if literal in ("NaN", "Infinity", "-Infinity"):
             found = next((m for m in _CONSTANTS.finditer(text) if m.group(1)), None)
-            raise _fail(text, f"{literal} is not valid JSON (numbers must be finite){field}",
-                        found.start() if found else 0) from None
-        raise _fail(text, f"number {literal[:30]} is too large (not a finite number){field}",
-                    text.find(literal)) from None
+            raise _fail(
+                text, f"{literal} is not valid JSON (numbers must be finite){field}", found.start() if found else 0
+            ) from None
+        raise _fail(
+            text, f"number {literal[:30]} is too large (not a finite number){field}", text.find(literal)
+        ) from None
     except RecursionError:
         raise InvalidJson(f"nested deeper than {MAX_DEPTH} levels", 1, 1) from None
     except ValueError:  # int() refusing a literal of more than 4300 digits
@@ -168,10 +170,13 @@ def _check_surrogates(text: str, value: Any) -> None:
             stack.extend(item.values())
     else:
         return
-    lone = next((m for m in _SURROGATE.finditer(text) if _is_escape(text, m.start()) and not _paired(text, m.start())),
-                None)
+    lone = next(
+        (m for m in _SURROGATE.finditer(text) if _is_escape(text, m.start()) and not _paired(text, m.start())), None
+    )
     escape = lone.group() if lone else "\\uD800-\\uDFFF"
-    raise _fail(text, f"{escape} escape without its surrogate pair (not valid Unicode text)", lone.start() if lone else 0)
+    raise _fail(
+        text, f"{escape} escape without its surrogate pair (not valid Unicode text)", lone.start() if lone else 0
+    )
 
 
 def _is_escape(text: str, at: int) -> bool:
@@ -191,7 +196,7 @@ def _paired(text: str, at: int) -> bool:
 def quoted(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to about ``limit`` characters (``…`` marks a cut): for messages."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def is_ascii_whole(text: str, max_digits: int = 18) -> bool:

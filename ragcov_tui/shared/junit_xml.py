@@ -33,24 +33,41 @@ class TestCase:
     detail: str = ""
 
 
-def junit_xml(suite: str, cases: Sequence[TestCase], *, properties: Mapping[str, object] | None = None,
-              seconds: float = 0.0, timestamp: dt.datetime | None = None) -> str:
+def junit_xml(
+    suite: str,
+    cases: Sequence[TestCase],
+    *,
+    properties: Mapping[str, object] | None = None,
+    seconds: float = 0.0,
+    timestamp: dt.datetime | None = None,
+) -> str:
     """The JUnit XML document of one test suite named ``suite`` (see the module docstring)."""
     when = (timestamp or dt.datetime.now(dt.UTC)).replace(microsecond=0, tzinfo=None)
-    root = ET.Element("testsuite", {
-        "name": visible_line(suite), "timestamp": when.isoformat(), "hostname": socket.gethostname() or "localhost",
-        "tests": str(len(cases)), "failures": str(sum(1 for c in cases if c.failure is not None)), "errors": "0",
-        "skipped": "0", "time": f"{max(seconds, 0.0):.3f}"})
+    root = ET.Element(
+        "testsuite",
+        {
+            "name": visible_line(suite),
+            "timestamp": when.isoformat(),
+            "hostname": socket.gethostname() or "localhost",
+            "tests": str(len(cases)),
+            "failures": str(sum(1 for c in cases if c.failure is not None)),
+            "errors": "0",
+            "skipped": "0",
+            "time": f"{max(seconds, 0.0):.3f}",
+        },
+    )
     props = ET.SubElement(root, "properties")
     for name, value in (properties or {}).items():
         if value is not None:
             ET.SubElement(props, "property", {"name": visible_line(name), "value": visible_line(str(value))})
     for case in cases:
-        element = ET.SubElement(root, "testcase", {"name": visible_line(case.name),
-                                                   "classname": visible_line(case.classname), "time": "0"})
+        element = ET.SubElement(
+            root, "testcase", {"name": visible_line(case.name), "classname": visible_line(case.classname), "time": "0"}
+        )
         if case.failure is not None:
-            failure = ET.SubElement(element, "failure", {"message": visible_line(case.failure),
-                                                         "type": visible_line(case.failure_type)})
+            failure = ET.SubElement(
+                element, "failure", {"message": visible_line(case.failure), "type": visible_line(case.failure_type)}
+            )
             failure.text = visible(case.detail or case.failure)
     ET.SubElement(root, "system-out").text = ""
     ET.SubElement(root, "system-err").text = ""

@@ -52,10 +52,11 @@ def redact_text(text: str) -> str:
     """Every URL inside ``text`` redacted with :func:`redact_url`."""
     if "://" not in text:
         return text
+
     def one(match: re.Match[str]) -> str:
         url = match.group(0)
         core = url.rstrip(TRAILING)
-        return redact_url(core) + url[len(core):]
+        return redact_url(core) + url[len(core) :]
 
     return URL.sub(one, text)
 

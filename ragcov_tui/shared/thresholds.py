@@ -56,21 +56,22 @@ def parse_threshold_spec(spec: str, example: str, option: str = "--fail-under") 
     except ValueError:
         raise BadInput(f"{option} {spec!r}: {value.strip()!r} is not a number") from None
     if not math.isfinite(minimum):
-        raise BadInput(f"{option} {spec!r}: the {'minimum' if option == '--fail-under' else 'maximum'} must be a "
-                       "finite number")
+        raise BadInput(
+            f"{option} {spec!r}: the {'minimum' if option == '--fail-under' else 'maximum'} must be a finite number"
+        )
     return name.strip(), minimum
 
 
-def bounded_threshold(spec: str, metric: str, minimum: float, low: float, high: float,
-                      option: str = "--fail-under") -> Threshold:
+def bounded_threshold(
+    spec: str, metric: str, minimum: float, low: float, high: float, option: str = "--fail-under"
+) -> Threshold:
     """``Threshold(metric, minimum)``; BadInput, before any work, when ``minimum`` lies outside
     ``[low, high]``, the values ``metric`` can take: below, the gate always passes; above, it
     always fails, and only after the whole run."""
     if not low <= minimum <= high:
         kind = "minimum" if option == "--fail-under" else "maximum"
         never = "always passes" if (minimum < low) == (kind == "minimum") else "can never be met"
-        raise BadInput(f"{option} {spec!r}: {metric} lies in [{low:g}, {high:g}], so a {kind} of "
-                       f"{minimum:g} {never}")
+        raise BadInput(f"{option} {spec!r}: {metric} lies in [{low:g}, {high:g}], so a {kind} of {minimum:g} {never}")
     return Threshold(metric, minimum)
 
 
@@ -86,5 +87,8 @@ def below_thresholds(means: dict[str, float | None], thresholds: Sequence[Thresh
 
 def above_maxima(values: dict[str, float | None], maxima: Sequence[Threshold]) -> list[AboveMaximum]:
     """The ``--max`` gates (``Threshold.minimum`` holds the maximum) whose metric is above it or undefined."""
-    return [AboveMaximum(t.metric, t.minimum, values.get(t.metric)) for t in maxima
-            if values.get(t.metric) is None or float(values[t.metric] or 0.0) > t.minimum]
+    return [
+        AboveMaximum(t.metric, t.minimum, values.get(t.metric))
+        for t in maxima
+        if values.get(t.metric) is None or float(values[t.metric] or 0.0) > t.minimum
+    ]

@@ -229,6 +229,8 @@ class SampleEstimate(TypedDict):
     basic: list[float] | None
     covered_share: list[float] | None
     clusters: list[SampleCluster]
+
+
 class SpaceCheckEntry(TypedDict):
     """Did ``--embedder`` reproduce the store's vectors (embeddings/space_check.py)? ``checked`` False: skipped."""
 

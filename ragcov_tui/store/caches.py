@@ -22,13 +22,14 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def embedding_rows(db: sqlite_utils.Database, provider: str, model: str,
-                   keys: list[str]) -> list[tuple[str, int, bytes]]:
+def embedding_rows(
+    db: sqlite_utils.Database, provider: str, model: str, keys: list[str]
+) -> list[tuple[str, int, bytes]]:
     """``(text_sha256, dim, vector blob)`` of the cached entries among ``keys`` (absent keys give no
     row), read ``LOOKUP_GROUP`` keys per SELECT."""
     rows: list[tuple[str, int, bytes]] = []
     for start in range(0, len(keys), LOOKUP_GROUP):
-        group = keys[start:start + LOOKUP_GROUP]
+        group = keys[start : start + LOOKUP_GROUP]
         marks = ",".join("?" * len(group))
         with connection_lock(db):
             rows += db.execute(
@@ -39,8 +40,7 @@ def embedding_rows(db: sqlite_utils.Database, provider: str, model: str,
     return rows
 
 
-def put_embeddings(db: sqlite_utils.Database, provider: str, model: str,
-                   entries: list[tuple[str, int, bytes]]) -> None:
+def put_embeddings(db: sqlite_utils.Database, provider: str, model: str, entries: list[tuple[str, int, bytes]]) -> None:
     """Insert (or replace) ``(text_sha256, dim, vector blob)`` entries in one transaction."""
     now = _now()
     with connection_lock(db), db.conn:
@@ -54,8 +54,9 @@ def put_embeddings(db: sqlite_utils.Database, provider: str, model: str,
 def purge_embeddings(db: sqlite_utils.Database, provider: str, model: str, *, keep_dim: int) -> None:
     """Delete the cached vectors of ``(provider, model)`` whose dimension is not ``keep_dim``."""
     with connection_lock(db), db.conn:
-        db.conn.execute("DELETE FROM embedding_cache WHERE provider = ? AND model = ? AND dim != ?",
-                        [provider, model, keep_dim])
+        db.conn.execute(
+            "DELETE FROM embedding_cache WHERE provider = ? AND model = ? AND dim != ?", [provider, model, keep_dim]
+        )
 
 
 def llm_reply(db: sqlite_utils.Database, key: str) -> tuple[str, int | None, int | None] | None:
@@ -67,8 +68,17 @@ def llm_reply(db: sqlite_utils.Database, key: str) -> tuple[str, int | None, int
     return None if row is None else (row[0], row[1], row[2])
 
 
-def put_llm_reply(db: sqlite_utils.Database, key: str, *, provider: str, model: str, request: str, reply: str,
-                  prompt_tokens: int, completion_tokens: int) -> None:
+def put_llm_reply(
+    db: sqlite_utils.Database,
+    key: str,
+    *,
+    provider: str,
+    model: str,
+    request: str,
+    reply: str,
+    prompt_tokens: int,
+    completion_tokens: int,
+) -> None:
     """Insert (or replace) the reply stored under ``key``; ``request`` is its canonical JSON (no secret)."""
     now = _now()
     with connection_lock(db), db.conn:

@@ -25,10 +25,15 @@ from ragcov_tui.store import schema
 DEFAULT_DB = Path(".ragcov") / "ragcov.db"
 DEFAULT_BUSY_TIMEOUT = 30.0
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [schema.create_v1, schema.add_session_owner_v2,
-                                                                  schema.add_decision_states_v3, schema.add_traffic_v4,
-                                                                  schema.add_suggestion_source_v5, schema.add_labels_v6,
-                                                                  schema.add_lint_v7]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+    schema.create_v1,
+    schema.add_session_owner_v2,
+    schema.add_decision_states_v3,
+    schema.add_traffic_v4,
+    schema.add_suggestion_source_v5,
+    schema.add_labels_v6,
+    schema.add_lint_v7,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -88,8 +93,9 @@ def busy_timeout() -> float:
     return value
 
 
-def open_db(path: str | os.PathLike[str] | None = None, *, where: str = "--db",
-            writable: bool = False) -> sqlite_utils.Database:
+def open_db(
+    path: str | os.PathLike[str] | None = None, *, where: str = "--db", writable: bool = False
+) -> sqlite_utils.Database:
     """Open (creating if needed) the session database at ``path`` and bring its schema up to date.
 
     WAL journal, ``synchronous=NORMAL``, foreign keys on, a busy timeout (:func:`busy_timeout`) so
@@ -171,16 +177,20 @@ def _check_writable(p: Path, where: str) -> None:
         raise BadInput(f"{where} {p}: the database is read-only; use a writable file or another --db")
     folder = p.parent
     if not os.access(folder, os.W_OK):
-        raise BadInput(f"{where} {p}: its folder {folder} is read-only (the database keeps its journal "
-                       "there); use a writable folder or another --db")
+        raise BadInput(
+            f"{where} {p}: its folder {folder} is read-only (the database keeps its journal "
+            "there); use a writable folder or another --db"
+        )
 
 
 def db_error(exc: sqlite3.Error, p: Path, where: str = "--db") -> BadInput:
     """A one-line error for a database that cannot be used: locked, read-only, not a database."""
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return BadInput(f"{where} {p}: the database is locked by another process (waited "
-                        f"{busy_timeout():g} s); wait for it to finish, or use another --db")
+        return BadInput(
+            f"{where} {p}: the database is locked by another process (waited "
+            f"{busy_timeout():g} s); wait for it to finish, or use another --db"
+        )
     if "readonly" in text or "read-only" in text or (p.exists() and not os.access(p, os.W_OK)):
         return BadInput(f"{where} {p}: the database is read-only ({text}); use a writable file or another --db")
     if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):

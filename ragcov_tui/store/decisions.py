@@ -55,10 +55,20 @@ class Decision:
 
 def _from_row(row: dict[str, Any]) -> Decision:
     return Decision(
-        id=row["id"], session_id=row["session_id"], kind=row["kind"], target=row["target"], action=row["action"],
-        at=row["at"], user=row["user"], payload=json.loads(row["payload"]) if row["payload"] else {},
-        testset_path=row["testset_path"], sha_before=row["sha_before"], sha_after=row["sha_after"],
-        backup_path=row["backup_path"], undone=bool(row["undone"]), state=row["state"],
+        id=row["id"],
+        session_id=row["session_id"],
+        kind=row["kind"],
+        target=row["target"],
+        action=row["action"],
+        at=row["at"],
+        user=row["user"],
+        payload=json.loads(row["payload"]) if row["payload"] else {},
+        testset_path=row["testset_path"],
+        sha_before=row["sha_before"],
+        sha_after=row["sha_after"],
+        backup_path=row["backup_path"],
+        undone=bool(row["undone"]),
+        state=row["state"],
     )
 
 
@@ -80,11 +90,19 @@ def record_decision(
     if action not in ACTIONS or state not in STATES:
         raise ValueError(f"unknown triage action {action!r} or state {state!r}")
     row = {
-        "session_id": session_id, "kind": kind, "target": str(target), "action": action,
-        "payload": json.dumps(payload, sort_keys=True) if payload else None, "testset_path": testset_path,
-        "sha_before": sha_before, "sha_after": sha_after, "backup_path": backup_path, "undone": 0,
+        "session_id": session_id,
+        "kind": kind,
+        "target": str(target),
+        "action": action,
+        "payload": json.dumps(payload, sort_keys=True) if payload else None,
+        "testset_path": testset_path,
+        "sha_before": sha_before,
+        "sha_after": sha_after,
+        "backup_path": backup_path,
+        "undone": 0,
         "state": state,
-        "user": current_user(), "at": now_iso(),
+        "user": current_user(),
+        "at": now_iso(),
     }
     with db.conn:
         row_id = insert_row(db, "decisions", row)
@@ -102,15 +120,24 @@ def list_decisions(db: sqlite_utils.Database, session_id: str) -> list[Decision]
 
 def last_undoable(db: sqlite_utils.Database, session_id: str) -> Decision | None:
     """The newest applied decision of the session that is not an undo and was not undone yet."""
-    rows = list(db.query("SELECT * FROM decisions WHERE session_id = ? AND action != 'undo' AND undone = 0 "
-                         "AND state = 'applied' ORDER BY id DESC LIMIT 1", [session_id]))
+    rows = list(
+        db.query(
+            "SELECT * FROM decisions WHERE session_id = ? AND action != 'undo' AND undone = 0 "
+            "AND state = 'applied' ORDER BY id DESC LIMIT 1",
+            [session_id],
+        )
+    )
     return _from_row(rows[0]) if rows else None
 
 
 def pending_decisions(db: sqlite_utils.Database, testset_path: str) -> list[Decision]:
     """Write-ahead decisions on this test file that were never settled, oldest first."""
-    return [_from_row(r) for r in db.query("SELECT * FROM decisions WHERE testset_path = ? AND state = 'pending' "
-                                           "ORDER BY id", [testset_path])]
+    return [
+        _from_row(r)
+        for r in db.query(
+            "SELECT * FROM decisions WHERE testset_path = ? AND state = 'pending' ORDER BY id", [testset_path]
+        )
+    ]
 
 
 def set_state(db: sqlite_utils.Database, decision_id: int, state: str) -> None:
@@ -138,24 +165,35 @@ def discard_decision(db: sqlite_utils.Database, decision_id: int) -> None:
 
 def question_marks(db: sqlite_utils.Database, session_id: str) -> dict[str, str]:
     """Question id → its standing triage action (``keep`` / ``drop``), undone decisions ignored."""
-    rows = db.execute("SELECT target, action FROM decisions WHERE session_id = ? AND kind = 'question' AND undone = 0 "
-                      "AND state = 'applied' AND action IN ('keep', 'drop') ORDER BY id", [session_id]).fetchall()
+    rows = db.execute(
+        "SELECT target, action FROM decisions WHERE session_id = ? AND kind = 'question' AND undone = 0 "
+        "AND state = 'applied' AND action IN ('keep', 'drop') ORDER BY id",
+        [session_id],
+    ).fetchall()
     return dict(rows)
 
 
 def edited_suggestions(db: sqlite_utils.Database, session_id: str) -> dict[int, str]:
     """Suggestion id → the text written for it, for every suggestion accepted in an edited form (a
     standing, applied ``edit`` decision; the suggestion row keeps the text as suggested)."""
-    rows = db.execute("SELECT target, payload FROM decisions WHERE session_id = ? AND kind = 'suggestion' "
-                      "AND action = 'edit' AND undone = 0 AND state = 'applied' ORDER BY id", [session_id]).fetchall()
-    return {int(target): str(data["text"]) for target, payload in rows
-            if "text" in (data := json.loads(payload) if payload else {})}
+    rows = db.execute(
+        "SELECT target, payload FROM decisions WHERE session_id = ? AND kind = 'suggestion' "
+        "AND action = 'edit' AND undone = 0 AND state = 'applied' ORDER BY id",
+        [session_id],
+    ).fetchall()
+    return {
+        int(target): str(data["text"])
+        for target, payload in rows
+        if "text" in (data := json.loads(payload) if payload else {})
+    }
 
 
 def remember_rejected(db: sqlite_utils.Database, testset_path: str, key: str) -> None:
     with db.conn:
-        db.execute("INSERT OR REPLACE INTO rejected_suggestions (testset_path, text_key, at) VALUES (?, ?, ?)",
-                   [testset_path, key, now_iso()])
+        db.execute(
+            "INSERT OR REPLACE INTO rejected_suggestions (testset_path, text_key, at) VALUES (?, ?, ?)",
+            [testset_path, key, now_iso()],
+        )
 
 
 def forget_rejected(db: sqlite_utils.Database, testset_path: str, key: str) -> None:
@@ -165,4 +203,6 @@ def forget_rejected(db: sqlite_utils.Database, testset_path: str, key: str) -> N
 
 def rejected_keys(db: sqlite_utils.Database, testset_path: str) -> set[str]:
     """Normalised texts of every suggestion rejected for this test file."""
-    return {k for (k,) in db.execute("SELECT text_key FROM rejected_suggestions WHERE testset_path = ?", [testset_path])}
+    return {
+        k for (k,) in db.execute("SELECT text_key FROM rejected_suggestions WHERE testset_path = ?", [testset_path])
+    }

@@ -129,8 +129,10 @@ def load_eval_items(db: sqlite_utils.Database, sid: str, *, status: str | None =
 
 def done_ids(db: sqlite_utils.Database, sid: str) -> set[str]:
     """Ids of the items already evaluated successfully (a resumed run skips them)."""
-    return {r["question_id"] for r in db.query(
-        "SELECT question_id FROM eval_items WHERE session_id = ? AND status = 'done'", [sid])}
+    return {
+        r["question_id"]
+        for r in db.query("SELECT question_id FROM eval_items WHERE session_id = ? AND status = 'done'", [sid])
+    }
 
 
 def save_eval_header(db: sqlite_utils.Database, sid: str, header: EvalReport) -> None:
@@ -145,18 +147,32 @@ def report_question(item: StoredItem) -> ReportQuestion:
     """An item as listed in the report: everything but the judge transcripts and long details
     (:data:`HEAVY_KEYS`; the abstention verdict excepted) and the retrieved contexts' texts."""
     question: ReportQuestion = {
-        "id": item["id"], "seq": item["seq"], "status": item["status"], "question": item["question"],
+        "id": item["id"],
+        "seq": item["seq"],
+        "status": item["status"],
+        "question": item["question"],
         "answer": item["answer"],
-        "retrieved": [{"id": c.get("id"), "score": c.get("score"), "cited": c.get("cited")}
-                      for c in item.get("retrieved") or []],
-        "retrieval": item["retrieval"], "generation": item["generation"], "diagnosis": item["diagnosis"],
-        "error": item["error"], "answer_label": item["answer_label"], "level": item["level"],
-        "relevant_ranks": item["relevant_ranks"], "spread": item["spread"], "errors": item["errors"],
-        "undefined": item["undefined"], "judge": item["judge"], "paraphrases": item["paraphrases"],
+        "retrieved": [
+            {"id": c.get("id"), "score": c.get("score"), "cited": c.get("cited")} for c in item.get("retrieved") or []
+        ],
+        "retrieval": item["retrieval"],
+        "generation": item["generation"],
+        "diagnosis": item["diagnosis"],
+        "error": item["error"],
+        "answer_label": item["answer_label"],
+        "level": item["level"],
+        "relevant_ranks": item["relevant_ranks"],
+        "spread": item["spread"],
+        "errors": item["errors"],
+        "undefined": item["undefined"],
+        "judge": item["judge"],
+        "paraphrases": item["paraphrases"],
     }
     abstention = (item.get("details") or {}).get("abstention")
     if isinstance(abstention, dict):
-        question["abstention"] = cast(Abstention, abstention)  # stored JSON in the Abstention shape, written by evaluation.items
+        question["abstention"] = cast(
+            Abstention, abstention
+        )  # stored JSON in the Abstention shape, written by evaluation.items
     return question
 
 
@@ -172,11 +188,16 @@ def load_eval_report(db: sqlite_utils.Database, sid: str) -> EvalReport:
 
 def item_status_counts(db: sqlite_utils.Database, sid: str) -> dict[str, int]:
     """How many of the session's stored eval items have each status (``ok``, ``error``, …)."""
-    return dict(db.execute("SELECT status, count(*) FROM eval_items WHERE session_id = ? GROUP BY status",
-                           [sid]).fetchall())
+    return dict(
+        db.execute("SELECT status, count(*) FROM eval_items WHERE session_id = ? GROUP BY status", [sid]).fetchall()
+    )
 
 
 def item_questions(db: sqlite_utils.Database, sid: str) -> dict[str, str | None]:
     """Question id → question text of the session's stored eval items, in the order they were run."""
-    return {qid: text for qid, text in db.execute(
-        "SELECT question_id, question FROM eval_items WHERE session_id = ? ORDER BY seq", [sid])}
+    return {
+        qid: text
+        for qid, text in db.execute(
+            "SELECT question_id, question FROM eval_items WHERE session_id = ? ORDER BY seq", [sid]
+        )
+    }

@@ -37,14 +37,23 @@ class LabelChange:
 
 def session_labels(db: sqlite_utils.Database, sid: str) -> list[Label]:
     """Every label of the session, by metric then question id."""
-    return [Label(q, m, int(v)) for q, m, v in db.execute(
-        "SELECT question_id, metric, label FROM labels WHERE session_id = ? ORDER BY metric, question_id", [sid])]
+    return [
+        Label(q, m, int(v))
+        for q, m, v in db.execute(
+            "SELECT question_id, metric, label FROM labels WHERE session_id = ? ORDER BY metric, question_id", [sid]
+        )
+    ]
 
 
 def item_labels(db: sqlite_utils.Database, sid: str, question_id: str) -> dict[str, int]:
     """``{metric: label}`` of one item."""
-    return {m: int(v) for m, v in db.execute(
-        "SELECT metric, label FROM labels WHERE session_id = ? AND question_id = ? ORDER BY metric", [sid, question_id])}
+    return {
+        m: int(v)
+        for m, v in db.execute(
+            "SELECT metric, label FROM labels WHERE session_id = ? AND question_id = ? ORDER BY metric",
+            [sid, question_id],
+        )
+    }
 
 
 def has_labels(db: sqlite_utils.Database, sid: str) -> bool:
@@ -53,10 +62,15 @@ def has_labels(db: sqlite_utils.Database, sid: str) -> bool:
 
 def _write(db: sqlite_utils.Database, sid: str, question_id: str, metric: str, label: int | None, source: str) -> None:
     if label is None:
-        db.execute("DELETE FROM labels WHERE session_id = ? AND question_id = ? AND metric = ?", [sid, question_id, metric])
+        db.execute(
+            "DELETE FROM labels WHERE session_id = ? AND question_id = ? AND metric = ?", [sid, question_id, metric]
+        )
     else:
-        db.execute("INSERT OR REPLACE INTO labels (session_id, question_id, metric, label, source, user, at) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?)", [sid, question_id, metric, label, source, current_user(), now_iso()])
+        db.execute(
+            "INSERT OR REPLACE INTO labels (session_id, question_id, metric, label, source, user, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [sid, question_id, metric, label, source, current_user(), now_iso()],
+        )
 
 
 def set_label(db: sqlite_utils.Database, sid: str, question_id: str, metric: str, label: int | None) -> LabelChange:
@@ -64,8 +78,10 @@ def set_label(db: sqlite_utils.Database, sid: str, question_id: str, metric: str
     with connection_lock(db), db.conn:
         before = item_labels(db, sid, question_id).get(metric)
         _write(db, sid, question_id, metric, label, "app")
-        db.execute("INSERT INTO label_changes (session_id, question_id, metric, before, after, at) VALUES (?, ?, ?, ?, ?, ?)",
-                   [sid, question_id, metric, before, label, now_iso()])
+        db.execute(
+            "INSERT INTO label_changes (session_id, question_id, metric, before, after, at) VALUES (?, ?, ?, ?, ?, ?)",
+            [sid, question_id, metric, before, label, now_iso()],
+        )
     return LabelChange(question_id, metric, before, label)
 
 
@@ -73,8 +89,11 @@ def undo_label(db: sqlite_utils.Database, sid: str) -> LabelChange | None:
     """Undo the session's newest label change not undone yet (the label goes back to what it was);
     None when there is none. Returns the change as undone (``before`` is what it was set to)."""
     with connection_lock(db), db.conn:
-        row = db.execute("SELECT id, question_id, metric, before, after FROM label_changes WHERE session_id = ? "
-                         "AND undone = 0 ORDER BY id DESC LIMIT 1", [sid]).fetchone()
+        row = db.execute(
+            "SELECT id, question_id, metric, before, after FROM label_changes WHERE session_id = ? "
+            "AND undone = 0 ORDER BY id DESC LIMIT 1",
+            [sid],
+        ).fetchone()
         if row is None:
             return None
         change_id, question_id, metric, before, after = row

@@ -22,8 +22,10 @@ HashKey = tuple[str, str]
 
 def save_content_hashes(db: sqlite_utils.Database, session_id: str, hashes: Mapping[HashKey, str]) -> None:
     with db.conn:
-        db.conn.executemany("INSERT OR REPLACE INTO content_hashes (session_id, kind, item_id, sha256) VALUES (?, ?, ?, ?)",
-                            ((session_id, kind, item, sha) for (kind, item), sha in hashes.items()))
+        db.conn.executemany(
+            "INSERT OR REPLACE INTO content_hashes (session_id, kind, item_id, sha256) VALUES (?, ?, ?, ?)",
+            ((session_id, kind, item, sha) for (kind, item), sha in hashes.items()),
+        )
 
 
 def load_content_hashes(db: sqlite_utils.Database, session_id: str) -> dict[HashKey, str]:
@@ -31,18 +33,25 @@ def load_content_hashes(db: sqlite_utils.Database, session_id: str) -> dict[Hash
     return {(kind, item): sha for kind, item, sha in cur}
 
 
-def baseline_session(db: sqlite_utils.Database, questions_path: str, exclude: str | None = None) -> StaleBaseline | None:
+def baseline_session(
+    db: sqlite_utils.Database, questions_path: str, exclude: str | None = None
+) -> StaleBaseline | None:
     """The newest finished session of this test file with content hashes (not ``exclude``), as a
     baseline without its document lists (filled in by the comparison); None when there is none."""
     row = db.conn.execute(
         "SELECT id, created_at FROM sessions s WHERE questions_path = ? AND status = 'done' AND id IS NOT ?"
         " AND EXISTS (SELECT 1 FROM content_hashes h WHERE h.session_id = s.id)"
-        " ORDER BY created_at DESC, rowid DESC LIMIT 1", [questions_path, exclude]).fetchone()
+        " ORDER BY created_at DESC, rowid DESC LIMIT 1",
+        [questions_path, exclude],
+    ).fetchone()
     return None if row is None else as_baseline(row[0], row[1])
 
 
 def has_content_hashes(db: sqlite_utils.Database, session_id: str) -> bool:
-    return db.conn.execute("SELECT 1 FROM content_hashes WHERE session_id = ? LIMIT 1", [session_id]).fetchone() is not None
+    return (
+        db.conn.execute("SELECT 1 FROM content_hashes WHERE session_id = ? LIMIT 1", [session_id]).fetchone()
+        is not None
+    )
 
 
 def as_baseline(session_id: str, created_at: str | None) -> StaleBaseline:
@@ -54,16 +63,21 @@ def save_lint_findings(db: sqlite_utils.Database, session_id: str, findings: Seq
         db.conn.execute("DELETE FROM lint_findings WHERE session_id = ?", [session_id])
         db.conn.executemany(
             "INSERT INTO lint_findings (session_id, seq, question_id, kind, reason, evidence) VALUES (?, ?, ?, ?, ?, ?)",
-            ((session_id, i, f["question_id"], f["kind"], f["reason"], json.dumps(f["evidence"], default=str))
-             for i, f in enumerate(findings)))
+            (
+                (session_id, i, f["question_id"], f["kind"], f["reason"], json.dumps(f["evidence"], default=str))
+                for i, f in enumerate(findings)
+            ),
+        )
 
 
 def save_lint(db: sqlite_utils.Database, session_id: str, section: LintSection) -> None:
     """The section without its findings into the stored report, the findings into ``lint_findings``."""
     summary = {k: v for k, v in section.items() if k != "findings"}
     with db.conn:
-        db.conn.execute("UPDATE reports SET report = json_set(report, '$.lint', json(?)) WHERE session_id = ?",
-                        [json.dumps(summary), session_id])
+        db.conn.execute(
+            "UPDATE reports SET report = json_set(report, '$.lint', json(?)) WHERE session_id = ?",
+            [json.dumps(summary), session_id],
+        )
     save_lint_findings(db, session_id, section["findings"])
 
 

@@ -248,13 +248,19 @@ class Heartbeats:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         pid = os.getpid()
         for path in {o.path for o in owned.values()}:
-            rows = [(now, json.dumps(o.tracker.last) if o.tracker and o.tracker.last else None, sid, pid)
-                    for sid, o in owned.items() if o.path == path]
+            rows = [
+                (now, json.dumps(o.tracker.last) if o.tracker and o.tracker.last else None, sid, pid)
+                for sid, o in owned.items()
+                if o.path == path
+            ]
             try:
                 conn = conns.get(path) or conns.setdefault(path, _connect_existing(path))
                 with conn:
-                    conn.executemany("UPDATE sessions SET heartbeat_at = ?, progress = coalesce(?, progress) "
-                                     "WHERE id = ? AND status = 'running' AND pid = ?", rows)
+                    conn.executemany(
+                        "UPDATE sessions SET heartbeat_at = ?, progress = coalesce(?, progress) "
+                        "WHERE id = ? AND status = 'running' AND pid = ?",
+                        rows,
+                    )
             except sqlite3.Error:  # busy for 5 s, file gone: the next beat tries again
                 bad = conns.pop(path, None)
                 if bad is not None:

@@ -53,8 +53,9 @@ def stride_rowids(db: sqlite_utils.Database, sid: str, max_chunks: int) -> tuple
     """``(JSON list of rowids, chunk count)``: an even stride over the session's ``chunk_results``
     rowids that picks at most ``max_chunks`` (rows of other sessions on the stride are skipped later,
     so a few fewer may come back)."""
-    low, high, total = db.execute("SELECT min(rowid), max(rowid), count(*) FROM chunk_results WHERE session_id = ?",
-                                  [sid]).fetchone()
+    low, high, total = db.execute(
+        "SELECT min(rowid), max(rowid), count(*) FROM chunk_results WHERE session_id = ?", [sid]
+    ).fetchone()
     if not total:
         return "[]", 0
     stride = max(1, math.ceil((high - low + 1) / max_chunks))
@@ -70,15 +71,29 @@ def snippet(text: str) -> str:
 def map_detail(db: sqlite_utils.Database, sid: str, max_chunks: int) -> MapDetail:
     """The projected chunks (at most ``max_chunks``, by stride) and questions of session ``sid``."""
     picks, total = stride_rowids(db, sid, max_chunks)
-    chunks = [MapChunk(str(cid), str(source), int(cluster if cluster is not None else -1), float(x), float(y),
-                       snippet(str(text or "")))
-              for cid, source, cluster, x, y, text in db.execute(
-                  "SELECT r.chunk_id, r.source, r.cluster, r.x, r.y, c.text FROM chunk_results r "
-                  "LEFT JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
-                  "WHERE r.rowid IN (SELECT value FROM json_each(?)) AND r.session_id = ? AND r.x IS NOT NULL "
-                  "ORDER BY r.seq", [picks, sid])]
-    questions = [MapQuestion(str(qid), str(text), bool(outlier), float(x), float(y))
-                 for qid, text, outlier, x, y in db.execute(
-                     "SELECT question_id, text, outlier, x, y FROM question_results "
-                     "WHERE session_id = ? AND x IS NOT NULL ORDER BY seq", [sid])]
+    chunks = [
+        MapChunk(
+            str(cid),
+            str(source),
+            int(cluster if cluster is not None else -1),
+            float(x),
+            float(y),
+            snippet(str(text or "")),
+        )
+        for cid, source, cluster, x, y, text in db.execute(
+            "SELECT r.chunk_id, r.source, r.cluster, r.x, r.y, c.text FROM chunk_results r "
+            "LEFT JOIN chunks c ON c.session_id = r.session_id AND c.chunk_id = r.chunk_id "
+            "WHERE r.rowid IN (SELECT value FROM json_each(?)) AND r.session_id = ? AND r.x IS NOT NULL "
+            "ORDER BY r.seq",
+            [picks, sid],
+        )
+    ]
+    questions = [
+        MapQuestion(str(qid), str(text), bool(outlier), float(x), float(y))
+        for qid, text, outlier, x, y in db.execute(
+            "SELECT question_id, text, outlier, x, y FROM question_results "
+            "WHERE session_id = ? AND x IS NOT NULL ORDER BY seq",
+            [sid],
+        )
+    ]
     return MapDetail(chunks, questions, total)

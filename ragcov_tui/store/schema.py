@@ -181,10 +181,10 @@ def create_v1(db: sqlite_utils.Database) -> None:
 
 
 V2_COLUMNS = {  # sessions: who runs it (see store.liveness) and how far it got
-    "pid": "INTEGER",           # process id of the owner while it runs
-    "host": "TEXT",             # hostname of the owner
-    "heartbeat_at": "TEXT",     # ISO 8601 UTC, rewritten every few seconds while it runs
-    "progress": "TEXT",         # JSON {stage, done, total}: the owner's latest progress report
+    "pid": "INTEGER",  # process id of the owner while it runs
+    "host": "TEXT",  # hostname of the owner
+    "heartbeat_at": "TEXT",  # ISO 8601 UTC, rewritten every few seconds while it runs
+    "progress": "TEXT",  # JSON {stage, done, total}: the owner's latest progress report
 }
 
 
@@ -254,8 +254,8 @@ def add_traffic_v4(db: sqlite_utils.Database) -> None:
 
 
 V5_SUGGESTION_COLUMNS = {  # suggestions: where a suggested question came from
-    "chunk_id": "TEXT",         # the chunk it was written from (NULL: an older ragcov, or an LLM reply without one)
-    "form": "TEXT",             # 'question' | 'passage' (a passage to ask about); NULL when unknown
+    "chunk_id": "TEXT",  # the chunk it was written from (NULL: an older ragcov, or an LLM reply without one)
+    "form": "TEXT",  # 'question' | 'passage' (a passage to ask about); NULL when unknown
 }
 
 

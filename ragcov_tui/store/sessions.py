@@ -64,8 +64,11 @@ def _decode(row: dict[str, Any], db_file: str) -> SessionRow:
     if out["status"] == "running" and not out["live"]:
         out["status"] = "interrupted"
         at, beat = progress_text(out.get("progress")), heartbeat_problem(out)
-        out["error"] = out.get("error") or (f"its process ({owner_text(out)}) ended without finishing"
-                                            + (f", at {at}" if at else "") + (f"; {beat}" if beat else ""))
+        out["error"] = out.get("error") or (
+            f"its process ({owner_text(out)}) ended without finishing"
+            + (f", at {at}" if at else "")
+            + (f"; {beat}" if beat else "")
+        )
     return out
 
 
@@ -156,8 +159,10 @@ def resume_session(db: sqlite_utils.Database, sid: str) -> None:
             except session_locks.LockHeld:  # its owner exists (stopped, or its heartbeat lags): not dead
                 row["live"] = True
             if row["live"]:
-                raise BadInput(f"session {sid} is still running ({owner_text(row)}{_silence(row)}): let it finish "
-                               "or stop it (Ctrl-C, or cancel in the app) before resuming it")
+                raise BadInput(
+                    f"session {sid} is still running ({owner_text(row)}{_silence(row)}): let it finish "
+                    "or stop it (Ctrl-C, or cancel in the app) before resuming it"
+                )
             db.table("sessions").update(sid, {**_owner(), "status": "running", "error": None, "finished_at": None})
     except BaseException:  # not claimed after all (refused, or the write failed): let the lock go
         session_locks.release(lock)
@@ -240,7 +245,9 @@ def resolve_session(db: sqlite_utils.Database, ref: str, kind: str | None = None
     ``latest-analysis`` where an eval is needed)."""
     session = _find_session(db, ref, kind)
     if kind and session["kind"] != kind:
-        raise BadInput(f"session {ref!r} ({session['id']}) is an {session['kind']} session; an {kind} session is needed here")
+        raise BadInput(
+            f"session {ref!r} ({session['id']}) is an {session['kind']} session; an {kind} session is needed here"
+        )
     return session
 
 
@@ -274,7 +281,8 @@ def delete_session(db: sqlite_utils.Database, sid: str) -> None:
     running (a running session can be cancelled, not deleted: its process is writing to it)."""
     with _locked_row(db, sid) as row:
         if row is not None and row["live"]:
-            raise BadInput(f"session {sid} is running ({owner_text(row)}): cancel it first; "
-                           "a running session cannot be deleted")
+            raise BadInput(
+                f"session {sid} is running ({owner_text(row)}): cancel it first; a running session cannot be deleted"
+            )
         db.execute("DELETE FROM sessions WHERE id = ?", [sid])
         session_locks.remove(database_file(db.conn), sid)

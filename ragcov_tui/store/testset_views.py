@@ -26,8 +26,11 @@ def get_view(db: sqlite_utils.Database, session_id: str) -> View | None:
     return View(row[0], [tuple(r) for r in json.loads(row[1])]) if row else None
 
 
-def save_view(db: sqlite_utils.Database, session_id: str, testset_path: str, sha256: str,
-              rows: list[tuple[str | None, str]]) -> None:
+def save_view(
+    db: sqlite_utils.Database, session_id: str, testset_path: str, sha256: str, rows: list[tuple[str | None, str]]
+) -> None:
     with db.conn:
-        db.execute("INSERT OR REPLACE INTO testset_views (session_id, testset_path, sha256, rows, at) "
-                   "VALUES (?, ?, ?, ?, ?)", [session_id, testset_path, sha256, json.dumps(rows), now_iso()])
+        db.execute(
+            "INSERT OR REPLACE INTO testset_views (session_id, testset_path, sha256, rows, at) VALUES (?, ?, ?, ?, ?)",
+            [session_id, testset_path, sha256, json.dumps(rows), now_iso()],
+        )

@@ -95,8 +95,14 @@ def chunk_gap(claim: str, chunk_text: str, allowed: float = MAX_MISSING_IN_CHUNK
     return None
 
 
-def supporting_chunks(claims: Sequence[str], claim_vecs: np.ndarray, index: ContextIndex,
-                      texts: dict[str, str], memo: TextEmbedder, allowed: float = MAX_MISSING_IN_CHUNK) -> list[str]:
+def supporting_chunks(
+    claims: Sequence[str],
+    claim_vecs: np.ndarray,
+    index: ContextIndex,
+    texts: dict[str, str],
+    memo: TextEmbedder,
+    allowed: float = MAX_MISSING_IN_CHUNK,
+) -> list[str]:
     """The chunks that hold some claim, by a sentence (``judge_claims``) or as a whole (:func:`chunk_gap`
     with ``allowed`` missing words)."""
     verdicts = judge_claims(claims, index, memo, claim_vecs)
@@ -109,8 +115,13 @@ def supporting_chunks(claims: Sequence[str], claim_vecs: np.ndarray, index: Cont
     return list(dict.fromkeys(out))
 
 
-def check_answers(checks: Sequence[AnswerCheck], chunks: Sequence[Chunk], chunk_vecs: np.ndarray,
-                  embedder: TextEmbedder, progress: Progress | None = None) -> list[LintFinding]:
+def check_answers(
+    checks: Sequence[AnswerCheck],
+    chunks: Sequence[Chunk],
+    chunk_vecs: np.ndarray,
+    embedder: TextEmbedder,
+    progress: Progress | None = None,
+) -> list[LintFinding]:
     """The unanswerable and gold-without-answer findings of ``checks`` (module doc)."""
     memo = _Memo(embedder)
     out: list[LintFinding] = []
@@ -140,18 +151,32 @@ def _check_one(check: AnswerCheck, chunks: Sequence[Chunk], chunk_vecs: np.ndarr
     if not supporting:
         verdicts = judge_claims(claims, index, memo, claim_vecs)
         best = max(verdicts, key=lambda v: v["similarity"] or 0.0)
-        return [finding(check.question_id, "unanswerable",
-                        f"no chunk supports the reference answer: {best['reason']}",
-                        claim=best["claim"], closest=best["evidence"], similarity=best["similarity"],
-                        searched=list(texts))]
+        return [
+            finding(
+                check.question_id,
+                "unanswerable",
+                f"no chunk supports the reference answer: {best['reason']}",
+                claim=best["claim"],
+                closest=best["evidence"],
+                similarity=best["similarity"],
+                searched=list(texts),
+            )
+        ]
     gold_ids = {chunks[i].id for i in gold}
     if not gold_ids or any(c in gold_ids for c in supporting):
         return []
     gold_texts = {c: texts[c] for c in sorted(gold_ids)}  # judge_claims names one unit per claim: ask the gold alone
-    if supporting_chunks(claims, claim_vecs, ContextIndex.build(list(gold_texts.items()), memo), gold_texts, memo,
-                         allowed):
+    if supporting_chunks(
+        claims, claim_vecs, ContextIndex.build(list(gold_texts.items()), memo), gold_texts, memo, allowed
+    ):
         return []
-    return [finding(check.question_id, "gold_without_answer",
-                    f"the gold chunks do not hold the reference answer; {len(supporting)} other chunk"
-                    f"{'s do' if len(supporting) != 1 else ' does'}: {', '.join(supporting[:3])}",
-                    suggested_gold=supporting, gold=sorted(gold_ids))]
+    return [
+        finding(
+            check.question_id,
+            "gold_without_answer",
+            f"the gold chunks do not hold the reference answer; {len(supporting)} other chunk"
+            f"{'s do' if len(supporting) != 1 else ' does'}: {', '.join(supporting[:3])}",
+            suggested_gold=supporting,
+            gold=sorted(gold_ids),
+        )
+    ]

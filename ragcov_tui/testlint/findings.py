@@ -6,8 +6,16 @@ from collections.abc import Sequence
 
 from ragcov_tui.store.lint_contract import LintFinding, LintKind
 
-KINDS = ("unanswerable", "gold_without_answer", "wrong_language", "answer_in_question", "vague",
-         "near_duplicate", "stale_gold", "gold_missing")
+KINDS = (
+    "unanswerable",
+    "gold_without_answer",
+    "wrong_language",
+    "answer_in_question",
+    "vague",
+    "near_duplicate",
+    "stale_gold",
+    "gold_missing",
+)
 KIND_TEXT = {
     "unanswerable": "reference answer not supported by any chunk",
     "gold_without_answer": "gold chunks do not hold the reference answer (other chunks do)",

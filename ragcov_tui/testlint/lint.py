@@ -49,8 +49,16 @@ def lint_report(inputs: LintInputs, embedder: TextEmbedder, progress: Progress |
     questions = inputs.questions
     n = len(questions)
     with_answer = [j for j, q in enumerate(questions) if (q.ground_truth or "").strip()]
-    checks = [AnswerCheck(questions[j].id, questions[j].text, (questions[j].ground_truth or "").strip(),
-                          inputs.question_vecs[j], inputs.gold_rows[j]) for j in with_answer]
+    checks = [
+        AnswerCheck(
+            questions[j].id,
+            questions[j].text,
+            (questions[j].ground_truth or "").strip(),
+            inputs.question_vecs[j],
+            inputs.gold_rows[j],
+        )
+        for j in with_answer
+    ]
     findings = check_answers(checks, inputs.chunks, inputs.chunk_vecs, embedder, progress)
     gold_checked = sum(1 for j in with_answer if len(inputs.gold_rows[j]))
     corpus_lang = language.corpus_language([c.text for c in inputs.chunks])
@@ -60,14 +68,27 @@ def lint_report(inputs: LintInputs, embedder: TextEmbedder, progress: Progress |
             lang_checked += 1
             wrong = language.wrong_language(q.text, corpus_lang)
             if wrong is not None:
-                findings.append(finding(q.id, "wrong_language", f"written in {wrong[0]!r} ({wrong[1]:.0%}), the corpus "
-                                        f"in {corpus_lang!r}", language=wrong[0], probability=round(wrong[1], 4),
-                                        corpus_language=corpus_lang))
+                findings.append(
+                    finding(
+                        q.id,
+                        "wrong_language",
+                        f"written in {wrong[0]!r} ({wrong[1]:.0%}), the corpus in {corpus_lang!r}",
+                        language=wrong[0],
+                        probability=round(wrong[1], 4),
+                        corpus_language=corpus_lang,
+                    )
+                )
         reference = (q.ground_truth or "").strip()
         given = answer_in_question(q.text, reference) if reference else None
         if given:
-            findings.append(finding(q.id, "answer_in_question", f"the question holds every word of its answer "
-                                    f"({', '.join(given[:4])})", answer=reference))
+            findings.append(
+                finding(
+                    q.id,
+                    "answer_in_question",
+                    f"the question holds every word of its answer ({', '.join(given[:4])})",
+                    answer=reference,
+                )
+            )
         why = vagueness(q.text, english=corpus_lang in (None, "en"))
         if why:
             findings.append(finding(q.id, "vague", f"too vague to test: {why}"))
@@ -77,15 +98,29 @@ def lint_report(inputs: LintInputs, embedder: TextEmbedder, progress: Progress |
         findings += stale.findings
     order = {q.id: j for j, q in enumerate(questions)}
     findings.sort(key=lambda f: (order.get(f["question_id"], n), KINDS.index(f["kind"])))
-    checked = {"unanswerable": len(with_answer), "gold_without_answer": gold_checked, "wrong_language": lang_checked,
-               "answer_in_question": len(with_answer), "vague": n, "near_duplicate": n,
-               "stale_gold": stale.checked if stale else 0, "gold_missing": stale.checked if stale else 0}
+    checked = {
+        "unanswerable": len(with_answer),
+        "gold_without_answer": gold_checked,
+        "wrong_language": lang_checked,
+        "answer_in_question": len(with_answer),
+        "vague": n,
+        "near_duplicate": n,
+        "stale_gold": stale.checked if stale else 0,
+        "gold_missing": stale.checked if stale else 0,
+    }
     kinds = [kind_summary(k, findings, checked[k], n - checked[k]) for k in KINDS]
     _stale_texts(kinds, findings, stale, inputs.baseline)
     flagged = {f["question_id"] for f in findings}
     clean = n - len(flagged)
-    return {"questions": n, "corpus_language": corpus_lang, "kinds": kinds, "findings": findings, "clean": clean,
-            "clean_share": clean / n if n else 0.0, "baseline": inputs.baseline}
+    return {
+        "questions": n,
+        "corpus_language": corpus_lang,
+        "kinds": kinds,
+        "findings": findings,
+        "clean": clean,
+        "clean_share": clean / n if n else 0.0,
+        "baseline": inputs.baseline,
+    }
 
 
 def stale_section(n_questions: int, stale: StaleGold | None, baseline: StaleBaseline | None) -> StaleGoldSection:
@@ -106,14 +141,21 @@ def _duplicates(questions: Sequence[Question], pairs: Sequence[tuple[str, str, f
     for group in duplicate_groups(rows, len(questions)):
         ids = [questions[j].id for j in group]
         for j in group[1:]:
-            out.append(finding(questions[j].id, "near_duplicate",
-                               f"near-duplicate of {ids[0]} (group of {len(ids)}, cosine distance "
-                               f"{nearest[j]:.3f})", group=ids, distance=round(nearest[j], 6)))
+            out.append(
+                finding(
+                    questions[j].id,
+                    "near_duplicate",
+                    f"near-duplicate of {ids[0]} (group of {len(ids)}, cosine distance {nearest[j]:.3f})",
+                    group=ids,
+                    distance=round(nearest[j], 6),
+                )
+            )
     return out
 
 
-def _stale_texts(kinds: list[LintKind], findings: list[LintFinding], stale: StaleGold | None,
-                 baseline: StaleBaseline | None) -> None:
+def _stale_texts(
+    kinds: list[LintKind], findings: list[LintFinding], stale: StaleGold | None, baseline: StaleBaseline | None
+) -> None:
     """The stale-gold lines name the baseline: "7 gold documents changed since session 3f2a
     (2026-11-20): q003, q017, … may have stale reference answers"; without one they say so."""
     if stale is None or baseline is None:
@@ -121,17 +163,21 @@ def _stale_texts(kinds: list[LintKind], findings: list[LintFinding], stale: Stal
             if entry["kind"] in ("stale_gold", "gold_missing"):
                 entry["text"] = f"{entry['kind']}: not checked (no earlier session of this test file to compare with)"
         return
-    since = f"session {baseline['session_id']}" + (f" ({baseline['created_at'][:10]})" if baseline["created_at"] else "")
+    since = f"session {baseline['session_id']}" + (
+        f" ({baseline['created_at'][:10]})" if baseline["created_at"] else ""
+    )
     for entry in kinds:
         ids = [f["question_id"] for f in findings if f["kind"] == entry["kind"]]
         shown = ", ".join(ids[:SHOWN_IDS]) + (", …" if len(ids) > SHOWN_IDS else "")
         if entry["kind"] == "stale_gold":
-            entry["text"] = (f"stale_gold: {_n(len(stale.changed), 'gold document')} changed since {since}"
-                             + (f": {shown} may have stale reference answers" if ids else ""))
+            entry["text"] = f"stale_gold: {_n(len(stale.changed), 'gold document')} changed since {since}" + (
+                f": {shown} may have stale reference answers" if ids else ""
+            )
         elif entry["kind"] == "gold_missing":
             verb = "exists" if len(stale.missing) == 1 else "exist"
             entry["text"] = f"gold_missing: {_n(len(stale.missing), 'gold document')} no longer {verb}" + (
-                f" (since {since}): {shown}" if ids else "")
+                f" (since {since}): {shown}" if ids else ""
+            )
 
 
 def _n(count: int, noun: str) -> str:

@@ -14,18 +14,30 @@ def lint_markdown(section: LintSection | None) -> str:
     """The section's Markdown ("" when there is none)."""
     if not section:
         return ""
-    lines = ["", "## Test-set lint", "",
-             f"{section['clean']} of {section['questions']} questions ({pct(section['clean_share'])}) have no finding; "
-             f"corpus language {cell(section['corpus_language'] or 'unknown')}."]
+    lines = [
+        "",
+        "## Test-set lint",
+        "",
+        f"{section['clean']} of {section['questions']} questions ({pct(section['clean_share'])}) have no finding; "
+        f"corpus language {cell(section['corpus_language'] or 'unknown')}.",
+    ]
     baseline = section.get("baseline")
-    lines.append(f"Stale gold compared with session {cell(baseline['session_id'])}." if baseline else
-                 "Stale gold: no earlier session of this test file to compare with (not checked).")
+    lines.append(
+        f"Stale gold compared with session {cell(baseline['session_id'])}."
+        if baseline
+        else "Stale gold: no earlier session of this test file to compare with (not checked)."
+    )
     lines.append("")
     lines += [f"- {cell(k['text'])}" for k in section["kinds"]]
     findings = section["findings"]
     if findings:
-        lines += ["", *table(["question", "kind", "reason"],
-                             [[f["question_id"], f["kind"], f["reason"]] for f in findings[:FINDINGS_SHOWN]])]
+        lines += [
+            "",
+            *table(
+                ["question", "kind", "reason"],
+                [[f["question_id"], f["kind"], f["reason"]] for f in findings[:FINDINGS_SHOWN]],
+            ),
+        ]
         if len(findings) > FINDINGS_SHOWN:
             lines.append(f"\n… and {len(findings) - FINDINGS_SHOWN} more findings (--json)")
     return "\n".join(lines) + "\n"
@@ -37,6 +49,11 @@ def stale_gold_markdown(section: StaleGoldSection | None) -> str:
         return ""
     lines = ["", "## Stale gold", "", *[f"- {cell(k['text'])}" for k in section["kinds"]]]
     if section["findings"]:
-        lines += ["", *table(["question", "kind", "reason"], [[f["question_id"], f["kind"], f["reason"]]
-                                                            for f in section["findings"][:FINDINGS_SHOWN]])]
+        lines += [
+            "",
+            *table(
+                ["question", "kind", "reason"],
+                [[f["question_id"], f["kind"], f["reason"]] for f in section["findings"][:FINDINGS_SHOWN]],
+            ),
+        ]
     return "\n".join(lines) + "\n"

@@ -53,8 +53,13 @@ class StaleGold:
     checked: int = 0  # questions with gold ids
 
 
-def stale_gold(questions: Sequence[Question], chunks: Sequence[Chunk], now: Mapping[HashKey, str],
-               before: Mapping[HashKey, str], baseline: str) -> StaleGold:
+def stale_gold(
+    questions: Sequence[Question],
+    chunks: Sequence[Chunk],
+    now: Mapping[HashKey, str],
+    before: Mapping[HashKey, str],
+    baseline: str,
+) -> StaleGold:
     """The stale and missing gold of each question (module doc); ``baseline`` names the earlier
     session in the reasons ("session 3f2a (2026-11-20)")."""
     corpus = CorpusIds(chunks)
@@ -79,11 +84,23 @@ def stale_gold(questions: Sequence[Question], chunks: Sequence[Chunk], now: Mapp
                 q_changed.append(target)
         if q_changed:
             changed.update(dict.fromkeys(q_changed))
-            out.findings.append(finding(q.id, "stale_gold", f"gold {', '.join(q_changed[:3])} changed since {baseline}: "
-                                        "the reference answer may be stale", changed=q_changed))
+            out.findings.append(
+                finding(
+                    q.id,
+                    "stale_gold",
+                    f"gold {', '.join(q_changed[:3])} changed since {baseline}: the reference answer may be stale",
+                    changed=q_changed,
+                )
+            )
         if q_missing:
             missing.update(dict.fromkeys(q_missing))
-            out.findings.append(finding(q.id, "gold_missing", f"gold {', '.join(q_missing[:3])} no longer exists "
-                                        f"(it did in {baseline})", missing=q_missing))
+            out.findings.append(
+                finding(
+                    q.id,
+                    "gold_missing",
+                    f"gold {', '.join(q_missing[:3])} no longer exists (it did in {baseline})",
+                    missing=q_missing,
+                )
+            )
     out.changed, out.missing = list(changed), list(missing)
     return out

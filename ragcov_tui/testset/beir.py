@@ -50,16 +50,23 @@ def is_ir_folder(path: str | Path) -> bool:
     return Path(path).is_dir() and os.path.lexists(Path(path) / QUERIES_FILE)
 
 
-def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: str | Path | None = None,
-                   warn: Callable[[str], None] | None = None) -> TestSet:
+def read_questions(
+    questions: str | Path,
+    *,
+    split: str = DEFAULT_SPLIT,
+    qrels: str | Path | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> TestSet:
     """The test set named by ``--questions`` (a file, or a BEIR folder read at ``split``), with the
     gold ids of ``qrels`` attached when given; ``warn`` gets each of the reader's notes."""
     path = Path(questions)
     if is_ir_folder(path):
         testset = read_ir_folder(path, split)
     elif split != DEFAULT_SPLIT and not path.is_dir():  # never ignored silently (issue #23)
-        raise BadInput(f"split {split!r}: only a BEIR folder has splits, and {path} is a test file "
-                       f"(use --qrels FILE to attach other judgements)")
+        raise BadInput(
+            f"split {split!r}: only a BEIR folder has splits, and {path} is a test file "
+            f"(use --qrels FILE to attach other judgements)"
+        )
     else:
         testset = _read_file(path)
     for note in testset.notes:
@@ -72,8 +79,10 @@ def read_questions(questions: str | Path, *, split: str = DEFAULT_SPLIT, qrels: 
 
 def _read_file(path: Path) -> TestSet:
     if path.is_dir():
-        raise BadInput(f"{path}: a directory without {QUERIES_FILE}; expected a test file (.jsonl .json .csv) "
-                       f"or a BEIR folder ({CORPUS_FILE}, {QUERIES_FILE}, {QRELS_DIR}/<split>.tsv)")
+        raise BadInput(
+            f"{path}: a directory without {QUERIES_FILE}; expected a test file (.jsonl .json .csv) "
+            f"or a BEIR folder ({CORPUS_FILE}, {QUERIES_FILE}, {QRELS_DIR}/<split>.tsv)"
+        )
     return read_testset(path)
 
 
@@ -125,10 +134,14 @@ def read_ir_folder(folder: Path, split: str = DEFAULT_SPLIT) -> TestSet:
         if qid in qrels:
             questions.append(Question(id=qid, text=text, gold=dict(qrels[qid]), row=lineno - 1, line=lineno, raw=row))
     if not questions:
-        raise BadInput(f"{queries_path}: no query has a judgement in {qrels_path} "
-                       f"(e.g. qrels query ids {', '.join(repr(q) for q in list(qrels)[:3])})")
+        raise BadInput(
+            f"{queries_path}: no query has a judgement in {qrels_path} "
+            f"(e.g. qrels query ids {', '.join(repr(q) for q in list(qrels)[:3])})"
+        )
     sha = hashlib.sha256(queries_bytes + b"\0" + qrels_bytes).hexdigest()
-    return TestSet(folder, "beir", questions, sha, {"id": "_id", "question": "text", "gold": f"{QRELS_DIR}/{split}.tsv"})
+    return TestSet(
+        folder, "beir", questions, sha, {"id": "_id", "question": "text", "gold": f"{QRELS_DIR}/{split}.tsv"}
+    )
 
 
 def _query_row(line: str, where: str) -> tuple[str, str, dict]:
@@ -150,11 +163,15 @@ def attach_qrels(testset: TestSet, qrels: Qrels, display: str, warn: Callable[[s
     judged = [q for q in testset.questions if q.id in qrels]
     if not judged:
         ids = ", ".join(repr(q.id) for q in testset.questions[:3])
-        raise BadInput(f"--qrels {display}: judges none of the test file's question ids "
-                       f"(test ids: {ids}; qrels ids: {', '.join(repr(q) for q in list(qrels)[:3])})")
+        raise BadInput(
+            f"--qrels {display}: judges none of the test file's question ids "
+            f"(test ids: {ids}; qrels ids: {', '.join(repr(q) for q in list(qrels)[:3])})"
+        )
     for question in judged:
         question.gold = dict(qrels[question.id])
     if warn is not None and len(judged) < len(testset.questions):
-        warn(f"--qrels {display}: {count(len(testset.questions) - len(judged))} of {count(len(testset.questions))} questions "
-             f"have no judgement there (kept their own gold ids, if any)")
+        warn(
+            f"--qrels {display}: {count(len(testset.questions) - len(judged))} of {count(len(testset.questions))} questions "
+            f"have no judgement there (kept their own gold ids, if any)"
+        )
     testset.field_names.setdefault("gold", "qrels")

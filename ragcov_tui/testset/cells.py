@@ -74,8 +74,9 @@ def structured_cell(where: str, name: str, cell: str) -> Any:
     try:
         return python_literal(cell)
     except NotALiteral as exc:
-        raise BadInput(f"{where}: field {name!r} is neither valid JSON ({json_problem}) "
-                       f"nor a plain Python list literal ({exc})") from None
+        raise BadInput(
+            f"{where}: field {name!r} is neither valid JSON ({json_problem}) nor a plain Python list literal ({exc})"
+        ) from None
 
 
 def cell_value(where: str, name: str, canonical: str, cell: str) -> Any:

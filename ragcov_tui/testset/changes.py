@@ -51,8 +51,10 @@ class Changes:
 
     def __str__(self) -> str:
         """``1 row added, 0 removed, 0 edited``."""
-        return (f"{count(self.added)} row{'' if self.added == 1 else 's'} added, {count(self.removed)} removed, "
-                f"{count(self.edited)} edited")
+        return (
+            f"{count(self.added)} row{'' if self.added == 1 else 's'} added, {count(self.removed)} removed, "
+            f"{count(self.edited)} edited"
+        )
 
 
 def compare(old: list[RowPrint], new: list[RowPrint]) -> Changes:

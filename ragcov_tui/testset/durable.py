@@ -66,8 +66,10 @@ def write_backup(file: Path, data: bytes, sha: str) -> Path:
         _fsync_directory(folder)
         return backup
     except OSError as exc:
-        raise BadInput(f"{file}: cannot write a backup in {folder} ({exc.strerror or exc}); no partial backup "
-                       "was left and nothing was written") from None
+        raise BadInput(
+            f"{file}: cannot write a backup in {folder} ({exc.strerror or exc}); no partial backup "
+            "was left and nothing was written"
+        ) from None
     finally:
         if temp is not None:
             temp.unlink(missing_ok=True)
@@ -91,8 +93,11 @@ def prune_backups(file: Path, keep: int) -> int:
     next write tries again)."""
     pattern = re.compile(re.escape(file.name) + r"\.(\d{8}T\d{6}\.\d{6})\.[0-9a-f]{8}(?:\.(\d+))?\.bak")
     try:
-        found = [(m.group(1), int(m.group(2) or 0), p) for p in (file.parent / BACKUP_DIR).iterdir()
-                 if (m := pattern.fullmatch(p.name))]
+        found = [
+            (m.group(1), int(m.group(2) or 0), p)
+            for p in (file.parent / BACKUP_DIR).iterdir()
+            if (m := pattern.fullmatch(p.name))
+        ]
     except OSError:
         return 0
     deleted = 0
@@ -112,8 +117,9 @@ def _ignore_in_git(folder: Path) -> None:
         marker.write_text("# ragcov's backups of the test file: never committed\n*\n", encoding="utf-8")
 
 
-def replace_atomically(file: Path, data: bytes, expected_sha256: str,
-                       before_replace: Callable[[], None] | None = None) -> str | None:
+def replace_atomically(
+    file: Path, data: bytes, expected_sha256: str, before_replace: Callable[[], None] | None = None
+) -> str | None:
     """Put ``data`` in place of ``file`` atomically, keeping its uid, gid and mode.
 
     Refuses (:class:`FileChangedError`, nothing written) unless the file still has
@@ -162,8 +168,7 @@ def owner_note(file: Path, original: os.stat_result) -> str | None:
     if str(file) in _OWNER_NOTED:
         return None
     _OWNER_NOTED.add(str(file))
-    return (f"{file}: could not keep its owner {original.st_uid}:{original.st_gid} (not allowed); "
-            "its mode was kept")
+    return f"{file}: could not keep its owner {original.st_uid}:{original.st_gid} (not allowed); its mode was kept"
 
 
 def _write_temp(folder: Path, prefix: str, data: bytes, like: os.stat_result) -> Path:

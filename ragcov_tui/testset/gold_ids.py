@@ -68,19 +68,30 @@ class GoldMatch:
         return self.exact + sum(self.normalised.values())
 
     def as_dict(self) -> JsonObject:
-        return {"ids": self.ids, "matched": self.matched, "exact": self.exact,
-                "normalised": dict(self.normalised), "unmatched": len(self.unmatched),
-                "questions_with_gold": self.questions_with_gold, "questions_matched": self.questions_matched,
-                "examples": {rule: list(pair) for rule, pair in self.examples.items()},
-                "unmatched_examples": self.unmatched[:3]}
+        return {
+            "ids": self.ids,
+            "matched": self.matched,
+            "exact": self.exact,
+            "normalised": dict(self.normalised),
+            "unmatched": len(self.unmatched),
+            "questions_with_gold": self.questions_with_gold,
+            "questions_matched": self.questions_matched,
+            "examples": {rule: list(pair) for rule, pair in self.examples.items()},
+            "unmatched_examples": self.unmatched[:3],
+        }
 
     def normalised_line(self) -> str | None:
         """One line saying which normalisations were applied, or None when every id matched exactly."""
         if not self.normalised:
             return None
-        parts = [f"{RULE_TEXT[rule]} ×{count(n)} (e.g. {self.examples[rule][0]!r} → {self.examples[rule][1]!r})"
-                 for rule, n in self.normalised.most_common()]
-        return f"gold ids: {count(sum(self.normalised.values()))} distinct ids matched the corpus after normalisation: " + "; ".join(parts)
+        parts = [
+            f"{RULE_TEXT[rule]} ×{count(n)} (e.g. {self.examples[rule][0]!r} → {self.examples[rule][1]!r})"
+            for rule, n in self.normalised.most_common()
+        ]
+        return (
+            f"gold ids: {count(sum(self.normalised.values()))} distinct ids matched the corpus after normalisation: "
+            + "; ".join(parts)
+        )
 
 
 class CorpusIds:
@@ -146,8 +157,12 @@ class CorpusIds:
         yield "file stem", by_stem.get(PurePosixPath(name).stem, set()) | by_stem.get(name, set())
 
 
-def match_gold_ids(questions: Sequence[Question], chunks: Sequence[Chunk], roots: Iterable[str | Path] = (),
-                   warn: Callable[[str], None] | None = None) -> GoldMatch:
+def match_gold_ids(
+    questions: Sequence[Question],
+    chunks: Sequence[Chunk],
+    roots: Iterable[str | Path] = (),
+    warn: Callable[[str], None] | None = None,
+) -> GoldMatch:
     """Check (and where unambiguous, rewrite) every question's gold ids against the corpus.
 
     BadInput when fewer than half of the questions with gold ids match anything; otherwise
@@ -193,8 +208,10 @@ def match_gold_ids(questions: Sequence[Question], chunks: Sequence[Chunk], roots
             warn(line)
         missing = result.unmatched + result.ambiguous
         if missing:
-            warn(f"gold ids: {count(len(missing))} of {count(result.ids)} distinct ids match no corpus id and score as not retrieved "
-                 f"(e.g. {_sample(missing)})")
+            warn(
+                f"gold ids: {count(len(missing))} of {count(result.ids)} distinct ids match no corpus id and score as not retrieved "
+                f"(e.g. {_sample(missing)})"
+            )
     return result
 
 
@@ -207,7 +224,8 @@ def _check(result: GoldMatch, corpus: CorpusIds) -> None:
     raise BadInput(
         f"gold ids: only {count(result.questions_matched)} of {count(result.questions_with_gold)} questions with gold "
         f"ids match the corpus ({count(len(missing))} unmatched ids{ambiguous}, e.g. {_sample(missing)}; corpus ids: "
-        f"{_sample(corpus.documents)}); tried exact, then {', '.join(RULES)}")
+        f"{_sample(corpus.documents)}); tried exact, then {', '.join(RULES)}"
+    )
 
 
 def _sample(ids: Sequence[str]) -> str:
@@ -232,5 +250,5 @@ def _relative(gold: str, root: str) -> str | None:
     """``gold`` relative to ``root`` when it starts with it (as given, or as an absolute path)."""
     for base in {root, _clean(str(resolved(root)))}:
         if base and base != "." and gold.startswith(base + "/"):
-            return gold[len(base) + 1:]
+            return gold[len(base) + 1 :]
     return None

@@ -165,13 +165,14 @@ def _parallel_lists(path: Path, text: str, document: JsonObject, container: str,
     partner = next((k for k in PARALLEL_KEYS if k != container and isinstance(document.get(k), list)), None)
     answers = document[partner] if partner else []
     if partner and len(answers) != len(questions):
-        raise BadInput(f"{path}: {container!r} has {len(questions)} entries but {partner!r} has {len(answers)} "
-                       "(parallel lists must have one entry per question)")
+        raise BadInput(
+            f"{path}: {container!r} has {len(questions)} entries but {partner!r} has {len(answers)} "
+            "(parallel lists must have one entry per question)"
+        )
     bad = next((i for i, v in enumerate([*questions, *answers]) if not isinstance(v, str)), None)
     if bad is not None:
         name, index = (container, bad) if bad < len(questions) else (partner, bad - len(questions))
-        raise BadInput(f"{path}: element {name}[{index}] must be a string like the other entries of a "
-                       "parallel list")
+        raise BadInput(f"{path}: element {name}[{index}] must be a string like the other entries of a parallel list")
     spans = _walk_array(path, text, array_open, container, objects=False)
     for row in spans:
         row.value = {"question": questions[row.index], **({"ground_truth": answers[row.index]} if partner else {})}
@@ -230,7 +231,7 @@ def _split_csv(path: Path, text: str) -> Layout:
             yield text[pos:end]
             pos = end
 
-    delimiter = _detect_delimiter(text[_body_start(text):].lstrip("\r\n").split("\n", 1)[0])
+    delimiter = _detect_delimiter(text[_body_start(text) :].lstrip("\r\n").split("\n", 1)[0])
     csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     reader = csv.reader(physical_lines(), delimiter=delimiter, strict=True)
     header: list[str] = []
@@ -254,7 +255,13 @@ def _split_csv(path: Path, text: str) -> Layout:
         raise BadInput(f"{path}:{first_line + 1}: malformed CSV ({exc})") from None
     index_column = header[0] if header and header[0] in ignored else None
     return Layout(
-        "csv", text, rows, detect_newline(text), header=header, delimiter=delimiter, index_column=index_column,
+        "csv",
+        text,
+        rows,
+        detect_newline(text),
+        header=header,
+        delimiter=delimiter,
+        index_column=index_column,
         notes=_ignored_note(path, header, ignored, index_column),
     )
 
@@ -288,6 +295,7 @@ def _ignored_note(path: Path, header: list[str], ignored: list[str], index_colum
     """One line saying which unnamed columns are ignored (none: no line)."""
     if not ignored:
         return []
-    what = [f"column {header.index(name) + 1} ({'pandas index' if name == index_column else 'no name'})"
-            for name in ignored]
+    what = [
+        f"column {header.index(name) + 1} ({'pandas index' if name == index_column else 'no name'})" for name in ignored
+    ]
     return [f"{path}: ignoring {', '.join(what)}; kept as is when ragcov writes to the file"]

@@ -70,8 +70,10 @@ def new_row(testset: TestSet, layout: Layout, text: str, provenance: JsonObject)
 
 def refuse_parallel(testset: TestSet, layout: Layout) -> BadInput:
     """The error for writing to a parallel-lists file (ARAGOG), which ragcov only reads."""
-    return BadInput(f"{testset.path}: the questions are parallel {layout.parallel!r} lists; ragcov only reads "
-                    "this layout (add or remove the question by hand, or convert it to JSONL) (nothing was written)")
+    return BadInput(
+        f"{testset.path}: the questions are parallel {layout.parallel!r} lists; ragcov only reads "
+        "this layout (add or remove the question by hand, or convert it to JSONL) (nothing was written)"
+    )
 
 
 def _samples(testset: TestSet, layout: Layout) -> JsonObject:
@@ -120,8 +122,14 @@ def _next_index(cells: Any) -> str:
 
 def _literal_style(testset: TestSet, column: str) -> bool:
     """True when the column's first object / list cell is a Python literal, not JSON."""
-    cell = next((str(q.raw.get(column, "")).strip() for q in testset.questions
-                 if str(q.raw.get(column, "")).strip()[:1] in ("[", "{")), "")
+    cell = next(
+        (
+            str(q.raw.get(column, "")).strip()
+            for q in testset.questions
+            if str(q.raw.get(column, "")).strip()[:1] in ("[", "{")
+        ),
+        "",
+    )
     if not cell:
         return False
     try:

@@ -55,8 +55,9 @@ def parse_qrels(text: str, display: str) -> Qrels:
             width = len(fields)
             continue
         if len(fields) not in (3, 4):
-            raise BadInput(f"{where}: expected 'query-id corpus-id score' or TREC 'qid 0 docid grade', "
-                           f"got {len(fields)} field(s)")
+            raise BadInput(
+                f"{where}: expected 'query-id corpus-id score' or TREC 'qid 0 docid grade', got {len(fields)} field(s)"
+            )
         if width is not None and len(fields) != width:
             raise BadInput(f"{where}: {len(fields)} fields where the lines above have {width}")
         width = len(fields)

@@ -109,10 +109,15 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
         if question.vector is not None:
             first_vector = first_vector or (len(question.vector), raw.line)
             if len(question.vector) != first_vector[0]:
-                raise BadInput(f"{where}: field {names['vector']!r} has {len(question.vector)} numbers "
-                               f"but the vector on line {first_vector[1]} has {first_vector[0]}")
-        long += [(where, names["reference_contexts"], len(text)) for text in question.reference_contexts or ()
-                 if len(text) > EMBED_TEXT_CHARS]
+                raise BadInput(
+                    f"{where}: field {names['vector']!r} has {len(question.vector)} numbers "
+                    f"but the vector on line {first_vector[1]} has {first_vector[0]}"
+                )
+        long += [
+            (where, names["reference_contexts"], len(text))
+            for text in question.reference_contexts or ()
+            if len(text) > EMBED_TEXT_CHARS
+        ]
         questions.append(question)
     if not questions:
         raise BadInput(f"{path}: no questions in the file")
@@ -122,17 +127,23 @@ def parse_testset(path: Path, data: bytes) -> tuple[TestSet, Layout]:
     notes = ([] if note is None else [note]) + layout.notes + _contexts_note(path, field_names)
     if long:
         notes.append(long_text_note(long[0][0], f"a text of field {long[0][1]!r}", long[0][2], len(long)))
-    testset = TestSet(path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container, notes=notes)
+    testset = TestSet(
+        path, fmt, questions, hashlib.sha256(data).hexdigest(), field_names, layout.container, notes=notes
+    )
     return testset, layout
 
 
 def _contexts_note(path: Path, field_names: dict[str, str]) -> list[str]:
     """One line saying how Ragas 0.1's ambiguous ``contexts`` field was read (not used: no line)."""
     if field_names.get("reference_contexts") == RAGAS_CONTEXTS:
-        return [f"{path}: read as a Ragas 0.1 test set ({RAGAS_CONTEXTS!r} and no answer field): its "
-                f"{RAGAS_CONTEXTS!r} are the reference contexts the questions were written from, gold where a row has no gold ids"]
+        return [
+            f"{path}: read as a Ragas 0.1 test set ({RAGAS_CONTEXTS!r} and no answer field): its "
+            f"{RAGAS_CONTEXTS!r} are the reference contexts the questions were written from, gold where a row has no gold ids"
+        ]
     if field_names.get("retrieved_contexts") == RAGAS_CONTEXTS:
-        return [f"{path}: read as Ragas records (the rows have answers): {RAGAS_CONTEXTS!r} are retrieved contexts, not gold"]
+        return [
+            f"{path}: read as Ragas records (the rows have answers): {RAGAS_CONTEXTS!r} are retrieved contexts, not gold"
+        ]
     return []
 
 
@@ -179,10 +190,12 @@ def _question(where: str, row: JsonObject, names: dict[str, str], fmt: TestForma
         check(canonical, item is None or isinstance(item, str), "a string")
     for canonical in ("expected_keywords", "paraphrases", "retrieved_contexts"):
         check(canonical, lists[canonical] is None or _is_list_of(lists[canonical], _is_str), "a list of strings")
-    check("reference_contexts", references is None or _is_list_of(references, _is_str),
-          "a string or a list of strings")
-    check("retrieved_ids", lists["retrieved_ids"] is None or _is_list_of(lists["retrieved_ids"], _is_id),
-          "a list of ids (strings or integers)")
+    check("reference_contexts", references is None or _is_list_of(references, _is_str), "a string or a list of strings")
+    check(
+        "retrieved_ids",
+        lists["retrieved_ids"] is None or _is_list_of(lists["retrieved_ids"], _is_id),
+        "a list of ids (strings or integers)",
+    )
     return Question(
         id=str(qid) if qid is not None else "",
         text=text.strip(),
@@ -255,8 +268,9 @@ def _gold(where: str, name: str, gold: Any) -> dict[str, float]:
             if problem is not None:
                 raise BadInput(f"{where}: field {name!r}: grade of {quoted(key)} {problem} (got {quoted(grade, 30)})")
         return {str(k): float(v) for k, v in gold.items()}
-    raise BadInput(f"{where}: field {name!r} must be a list of ids or an object {{id: grade}} "
-                   f"(got {type(gold).__name__})")
+    raise BadInput(
+        f"{where}: field {name!r} must be a list of ids or an object {{id: grade}} (got {type(gold).__name__})"
+    )
 
 
 def _vector(where: str, name: str, vector: Any) -> list[float] | None:

@@ -36,8 +36,10 @@ def sniff_format(path: Path, text: str, declared: TestFormat) -> tuple[TestForma
     if found == declared:
         return declared, None
     if "csv" in (found, declared):
-        raise BadInput(f"{path}: this looks like {_NAMES[found]}, not {_NAMES[declared]} "
-                       f"(rename it to {path.stem}{_SUFFIX[found]})")
+        raise BadInput(
+            f"{path}: this looks like {_NAMES[found]}, not {_NAMES[declared]} "
+            f"(rename it to {path.stem}{_SUFFIX[found]})"
+        )
     return found, f"{path}: the file holds {_NAMES[found]} despite its {path.suffix} name; read as {_NAMES[found]}"
 
 

@@ -65,18 +65,18 @@ def _append_json(layout: Layout, row: JsonObject) -> str:
     text, rows = layout.text, layout.rows
     last = rows[-1]
     if len(rows) > 1:
-        between = text[rows[-2].end:last.start]
-        gap = between[between.index(",") + 1:]
+        between = text[rows[-2].end : last.start]
+        gap = between[between.index(",") + 1 :]
     else:
-        gap = text[layout.array_open + 1:last.start]
-    element_indent = gap[gap.rfind("\n") + 1:] if "\n" in gap else ""
+        gap = text[layout.array_open + 1 : last.start]
+    element_indent = gap[gap.rfind("\n") + 1 :] if "\n" in gap else ""
     element = _dump_like(layout, last, row, element_indent)
-    return text[:last.end] + "," + gap + element + text[last.end:]
+    return text[: last.end] + "," + gap + element + text[last.end :]
 
 
 def _dump_like(layout: Layout, sample: RawRow, row: JsonObject, element_indent: str) -> str:
     """``row`` dumped in the indentation and separators that reproduce ``sample``'s text."""
-    sample_text = layout.text[sample.start:sample.end].replace(layout.newline, "\n")
+    sample_text = layout.text[sample.start : sample.end].replace(layout.newline, "\n")
     sample_text = sample_text.replace("\n" + element_indent, "\n") if element_indent else sample_text
     multiline = "\n" in sample_text
     fallback = (2, (",", ": ")) if multiline else (None, (", ", ": "))
@@ -85,8 +85,7 @@ def _dump_like(layout: Layout, sample: RawRow, row: JsonObject, element_indent: 
         for indent in _INDENTS
         for separators in _SEPARATORS
         if any(
-            json.dumps(sample.value, indent=indent, separators=separators, ensure_ascii=ascii_only)
-            == sample_text
+            json.dumps(sample.value, indent=indent, separators=separators, ensure_ascii=ascii_only) == sample_text
             for ascii_only in (False, True)
         )
     )
@@ -114,7 +113,7 @@ def _csv_quoting(layout: Layout) -> CsvQuoting:
     """QUOTE_ALL when the last record is written that way, else QUOTE_MINIMAL."""
     sample = layout.rows[-1]
     cells = list(sample.value.values())
-    sample_text = layout.text[sample.start:sample.end].rstrip("\r\n")
+    sample_text = layout.text[sample.start : sample.end].rstrip("\r\n")
     quote_all = _format_csv(layout, cells, csv.QUOTE_ALL)
     minimal = _format_csv(layout, cells, csv.QUOTE_MINIMAL)
     return csv.QUOTE_ALL if sample_text == quote_all != minimal else csv.QUOTE_MINIMAL

@@ -52,9 +52,25 @@ from ragcov_tui.testset.reader import parse_testset, read_bytes
 from ragcov_tui.testset.splice import append_row, drop_row, drop_span
 
 __all__ = [
-    "BACKUP_DIR", "ConflictError", "DuplicateQuestionError", "Edit", "FileChangedError", "Snapshot",
-    "WriteResult", "append_question", "commit", "drop_question", "find_row", "plan_append", "plan_drop",
-    "plan_reinsert", "plan_remove", "plan_restore", "restore_backup", "snapshot", "text_key",
+    "BACKUP_DIR",
+    "ConflictError",
+    "DuplicateQuestionError",
+    "Edit",
+    "FileChangedError",
+    "Snapshot",
+    "WriteResult",
+    "append_question",
+    "commit",
+    "drop_question",
+    "find_row",
+    "plan_append",
+    "plan_drop",
+    "plan_reinsert",
+    "plan_remove",
+    "plan_restore",
+    "restore_backup",
+    "snapshot",
+    "text_key",
 ]
 
 
@@ -88,7 +104,7 @@ class Snapshot:
         return self.testset.sha256
 
     def row_text(self, row: RawRow) -> str:
-        return self.layout.text[row.start:row.end]
+        return self.layout.text[row.start : row.end]
 
     def row_ref(self, row: RawRow) -> JsonObject:
         """How a row is found again: its exact text and its value."""
@@ -165,7 +181,8 @@ def plan_append(snap: Snapshot, text: str, provenance: JsonObject) -> Edit:
     duplicate = next((q for q in testset.questions if text_key(q.text) == text_key(text)), None)
     if duplicate is not None:
         raise DuplicateQuestionError(
-            f"{snap.file}: the question is already in the file as {duplicate.id!r} (nothing was written)")
+            f"{snap.file}: the question is already in the file as {duplicate.id!r} (nothing was written)"
+        )
     row, question_id = new_row(testset, snap.layout, text, provenance)
     new = _parsed(snap.file, append_row(snap.layout, row).encode("utf-8"))
     _check_rows(snap.file, new.testset.questions[:-1], testset.questions)
@@ -182,15 +199,20 @@ def plan_drop(snap: Snapshot, index: int) -> Edit:
     if snap.layout.parallel:
         raise refuse_parallel(snap.testset, snap.layout)
     if len(snap.testset.questions) == 1:
-        raise BadInput(f"{snap.file}: {question.id!r} is the only question; a test file keeps at least one "
-                       "(nothing was written)")
+        raise BadInput(
+            f"{snap.file}: {question.id!r} is the only question; a test file keeps at least one (nothing was written)"
+        )
     rows = snap.layout.rows
     start, end = drop_span(snap.layout, index)
     after = _parsed(snap.file, drop_row(snap.layout, index).encode("utf-8"))
     _check_rows(snap.file, after.testset.questions, [q for q in snap.testset.questions if q is not question])
     side, neighbour = ("before", rows[index + 1]) if index + 1 < len(rows) else ("after", rows[index - 1])
-    change = {"effect": "remove", "row": snap.row_ref(rows[index]), "removed": snap.layout.text[start:end],
-            "anchor": {"side": side, **snap.row_ref(neighbour)}}
+    change = {
+        "effect": "remove",
+        "row": snap.row_ref(rows[index]),
+        "removed": snap.layout.text[start:end],
+        "anchor": {"side": side, **snap.row_ref(neighbour)},
+    }
     return Edit(snap.file, snap.data, after.data, question.id, change, after)
 
 
@@ -214,8 +236,9 @@ def plan_reinsert(snap: Snapshot, removal: JsonObject, what: str) -> Edit:
         raise ConflictError(f"{what} is already in {snap.file.name} again")
     anchor = find_row(snap, removal["anchor"])
     if anchor is None:
-        raise ConflictError(f"cannot put {what} back: the row next to it in {snap.file.name} was edited or removed on "
-                            "disk")
+        raise ConflictError(
+            f"cannot put {what} back: the row next to it in {snap.file.name} was edited or removed on disk"
+        )
     after_anchor = removal["anchor"]["side"] == "after"
     at = snap.layout.rows[anchor].end if after_anchor else snap.layout.rows[anchor].start
     text = snap.layout.text
@@ -266,8 +289,9 @@ def commit(edit: Edit, before_replace: Callable[[Path], None] | None = None, *, 
         keep = backups_kept()  # a bad $RAGCOV_KEEP_BACKUPS fails before anything is written
     backup = write_backup(file, edit.before, edit.sha_before)
     try:
-        note = replace_atomically(file, edit.after, edit.sha_before,
-                                  None if before_replace is None else lambda: before_replace(backup))
+        note = replace_atomically(
+            file, edit.after, edit.sha_before, None if before_replace is None else lambda: before_replace(backup)
+        )
     except BaseException:
         with contextlib.suppress(OSError):
             if hashlib.sha256(file.read_bytes()).hexdigest() != edit.sha_after:  # not replaced after all
@@ -318,4 +342,5 @@ def _check_rows(path: str | Path, after: list[Question], expected: list[Question
     """Refuse the write unless the edited text reads back with exactly the expected rows."""
     if [q.raw for q in after] != [q.raw for q in expected]:
         raise RagcovError(
-            f"{path}: internal error, the edited file did not read back as expected (nothing was written)")
+            f"{path}: internal error, the edited file did not read back as expected (nothing was written)"
+        )

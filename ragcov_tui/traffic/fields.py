@@ -76,8 +76,9 @@ def _time(where: str, name: str, value: Any, is_text: bool) -> float:
     except (ValueError, OverflowError, OSError):
         raise bad from None
     if not YEAR_1 <= seconds < YEAR_10000:
-        raise BadInput(f"{where}: field {name!r} is out of range: {quoted(value, 40)} is not between the years 1 "
-                       f"and 9999 in UTC")
+        raise BadInput(
+            f"{where}: field {name!r} is out of range: {quoted(value, 40)} is not between the years 1 and 9999 in UTC"
+        )
     return seconds
 
 
@@ -89,8 +90,9 @@ def first_alias(names: Any, aliases: tuple[str, ...], present: Any = None) -> st
 ROLES = (("query", QUERY_FIELDS), ("count", COUNT_FIELDS), ("timestamp", TIME_FIELDS)) + served_fields.ROLES
 
 
-def row(where: str, value: JsonObject, is_text: bool, names: dict[tuple[str, ...], list[str | None]],
-        fields: dict[str, str]) -> Row:
+def row(
+    where: str, value: JsonObject, is_text: bool, names: dict[tuple[str, ...], list[str | None]], fields: dict[str, str]
+) -> Row:
     """(query, count, seconds, where, served) of one row: per role, the first alias present with a
     value. Rows of one log share their keys, so ``names`` resolves each key set once (and notes ``fields``)."""
     keys = tuple(value)
@@ -105,8 +107,10 @@ def row(where: str, value: JsonObject, is_text: bool, names: dict[tuple[str, ...
         cell = value[name]
         return cell is not None and not (is_text and isinstance(cell, str) and not cell.strip())
 
-    picked = [n if n is None or given(n) else first_alias(value, aliases, given)
-              for n, (_, aliases) in zip(chosen, ROLES, strict=True)]
+    picked = [
+        n if n is None or given(n) else first_alias(value, aliases, given)
+        for n, (_, aliases) in zip(chosen, ROLES, strict=True)
+    ]
     qname, cname, tname = picked[:3]
     if qname is None:
         if chosen[0] is not None:

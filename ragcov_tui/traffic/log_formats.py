@@ -69,8 +69,10 @@ def _table_rows(path: Path, lines: Iterator[str], fields: dict[str, str], delimi
     try:
         header = [h.strip() for h in next(reader, [])]
         if not first_alias(header, QUERY_FIELDS):
-            raise BadInput(f"{path}:1: no query column in the header (expected one of: {', '.join(QUERY_FIELDS)}; "
-                           f"got {quoted(', '.join(header), 80)})")
+            raise BadInput(
+                f"{path}:1: no query column in the header (expected one of: {', '.join(QUERY_FIELDS)}; "
+                f"got {quoted(', '.join(header), 80)})"
+            )
         names: dict[tuple[str, ...], list[str | None]] = {}
         start = reader.line_num + 1
         for record in reader:
@@ -98,8 +100,11 @@ def _txt_rows(path: Path, lines: Iterator[str], fields: dict[str, str]) -> Itera
 
 LOG_FORMAT_LIST: tuple[LogFormat, ...] = (
     LogFormat((".jsonl", ".ndjson"), "one JSON object per line, or a bare JSON string (the query)", _jsonl_rows),
-    LogFormat((".csv",), "a header row naming the fields; comma, semicolon, pipe or tab: the one the header uses most",
-              _csv_rows),
+    LogFormat(
+        (".csv",),
+        "a header row naming the fields; comma, semicolon, pipe or tab: the one the header uses most",
+        _csv_rows,
+    ),
     LogFormat((".tsv",), "a header row naming the fields, tab-separated", _tsv_rows),
     LogFormat((".txt", ".log"), "one query per line (blank lines skipped), count 1 each", _txt_rows),
 )

@@ -67,9 +67,17 @@ class ServedRows:
 
     def select(self, keep: np.ndarray) -> ServedRows:
         """The rows where ``keep`` is true (a window of the log)."""
-        return ServedRows(self.query[keep], self.count[keep], self.time[keep], self.latency_ms[keep],
-                          self.zero_results[keep], self.best_score[keep], self.feedback[keep],
-                          self.sessions, self.answered)
+        return ServedRows(
+            self.query[keep],
+            self.count[keep],
+            self.time[keep],
+            self.latency_ms[keep],
+            self.zero_results[keep],
+            self.best_score[keep],
+            self.feedback[keep],
+            self.sessions,
+            self.answered,
+        )
 
 
 class _ServedColumns:
@@ -98,12 +106,21 @@ class _ServedColumns:
         """The arrays, ``query`` renumbered to the log's final order (``order[new] = old``)."""
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
+
         def view(column: array.array, dtype: type) -> np.ndarray:  # no copy: the array keeps the buffer alive
             return np.frombuffer(column, dtype=dtype) if len(column) else np.zeros(0, dtype=dtype)
 
-        return ServedRows(rank[view(self.query, np.int32)], view(self.count, np.int64), view(self.time, np.float64),
-                          view(self.latency, np.float32), view(self.zero, np.int8), view(self.best, np.float32),
-                          view(self.feedback, np.int8), len(self.sessions), self.answered)
+        return ServedRows(
+            rank[view(self.query, np.int32)],
+            view(self.count, np.int64),
+            view(self.time, np.float64),
+            view(self.latency, np.float32),
+            view(self.zero, np.int8),
+            view(self.best, np.float32),
+            view(self.feedback, np.int8),
+            len(self.sessions),
+            self.answered,
+        )
 
 
 @dataclass
@@ -133,9 +150,16 @@ class TrafficLog:
     def summary(self) -> JsonObject:
         """The log as the report describes it: file, rows, queries, distinct, fields, time span."""
         seen = [t for t in self.first_seen + self.last_seen if t]
-        return {"path": self.path, "sha256": self.sha256, "rows": self.rows, "queries": self.total,
-                "distinct": len(self.texts), "fields": self.fields,
-                "first": min(seen) if seen else None, "last": max(seen) if seen else None}
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "rows": self.rows,
+            "queries": self.total,
+            "distinct": len(self.texts),
+            "fields": self.fields,
+            "first": min(seen) if seen else None,
+            "last": max(seen) if seen else None,
+        }
 
 
 def read_traffic(path: str | Path) -> TrafficLog:
@@ -219,8 +243,16 @@ def aggregate(path: Path, rows: Iterable[Row]) -> TrafficLog:
     count_array = np.asarray(counts, dtype=np.int64)
     order = np.argsort(-count_array, kind="stable")
     notes = [long_text_note(long[0][0], "the query", long[0][1], len(long))] if long else []
-    return TrafficLog(str(path), [texts[i] for i in order], count_array[order], [_iso(first[i]) for i in order],
-                      [_iso(last[i]) for i in order], n_rows, notes=notes, served=columns.rows(order))
+    return TrafficLog(
+        str(path),
+        [texts[i] for i in order],
+        count_array[order],
+        [_iso(first[i]) for i in order],
+        [_iso(last[i]) for i in order],
+        n_rows,
+        notes=notes,
+        served=columns.rows(order),
+    )
 
 
 def _iso(seconds: float | None) -> str | None:

@@ -51,9 +51,12 @@ MAX_LATENCY_MS = 7 * 24 * 3600 * 1000.0  # a week: anything longer is a unit mis
 
 POSITIVE, NEUTRAL, NEGATIVE, NO_FEEDBACK = 1, 0, -1, -2
 _FEEDBACK_WORDS = {
-    **dict.fromkeys(("up", "thumbs_up", "thumbsup", "positive", "good", "yes", "true", "1", "+1", "👍", "like"), POSITIVE),
-    **dict.fromkeys(("down", "thumbs_down", "thumbsdown", "negative", "bad", "no", "false", "0", "-1", "👎",
-                     "dislike"), NEGATIVE),
+    **dict.fromkeys(
+        ("up", "thumbs_up", "thumbsup", "positive", "good", "yes", "true", "1", "+1", "👍", "like"), POSITIVE
+    ),
+    **dict.fromkeys(
+        ("down", "thumbs_down", "thumbsdown", "negative", "bad", "no", "false", "0", "-1", "👎", "dislike"), NEGATIVE
+    ),
     **dict.fromkeys(("neutral", "mixed"), NEUTRAL),
 }
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ms|s|sec|seconds?)?\s*$")
@@ -63,17 +66,23 @@ class Served(NamedTuple):
     """One row's service figures; NaN / -1 / NO_FEEDBACK / None where the row does not say."""
 
     latency_ms: float
-    zero_results: int   # 1 an empty result list, 0 some results, -1 not logged
-    best_score: float   # the highest retrieval score, NaN when none is logged
-    feedback: int       # POSITIVE / NEUTRAL / NEGATIVE / NO_FEEDBACK
+    zero_results: int  # 1 an empty result list, 0 some results, -1 not logged
+    best_score: float  # the highest retrieval score, NaN when none is logged
+    feedback: int  # POSITIVE / NEUTRAL / NEGATIVE / NO_FEEDBACK
     answered: bool
     session: str | None
 
 
 NOT_SERVED = Served(math.nan, -1, math.nan, NO_FEEDBACK, False, None)
 ROLES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("latency", LATENCY_MS_FIELDS + LATENCY_S_FIELDS), ("retrieved", RETRIEVED_FIELDS), ("scores", SCORES_FIELDS),
-    ("answer", ANSWER_FIELDS), ("feedback", FEEDBACK_FIELDS), ("rating", RATING_FIELDS), ("session", SESSION_FIELDS))
+    ("latency", LATENCY_MS_FIELDS + LATENCY_S_FIELDS),
+    ("retrieved", RETRIEVED_FIELDS),
+    ("scores", SCORES_FIELDS),
+    ("answer", ANSWER_FIELDS),
+    ("feedback", FEEDBACK_FIELDS),
+    ("rating", RATING_FIELDS),
+    ("session", SESSION_FIELDS),
+)
 
 
 def served(where: str, value: JsonObject, names: list[str | None], is_text: bool) -> Served:
@@ -111,8 +120,10 @@ def _latency(where: str, name: str, value: Any) -> float:
             scale = 1.0 if match.group(2) == "ms" else 1000.0
     if not is_finite_number(number) or not 0 <= number * scale <= MAX_LATENCY_MS:
         unit = "milliseconds" if scale == 1.0 else "seconds"
-        raise BadInput(f"{where}: field {name!r} must be a duration from 0 to a week in {unit}, or text like "
-                       f"'850ms' / '1.2s' (got {quoted(value, 30)})")
+        raise BadInput(
+            f"{where}: field {name!r} must be a duration from 0 to a week in {unit}, or text like "
+            f"'850ms' / '1.2s' (got {quoted(value, 30)})"
+        )
     return float(number * scale)
 
 
@@ -123,8 +134,10 @@ def _list(where: str, name: str, value: Any, is_text: bool) -> list[Any]:
         except InvalidJson:
             value = None
     if not isinstance(value, list):
-        raise BadInput(f"{where}: field {name!r} must be a list{' (JSON in the cell)' if is_text else ''} "
-                       f"(got {quoted(value, 30)})")
+        raise BadInput(
+            f"{where}: field {name!r} must be a list{' (JSON in the cell)' if is_text else ''} "
+            f"(got {quoted(value, 30)})"
+        )
     return value
 
 
@@ -166,8 +179,10 @@ def _feedback(where: str, name: str, value: Any) -> int:
         word = str(int(value))
     found = _FEEDBACK_WORDS.get(word) if word is not None else None
     if found is None:
-        raise BadInput(f"{where}: field {name!r} must be up/down, positive/negative, good/bad, 1/0 or true/false "
-                       f"(got {quoted(value, 30)})")
+        raise BadInput(
+            f"{where}: field {name!r} must be up/down, positive/negative, good/bad, 1/0 or true/false "
+            f"(got {quoted(value, 30)})"
+        )
     return found
 
 
@@ -190,4 +205,3 @@ def _answer_text(where: str, name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise BadInput(f"{where}: field {name!r} must be text (got {quoted(value, 30)})")
     return value
-

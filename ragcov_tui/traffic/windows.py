@@ -73,8 +73,9 @@ def parse_window(window: str | None, since: str | None, until: str | None, *, tr
     if window is not None:
         match = _SPAN.match(window)
         if match is None or float(match.group(1)) <= 0:
-            raise BadInput(f"--window {window!r}: expected a positive number and a unit, e.g. 24h, 7d or 2w "
-                           "(units: m, h, d, w)")
+            raise BadInput(
+                f"--window {window!r}: expected a positive number and a unit, e.g. 24h, 7d or 2w (units: m, h, d, w)"
+            )
         span = float(match.group(1)) * UNITS[match.group(2)]
     since_s, until_s = _moment("--since", since), _moment("--until", until)
     if since_s is not None and until_s is not None and since_s > until_s:
@@ -88,5 +89,7 @@ def _moment(option: str, text: str | None) -> float | None:
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise BadInput(f"{option} {text!r}: expected an ISO 8601 time, e.g. 2026-01-15 or 2026-01-15T12:00:00Z") from None
+        raise BadInput(
+            f"{option} {text!r}: expected an ISO 8601 time, e.g. 2026-01-15 or 2026-01-15T12:00:00Z"
+        ) from None
     return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).timestamp()

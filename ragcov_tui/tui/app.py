@@ -47,9 +47,22 @@ from ragcov_tui.tui.widgets.footer import AdaptiveFooter
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
-PANES: list[type[Pane]] = [SessionsPane, OverviewPane, ClustersPane, OutliersPane, GapsPane, DocumentsPane, ResultsPane, JobsPane,
-                           TrafficPane, AlignmentPane]
-OPTIONAL_TABS = {"traffic", "alignment"}  # shown only while the open session has what they show (see _sync_optional_tabs)
+PANES: list[type[Pane]] = [
+    SessionsPane,
+    OverviewPane,
+    ClustersPane,
+    OutliersPane,
+    GapsPane,
+    DocumentsPane,
+    ResultsPane,
+    JobsPane,
+    TrafficPane,
+    AlignmentPane,
+]
+OPTIONAL_TABS = {
+    "traffic",
+    "alignment",
+}  # shown only while the open session has what they show (see _sync_optional_tabs)
 NUMBERED = 9  # the panes 1–9 reach; the tenth (Alignment) by [ ] or A in Results
 
 
@@ -80,8 +93,14 @@ class RagcovApp(SafeTextApp):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, db_path: str | Path, session_id: str | None = None, *, job_runner: JobRunner = run_job,
-                 keep_backups: int | None = None) -> None:
+    def __init__(
+        self,
+        db_path: str | Path,
+        session_id: str | None = None,
+        *,
+        job_runner: JobRunner = run_job,
+        keep_backups: int | None = None,
+    ) -> None:
         super().__init__()
         self.db_path = str(db_path)
         self.initial_ref = session_id
@@ -205,8 +224,10 @@ class RagcovApp(SafeTextApp):
         eval has labels, each also while it is the pane in use (Traffic's number key reaches it anyway,
         to say how to get traffic); hidden, ``[`` ``]`` skip them."""
         tabs = self.query_one(TabbedContent)
-        wanted = {"traffic": self.analysis_sid is not None and has_traffic(self.db, self.analysis_sid),
-                  "alignment": self.eval_sid is not None and has_labels(self.db, self.eval_sid)}
+        wanted = {
+            "traffic": self.analysis_sid is not None and has_traffic(self.db, self.analysis_sid),
+            "alignment": self.eval_sid is not None and has_labels(self.db, self.eval_sid),
+        }
         for name, shown in wanted.items():
             if shown or tabs.active == f"tab-{name}":
                 self._reveal(name)
@@ -272,8 +293,11 @@ class RagcovApp(SafeTextApp):
     def _focus_pane(self, pane: Pane) -> None:
         """Focus the pane's first table or field, unless another tab became active meanwhile
         (focusing a widget activates its tab)."""
-        if pane is not self.active_pane() or pane.screen is not self.screen or (
-                self.focused is not None and pane in self.focused.ancestors):
+        if (
+            pane is not self.active_pane()
+            or pane.screen is not self.screen
+            or (self.focused is not None and pane in self.focused.ancestors)
+        ):
             return  # (a pop-up opened meanwhile: its keys stay its own)
         target = next((w for w in pane.query("DataTable, Input, Select") if w.display and w.focusable), None)
         if target is not None:
@@ -320,9 +344,14 @@ class RagcovApp(SafeTextApp):
                 self.query_one(JobsPane).rerun(session)
 
         name = f" '{session['name']}'" if session.get("name") else ""
-        plan = (f"resumes this {session['status']} eval, keeping its finished questions" if resumes(session)
-                else "starts a new session with the same settings")
-        self.push_screen(ConfirmScreen(f"Rerun {session['kind']} {session['id']}{name}? This {plan}, in Jobs."), answered)
+        plan = (
+            f"resumes this {session['status']} eval, keeping its finished questions"
+            if resumes(session)
+            else "starts a new session with the same settings"
+        )
+        self.push_screen(
+            ConfirmScreen(f"Rerun {session['kind']} {session['id']}{name}? This {plan}, in Jobs."), answered
+        )
 
     def action_export_html(self) -> None:
         """``H``: the session of the pane in use as one HTML page (:mod:`ragcov_tui.tui.html_export`)."""
@@ -350,8 +379,12 @@ class RagcovApp(SafeTextApp):
         sid = self.active_pane().rerun_sid()
         session = get_session(self.db, sid) if sid else None
         if session is not None and session["live"]:
-            self.notify(f"{session['kind']} {sid} is running in {owner_text(session)}: stop it there (ctrl+c in its "
-                        "terminal, or kill its pid).", severity="warning", markup=False)
+            self.notify(
+                f"{session['kind']} {sid} is running in {owner_text(session)}: stop it there (ctrl+c in its "
+                "terminal, or kill its pid).",
+                severity="warning",
+                markup=False,
+            )
         else:
             self.notify("No job is running in this app.", severity="warning")
 
@@ -378,8 +411,11 @@ class RagcovApp(SafeTextApp):
             yield SystemCommand(f"Go to {cls.title}", f"Show the {cls.title} pane", lambda n=name: self.show_pane(n))
             for b in cls.BINDINGS:
                 if isinstance(b, Binding) and b.description:
-                    yield SystemCommand(f"{cls.title}: {b.description}", f"key {b.key}",
-                                        lambda n=name, a=b.action: self._pane_action(n, a))
+                    yield SystemCommand(
+                        f"{cls.title}: {b.description}",
+                        f"key {b.key}",
+                        lambda n=name, a=b.action: self._pane_action(n, a),
+                    )
         yield SystemCommand("Rerun the current session", "key R", self.action_rerun)
         yield SystemCommand("Write the current session as an HTML page", "key H", self.action_export_html)
 
@@ -402,16 +438,38 @@ def help_text(notices: Iterable[tuple[str, str, str]] = (), pane: str | None = N
         out.append_text(lit(f"{title}: {message}" if title else message)).append("\n")
     if out.plain:
         out.append("\n")
-    out.append("Accept / drop write the test file at once (atomic, with a backup); u undoes the session's newest "
-               "decision and restores the file byte for byte.\n\n", style="italic")
+    out.append(
+        "Accept / drop write the test file at once (atomic, with a backup); u undoes the session's newest "
+        "decision and restores the file byte for byte.\n\n",
+        style="italic",
+    )
     panes = [(cls.title, cls.BINDINGS) for cls in PANES if cls.BINDINGS is not Pane.BINDINGS]
     groups = [(f"{title} (this pane)", bindings) for title, bindings in panes if title == pane]
-    groups += [("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
-              ("Tables", PagedTable.BINDINGS + [Binding("up/down", "", "Move"), Binding("enter", "", "Open the row's detail"),
-                                                Binding("pgup/pgdn", "", "Page"), *Pane.BINDINGS])]
-    groups += [("Pop-ups (help, details)", [Binding("j/k", "", "A line down / up"), Binding("space/b", "", "A page down / up"),
-                                             Binding("g/G", "", "Top / bottom"), Binding("esc/q", "", "Close"),
-                                             Binding("c", "", "Result detail: show / fold the retrieved chunks' text")])]
+    groups += [
+        ("Everywhere", RagcovApp.BINDINGS + [Binding("ctrl+p", "", "Command palette")]),
+        (
+            "Tables",
+            PagedTable.BINDINGS
+            + [
+                Binding("up/down", "", "Move"),
+                Binding("enter", "", "Open the row's detail"),
+                Binding("pgup/pgdn", "", "Page"),
+                *Pane.BINDINGS,
+            ],
+        ),
+    ]
+    groups += [
+        (
+            "Pop-ups (help, details)",
+            [
+                Binding("j/k", "", "A line down / up"),
+                Binding("space/b", "", "A page down / up"),
+                Binding("g/G", "", "Top / bottom"),
+                Binding("esc/q", "", "Close"),
+                Binding("c", "", "Result detail: show / fold the retrieved chunks' text"),
+            ],
+        )
+    ]
     groups += [(title, bindings) for title, bindings in panes if title != pane]
     for title, bindings in groups:
         if not bindings:
@@ -424,8 +482,10 @@ def help_text(notices: Iterable[tuple[str, str, str]] = (), pane: str | None = N
                 out.append(f"  {line[0]:<12}", style="bold").append(f"{line[1]}\n")
         out.append("\n")
     out.append("Sessions: the first column\n", style="bold underline")
-    for mark, meaning in (("*", "marked with space (c compares two marked sessions)"),
-                          (">", "open: the session the other panes show (one analysis, one eval)")):
+    for mark, meaning in (
+        ("*", "marked with space (c compares two marked sessions)"),
+        (">", "open: the session the other panes show (one analysis, one eval)"),
+    ):
         out.append(f"  {mark:<12}", style="bold").append(f"{meaning}\n")
     out.append("\n")
     out.append("Results: diagnosis column (/ finds either form)\n", style="bold underline")

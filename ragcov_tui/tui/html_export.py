@@ -26,14 +26,19 @@ def default_name(session: SessionRow) -> str:
 def export_html(app: App, db_path: str, session: SessionRow) -> None:
     """Ask for the file name, then write the page in a worker and notify."""
     if session["status"] != "done":
-        app.notify(f"{session['kind']} {session['id']} is {session['status']}: only a finished session has a report "
-                   "to export.", severity="warning", markup=False)
+        app.notify(
+            f"{session['kind']} {session['id']} is {session['status']}: only a finished session has a report "
+            "to export.",
+            severity="warning",
+            markup=False,
+        )
         return
 
     def chosen(name: str | None) -> None:
         if name and name.strip():
-            app.run_worker(lambda: _write(app, db_path, session, name.strip()), thread=True, group="html",
-                           exit_on_error=False)
+            app.run_worker(
+                lambda: _write(app, db_path, session, name.strip()), thread=True, group="html", exit_on_error=False
+            )
 
     TextPrompt(f"Write {session['kind']} {session['id']} as an HTML page to:", default_name(session)).open(app, chosen)
 

@@ -39,9 +39,12 @@ class TextScreen(Closable):
     arrows a line, ``space`` / ``b`` / pgdn / pgup a page, ``g`` / ``G`` / home / end the top / bottom."""
 
     BINDINGS = CLOSE + [
-        Binding("j,down", "scroll(1)", show=False), Binding("k,up", "scroll(-1)", show=False),
-        Binding("space,pagedown", "page(1)", show=False), Binding("b,pageup", "page(-1)", show=False),
-        Binding("g,home", "jump(0)", show=False), Binding("G,end", "jump(1)", show=False),
+        Binding("j,down", "scroll(1)", show=False),
+        Binding("k,up", "scroll(-1)", show=False),
+        Binding("space,pagedown", "page(1)", show=False),
+        Binding("b,pageup", "page(-1)", show=False),
+        Binding("g,home", "jump(0)", show=False),
+        Binding("G,end", "jump(1)", show=False),
     ]
 
     def __init__(self, title: str, body: RenderableType, *, keys: str = "") -> None:
@@ -149,7 +152,9 @@ def compare_text(a: SessionRow, b: SessionRow) -> Text:
         delta = signed(after - before) if before is not None and after is not None else "—"
         show = lambda v: "—" if v is None else (f"{v:,}" if isinstance(v, int) else f"{v:.3f}")  # noqa: E731
         name = lit(key)
-        out.append_text(name).append(" " * (width - len(name))).append(f"{show(before):>10}{show(after):>10}{delta:>10}\n")
+        out.append_text(name).append(" " * (width - len(name))).append(
+            f"{show(before):>10}{show(after):>10}{delta:>10}\n"
+        )
     return out
 
 
@@ -168,9 +173,14 @@ def paired_text(result: Comparison) -> Text:
     from ragcov_tui.evaluation.compare import question_set_note  # numpy and the LLM client: only when comparing
 
     out = Text("\n")
-    out.append_text(lit(f"Paired B − A (A {result['a'].get('session_id')}, B {result['b'].get('session_id')}): "
-                        f"{round(100 * result['confidence'])}% bootstrap intervals, {result['resamples']:,} resamples, "
-                        "* the interval excludes 0", "bold")).append("\n")
+    out.append_text(
+        lit(
+            f"Paired B − A (A {result['a'].get('session_id')}, B {result['b'].get('session_id')}): "
+            f"{round(100 * result['confidence'])}% bootstrap intervals, {result['resamples']:,} resamples, "
+            "* the interval excludes 0",
+            "bold",
+        )
+    ).append("\n")
     if note := question_set_note(result):
         out.append_text(lit(f"Note: {note}", "bold yellow")).append("\n")
     if not result["metrics"]:
@@ -181,8 +191,10 @@ def paired_text(result: Comparison) -> Text:
         wlt = f"{m['wins']}/{m['losses']}/{m['ties']}"
         name = lit(m["metric"], width=18)
         out.append_text(name).append(" " * (19 - len(name)))
-        out.append(f"{_signed(m['mean_a']):>6}{_signed(m['mean_b']):>7}{_signed(m['delta'], '+'):>8}  {interval:<17}"
-                   f"{wlt:>10}{' *' if m['significant'] else ''}\n")
+        out.append(
+            f"{_signed(m['mean_a']):>6}{_signed(m['mean_b']):>7}{_signed(m['delta'], '+'):>8}  {interval:<17}"
+            f"{wlt:>10}{' *' if m['significant'] else ''}\n"
+        )
     return out
 
 

@@ -54,8 +54,15 @@ class SafeTextApp(TypeAheadApp):
         in a rendered line (one instance, so Textual's per-filter line cache keeps working)."""
         return [*super().get_line_filters(), self._control_filter]
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, **kwargs: Any) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Every notification (many quote a path or an error) with its control characters visible.
         Below 100x30 a toast would cover the list being triaged: the newest notification shows on
         the status line instead (for its timeout), and the app's CSS hides the toasts."""
@@ -63,8 +70,11 @@ class SafeTextApp(TypeAheadApp):
         super().notify(message, title=title, severity=severity, timeout=timeout, **kwargs)
         self.notice_log.appendleft((severity, title, message))
         if self.size.width < NARROW or self.size.height < SHORT:
-            self._show_notice(f"{title}: {message}" if title else message, severity,
-                              self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+            self._show_notice(
+                f"{title}: {message}" if title else message,
+                severity,
+                self.NOTIFICATION_TIMEOUT if timeout is None else timeout,
+            )
 
     def _show_notice(self, text: str, severity: str, seconds: float) -> None:
         """``text`` on the status line for ``seconds``; while the notice shown is younger than

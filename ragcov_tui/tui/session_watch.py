@@ -20,8 +20,12 @@ POLL_EVERY = 1.0  # seconds between two polls
 
 
 def _fingerprint(session: SessionRow) -> tuple:
-    return (session["status"], session.get("name"), session.get("finished_at"),
-            json.dumps(session.get("progress"), sort_keys=True))
+    return (
+        session["status"],
+        session.get("name"),
+        session.get("finished_at"),
+        json.dumps(session.get("progress"), sort_keys=True),
+    )
 
 
 class SessionWatch:

@@ -50,8 +50,9 @@ def decided(pane: Pane, redraw: Callable[[], None]) -> None:
     redraw()
 
 
-def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[[], None] | None = None,
-               *, force: bool = False) -> bool:
+def run_triage(
+    app: App, what: str, call: Callable[[bool], Any], then: Callable[[], None] | None = None, *, force: bool = False
+) -> bool:
     """Call the core (``call(force)``); True when it succeeded.
 
     On a ``ConflictError`` with a question: ask, and on yes call again with ``force`` and run
@@ -62,6 +63,7 @@ def run_triage(app: App, what: str, call: Callable[[bool], Any], then: Callable[
         result = call(force)
     except ConflictError as exc:
         if exc.question and not force:
+
             def answered(yes: bool | None) -> None:
                 if yes and run_triage(app, what, call, force=True) and then is not None:
                     then()

@@ -19,9 +19,12 @@ def arrow_vector_dim(schema: Any, fields: FieldMap, spec: StoreSpec) -> int | No
 
     kind = schema.field(fields.vector).type
     if not (pa.types.is_fixed_size_list(kind) or pa.types.is_list(kind) or pa.types.is_large_list(kind)) or not (
-            pa.types.is_floating(kind.value_type) or pa.types.is_integer(kind.value_type)):
-        raise BadInput(f"{spec.text}: field {fields.vector!r} ({kind}) is not a list of numbers; name the vector "
-                       f"column with --vector-field")
+        pa.types.is_floating(kind.value_type) or pa.types.is_integer(kind.value_type)
+    ):
+        raise BadInput(
+            f"{spec.text}: field {fields.vector!r} ({kind}) is not a list of numbers; name the vector "
+            f"column with --vector-field"
+        )
     return int(kind.list_size) if pa.types.is_fixed_size_list(kind) else None
 
 
@@ -45,7 +48,12 @@ def store_batch(batch: Any, fields: FieldMap, spec: StoreSpec) -> StoreBatch:
     values = column.flatten().to_numpy(zero_copy_only=False)
     vectors = as_float32_rows(values, batch.num_rows, spec, fields.vector)
     ids = [str(v) for v in batch.column(fields.id).to_pylist()]
-    texts = None if fields.text is None else ["" if t is None else str(t) for t in batch.column(fields.text).to_pylist()]
-    docs = ids if fields.doc is None else [str(d) if d is not None else i
-                                            for d, i in zip(batch.column(fields.doc).to_pylist(), ids, strict=True)]
+    texts = (
+        None if fields.text is None else ["" if t is None else str(t) for t in batch.column(fields.text).to_pylist()]
+    )
+    docs = (
+        ids
+        if fields.doc is None
+        else [str(d) if d is not None else i for d, i in zip(batch.column(fields.doc).to_pylist(), ids, strict=True)]
+    )
     return StoreBatch(ids=ids, texts=texts, docs=docs, vectors=np.ascontiguousarray(vectors))

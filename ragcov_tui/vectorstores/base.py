@@ -57,8 +57,12 @@ class FieldOverrides:
     doc: str | None = None
 
     def apply(self, defaults: FieldMap) -> FieldMap:
-        return FieldMap(id=self.id or defaults.id, vector=self.vector or defaults.vector,
-                        text=self.text or defaults.text, doc=self.doc or defaults.doc)
+        return FieldMap(
+            id=self.id or defaults.id,
+            vector=self.vector or defaults.vector,
+            text=self.text or defaults.text,
+            doc=self.doc or defaults.doc,
+        )
 
 
 @dataclass
@@ -88,8 +92,7 @@ def missing_field(spec: StoreSpec, role: str, field: str, existing: Sequence[str
     return BadInput(f"{spec.text}: no {role} field {field!r} ({flag}); the store has: {have}")
 
 
-def resolve_optional(fields: FieldMap, existing: Sequence[str], overrides: FieldOverrides,
-                     spec: StoreSpec) -> FieldMap:
+def resolve_optional(fields: FieldMap, existing: Sequence[str], overrides: FieldOverrides, spec: StoreSpec) -> FieldMap:
     """``fields`` checked against the store's ``existing`` fields: the id and vector fields must
     exist; a text or document field the user named must exist, a default one that is absent is
     dropped (None)."""
@@ -101,8 +104,9 @@ def resolve_optional(fields: FieldMap, existing: Sequence[str], overrides: Field
     for role, optional, given in (("text", text, overrides.text), ("document", doc, overrides.doc)):
         if optional is not None and optional not in names and given:
             raise missing_field(spec, role, optional, existing)
-    return FieldMap(id=fields.id, vector=fields.vector, text=text if text in names else None,
-                    doc=doc if doc in names else None)
+    return FieldMap(
+        id=fields.id, vector=fields.vector, text=text if text in names else None, doc=doc if doc in names else None
+    )
 
 
 class StoreReader(ABC):

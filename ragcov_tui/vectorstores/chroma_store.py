@@ -82,22 +82,32 @@ class ChromaReader(StoreReader):
             ids = [str(v) for v in self._column(got, self.fields.id) or []]
             texts = self._column(got, self.fields.text)
             docs = self._column(got, self.fields.doc)
-            yield StoreBatch(ids=ids, texts=None if texts is None else ["" if t is None else str(t) for t in texts],
-                             docs=ids if docs is None else [i if d is None else str(d) for d, i in zip(docs, ids, strict=True)],
-                             vectors=as_float32_rows(np.asarray(got["embeddings"]), n, self.spec, EMBEDDINGS))
+            yield StoreBatch(
+                ids=ids,
+                texts=None if texts is None else ["" if t is None else str(t) for t in texts],
+                docs=ids if docs is None else [i if d is None else str(d) for d, i in zip(docs, ids, strict=True)],
+                vectors=as_float32_rows(np.asarray(got["embeddings"]), n, self.spec, EMBEDDINGS),
+            )
             offset += n
 
     def search(self, vectors: np.ndarray, k: int) -> list[list[Hit]]:
         with self._lock:
-            got = self.collection.query(query_embeddings=np.asarray(vectors, dtype=np.float32), n_results=k,
-                                        include=["documents", "distances", "metadatas"])
+            got = self.collection.query(
+                query_embeddings=np.asarray(vectors, dtype=np.float32),
+                n_results=k,
+                include=["documents", "distances", "metadatas"],
+            )
         out: list[list[Hit]] = []
         for row in range(len(got["ids"])):
             one = {"ids": got["ids"][row], "documents": got["documents"][row], "metadatas": got["metadatas"][row]}
             ids = [str(v) for v in self._column(one, self.fields.id) or []]
             texts = self._column(one, self.fields.text) or [""] * len(ids)
-            out.append([Hit(id=i, text=t or "", score=-float(d))
-                        for i, t, d in zip(ids, texts, got["distances"][row], strict=True)])
+            out.append(
+                [
+                    Hit(id=i, text=t or "", score=-float(d))
+                    for i, t, d in zip(ids, texts, got["distances"][row], strict=True)
+                ]
+            )
         return out
 
     def close(self) -> None:

@@ -52,8 +52,13 @@ class StoreCorpus:
             self.spill = None
 
 
-def read_store_corpus(spec: StoreSpec, overrides: FieldOverrides | None = None, *,
-                      progress: Progress | None = None, memory_map_above: int | None = None) -> StoreCorpus:
+def read_store_corpus(
+    spec: StoreSpec,
+    overrides: FieldOverrides | None = None,
+    *,
+    progress: Progress | None = None,
+    memory_map_above: int | None = None,
+) -> StoreCorpus:
     """Open ``spec`` and read every row; BadInput for an empty store, a duplicate id or rows of
     another dimension than the first. Vectors past ``memory_map_above`` bytes (None: ``MEMORY_MAP_ABOVE_BYTES``)
     go to a memory map."""
@@ -64,7 +69,9 @@ def read_store_corpus(spec: StoreSpec, overrides: FieldOverrides | None = None, 
         reader.close()
 
 
-def _allocate(total: int, dim: int, memory_map_above: int) -> tuple[np.ndarray, tempfile.TemporaryDirectory[str] | None]:
+def _allocate(
+    total: int, dim: int, memory_map_above: int
+) -> tuple[np.ndarray, tempfile.TemporaryDirectory[str] | None]:
     """The float32 matrix the rows are read into: in memory, or a memory-mapped file past the limit."""
     if total * dim * 4 <= memory_map_above:
         return np.empty((total, dim), dtype=np.float32), None
@@ -89,9 +96,11 @@ def _read_all(reader: StoreReader, progress: Progress | None, memory_map_above: 
         if start + len(batch.ids) > total:
             raise BadInput(f"{spec.text}: the store grew while it was read ({total} rows counted); read it again")
         if batch.vectors.shape[1] != dim:
-            raise BadInput(f"{spec.text}: row {batch.ids[0]!r} has a {batch.vectors.shape[1]}-dimensional vector, "
-                           f"the store's others {dim}")
-        vectors[start:start + len(batch.ids)] = batch.vectors
+            raise BadInput(
+                f"{spec.text}: row {batch.ids[0]!r} has a {batch.vectors.shape[1]}-dimensional vector, "
+                f"the store's others {dim}"
+            )
+        vectors[start : start + len(batch.ids)] = batch.vectors
         release(vectors, start, start + len(batch.ids))  # a memory map's written pages: back to the OS
         fresh = set(batch.ids)
         if len(fresh) != len(batch.ids) or not seen.isdisjoint(fresh):
@@ -102,8 +111,16 @@ def _read_all(reader: StoreReader, progress: Progress | None, memory_map_above: 
         chunks.extend(map(Chunk, batch.ids, texts, batch.docs, _positions(batch.docs, positions)))
         report(progress, READ_STAGE, len(chunks), total)
     documents = [Document(source=doc, text="") for doc in positions]
-    return StoreCorpus(spec=spec, engine=reader.engine, fields=reader.fields, documents=documents,
-                       chunks=chunks, vectors=vectors[:len(chunks)], has_text=has_text, spill=spill)
+    return StoreCorpus(
+        spec=spec,
+        engine=reader.engine,
+        fields=reader.fields,
+        documents=documents,
+        chunks=chunks,
+        vectors=vectors[: len(chunks)],
+        has_text=has_text,
+        spill=spill,
+    )
 
 
 def _positions(docs: list[str], seen: dict[str, int]) -> list[int]:

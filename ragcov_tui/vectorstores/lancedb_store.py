@@ -68,7 +68,9 @@ class LanceReader(StoreReader):
             ids = found.column(self.fields.id).to_pylist()
             texts = found.column(self.fields.text).to_pylist() if self.fields.text else [""] * len(ids)
             dist = found.column("_distance").to_pylist()
-            out.append([Hit(id=str(i), text=t or "", score=-float(d)) for i, t, d in zip(ids, texts, dist, strict=True)])
+            out.append(
+                [Hit(id=str(i), text=t or "", score=-float(d)) for i, t, d in zip(ids, texts, dist, strict=True)]
+            )
         return out
 
     def close(self) -> None:

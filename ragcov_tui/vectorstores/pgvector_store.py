@@ -56,15 +56,25 @@ class PgvectorReader(StoreReader):
         schema, _, table = self.spec.name.rpartition(".")
         schema = schema or "public"
         self.table = sql.Identifier(schema, table)
-        columns = [r[0] for r in self.conn.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s "
-            "ORDER BY ordinal_position", (schema, table)).fetchall()]
+        columns = [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s "
+                "ORDER BY ordinal_position",
+                (schema, table),
+            ).fetchall()
+        ]
         if not columns:
-            tables = [r[0] for r in self.conn.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s ORDER BY table_name",
-                (schema,)).fetchall()]
-            raise BadInput(f"{self.spec.text}: no table {self.spec.name!r}; schema {schema} has: "
-                           f"{', '.join(tables) or 'none'}")
+            tables = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = %s ORDER BY table_name",
+                    (schema,),
+                ).fetchall()
+            ]
+            raise BadInput(
+                f"{self.spec.text}: no table {self.spec.name!r}; schema {schema} has: {', '.join(tables) or 'none'}"
+            )
         self.fields = resolve_optional(overrides.apply(DEFAULT_FIELDS), columns, overrides, self.spec)
         self.conn.commit()
 
@@ -72,10 +82,12 @@ class PgvectorReader(StoreReader):
         from psycopg import sql
 
         f = self.fields
-        parts = [sql.SQL("{}::text").format(sql.Identifier(f.id)),
-                 sql.SQL("{}::text").format(sql.Identifier(f.text)) if f.text else sql.SQL("NULL"),
-                 sql.SQL("{}::text").format(sql.Identifier(f.doc)) if f.doc else sql.SQL("NULL"),
-                 sql.Identifier(f.vector)]
+        parts = [
+            sql.SQL("{}::text").format(sql.Identifier(f.id)),
+            sql.SQL("{}::text").format(sql.Identifier(f.text)) if f.text else sql.SQL("NULL"),
+            sql.SQL("{}::text").format(sql.Identifier(f.doc)) if f.doc else sql.SQL("NULL"),
+            sql.Identifier(f.vector),
+        ]
         return sql.SQL("SELECT {} FROM {}").format(sql.SQL(", ").join(parts + ([extra] if extra else [])), self.table)
 
     def count(self) -> int:
@@ -90,8 +102,9 @@ class PgvectorReader(StoreReader):
         from psycopg import sql
 
         with self._lock:
-            row = self.conn.execute(sql.SQL("SELECT vector_dims({}) FROM {} LIMIT 1").format(
-                sql.Identifier(self.fields.vector), self.table)).fetchone()
+            row = self.conn.execute(
+                sql.SQL("SELECT vector_dims({}) FROM {} LIMIT 1").format(sql.Identifier(self.fields.vector), self.table)
+            ).fetchone()
             self.conn.commit()
         return int(row[0]) if row else 0
 
@@ -111,7 +124,11 @@ class PgvectorReader(StoreReader):
         if any(r[3] is None for r in rows):
             raise BadInput(f"{self.spec.text}: row {next(str(r[0]) for r in rows if r[3] is None)!r} has no vector")
         texts = None if self.fields.text is None else [r[1] or "" for r in rows]
-        docs = ids if self.fields.doc is None else [r[2] if r[2] is not None else i for r, i in zip(rows, ids, strict=True)]
+        docs = (
+            ids
+            if self.fields.doc is None
+            else [r[2] if r[2] is not None else i for r, i in zip(rows, ids, strict=True)]
+        )
         vectors = as_float32_rows(np.stack([_array(r[3]) for r in rows]), len(rows), self.spec, self.fields.vector)
         return StoreBatch(ids=ids, texts=texts, docs=docs, vectors=vectors)
 

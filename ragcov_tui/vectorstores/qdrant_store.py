@@ -53,8 +53,9 @@ class QdrantReader(StoreReader):
     def _open(self, overrides: FieldOverrides) -> None:
         names = [c.name for c in self.db.get_collections().collections]
         if self.spec.name not in names:
-            raise BadInput(f"{self.spec.text}: no collection {self.spec.name!r}; the storage has: "
-                           f"{', '.join(names) or 'none'}")
+            raise BadInput(
+                f"{self.spec.text}: no collection {self.spec.name!r}; the storage has: {', '.join(names) or 'none'}"
+            )
         vectors = self.db.get_collection(self.spec.name).config.params.vectors
         named = sorted(vectors) if isinstance(vectors, dict) else []
         self._dim_configured = None if named else int(vectors.size)
@@ -87,19 +88,36 @@ class QdrantReader(StoreReader):
         offset = None
         while True:
             with self._lock:
-                points, offset = self.db.scroll(self.spec.name, limit=size, offset=offset, with_payload=True,
-                                                with_vectors=[self._named] if self._named else True)
+                points, offset = self.db.scroll(
+                    self.spec.name,
+                    limit=size,
+                    offset=offset,
+                    with_payload=True,
+                    with_vectors=[self._named] if self._named else True,
+                )
             if not points:
                 return
             ids = [str(self._value(p, self.fields.id)) for p in points]
             raw = [p.vector[self._named] if self._named else p.vector for p in points]
-            texts = None if self.fields.text is None else ["" if (t := self._value(p, self.fields.text)) is None
-                                                           else str(t) for p in points]
-            docs = ids if self.fields.doc is None else [i if (d := self._value(p, self.fields.doc)) is None
-                                                        else str(d) for p, i in zip(points, ids, strict=True)]
-            yield StoreBatch(ids=ids, texts=texts, docs=docs,
-                             vectors=as_float32_rows(np.asarray(raw, dtype=np.float32), len(points), self.spec,
-                                                     self.fields.vector))
+            texts = (
+                None
+                if self.fields.text is None
+                else ["" if (t := self._value(p, self.fields.text)) is None else str(t) for p in points]
+            )
+            docs = (
+                ids
+                if self.fields.doc is None
+                else [
+                    i if (d := self._value(p, self.fields.doc)) is None else str(d)
+                    for p, i in zip(points, ids, strict=True)
+                ]
+            )
+            yield StoreBatch(
+                ids=ids,
+                texts=texts,
+                docs=docs,
+                vectors=as_float32_rows(np.asarray(raw, dtype=np.float32), len(points), self.spec, self.fields.vector),
+            )
             if offset is None:
                 return
 
@@ -107,10 +125,19 @@ class QdrantReader(StoreReader):
         out: list[list[Hit]] = []
         for vec in np.asarray(vectors, dtype=np.float32):
             with self._lock:
-                found = self.db.query_points(self.spec.name, query=vec.tolist(), limit=k, with_payload=True,
-                                             using=self._named).points
-            out.append([Hit(id=str(self._value(p, self.fields.id)), text=str(self._value(p, self.fields.text) or ""),
-                            score=float(p.score)) for p in found])
+                found = self.db.query_points(
+                    self.spec.name, query=vec.tolist(), limit=k, with_payload=True, using=self._named
+                ).points
+            out.append(
+                [
+                    Hit(
+                        id=str(self._value(p, self.fields.id)),
+                        text=str(self._value(p, self.fields.text) or ""),
+                        score=float(p.score),
+                    )
+                    for p in found
+                ]
+            )
         return out
 
     def close(self) -> None:

@@ -35,11 +35,15 @@ def test_bootstrap_interval_brackets_a_perfect_ranking() -> None:
 
 
 def test_ragtruth_sources_become_the_product_s_contexts() -> None:
-    qa = fa.item_of({"id": "1", "response": "A.", "labels": []},
-                    {"task_type": "QA", "source_info": {"question": "q?", "passages": "passage 1: one\n\npassage 2: two"}})
+    qa = fa.item_of(
+        {"id": "1", "response": "A.", "labels": []},
+        {"task_type": "QA", "source_info": {"question": "q?", "passages": "passage 1: one\n\npassage 2: two"}},
+    )
     assert qa.passages == ["one", "two"] and qa.question == "q?" and qa.faithful
-    record = fa.item_of({"id": "2", "response": "B.", "labels": [{"start": 0, "end": 1}]},
-                        {"task_type": "Data2txt", "source_info": {"name": "Cafe"}})
+    record = fa.item_of(
+        {"id": "2", "response": "B.", "labels": [{"start": 0, "end": 1}]},
+        {"task_type": "Data2txt", "source_info": {"name": "Cafe"}},
+    )
     assert json.loads(record.passages[0]) == {"name": "Cafe"} and not record.faithful
 
 

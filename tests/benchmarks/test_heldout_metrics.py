@@ -36,10 +36,20 @@ GROUPS = {"a": "x", "b": "x", "c": "y", "d": "z", "e": "y"}
 CHUNKS = [("a", 0), ("a", 0), ("b", 0), ("b", 1), ("c", 2), ("c", 2), ("d", 2), ("d", 3), ("e", 3), ("e", 3)]
 
 
-@pytest.mark.parametrize("removed, held", [
-    ([], set()), (["q1"], set()), (["q1", "q2"], {"a", "b"}), (["q3"], set()), (["q3", "q4"], {"c", "d"}),
-    (["q4"], {"d"}), (["q5"], {"e"}), (list(GOLD), {"a", "b", "c", "d", "e"}), (["zz"], set()),
-])
+@pytest.mark.parametrize(
+    "removed, held",
+    [
+        ([], set()),
+        (["q1"], set()),
+        (["q1", "q2"], {"a", "b"}),
+        (["q3"], set()),
+        (["q3", "q4"], {"c", "d"}),
+        (["q4"], {"d"}),
+        (["q5"], {"e"}),
+        (list(GOLD), {"a", "b", "c", "d", "e"}),
+        (["zz"], set()),
+    ],
+)
 def test_held_out_documents_are_those_losing_every_question(removed, held):
     assert m.held_out_documents(GOLD, removed) == held
 
@@ -49,17 +59,26 @@ def test_topics_are_questions_whose_gold_lies_in_one_group():
     assert m.topics_from_groups({"q": {"nowhere"}}, GROUPS) == {}
 
 
-@pytest.mark.parametrize("held, cluster", [
-    ({"a"}, 0), ({"b"}, 1),  # b: one chunk in 0 (of 3) and one in 1 (of 1): tie on count, 1 has the larger fraction
-    ({"c", "d"}, 2), ({"d"}, 2),  # d: one of three chunks in 2 and in 3: full tie, the lower id
-    ({"d", "e"}, 3), (set(), None), ({"zz"}, None),
-])
+@pytest.mark.parametrize(
+    "held, cluster",
+    [
+        ({"a"}, 0),
+        ({"b"}, 1),  # b: one chunk in 0 (of 3) and one in 1 (of 1): tie on count, 1 has the larger fraction
+        ({"c", "d"}, 2),
+        ({"d"}, 2),  # d: one of three chunks in 2 and in 3: full tie, the lower id
+        ({"d", "e"}, 3),
+        (set(), None),
+        ({"zz"}, None),
+    ],
+)
 def test_concentration_cluster(held, cluster):
     assert m.concentration_cluster(CHUNKS, held) == cluster
 
 
-@pytest.mark.parametrize("gaps, cluster, rank", [([3, 2, 0], 2, 2), ([3, 2, 0], 3, 1), ([3, 2, 0], 1, None),
-                                                 ([], 0, None), ([1], None, None)])
+@pytest.mark.parametrize(
+    "gaps, cluster, rank",
+    [([3, 2, 0], 2, 2), ([3, 2, 0], 3, 1), ([3, 2, 0], 1, None), ([], 0, None), ([1], None, None)],
+)
 def test_gap_rank(gaps, cluster, rank):
     assert m.gap_rank(gaps, cluster) == rank
 
@@ -78,10 +97,16 @@ def test_lowest_coverage_puts_undefined_last_and_keeps_order_on_ties():
     assert m.lowest_coverage(docs) == ["e", "c", "a", "d", "b"]
 
 
-@pytest.mark.parametrize("held, precision, base", [
-    ({"e", "c"}, 1.0, 0.4), ({"e", "a"}, 0.5, 0.4), ({"b"}, 0.0, 0.2), (set(), 0.0, 0.0),
-    ({"a", "b", "c", "d", "e"}, 1.0, 1.0),
-])
+@pytest.mark.parametrize(
+    "held, precision, base",
+    [
+        ({"e", "c"}, 1.0, 0.4),
+        ({"e", "a"}, 0.5, 0.4),
+        ({"b"}, 0.0, 0.2),
+        (set(), 0.0, 0.0),
+        ({"a", "b", "c", "d", "e"}, 1.0, 1.0),
+    ],
+)
 def test_precision_at_held_out(held, precision, base):
     ranked = ["e", "c", "a", "d", "b"]
     assert m.precision_at_held_out(ranked, held) == (pytest.approx(precision), pytest.approx(base))
@@ -96,11 +121,18 @@ def test_measure_reads_the_analyze_report():
     report = {
         "chunk_details": [{"source": s, "cluster": c} for s, c in CHUNKS],
         "gaps": [{"cluster": 3}, {"cluster": 2}, {"cluster": 0}, {"cluster": 1}],
-        "clusters": [{"id": k, "size": n, "priority": p, "covered_share": cs}
-                     for k, n, p, cs in [(0, 3, 0.1, 0.9), (1, 1, 0.2, 0.8), (2, 3, 0.5, 0.4), (3, 3, 0.7, 0.2)]],
+        "clusters": [
+            {"id": k, "size": n, "priority": p, "covered_share": cs}
+            for k, n, p, cs in [(0, 3, 0.1, 0.9), (1, 1, 0.2, 0.8), (2, 3, 0.5, 0.4), (3, 3, 0.7, 0.2)]
+        ],
         "calibration": {"gap_cut": 0.3, "median_covered_share": 0.85, "coverage_cut": 0.41},
-        "documents": [{"source": "a", "coverage": 0.6}, {"source": "b", "coverage": 0.55},
-                      {"source": "c", "coverage": 0.3}, {"source": "d", "coverage": 0.35}, {"source": "e", "coverage": 0.4}],
+        "documents": [
+            {"source": "a", "coverage": 0.6},
+            {"source": "b", "coverage": 0.55},
+            {"source": "c", "coverage": 0.3},
+            {"source": "d", "coverage": 0.35},
+            {"source": "e", "coverage": 0.4},
+        ],
     }
     got = topic_bench.measure(report, {"c", "d"})
     assert got["cluster"] == 2 and got["rank"] == 2 and got["gaps"] == 4
@@ -112,31 +144,51 @@ def test_measure_reads_the_analyze_report():
     assert got["coverage_cut"] == 0.41 and got["cluster_coverage"] is None  # the test report has no coverage
 
 
-@pytest.mark.parametrize("clusters, cluster, place", [
-    ([{"id": 0, "size": 5, "priority": 0.2}, {"id": 1, "size": 2, "priority": 0.9}], 0, 2),
-    ([{"id": 0, "size": 5, "priority": 0.5}, {"id": 1, "size": 9, "priority": 0.5}], 0, 2),  # tie: the larger first
-    ([{"id": 0, "size": 5, "priority": 0.5}, {"id": 1, "size": 5, "priority": 0.5}], 1, 2),  # then the lower id
-    ([{"id": 0, "size": 5, "priority": None}], 0, None), ([{"id": 0, "size": 5, "priority": 0.1}], None, None),
-])
+@pytest.mark.parametrize(
+    "clusters, cluster, place",
+    [
+        ([{"id": 0, "size": 5, "priority": 0.2}, {"id": 1, "size": 2, "priority": 0.9}], 0, 2),
+        ([{"id": 0, "size": 5, "priority": 0.5}, {"id": 1, "size": 9, "priority": 0.5}], 0, 2),  # tie: the larger first
+        ([{"id": 0, "size": 5, "priority": 0.5}, {"id": 1, "size": 5, "priority": 0.5}], 1, 2),  # then the lower id
+        ([{"id": 0, "size": 5, "priority": None}], 0, None),
+        ([{"id": 0, "size": 5, "priority": 0.1}], None, None),
+    ],
+)
 def test_priority_place_among_all_clusters(clusters, cluster, place):
     assert topic_bench.priority_place(clusters, cluster) == place
 
 
-@pytest.mark.parametrize("text, rows", [
-    ("query-id\tcorpus-id\tscore\n1\t10\t1\n1\t11\t1\n2\t12\t0\n", {"1": {"10", "11"}}),
-    ("1\t 0 31715818\t1\n3\t 0 14717500\t1\r\n", {"1": {"31715818"}, "3": {"14717500"}}),
-    ("garbage\n\n1 2\n", {}),
-])
+@pytest.mark.parametrize(
+    "text, rows",
+    [
+        ("query-id\tcorpus-id\tscore\n1\t10\t1\n1\t11\t1\n2\t12\t0\n", {"1": {"10", "11"}}),
+        ("1\t 0 31715818\t1\n3\t 0 14717500\t1\r\n", {"1": {"31715818"}, "3": {"14717500"}}),
+        ("garbage\n\n1 2\n", {}),
+    ],
+)
 def test_qrels_rows_beir_and_trec(text, rows):
     assert data.parse_qrels_rows(text) == rows
 
 
 def test_squad_conversion_keeps_answerable_questions_and_article_labels(tmp_path):
-    source = {"data": [{"title": "T1", "paragraphs": [
-        {"context": "P one.", "qas": [{"id": "a", "question": "Q a?", "is_impossible": False},
-                                      {"id": "b", "question": "Q b?", "is_impossible": True}]},
-        {"context": "P two.", "qas": [{"id": "c", "question": "Q c?", "is_impossible": True}]}]},
-        {"title": "T2", "paragraphs": [{"context": "P three.", "qas": [{"id": "d", "question": "Q d?"}]}]}]}
+    source = {
+        "data": [
+            {
+                "title": "T1",
+                "paragraphs": [
+                    {
+                        "context": "P one.",
+                        "qas": [
+                            {"id": "a", "question": "Q a?", "is_impossible": False},
+                            {"id": "b", "question": "Q b?", "is_impossible": True},
+                        ],
+                    },
+                    {"context": "P two.", "qas": [{"id": "c", "question": "Q c?", "is_impossible": True}]},
+                ],
+            },
+            {"title": "T2", "paragraphs": [{"context": "P three.", "qas": [{"id": "d", "question": "Q d?"}]}]},
+        ]
+    }
     note = data.squad({"data/dev-v2.0.json": json.dumps(source)}, tmp_path)
     assert note.startswith("2 paragraphs, 2 questions, 2 articles")
     assert [json.loads(r)["_id"] for r in (tmp_path / "corpus.jsonl").read_text().splitlines()] == ["00-00", "01-00"]
@@ -145,8 +197,11 @@ def test_squad_conversion_keeps_answerable_questions_and_article_labels(tmp_path
 
 
 def test_ranked_documents_follow_the_report_rank_when_it_has_one():
-    ranked = [{"source": "a", "coverage": 0.1, "rank": 3}, {"source": "b", "coverage": 0.5, "rank": 1},
-              {"source": "c", "coverage": 0.3, "rank": 2}]
+    ranked = [
+        {"source": "a", "coverage": 0.1, "rank": 3},
+        {"source": "b", "coverage": 0.5, "rank": 1},
+        {"source": "c", "coverage": 0.3, "rank": 2},
+    ]
     assert m.ranked_documents(ranked) == (["b", "c", "a"], "rank")
     unranked = [{"source": "a", "coverage": 0.1}, {"source": "b", "coverage": 0.5}, {"source": "c", "coverage": 0.3}]
     assert m.ranked_documents(unranked) == (["a", "c", "b"], "coverage")
@@ -154,9 +209,23 @@ def test_ranked_documents_follow_the_report_rank_when_it_has_one():
 
 
 def test_markdown_row_shows_undefined_figures_as_a_dash():
-    row = {"dataset": "d", "topic": "t", "removed": 3, "removed_share": 0.06, "held_out": 2, "documents": 40,
-           "rank": None, "rank_before": 4, "top_share": None, "chunk_base": 0.05, "top_ratio": None,
-           "precision": 0.5, "doc_base": 0.05, "p_ratio": 10.0, "seconds": 1.25}
+    row = {
+        "dataset": "d",
+        "topic": "t",
+        "removed": 3,
+        "removed_share": 0.06,
+        "held_out": 2,
+        "documents": 40,
+        "rank": None,
+        "rank_before": 4,
+        "top_share": None,
+        "chunk_base": 0.05,
+        "top_ratio": None,
+        "precision": 0.5,
+        "doc_base": 0.05,
+        "p_ratio": 10.0,
+        "seconds": 1.25,
+    }
     table = topic_bench.markdown([row]).splitlines()
     assert table[2] == "| d | t | 3 (6.0%) | 2 of 40 | **—** (4) | — / 0.050 (—) | 0.50 / 0.050 (**10.0×**) | 1.2 |"
 
@@ -165,8 +234,11 @@ def _tiny_beir(root: Path) -> Path:
     """Three labelled topics of six documents, each with its own words; two questions per document."""
     folder = root / "tiny"
     (folder / "qrels").mkdir(parents=True)
-    vocab = {"bees": "hive honey pollen queen drone wax", "ships": "hull sail anchor mast keel harbour",
-             "stars": "nebula orbit comet galaxy quasar pulsar"}
+    vocab = {
+        "bees": "hive honey pollen queen drone wax",
+        "ships": "hull sail anchor mast keel harbour",
+        "stars": "nebula orbit comet galaxy quasar pulsar",
+    }
     docs, queries, qrels, topics = [], [], [], []
     for topic, words in vocab.items():
         w = words.split()

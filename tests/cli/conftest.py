@@ -36,7 +36,19 @@ def sample_analysis(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Pat
     """``ragcov analyze`` on sample_data with the offline defaults; returns (report, db path)."""
     tmp = tmp_path_factory.mktemp("analysis")
     db, out = tmp / "ragcov.db", tmp / "report.json"
-    code = run_cli("analyze", "--quiet", "--db", str(db), "--corpus", str(CORPUS), "--questions", str(QUESTIONS),
-                   "--json", str(out), "--markdown", str(tmp / "report.md"))
+    code = run_cli(
+        "analyze",
+        "--quiet",
+        "--db",
+        str(db),
+        "--corpus",
+        str(CORPUS),
+        "--questions",
+        str(QUESTIONS),
+        "--json",
+        str(out),
+        "--markdown",
+        str(tmp / "report.md"),
+    )
     assert code == 0
     return json.loads(out.read_text()), db

@@ -18,16 +18,57 @@ CONTRACT = {
     "corpus": {"documents", "chunks"},
     "questions": {"total", "inliers", "outliers"},
     "coverage": {"basic", "weighted", "multi_threshold", "multi_n", "threshold", "top_n", "covered_share"},
-    "calibration": {"radius", "radius_from", "chunks_within_reach", "gap_rule", "gap_cut", "coverage_cut",
-                    "median_covered_share", "text", "gaps_text", "uneven_text"},
+    "calibration": {
+        "radius",
+        "radius_from",
+        "chunks_within_reach",
+        "gap_rule",
+        "gap_cut",
+        "coverage_cut",
+        "median_covered_share",
+        "text",
+        "gaps_text",
+        "uneven_text",
+    },
     "gold": {"questions_with_gold", "documents", "documents_named", "documents_unnamed", "unnamed"},
 }
 LIST_ITEMS = {
-    "clusters": {"id", "size", "share", "coverage", "covered_share", "priority", "gap", "uneven", "unreached_documents",
-                 "unreached_share", "documents_without_gold", "themes"},
-    "gaps": {"cluster", "coverage", "covered_share", "size", "priority", "themes", "suggested_questions", "advice",
-             "unreached_documents"},
-    "documents": {"source", "chunks", "coverage", "flagged", "reach", "covered_share", "unreached", "gold_count", "rank"},
+    "clusters": {
+        "id",
+        "size",
+        "share",
+        "coverage",
+        "covered_share",
+        "priority",
+        "gap",
+        "uneven",
+        "unreached_documents",
+        "unreached_share",
+        "documents_without_gold",
+        "themes",
+    },
+    "gaps": {
+        "cluster",
+        "coverage",
+        "covered_share",
+        "size",
+        "priority",
+        "themes",
+        "suggested_questions",
+        "advice",
+        "unreached_documents",
+    },
+    "documents": {
+        "source",
+        "chunks",
+        "coverage",
+        "flagged",
+        "reach",
+        "covered_share",
+        "unreached",
+        "gold_count",
+        "rank",
+    },
     "question_details": {"id", "lof_score", "outlier", "nearest_cluster", "redundant_with"},
     "chunk_details": {"id", "source", "cluster", "mindist", "nearest_question"},
 }
@@ -77,7 +118,16 @@ def test_stored_session_reexports_the_same_report(sample_analysis: tuple[dict, P
     again = tmp_path / "again.json"
     assert run_cli("report", "--quiet", "--db", str(db), report["session_id"], "--json", str(again)) == 0
     stored = json.loads(again.read_text())
-    for key in ("coverage", "clusters", "gaps", "documents", "question_details", "chunk_details", "corpus", "questions"):
+    for key in (
+        "coverage",
+        "clusters",
+        "gaps",
+        "documents",
+        "question_details",
+        "chunk_details",
+        "corpus",
+        "questions",
+    ):
         assert stored[key] == report[key], key
 
 
@@ -91,8 +141,21 @@ def test_fail_under_gates_exit_3(sample_analysis: tuple[dict, Path], tmp_path: P
 def test_same_seed_same_results(sample_analysis: tuple[dict, Path], tmp_path: Path) -> None:
     report, db = sample_analysis
     out = tmp_path / "r.json"
-    assert run_cli("analyze", "--quiet", "--db", str(db), "--corpus", str(CORPUS), "--questions", str(QUESTIONS),
-                   "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(db),
+            "--corpus",
+            str(CORPUS),
+            "--questions",
+            str(QUESTIONS),
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     again = json.loads(out.read_text())
     assert again["coverage"] == report["coverage"]
     assert again["clusters"] == report["clusters"]
@@ -107,11 +170,15 @@ def test_same_seed_same_results(sample_analysis: tuple[dict, Path], tmp_path: Pa
         (["--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--fail-under", "basic"], "--fail-under"),
         (["--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--fail-under", "speed=1"], "unknown metric"),
         (["--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--clusters", "zero"], "--clusters"),
-        (["--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", "openai:text-embedding-3-small"], "OPENAI_API_KEY"),
+        (
+            ["--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", "openai:text-embedding-3-small"],
+            "OPENAI_API_KEY",
+        ),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(argv: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "db.sqlite"), *argv)
     err = capsys.readouterr().err.strip()
@@ -135,8 +202,9 @@ def test_unknown_session_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.C
     assert code == 2 and "session 'zzz': no such session" in err and len(err.splitlines()) == 1
 
 
-def test_printed_summary_names_the_flagged_document_once_and_the_outliers(sample_analysis: tuple[dict, Path],
-                                                                           capsys: pytest.CaptureFixture) -> None:
+def test_printed_summary_names_the_flagged_document_once_and_the_outliers(
+    sample_analysis: tuple[dict, Path], capsys: pytest.CaptureFixture
+) -> None:
     _, db = sample_analysis
     assert run_cli("report", "--db", str(db), "latest-analysis") == 0
     out = " ".join(capsys.readouterr().out.split())

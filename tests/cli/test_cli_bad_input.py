@@ -23,13 +23,35 @@ from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 
 CORPUS_FILE = next(p for p in sorted(CORPUS.iterdir()) if p.is_file())
 BAD_ANY = ["-1", "1e20", "nan", "NaN", "inf", "-inf", "words", "", " ", "1,5", "0x10", "9" * 26, "½"]
-ANALYZE_FLAGS = {"--seed": [], "--chunk-size": ["0", "1.5"], "--chunk-overlap": ["1.5", "500"], "--top-n": ["0", "2.0"],
-                 "--lof-neighbors": ["0"], "--concurrency": ["0", "4.5"], "--clusters": ["0", "auto5"],
-                 "--threshold": ["0", "2.5"], "--gap-threshold": ["1.01"], "--contamination": ["0", "0.5", "autox"]}
-EVAL_FLAGS = {"--k": ["0", "2.5"], "--paraphrases": ["101"], "--repeats": ["0"], "--concurrency": ["0", "1025"],
-              "--chunk-size": ["0"], "--chunk-overlap": ["600"], "--max-drop": ["1.5"]}
-RAGCOV_VARS = {"RAGCOV_CONCURRENCY": ["0", "4.5"], "RAGCOV_RETRY_ATTEMPTS": [], "RAGCOV_RETRY_BASE_DELAY": [],
-               "RAGCOV_HTTP_TIMEOUT": [], "RAGCOV_HTTP_IDLE_TIMEOUT": [], "RAGCOV_DB_TIMEOUT": ["3601"]}
+ANALYZE_FLAGS = {
+    "--seed": [],
+    "--chunk-size": ["0", "1.5"],
+    "--chunk-overlap": ["1.5", "500"],
+    "--top-n": ["0", "2.0"],
+    "--lof-neighbors": ["0"],
+    "--concurrency": ["0", "4.5"],
+    "--clusters": ["0", "auto5"],
+    "--threshold": ["0", "2.5"],
+    "--gap-threshold": ["1.01"],
+    "--contamination": ["0", "0.5", "autox"],
+}
+EVAL_FLAGS = {
+    "--k": ["0", "2.5"],
+    "--paraphrases": ["101"],
+    "--repeats": ["0"],
+    "--concurrency": ["0", "1025"],
+    "--chunk-size": ["0"],
+    "--chunk-overlap": ["600"],
+    "--max-drop": ["1.5"],
+}
+RAGCOV_VARS = {
+    "RAGCOV_CONCURRENCY": ["0", "4.5"],
+    "RAGCOV_RETRY_ATTEMPTS": [],
+    "RAGCOV_RETRY_BASE_DELAY": [],
+    "RAGCOV_HTTP_TIMEOUT": [],
+    "RAGCOV_HTTP_IDLE_TIMEOUT": [],
+    "RAGCOV_DB_TIMEOUT": ["3601"],
+}
 
 
 @pytest.fixture(autouse=True)
@@ -46,8 +68,18 @@ def analyze(db: Path, *extra: str) -> list[str]:
 
 
 def evaluate(db: Path, *extra: str) -> list[str]:
-    return ["eval", "--db", str(db), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-            "--system", "builtin:bm25", *extra]
+    return [
+        "eval",
+        "--db",
+        str(db),
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:bm25",
+        *extra,
+    ]
 
 
 def one_line_error(capsys: pytest.CaptureFixture, code: int, *needles: str) -> str:
@@ -105,13 +137,36 @@ WRONG = {
     "float": ['"a"', "true", "[1]", "nan", "inf", "-inf", "-1", "1e20", '""', '"0.5"'],
     "text": ["5", "true", "[1]", "1.5", '""', '"  "', "{ a = 1 }"],
 }
-KIND = {"clusters": "int", "threshold": "float", "gap_threshold": "float", "contamination": "float", "max_drop": "float",
-        "db": "text", "embedder": "text", "llm": "text", "judge_llm": "text", "paraphrase_llm": "text", "metrics": "text",
-        "traffic": "text", "eval_session": "text", "window": "text", "since": "text", "until": "text",
-        "id_field": "text", "text_field": "text", "vector_field": "text", "doc_field": "text"}
-TOML_CASES = [(command, key, value) for key, spec in SPECS.items() for command in ("analyze", "eval")
-              if command in spec.commands for value in WRONG[KIND.get(key, "int")]
-              if not (key == "metrics" and value == "[1]")] + [("eval", "metrics", "[1]"), ("eval", "metrics", "[]")]
+KIND = {
+    "clusters": "int",
+    "threshold": "float",
+    "gap_threshold": "float",
+    "contamination": "float",
+    "max_drop": "float",
+    "db": "text",
+    "embedder": "text",
+    "llm": "text",
+    "judge_llm": "text",
+    "paraphrase_llm": "text",
+    "metrics": "text",
+    "traffic": "text",
+    "eval_session": "text",
+    "window": "text",
+    "since": "text",
+    "until": "text",
+    "id_field": "text",
+    "text_field": "text",
+    "vector_field": "text",
+    "doc_field": "text",
+}
+TOML_CASES = [
+    (command, key, value)
+    for key, spec in SPECS.items()
+    for command in ("analyze", "eval")
+    if command in spec.commands
+    for value in WRONG[KIND.get(key, "int")]
+    if not (key == "metrics" and value == "[1]")
+] + [("eval", "metrics", "[1]"), ("eval", "metrics", "[]")]
 
 
 def run_with_toml(tmp_path: Path, command: str, text: str) -> int:
@@ -122,8 +177,9 @@ def run_with_toml(tmp_path: Path, command: str, text: str) -> int:
 
 
 @pytest.mark.parametrize("command, key, value", TOML_CASES)
-def test_wrong_types_in_a_command_table_name_the_file_table_and_key(command: str, key: str, value: str,
-                                                                  tmp_path: Path, capsys) -> None:
+def test_wrong_types_in_a_command_table_name_the_file_table_and_key(
+    command: str, key: str, value: str, tmp_path: Path, capsys
+) -> None:
     code = run_with_toml(tmp_path, command, f"[{command}]\n{key} = {value}\n")
     err = one_line_error(capsys, code, f"ragcov.toml [{command}] {key}:")
     assert "--" not in err.split(":")[0]  # no flag the user never typed
@@ -131,8 +187,9 @@ def test_wrong_types_in_a_command_table_name_the_file_table_and_key(command: str
 
 
 @pytest.mark.parametrize("command, key, value", [c for c in TOML_CASES if "{" not in c[2]])
-def test_wrong_types_at_the_top_level_name_the_file_and_key(command: str, key: str, value: str, tmp_path: Path,
-                                                            capsys) -> None:
+def test_wrong_types_at_the_top_level_name_the_file_and_key(
+    command: str, key: str, value: str, tmp_path: Path, capsys
+) -> None:
     one_line_error(capsys, run_with_toml(tmp_path, command, f"{key} = {value}\n"), f"ragcov.toml {key}:")
 
 
@@ -151,9 +208,9 @@ def test_unknown_keys_warn_once_and_the_run_goes_on(tmp_path: Path, capsys) -> N
 
 
 def test_a_good_toml_is_used_flags_win(tmp_path: Path, capsys) -> None:
-    (tmp_path / "ragcov.toml").write_text('[eval]\nk = 0\n')
+    (tmp_path / "ragcov.toml").write_text("[eval]\nk = 0\n")
     one_line_error(capsys, run_cli(*evaluate(tmp_path / "r.db")), "ragcov.toml [eval] k")
-    (tmp_path / "ragcov.toml").write_text('[eval]\nk = 3\nmax_drop = 0.2\n')
+    (tmp_path / "ragcov.toml").write_text("[eval]\nk = 3\nmax_drop = 0.2\n")
     one_line_error(capsys, run_cli(*evaluate(tmp_path / "r.db", "--max-drop=0.1", "--k=0")), "--k")
 
 
@@ -171,9 +228,15 @@ def test_a_bad_config_file_is_named(make: str, tmp_path: Path, capsys, monkeypat
 # ---------------------------------------------------------------- environment
 
 
-@pytest.mark.parametrize("var, value", [(v, x) for v, extra in RAGCOV_VARS.items()
-                                        for x in [b for b in BAD_ANY if b.strip() and b != "0x10"] + extra
-                                        if not (v != "RAGCOV_CONCURRENCY" and x == "1,5")])
+@pytest.mark.parametrize(
+    "var, value",
+    [
+        (v, x)
+        for v, extra in RAGCOV_VARS.items()
+        for x in [b for b in BAD_ANY if b.strip() and b != "0x10"] + extra
+        if not (v != "RAGCOV_CONCURRENCY" and x == "1,5")
+    ],
+)
 def test_bad_environment_values_name_the_variable(var: str, value: str, tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.setenv(var, value)
     db = tmp_path / "r.db"
@@ -216,8 +279,11 @@ def test_output_paths_are_checked_before_the_run(command: str, case: str, tmp_pa
     db = tmp_path / "r.db"
     if command == "report" and case in ("test file", "corpus file"):
         pytest.skip("report reads no test file or corpus")
-    argv = {"analyze": analyze(db, *extra), "eval": evaluate(db, *extra),
-            "report": ["report", "latest", "--db", str(db), *extra]}[command]
+    argv = {
+        "analyze": analyze(db, *extra),
+        "eval": evaluate(db, *extra),
+        "report": ["report", "latest", "--db", str(db), *extra],
+    }[command]
     flag = extra[-2] if case == "same twice" else extra[0]
     one_line_error(capsys, run_cli(*argv), flag, needle)
     assert not db.exists()
@@ -244,8 +310,9 @@ def test_output_in_a_read_only_folder(tmp_path: Path, capsys) -> None:
     if not read_only(folder):
         pytest.skip("cannot make a folder read-only here")
     try:
-        one_line_error(capsys, run_cli(*analyze(tmp_path / "r.db", "--json", str(folder / "r.json"))), "--json",
-                       "cannot write in")
+        one_line_error(
+            capsys, run_cli(*analyze(tmp_path / "r.db", "--json", str(folder / "r.json"))), "--json", "cannot write in"
+        )
     finally:
         writable_again(folder)
     assert not (tmp_path / "r.db").exists()
@@ -263,10 +330,16 @@ def newer(db: Path) -> None:
 
 
 DB_CASES: dict[str, tuple[Callable[[Path], object], str]] = {
-    "folder": (Path.mkdir, "is a directory"), "corrupt": (corrupt, "not a ragcov database"),
-    "newer": (newer, "newer than this ragcov")}
-COMMANDS = {"analyze": lambda db: analyze(db), "eval": lambda db: evaluate(db),
-            "sessions": lambda db: ["sessions", "--db", str(db)], "report": lambda db: ["report", "latest", "--db", str(db)]}
+    "folder": (Path.mkdir, "is a directory"),
+    "corrupt": (corrupt, "not a ragcov database"),
+    "newer": (newer, "newer than this ragcov"),
+}
+COMMANDS = {
+    "analyze": lambda db: analyze(db),
+    "eval": lambda db: evaluate(db),
+    "sessions": lambda db: ["sessions", "--db", str(db)],
+    "report": lambda db: ["report", "latest", "--db", str(db)],
+}
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -304,8 +377,9 @@ def test_a_locked_database_is_named_and_nothing_runs(command: str, tmp_path: Pat
     other.execute("BEGIN EXCLUSIVE")
     monkeypatch.setenv("RAGCOV_DB_TIMEOUT", "0.05")
     try:
-        one_line_error(capsys, run_cli(*COMMANDS[command](db)), f"--db {db}", "locked by another process",
-                       "waited 0.05 s")
+        one_line_error(
+            capsys, run_cli(*COMMANDS[command](db)), f"--db {db}", "locked by another process", "waited 0.05 s"
+        )
     finally:
         other.execute("ROLLBACK")
         other.close()
@@ -360,12 +434,21 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.parametrize("url, needle", [
-    ("http://", "no host"), ("http:http://", "no host"), ("http://exa mple.com/x", "spaces"),
-    ("http://127.0.0.1:99999/x", "port"), ("http://127.0.0.1:abc/x", "port"), ("http://127.0.0.1:0/x", "port must be"),
-    ("http://[::1/x", "IPv6"), ("http://a..b/x", "not a valid host name"), ("http:ftp://host/x", "http:// or https://"),
-    ("http://host\x1b[2J/x", "control"),
-])
+@pytest.mark.parametrize(
+    "url, needle",
+    [
+        ("http://", "no host"),
+        ("http:http://", "no host"),
+        ("http://exa mple.com/x", "spaces"),
+        ("http://127.0.0.1:99999/x", "port"),
+        ("http://127.0.0.1:abc/x", "port"),
+        ("http://127.0.0.1:0/x", "port must be"),
+        ("http://[::1/x", "IPv6"),
+        ("http://a..b/x", "not a valid host name"),
+        ("http:ftp://host/x", "http:// or https://"),
+        ("http://host\x1b[2J/x", "control"),
+    ],
+)
 def test_malformed_system_urls(url: str, needle: str, tmp_path: Path, capsys) -> None:
     db = tmp_path / "r.db"
     argv = [a if a != "builtin:bm25" else url for a in evaluate(db)]
@@ -427,15 +510,32 @@ def test_os_errors_read_without_errno() -> None:
 # ---------------------------------------------------------------- values the data cannot honour
 
 
-def test_clamped_options_warn_once_each_and_the_report_and_session_say_the_value_used(tmp_path: Path,
-                                                                                       capsys) -> None:
+def test_clamped_options_warn_once_each_and_the_report_and_session_say_the_value_used(tmp_path: Path, capsys) -> None:
     import json
 
     from ragcov_tui.store.sessions import list_sessions
 
     db, out, md = tmp_path / "r.db", tmp_path / "r.json", tmp_path / "r.md"
-    assert run_cli(*analyze(db, "--embedder", "hash", "--clusters", "100000", "--top-n", "1000",
-                            "--lof-neighbors", "100000", "--json", str(out), "--markdown", str(md))) == 0
+    assert (
+        run_cli(
+            *analyze(
+                db,
+                "--embedder",
+                "hash",
+                "--clusters",
+                "100000",
+                "--top-n",
+                "1000",
+                "--lof-neighbors",
+                "100000",
+                "--json",
+                str(out),
+                "--markdown",
+                str(md),
+            )
+        )
+        == 0
+    )
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
     report = json.loads(out.read_text())
     k = report["clustering"]["k"]
@@ -454,11 +554,17 @@ def test_clamped_options_warn_once_each_and_the_report_and_session_say_the_value
 # ---------------------------------------------------------------- argparse and mid-run failures
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["analyze", "--seed"], "--seed: expected one argument"), (["bogus"], "invalid choice: 'bogus'"),
-    (["analyze", "--corpus", "x"], "required: --questions"), (["sessions", "--nope"], "unrecognized arguments: --nope"),
-    (["sessions", "--kind", "x\x1b[2J"], "invalid choice"), (["eval", "--questions", "q"], "--system"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["analyze", "--seed"], "--seed: expected one argument"),
+        (["bogus"], "invalid choice: 'bogus'"),
+        (["analyze", "--corpus", "x"], "required: --questions"),
+        (["sessions", "--nope"], "unrecognized arguments: --nope"),
+        (["sessions", "--kind", "x\x1b[2J"], "invalid choice"),
+        (["eval", "--questions", "q"], "--system"),
+    ],
+)
 def test_argument_errors_are_one_line_exit_2(argv: list[str], needle: str, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         run_cli(*argv)
@@ -492,11 +598,17 @@ def test_an_interrupt_while_starting_is_one_line(tmp_path: Path, capsys, monkeyp
 LONG = "a" * 300  # longer than a file name may be: probing it raises ENAMETOOLONG
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["sessions", "--db", LONG], "--db"), (["sessions", "--config", LONG], "--config"),
-    (["report", "latest", "--json", LONG], "--json"), (["report", "latest", "--markdown", f"{LONG}/r.md"], "--markdown"),
-    (["compare", f"{LONG}.json", "b"], LONG[:20]), (["sessions", "--config", "/dev/null/x"], "--config"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["sessions", "--db", LONG], "--db"),
+        (["sessions", "--config", LONG], "--config"),
+        (["report", "latest", "--json", LONG], "--json"),
+        (["report", "latest", "--markdown", f"{LONG}/r.md"], "--markdown"),
+        (["compare", f"{LONG}.json", "b"], LONG[:20]),
+        (["sessions", "--config", "/dev/null/x"], "--config"),
+    ],
+)
 def test_impossible_paths_are_one_line(argv: list[str], needle: str, tmp_path: Path, capsys) -> None:
     if "--db" not in argv:
         argv = [*argv, "--db", str(tmp_path / "r.db")]
@@ -511,12 +623,17 @@ def test_a_fifo_named_as_baseline_or_config_is_refused_not_read(tmp_path: Path, 
     assert sessions_in(db) == 0
 
 
-@pytest.mark.parametrize("line", ['{"question": "a\nb"}', '{"question": "a\tb"}', '{"question": "ok"', '{"question": "\\ud800"}'])
+@pytest.mark.parametrize(
+    "line", ['{"question": "a\nb"}', '{"question": "a\tb"}', '{"question": "ok"', '{"question": "\\ud800"}']
+)
 def test_json_errors_say_at_column_once(line: str, tmp_path: Path, capsys) -> None:
     questions = tmp_path / "q.jsonl"
     questions.write_text(line + "\n")
-    err = one_line_error(capsys, run_cli("analyze", "--db", str(tmp_path / "r.db"), "--corpus", str(CORPUS),
-                                         "--questions", str(questions)), "q.jsonl:1")
+    err = one_line_error(
+        capsys,
+        run_cli("analyze", "--db", str(tmp_path / "r.db"), "--corpus", str(CORPUS), "--questions", str(questions)),
+        "q.jsonl:1",
+    )
     assert "at at" not in err
 
 
@@ -530,8 +647,21 @@ def test_report_never_writes_over_the_sessions_inputs(which: str, flag: str, tmp
     questions = tmp_path / "q.jsonl"
     shutil.copy(QUESTIONS, questions)
     db = tmp_path / "r.db"
-    assert run_cli("analyze", "-q", "--db", str(db), "--corpus", str(corpus), "--questions", str(questions),
-                   "--embedder", "hash") == 0
+    assert (
+        run_cli(
+            "analyze",
+            "-q",
+            "--db",
+            str(db),
+            "--corpus",
+            str(corpus),
+            "--questions",
+            str(questions),
+            "--embedder",
+            "hash",
+        )
+        == 0
+    )
     capsys.readouterr()
     target = questions if which == "questions" else corpus / CORPUS_FILE.name
     before = target.read_bytes()
@@ -539,14 +669,23 @@ def test_report_never_writes_over_the_sessions_inputs(which: str, flag: str, tmp
     assert target.read_bytes() == before
 
 
-SPEC_CASES = [("embedder", "bogus"), ("embedder", "openai:"), ("embedder", "hash:1"), ("embedder", "precomputed:x"),
-              ("llm", "gpt-4o"), ("llm", "openai:"), ("judge_llm", "claude:opus"), ("paraphrase_llm", "openai: ")]
+SPEC_CASES = [
+    ("embedder", "bogus"),
+    ("embedder", "openai:"),
+    ("embedder", "hash:1"),
+    ("embedder", "precomputed:x"),
+    ("llm", "gpt-4o"),
+    ("llm", "openai:"),
+    ("judge_llm", "claude:opus"),
+    ("paraphrase_llm", "openai: "),
+]
 
 
 @pytest.mark.parametrize("key, spec", SPEC_CASES)
 @pytest.mark.parametrize("source", ["flag", "env", "toml"])
-def test_a_provider_spec_no_provider_takes_names_its_source(key: str, spec: str, source: str, tmp_path: Path, capsys,
-                                                            monkeypatch) -> None:
+def test_a_provider_spec_no_provider_takes_names_its_source(
+    key: str, spec: str, source: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
     db = tmp_path / "r.db"
     argv = evaluate(db)
     if source == "flag":

@@ -15,8 +15,19 @@ from tests.evaluation.test_eval_beir import make_beir
 def test_eval_reads_a_beir_folder_and_says_what_it_embedded(tmp_path: Path, capsys) -> None:
     folder = make_beir(tmp_path / "beir")
     out = tmp_path / "r.json"
-    code = run_cli("eval", "--db", str(tmp_path / "db"), "--questions", str(folder), "--system", "builtin:bm25",
-                   "--k", "10", "--json", str(out))
+    code = run_cli(
+        "eval",
+        "--db",
+        str(tmp_path / "db"),
+        "--questions",
+        str(folder),
+        "--system",
+        "builtin:bm25",
+        "--k",
+        "10",
+        "--json",
+        str(out),
+    )
     printed = " ".join(capsys.readouterr().out.split())  # lines wrap at the terminal width
     assert code == 0
     report = json.loads(out.read_text())
@@ -31,18 +42,59 @@ def test_split_flag_picks_the_qrels_file(tmp_path: Path) -> None:
     folder = make_beir(tmp_path / "beir")
     (folder / "qrels" / "dev.tsv").write_text("q3\tdoc1\t1\nq4\tdoc2\t1\n")
     out = tmp_path / "r.json"
-    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(folder), "--split", "dev",
-                   "--system", "builtin:bm25", "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(tmp_path / "db"),
+            "--questions",
+            str(folder),
+            "--split",
+            "dev",
+            "--system",
+            "builtin:bm25",
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     assert [q["id"] for q in json.loads(out.read_text())["questions"]] == ["q3", "q4"]
-    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(folder), "--split", "train",
-                   "--system", "builtin:bm25") == 2
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(tmp_path / "db"),
+            "--questions",
+            str(folder),
+            "--split",
+            "train",
+            "--system",
+            "builtin:bm25",
+        )
+        == 2
+    )
 
 
 def test_analyze_takes_the_corpus_from_the_folder(tmp_path: Path) -> None:
     folder = make_beir(tmp_path / "beir")
     out = tmp_path / "a.json"
-    assert run_cli("analyze", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(folder),
-                   "--embedder", "hash", "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(tmp_path / "db"),
+            "--questions",
+            str(folder),
+            "--embedder",
+            "hash",
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     report = json.loads(out.read_text())
     assert report["corpus"]["documents"] == 60 and report["questions"]["total"] == 24
 
@@ -67,8 +119,21 @@ def test_gold_ids_with_the_corpus_folder_prefix_match_and_say_so(tmp_path: Path,
     monkeypatch.chdir(REPO)
     questions = _prefixed_questions(tmp_path, "sample_data/corpus/")
     out = tmp_path / "r.json"
-    code = run_cli("eval", "--db", str(tmp_path / "db"), "--questions", str(questions), "--corpus", "sample_data/corpus",
-                   "--system", "builtin:bm25", "--metrics", "retrieval", "--json", str(out))
+    code = run_cli(
+        "eval",
+        "--db",
+        str(tmp_path / "db"),
+        "--questions",
+        str(questions),
+        "--corpus",
+        "sample_data/corpus",
+        "--system",
+        "builtin:bm25",
+        "--metrics",
+        "retrieval",
+        "--json",
+        str(out),
+    )
     captured = capsys.readouterr()
     assert code == 0
     notes = [line for line in captured.err.splitlines() if "gold ids:" in line]
@@ -76,7 +141,9 @@ def test_gold_ids_with_the_corpus_folder_prefix_match_and_say_so(tmp_path: Path,
     assert "'sample_data/corpus/" in notes[0]
     report = json.loads(out.read_text())
     assert report["aggregate"]["retrieval"]["hit@5"]["mean"] > 0.8  # not the silent 0.000 of before
-    assert report["gold_ids"]["unmatched"] == 0 and report["gold_ids"]["normalised"] == {"relative": report["gold_ids"]["ids"]}
+    assert report["gold_ids"]["unmatched"] == 0 and report["gold_ids"]["normalised"] == {
+        "relative": report["gold_ids"]["ids"]
+    }
     assert "after normalisation" in " ".join(captured.out.split())
 
 
@@ -86,8 +153,20 @@ def test_gold_ids_that_match_nothing_exit_2_with_one_line(tmp_path: Path, capsys
     for row in rows:
         row["relevant_doc_ids"] = [f"nowhere/missing-{n}.pdf" for n, _ in enumerate(row.get("relevant_doc_ids", []))]
     questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    code = run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(questions), "--corpus",
-                   str(REPO / "sample_data" / "corpus"), "--system", "builtin:bm25", "--metrics", "retrieval")
+    code = run_cli(
+        "eval",
+        "--quiet",
+        "--db",
+        str(tmp_path / "db"),
+        "--questions",
+        str(questions),
+        "--corpus",
+        str(REPO / "sample_data" / "corpus"),
+        "--system",
+        "builtin:bm25",
+        "--metrics",
+        "retrieval",
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert len(err) == 1 and err[0].startswith("error: gold ids: only 0 of ")
@@ -97,12 +176,33 @@ def test_gold_ids_that_match_nothing_exit_2_with_one_line(tmp_path: Path, capsys
 @pytest.mark.parametrize("layout", ["trec", "tsv"])
 def test_qrels_flag_attaches_gold_ids(tmp_path: Path, layout: str) -> None:
     qrels = tmp_path / "qrels.txt"
-    lines = ["q001 0 billing-and-plans.md 2", "q002 0 sso-and-scim.md 1"] if layout == "trec" else \
-        ["query-id\tcorpus-id\tscore", "q001\tbilling-and-plans.md\t2", "q002\tsso-and-scim.md\t1"]
+    lines = (
+        ["q001 0 billing-and-plans.md 2", "q002 0 sso-and-scim.md 1"]
+        if layout == "trec"
+        else ["query-id\tcorpus-id\tscore", "q001\tbilling-and-plans.md\t2", "q002\tsso-and-scim.md\t1"]
+    )
     qrels.write_text("\n".join(lines) + "\n")
     out = tmp_path / "r.json"
-    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(QUESTIONS), "--qrels", str(qrels),
-                   "--corpus", str(REPO / "sample_data" / "corpus"), "--system", "builtin:bm25",
-                   "--metrics", "retrieval", "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(tmp_path / "db"),
+            "--questions",
+            str(QUESTIONS),
+            "--qrels",
+            str(qrels),
+            "--corpus",
+            str(REPO / "sample_data" / "corpus"),
+            "--system",
+            "builtin:bm25",
+            "--metrics",
+            "retrieval",
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     first = json.loads(out.read_text())["questions"][0]
     assert first["id"] == "q001" and first["retrieval"]["hit@5"] == 1.0

@@ -37,8 +37,13 @@ def test_not_every_cluster_is_a_gap_and_the_rule_is_said(outputs) -> None:
 def test_covered_share_is_in_every_output(outputs) -> None:
     report, terminal, markdown = outputs
     share = report["coverage"]["covered_share"]
-    assert 0 < share < 1 and share == pytest.approx(report["calibration"]["chunks_within_reach"] / report["corpus"]["chunks"])
-    assert f"{100 * share:.1f}%" in terminal and f"| covered share (chunks within the answering radius) | {100 * share:.1f}% |" in markdown
+    assert 0 < share < 1 and share == pytest.approx(
+        report["calibration"]["chunks_within_reach"] / report["corpus"]["chunks"]
+    )
+    assert (
+        f"{100 * share:.1f}%" in terminal
+        and f"| covered share (chunks within the answering radius) | {100 * share:.1f}% |" in markdown
+    )
     assert all(c["covered_share"] is not None for c in report["clusters"])
     assert all(d["covered_share"] is not None for d in report["documents"])
 

@@ -38,11 +38,24 @@ def hostile_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     eval_questions = tmp / "eval_questions.jsonl"
     eval_questions.write_text("".join(json.dumps(r) + "\n" for r in few), encoding="utf-8")
     records = tmp / "records.jsonl"
-    records.write_text("".join(json.dumps({"id": r["id"], "answer": f"{HOSTILE} says the system",
-                                           "retrieved_contexts": [f"{HOSTILE} context"]}) + "\n" for r in few),
-                       encoding="utf-8")
-    return {"tmp": tmp, "corpus": corpus, "questions": questions, "eval_questions": eval_questions, "records": records,
-            "db": tmp / "ragcov.db"}
+    records.write_text(
+        "".join(
+            json.dumps(
+                {"id": r["id"], "answer": f"{HOSTILE} says the system", "retrieved_contexts": [f"{HOSTILE} context"]}
+            )
+            + "\n"
+            for r in few
+        ),
+        encoding="utf-8",
+    )
+    return {
+        "tmp": tmp,
+        "corpus": corpus,
+        "questions": questions,
+        "eval_questions": eval_questions,
+        "records": records,
+        "db": tmp / "ragcov.db",
+    }
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -59,16 +72,34 @@ def test_analyze_prints_and_reports_no_control_character(hostile_inputs, capsys,
     monkeypatch.setenv("RAGCOV_PROGRESS_EVERY", "0.05")  # log lines as often as allowed
     h = hostile_inputs
     md = h["tmp"] / "analysis.md"
-    code, out, err = run(capsys, "analyze", "--db", str(h["db"]), "--corpus", str(h["corpus"]),
-                         "--questions", str(h["questions"]), "--embedder", "hash", "--name", f"run {HOSTILE}",
-                         "--markdown", str(md), "--json", str(h["tmp"] / "analysis.json"))
+    code, out, err = run(
+        capsys,
+        "analyze",
+        "--db",
+        str(h["db"]),
+        "--corpus",
+        str(h["corpus"]),
+        "--questions",
+        str(h["questions"]),
+        "--embedder",
+        "hash",
+        "--name",
+        f"run {HOSTILE}",
+        "--markdown",
+        str(md),
+        "--json",
+        str(h["tmp"] / "analysis.json"),
+    )
     assert code == 0, err
     report_md = md.read_text(encoding="utf-8")
     assert leaked(out) == leaked(err) == leaked(report_md) == []
     # stderr is no terminal here, so progress comes as log lines (tests/cli/test_cli_progress_lines.py
     # pins that their stage names are made visible); any that were written show the file name visible
-    assert all("embedding questions [link=evil.example]x[red]y ␛]0;PWNTITLE␇" in line
-               for line in err.splitlines() if line.startswith("embedding questions"))
+    assert all(
+        "embedding questions [link=evil.example]x[red]y ␛]0;PWNTITLE␇" in line
+        for line in err.splitlines()
+        if line.startswith("embedding questions")
+    )
     report = json.loads((h["tmp"] / "analysis.json").read_text(encoding="utf-8"))
     assert DOC_NAME in {d["source"] for d in report["documents"]}  # the JSON keeps the exact text
     assert any(q["text"] == f"What does {HOSTILE} mean?" for q in report.get("question_details", []))
@@ -83,9 +114,24 @@ def test_analyze_prints_and_reports_no_control_character(hostile_inputs, capsys,
 def test_eval_with_a_hostile_system_answer(hostile_inputs, capsys) -> None:
     h = hostile_inputs
     md = h["tmp"] / "eval.md"
-    code, out, err = run(capsys, "eval", "--db", str(h["db"]), "--questions", str(h["eval_questions"]),
-                         "--corpus", str(h["corpus"]), "--system", f"records:{h['records']}", "--embedder", "hash",
-                         "--markdown", str(md), "--json", "-")
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--db",
+        str(h["db"]),
+        "--questions",
+        str(h["eval_questions"]),
+        "--corpus",
+        str(h["corpus"]),
+        "--system",
+        f"records:{h['records']}",
+        "--embedder",
+        "hash",
+        "--markdown",
+        str(md),
+        "--json",
+        "-",
+    )
     assert code == 0, err
     assert leaked(out) == leaked(err) == leaked(md.read_text(encoding="utf-8")) == []
     report = json.loads(out)  # --json - prints only the JSON, with \uXXXX for what a terminal would obey
@@ -93,16 +139,27 @@ def test_eval_with_a_hostile_system_answer(hostile_inputs, capsys) -> None:
     assert f"{HOSTILE} says the system" in answers
 
 
-@pytest.mark.parametrize("argv", [
-    ("analyze", "--corpus", f"/nonexistent/{HOSTILE_NO_NUL}", "--questions", "q.jsonl"),
-    ("analyze", "--corpus", ".", "--questions", f"/nonexistent/{HOSTILE_NO_NUL}.jsonl"),
-    ("analyze", "--corpus", ".", "--questions", "q.jsonl", "--clusters", HOSTILE_NO_NUL),
-    ("report", HOSTILE_NO_NUL),
-    ("sessions", "--kind", HOSTILE_NO_NUL),
-    ("eval", "--questions", "q.jsonl", "--system", HOSTILE_NO_NUL),
-    ("analyze", "--corpus", ".", "--questions", "q.jsonl", "--chunk-size", HOSTILE_NO_NUL),
-], ids=["corpus path", "questions path", "clusters value", "session ref", "argparse choice", "system spec",
-        "argparse int"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("analyze", "--corpus", f"/nonexistent/{HOSTILE_NO_NUL}", "--questions", "q.jsonl"),
+        ("analyze", "--corpus", ".", "--questions", f"/nonexistent/{HOSTILE_NO_NUL}.jsonl"),
+        ("analyze", "--corpus", ".", "--questions", "q.jsonl", "--clusters", HOSTILE_NO_NUL),
+        ("report", HOSTILE_NO_NUL),
+        ("sessions", "--kind", HOSTILE_NO_NUL),
+        ("eval", "--questions", "q.jsonl", "--system", HOSTILE_NO_NUL),
+        ("analyze", "--corpus", ".", "--questions", "q.jsonl", "--chunk-size", HOSTILE_NO_NUL),
+    ],
+    ids=[
+        "corpus path",
+        "questions path",
+        "clusters value",
+        "session ref",
+        "argparse choice",
+        "system spec",
+        "argparse int",
+    ],
+)
 def test_errors_quoting_a_value_show_it_visible(argv, tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "q.jsonl").write_text('{"id": "q1", "question": "What?"}\n', encoding="utf-8")

@@ -13,8 +13,9 @@ HOSTILE = "boom \x1b]0;pwned\x07 \x1b[2J \x9b31m \u202e http://user:secret@examp
 
 
 @pytest.mark.parametrize("debug", ["", "1"])
-def test_internal_error_line_and_traceback_are_sanitised(monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str], debug: str) -> None:
+def test_internal_error_line_and_traceback_are_sanitised(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], debug: str
+) -> None:
     def explode(*_args: object) -> int:
         raise RuntimeError(HOSTILE)
 

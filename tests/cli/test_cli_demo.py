@@ -37,8 +37,11 @@ def test_demo_without_sample_data_is_bad_input(tmp_path: Path, capsys: pytest.Ca
 
 
 def _tree(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_accepting_a_suggestion_after_the_demo_edits_its_copy_never_the_sample(tmp_path: Path) -> None:
@@ -51,8 +54,12 @@ def test_accepting_a_suggestion_after_the_demo_edits_its_copy_never_the_sample(t
     sessions = list_sessions(db)
     assert {s["questions_path"] for s in sessions} == {str(copy / "questions.jsonl")}
     [analysis] = [s for s in sessions if s["kind"] == "analysis"]
-    suggestion = next(s for g in gap_rows(db, analysis["id"], str(copy / "questions.jsonl")) for s in g["suggestions"]
-                      if s.status == "open")
+    suggestion = next(
+        s
+        for g in gap_rows(db, analysis["id"], str(copy / "questions.jsonl"))
+        for s in g["suggestions"]
+        if s.status == "open"
+    )
     triage.accept_suggestion(db, analysis["id"], suggestion.id)
     assert suggestion.text in (copy / "questions.jsonl").read_text()
     assert _tree(SAMPLE) == before  # no byte changed, no backup folder added
@@ -62,7 +69,13 @@ def test_demo_finds_the_shipped_sample_from_any_folder(tmp_path: Path) -> None:
     """It said "demo data not found" anywhere but the repository root."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    done = subprocess.run([sys.executable, "-m", "ragcov_tui", "demo", "--quiet", "--no-tui"], cwd=elsewhere,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, text=True, capture_output=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "ragcov_tui", "demo", "--quiet", "--no-tui"],
+        cwd=elsewhere,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        text=True,
+        capture_output=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert "Coverage" in done.stdout and (elsewhere / ".ragcov" / "demo" / "sample_data" / "questions.jsonl").is_file()

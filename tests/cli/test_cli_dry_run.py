@@ -31,9 +31,19 @@ def dry_run(tmp_path: Path, *argv: str) -> dict:
 
 
 def test_analyze_dry_run_calls_nothing_writes_no_session_and_counts_the_real_runs_tokens(
-        server: FakeAPIServer, tmp_path: Path) -> None:
-    inputs = ["analyze", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--embedder", EMBEDDER,
-              "--llm", "openai:gpt-4o-mini"]
+    server: FakeAPIServer, tmp_path: Path
+) -> None:
+    inputs = [
+        "analyze",
+        "--corpus",
+        str(CORPUS),
+        "--questions",
+        str(QUESTIONS),
+        "--embedder",
+        EMBEDDER,
+        "--llm",
+        "openai:gpt-4o-mini",
+    ]
     plan = dry_run(tmp_path, *inputs)
     assert server.requests == []  # not one request: no embedding, no chat, no model list
     assert not (tmp_path / "db").exists()  # no database, so no session
@@ -61,11 +71,27 @@ def test_a_price_makes_a_cost(server: FakeAPIServer, tmp_path: Path, monkeypatch
     assert plan["embedding_cost_usd"] == pytest.approx(plan["tokens"] * 0.02 / 1e6)
 
 
-def test_eval_dry_run_counts_the_judge_calls_and_calls_nothing(server: FakeAPIServer, tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    plan = dry_run(tmp_path, "eval", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--system",
-                   "builtin:dense", "--embedder", EMBEDDER, "--judge-llm", "openai:gpt-4o-mini",
-                   "--metrics", "faithfulness,answer_relevance", "--repeats", "2")
+def test_eval_dry_run_counts_the_judge_calls_and_calls_nothing(
+    server: FakeAPIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = dry_run(
+        tmp_path,
+        "eval",
+        "--corpus",
+        str(CORPUS),
+        "--questions",
+        str(QUESTIONS),
+        "--system",
+        "builtin:dense",
+        "--embedder",
+        EMBEDDER,
+        "--judge-llm",
+        "openai:gpt-4o-mini",
+        "--metrics",
+        "faithfulness,answer_relevance",
+        "--repeats",
+        "2",
+    )
     assert server.requests == [] and not (tmp_path / "db").exists()
     questions = sum(1 for line in QUESTIONS.read_text().splitlines() if line.strip())
     assert plan["questions"] == questions
@@ -73,14 +99,30 @@ def test_eval_dry_run_counts_the_judge_calls_and_calls_nothing(server: FakeAPISe
     assert plan["texts"] == plan["chunks"] + questions  # the dense index and the questions
 
 
-def test_a_per_claim_judge_mode_says_its_verification_calls_are_not_counted(server: FakeAPIServer,
-                                                                            tmp_path: Path) -> None:
-    plan = dry_run(tmp_path, "eval", "--corpus", str(CORPUS), "--questions", str(QUESTIONS), "--system",
-                   "builtin:bm25", "--judge-llm", "openai:gpt-4o-mini", "--metrics", "faithfulness",
-                   "--judge-mode", "graded")
+def test_a_per_claim_judge_mode_says_its_verification_calls_are_not_counted(
+    server: FakeAPIServer, tmp_path: Path
+) -> None:
+    plan = dry_run(
+        tmp_path,
+        "eval",
+        "--corpus",
+        str(CORPUS),
+        "--questions",
+        str(QUESTIONS),
+        "--system",
+        "builtin:bm25",
+        "--judge-llm",
+        "openai:gpt-4o-mini",
+        "--metrics",
+        "faithfulness",
+        "--judge-mode",
+        "graded",
+    )
     assert server.requests == []
-    assert ("--judge-mode graded: faithfulness ask one verification call per claim, known only during the run "
-            "(counted above as one)") in plan["notes"]
+    assert (
+        "--judge-mode graded: faithfulness ask one verification call per claim, known only during the run "
+        "(counted above as one)"
+    ) in plan["notes"]
 
 
 def test_local_dry_run_tokens_and_time_are_the_real_runs(tmp_path: Path) -> None:
@@ -106,20 +148,45 @@ def test_local_dry_run_tokens_and_time_are_the_real_runs(tmp_path: Path) -> None
 
 def test_local_dry_run_times_the_embedding_on_this_machine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "db"
-    assert run_cli("analyze", "--quiet", "--db", str(db), "--corpus", str(CORPUS), "--questions", str(QUESTIONS),
-                   "--embedder", "hash", "--dry-run") == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(db),
+            "--corpus",
+            str(CORPUS),
+            "--questions",
+            str(QUESTIONS),
+            "--embedder",
+            "hash",
+            "--dry-run",
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "nothing was embedded, called or written" in out and "free (runs on this machine)" in out
     assert "tokens/s measured" in out and not db.exists()
 
 
-def test_eval_dry_run_reads_a_vector_store_as_the_corpus_and_as_the_system(server: FakeAPIServer,
-                                                                          tmp_path: Path) -> None:
+def test_eval_dry_run_reads_a_vector_store_as_the_corpus_and_as_the_system(
+    server: FakeAPIServer, tmp_path: Path
+) -> None:
     rows = sample_rows()
     store = build_parquet(tmp_path / "store.parquet", rows)
     questions = sum(1 for line in QUESTIONS.read_text().splitlines() if line.strip())
-    dense = dry_run(tmp_path, "eval", "--corpus", store, "--questions", str(QUESTIONS), "--system", "builtin:dense",
-                    "--embedder", EMBEDDER)
+    dense = dry_run(
+        tmp_path,
+        "eval",
+        "--corpus",
+        store,
+        "--questions",
+        str(QUESTIONS),
+        "--system",
+        "builtin:dense",
+        "--embedder",
+        EMBEDDER,
+    )
     assert dense["chunks"] == len(rows.ids) and dense["texts"] == len(rows.ids) + questions  # the index embeds texts
     searched = dry_run(tmp_path, "eval", "--questions", str(QUESTIONS), "--system", store, "--embedder", EMBEDDER)
     assert searched["texts"] == questions  # the store's own index: only the questions are embedded

@@ -19,8 +19,24 @@ def two_evals(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dic
     reports = []
     for system in ("builtin:bm25", "builtin:dense"):
         out = tmp / f"{system.split(':')[1]}.json"
-        code = run_cli("eval", "--quiet", "--db", str(db), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                       "--system", system, "--embedder", "hash", "--json", str(out), "--markdown", str(tmp / "e.md"))
+        code = run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(db),
+            "--questions",
+            str(QUESTIONS),
+            "--corpus",
+            str(CORPUS),
+            "--system",
+            system,
+            "--embedder",
+            "hash",
+            "--json",
+            str(out),
+            "--markdown",
+            str(tmp / "e.md"),
+        )
         assert code == 0
         reports.append(json.loads(out.read_text()))
     return db, reports[0], reports[1]
@@ -40,8 +56,20 @@ def test_eval_json_follows_the_contract(two_evals) -> None:
 
 def test_gates_exit_3_and_bad_specs_exit_2(two_evals, tmp_path: Path, capsys) -> None:
     db, bm25, _ = two_evals
-    base = ["eval", "--quiet", "--db", str(db), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-            "--system", "builtin:bm25", "--embedder", "hash"]
+    base = [
+        "eval",
+        "--quiet",
+        "--db",
+        str(db),
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:bm25",
+        "--embedder",
+        "hash",
+    ]
     assert run_cli(*base, "--fail-under", "hit@5=0.5") == 0
     assert run_cli(*base, "--fail-under", "ndcg@5=0.999") == 3
     assert "ndcg@5" in capsys.readouterr().err
@@ -51,11 +79,30 @@ def test_gates_exit_3_and_bad_specs_exit_2(two_evals, tmp_path: Path, capsys) ->
 
 def test_baseline_regression_is_listed(two_evals, capsys) -> None:
     db, bm25, dense = two_evals
-    code = run_cli("eval", "--quiet", "--db", str(db), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                   "--system", "builtin:dense", "--embedder", "hash", "--baseline", bm25["session_id"], "--max-drop", "0")
+    code = run_cli(
+        "eval",
+        "--quiet",
+        "--db",
+        str(db),
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:dense",
+        "--embedder",
+        "hash",
+        "--baseline",
+        bm25["session_id"],
+        "--max-drop",
+        "0",
+    )
     err = capsys.readouterr().err
-    dropped = [m for m, s in bm25["aggregate"]["retrieval"].items()
-               if s["mean"] is not None and dense["aggregate"]["retrieval"][m]["mean"] < s["mean"]]
+    dropped = [
+        m
+        for m, s in bm25["aggregate"]["retrieval"].items()
+        if s["mean"] is not None and dense["aggregate"]["retrieval"][m]["mean"] < s["mean"]
+    ]
     assert dropped, "the hash-embedder dense system retrieves worse than BM25"
     assert code == 3
     assert f"regression {dropped[0]}" in err and "→" in err
@@ -64,7 +111,9 @@ def test_baseline_regression_is_listed(two_evals, capsys) -> None:
 def test_compare_two_sessions(two_evals, tmp_path: Path) -> None:
     db, bm25, dense = two_evals
     out = tmp_path / "cmp.json"
-    assert run_cli("compare", "--quiet", "--db", str(db), bm25["session_id"], dense["session_id"], "--json", str(out)) == 0
+    assert (
+        run_cli("compare", "--quiet", "--db", str(db), bm25["session_id"], dense["session_id"], "--json", str(out)) == 0
+    )
     result = json.loads(out.read_text())
     ndcg = next(m for m in result["metrics"] if m["metric"] == "ndcg@5")
     assert ndcg["ci_low"] <= ndcg["delta"] <= ndcg["ci_high"]
@@ -80,8 +129,9 @@ def test_sessions_lists_both_kinds(two_evals, capsys) -> None:
 
 
 def test_unknown_system_scheme_is_bad_input(tmp_path: Path, capsys) -> None:
-    code = run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(QUESTIONS),
-                   "--system", "ftp:somewhere")
+    code = run_cli(
+        "eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(QUESTIONS), "--system", "ftp:somewhere"
+    )
     assert code == 2
     assert "ftp" in capsys.readouterr().err
 
@@ -94,14 +144,17 @@ def test_comparing_a_session_with_itself_is_bad_input(two_evals, capsys) -> None
     assert f"are the same session {sid}" in err and len(err.splitlines()) == 1
 
 
-def test_failed_questions_are_reported_and_all_failed_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_failed_questions_are_reported_and_all_failed_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     (tmp_path / "flaky_rag_mod.py").write_text(
         "def some(q):\n"
         "    if 'Mars' in q:\n"
         "        raise ConnectionError('backend down')\n"
         "    return {'answer': 'It depends.', 'contexts': ['Skein bills monthly.']}\n"
         "def none(q):\n"
-        "    raise ConnectionError('backend down')\n")
+        "    raise ConnectionError('backend down')\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     base = ["eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(QUESTIONS), "--embedder", "hash"]
     assert run_cli(*base, "--system", "python:flaky_rag_mod:some") == 0

@@ -24,16 +24,39 @@ METRICS = "answer_relevance,answer_correctness"  # two judgements per question
 
 
 def run_eval(tmp: Path, *extra: str) -> int:
-    return main(["eval", "--db", str(tmp / "r.db"), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                 "--system", "builtin:bm25", "--embedder", "hash", "--judge-llm", "openai:gpt-4o-mini",
-                 "--metrics", METRICS, "--json", str(tmp / "report.json"),
-                 "--no-preflight", *extra])  # counts here are per item; the probe: test_cli_eval_preflight
+    return main(
+        [
+            "eval",
+            "--db",
+            str(tmp / "r.db"),
+            "--questions",
+            str(QUESTIONS),
+            "--corpus",
+            str(CORPUS),
+            "--system",
+            "builtin:bm25",
+            "--embedder",
+            "hash",
+            "--judge-llm",
+            "openai:gpt-4o-mini",
+            "--metrics",
+            METRICS,
+            "--json",
+            str(tmp / "report.json"),
+            "--no-preflight",
+            *extra,
+        ]
+    )  # counts here are per item; the probe: test_cli_eval_preflight
 
 
 def asked_questions(requests) -> set[str]:
     """The test-file questions quoted in the judge prompts of ``requests``."""
-    return {r["question"] for r in ROWS for req in requests
-            if any(r["question"] in m["content"] for m in req.body["messages"])}
+    return {
+        r["question"]
+        for r in ROWS
+        for req in requests
+        if any(r["question"] in m["content"] for m in req.body["messages"])
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -41,8 +64,9 @@ def no_user_price(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(PRICE_ENV, raising=False)
 
 
-def test_the_summary_counts_retried_requests_like_the_server_and_no_local_price(judge_server, tmp_path: Path,
-                                                                                capsys) -> None:
+def test_the_summary_counts_retried_requests_like_the_server_and_no_local_price(
+    judge_server, tmp_path: Path, capsys
+) -> None:
     judge_server.fail_next(3, status=429)
     assert run_eval(tmp_path, "--quiet") == 0
     out = " ".join(capsys.readouterr().out.split())
@@ -59,8 +83,10 @@ def test_a_model_the_server_does_not_list_is_one_warning(judge_server, tmp_path:
     assert run_eval(tmp_path) == 0
     err = capsys.readouterr().err
     warnings = [line for line in err.splitlines() if "does not list model" in line]
-    assert warnings == [f"warning: openai chat at {judge_server.base_url} does not list model 'gpt-4o-mini' "
-                        "(it serves 'qwen2.5-7b-instruct'); its replies may come from another model"]
+    assert warnings == [
+        f"warning: openai chat at {judge_server.base_url} does not list model 'gpt-4o-mini' "
+        "(it serves 'qwen2.5-7b-instruct'); its replies may come from another model"
+    ]
     assert judge_server.count("/models") == 1
 
 
@@ -95,8 +121,9 @@ def test_resume_judges_again_only_the_questions_whose_judgement_failed(judge_ser
     assert report["usage"]["llm_requests"] == 6
 
 
-def test_a_log_gets_progress_lines_with_the_failed_count(judge_server, tmp_path: Path, capsys,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_log_gets_progress_lines_with_the_failed_count(
+    judge_server, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("RAGCOV_PROGRESS_EVERY", "0.1")
     judge_server.latency = 0.1
     rule = judge_server.chat_handler
@@ -111,16 +138,21 @@ def test_a_log_gets_progress_lines_with_the_failed_count(judge_server, tmp_path:
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "soon", "nan", "1e9"])
-def test_a_bad_progress_interval_is_one_line(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch,
-                                             value: str) -> None:
+def test_a_bad_progress_interval_is_one_line(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
     monkeypatch.setenv("RAGCOV_PROGRESS_EVERY", value)
-    assert main(["eval", "--db", str(tmp_path / "r.db"), "--questions", str(QUESTIONS), "--system", "builtin:bm25"]) == 2
+    assert (
+        main(["eval", "--db", str(tmp_path / "r.db"), "--questions", str(QUESTIONS), "--system", "builtin:bm25"]) == 2
+    )
     err = capsys.readouterr().err.strip()
     assert err == f"error: $RAGCOV_PROGRESS_EVERY: expected seconds from 0.05 to 86400, got {value!r}"
 
 
 def test_a_bad_price_is_one_line_before_any_work(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(PRICE_ENV, "cheap")
-    assert main(["eval", "--db", str(tmp_path / "r.db"), "--questions", str(QUESTIONS), "--system", "builtin:bm25"]) == 2
+    assert (
+        main(["eval", "--db", str(tmp_path / "r.db"), "--questions", str(QUESTIONS), "--system", "builtin:bm25"]) == 2
+    )
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: ${PRICE_ENV}: expected IN,OUT or MODEL=IN,OUT") and not (tmp_path / "r.db").exists()

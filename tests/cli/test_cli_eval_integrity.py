@@ -16,31 +16,47 @@ from tests.evaluation.eval_integrity import assert_stored_finite, report_via_cli
 
 
 def _eval(tmp: Path, *args: str) -> int:
-    return main(["eval", "--quiet", "--db", str(tmp / "ragcov.db"), "--questions", str(tmp / "questions.jsonl"),
-                 "--embedder", "hash", *args])
+    return main(
+        [
+            "eval",
+            "--quiet",
+            "--db",
+            str(tmp / "ragcov.db"),
+            "--questions",
+            str(tmp / "questions.jsonl"),
+            "--embedder",
+            "hash",
+            *args,
+        ]
+    )
 
 
 @pytest.fixture()
 def nan_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    (tmp_path / "odd_rag_cli.py").write_text(textwrap.dedent("""
+    (tmp_path / "odd_rag_cli.py").write_text(
+        textwrap.dedent("""
         def answer(q):
             score = float("nan") if q.startswith("When") else 0.5
             return {"answer": "x", "contexts": [{"id": "billing.md", "text": "t", "score": score}]}
         def good(q):
             return {"answer": "x", "contexts": [{"id": "billing.md", "text": "t", "score": 0.5}]}
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     write_questions(tmp_path)
     yield "python:odd_rag_cli:answer"
     sys.modules.pop("odd_rag_cli", None)
 
 
-def test_a_nan_score_is_one_failed_question_and_the_report_reads_back(tmp_path: Path, nan_system: str,
-                                                                      capsys: pytest.CaptureFixture) -> None:
+def test_a_nan_score_is_one_failed_question_and_the_report_reads_back(
+    tmp_path: Path, nan_system: str, capsys: pytest.CaptureFixture
+) -> None:
     assert _eval(tmp_path, "--system", nan_system, "--metrics", "retrieval") == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert ("1 of 3 questions failed (first: q1: system: BadInput: python:odd_rag_cli:answer: context 1: "
-            "'score' must be a finite number, got nan)") in out
+    assert (
+        "1 of 3 questions failed (first: q1: system: BadInput: python:odd_rag_cli:answer: context 1: "
+        "'score' must be a finite number, got nan)"
+    ) in out
     db = open_db(tmp_path / "ragcov.db")
     assert_stored_finite(db)
     code, report = report_via_cli(tmp_path / "ragcov.db", "latest-eval", tmp_path)
@@ -49,14 +65,25 @@ def test_a_nan_score_is_one_failed_question_and_the_report_reads_back(tmp_path: 
     assert shown.count("nan") == shown.count("got nan")  # only in the quoted error, never as a figure
 
 
-def test_no_judgement_succeeded_exits_1_naming_the_cause(tmp_path: Path, judge_server, nan_system: str,
-                                                         capsys: pytest.CaptureFixture) -> None:
+def test_no_judgement_succeeded_exits_1_naming_the_cause(
+    tmp_path: Path, judge_server, nan_system: str, capsys: pytest.CaptureFixture
+) -> None:
     judge_server.chat_handler = lambda messages, body: '{"score": NaN, "reason": "?"}'
-    code = _eval(tmp_path, "--system", nan_system.replace(":answer", ":good"), "--judge-llm", "openai:judge",
-                 "--metrics", "answer_relevance", "--no-preflight")  # with the probe: exit 2 (test_cli_eval_preflight)
+    code = _eval(
+        tmp_path,
+        "--system",
+        nan_system.replace(":answer", ":good"),
+        "--judge-llm",
+        "openai:judge",
+        "--metrics",
+        "answer_relevance",
+        "--no-preflight",
+    )  # with the probe: exit 2 (test_cli_eval_preflight)
     err = capsys.readouterr().err
     assert code == 1 and len(err.strip().splitlines()) == 1
-    assert "error: nothing to score: 3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable: " in err
+    assert (
+        "error: nothing to score: 3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable: " in err
+    )
     assert "continue with --resume" in err
 
 

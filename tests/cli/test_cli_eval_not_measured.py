@@ -37,8 +37,18 @@ def _records_with_texts_only(path: Path) -> Path:
 
 
 def _eval(tmp: Path, *extra: str) -> int:
-    return run_cli("eval", "--db", str(tmp / "db.sqlite"), "--questions", str(QUESTIONS), "--embedder", "hash",
-                   "--json", str(tmp / "out.json"), *extra)
+    return run_cli(
+        "eval",
+        "--db",
+        str(tmp / "db.sqlite"),
+        "--questions",
+        str(QUESTIONS),
+        "--embedder",
+        "hash",
+        "--json",
+        str(tmp / "out.json"),
+        *extra,
+    )
 
 
 def test_context_texts_without_ids_and_no_corpus_leave_retrieval_not_measured(tmp_path: Path, capsys) -> None:
@@ -48,8 +58,10 @@ def test_context_texts_without_ids_and_no_corpus_leave_retrieval_not_measured(tm
     report = json.loads((tmp_path / "out.json").read_text())
     assert report["aggregate"]["retrieval"] == {} and report["metrics"]["retrieval"] == []
     assert "--corpus is needed" in report["retrieval_not_measured"]
-    assert "Retrieval: not measured — 31 of 31 rows give retrieved contexts as texts without ids; " \
-           "--corpus is needed to match them to corpus chunks" in printed
+    assert (
+        "Retrieval: not measured — 31 of 31 rows give retrieved contexts as texts without ids; "
+        "--corpus is needed to match them to corpus chunks" in printed
+    )
     assert "hit@5" not in printed and "retrieval_failure" not in printed
     assert "retrieval_failure" not in report["counts"]["diagnosis"]
     assert report["aggregate"]["generation"]["faithfulness"]["n"] == 31  # the answers are still scored
@@ -71,8 +83,22 @@ def test_with_the_corpus_the_same_records_are_scored(tmp_path: Path) -> None:
 
 def test_a_retrieval_only_run_diagnoses_by_retrieval_and_names_no_judge(tmp_path: Path, capsys) -> None:
     folder = make_beir(tmp_path / "beir")
-    assert run_cli("eval", "--db", str(tmp_path / "db"), "--questions", str(folder), "--system", "builtin:bm25",
-                   "--k", "10", "--json", str(tmp_path / "r.json")) == 0
+    assert (
+        run_cli(
+            "eval",
+            "--db",
+            str(tmp_path / "db"),
+            "--questions",
+            str(folder),
+            "--system",
+            "builtin:bm25",
+            "--k",
+            "10",
+            "--json",
+            str(tmp_path / "r.json"),
+        )
+        == 0
+    )
     printed = " ".join(capsys.readouterr().out.split())
     report = json.loads((tmp_path / "r.json").read_text())
     hits = [q for q in report["questions"] if q["retrieval"]["hit@10"] == 1.0]

@@ -17,18 +17,42 @@ CORPUS = REPO / "sample_data" / "corpus"
 
 
 def run_eval(tmp: Path, *extra: str) -> int:
-    return main(["eval", "--db", str(tmp / "r.db"), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                 "--system", "builtin:bm25", "--embedder", "hash", "--judge-llm", "openai:gpt-4o-mini",
-                 "--metrics", "faithfulness", "--quiet", *extra])
+    return main(
+        [
+            "eval",
+            "--db",
+            str(tmp / "r.db"),
+            "--questions",
+            str(QUESTIONS),
+            "--corpus",
+            str(CORPUS),
+            "--system",
+            "builtin:bm25",
+            "--embedder",
+            "hash",
+            "--judge-llm",
+            "openai:gpt-4o-mini",
+            "--metrics",
+            "faithfulness",
+            "--quiet",
+            *extra,
+        ]
+    )
 
 
 def probes(server) -> int:
-    return sum(kind_of(r.body["messages"][0]["content"]) == "verify" and "probe#0" in r.body["messages"][1]["content"]
-               for r in server.requests if r.path.endswith("/chat/completions"))
+    return sum(
+        kind_of(r.body["messages"][0]["content"]) == "verify" and "probe#0" in r.body["messages"][1]["content"]
+        for r in server.requests
+        if r.path.endswith("/chat/completions")
+    )
 
 
-def test_a_junk_judge_stops_the_run_in_seconds_with_one_line(judge_server,  # noqa: F811
-                                                              tmp_path: Path, capsys) -> None:
+def test_a_junk_judge_stops_the_run_in_seconds_with_one_line(
+    judge_server,  # noqa: F811
+    tmp_path: Path,
+    capsys,
+) -> None:
     judge_server.chat_handler = lambda messages, body: "I think it is fine."
     start = time.perf_counter()
     assert run_eval(tmp_path) == 2
@@ -38,16 +62,22 @@ def test_a_junk_judge_stops_the_run_in_seconds_with_one_line(judge_server,  # no
     assert judge_server.count("/chat/completions") == 2  # the probe and its one repair turn, no item
 
 
-def test_a_judge_with_wrong_verdicts_stops_the_run(judge_server,  # noqa: F811
-                                                    tmp_path: Path, capsys) -> None:
+def test_a_judge_with_wrong_verdicts_stops_the_run(
+    judge_server,  # noqa: F811
+    tmp_path: Path,
+    capsys,
+) -> None:
     judge_server.chat_handler = lambda messages, body: (
-        '{"verdicts": [{"claim": 1, "verdict": "supported"}, {"claim": 2, "verdict": "supported"}]}')
+        '{"verdicts": [{"claim": 1, "verdict": "supported"}, {"claim": 2, "verdict": "supported"}]}'
+    )
     assert run_eval(tmp_path) == 2
     assert "verdicts supported, supported where supported, not supported was expected" in capsys.readouterr().err
 
 
-def test_no_preflight_skips_the_probe_and_a_good_judge_is_probed_once(judge_server,  # noqa: F811
-                                                                       tmp_path: Path) -> None:
+def test_no_preflight_skips_the_probe_and_a_good_judge_is_probed_once(
+    judge_server,  # noqa: F811
+    tmp_path: Path,
+) -> None:
     assert run_eval(tmp_path, "--no-preflight") == 0
     assert probes(judge_server) == 0
     assert run_eval(tmp_path) == 0 and probes(judge_server) == 1

@@ -31,9 +31,24 @@ def _outputs() -> list[tuple[str, str, list[str]]]:
 
 
 def _eval(tmp: Path, records: Path, *extra: str) -> int:
-    return run_cli("eval", "--db", str(tmp / "db.sqlite"), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                   "--system", f"records:{records}", "--embedder", "hash", "--metrics", "retrieval",
-                   "--json", str(tmp / "out.json"), *extra)
+    return run_cli(
+        "eval",
+        "--db",
+        str(tmp / "db.sqlite"),
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        f"records:{records}",
+        "--embedder",
+        "hash",
+        "--metrics",
+        "retrieval",
+        "--json",
+        str(tmp / "out.json"),
+        *extra,
+    )
 
 
 def test_a_raget_answer_file_joins_by_position(tmp_path: Path, capsys) -> None:
@@ -44,8 +59,7 @@ def test_a_raget_answer_file_joins_by_position(tmp_path: Path, capsys) -> None:
     assert report["records_join"]["by"] == {"order": len(_outputs())}
     assert report["aggregate"]["retrieval"]["hit@5"]["mean"] == 1.0  # texts found as corpus chunks, gold doc first
     n = len(_outputs())
-    assert f"records: {n} of {n} questions joined ({n} by position)" in \
-        " ".join(capsys.readouterr().out.split())
+    assert f"records: {n} of {n} questions joined ({n} by position)" in " ".join(capsys.readouterr().out.split())
 
 
 def test_without_join_order_the_raget_file_is_one_line_naming_the_keys(tmp_path: Path, capsys) -> None:
@@ -67,9 +81,16 @@ def test_a_ragas_csv_joins_by_text_and_a_dropped_row_fails_only_its_question(tmp
             writer.writerow([q.upper(), json.dumps(c), a, a])
     assert _eval(tmp_path, path) == 0
     report = json.loads((tmp_path / "out.json").read_text())
-    assert report["records_join"] == {"join": "auto", "rows": len(rows) - 1, "questions": len(rows),
-                                      "joined": len(rows) - 1, "by": {"question": len(rows) - 1}, "ambiguous": 0,
-                                      "missing": 1, "ambiguous_examples": []}
+    assert report["records_join"] == {
+        "join": "auto",
+        "rows": len(rows) - 1,
+        "questions": len(rows),
+        "joined": len(rows) - 1,
+        "by": {"question": len(rows) - 1},
+        "ambiguous": 0,
+        "missing": 1,
+        "ambiguous_examples": [],
+    }
     failed = [q for q in report["questions"] if q["status"] == "error"]
     assert [q["id"] for q in failed] == ["q004"] and "no record for this question" in failed[0]["error"]
     assert "records: 30 of 31 questions joined (30 by question text); 1 without a row" in capsys.readouterr().err
@@ -79,4 +100,6 @@ def test_a_ragas_csv_joins_by_text_and_a_dropped_row_fails_only_its_question(tmp
 def test_a_bad_join_is_refused_before_any_work(tmp_path: Path, bad: str, capsys) -> None:
     assert _eval(tmp_path, tmp_path / "absent.json", "--quiet", "--join", bad) == 2
     err = capsys.readouterr().err
-    assert f"--join: expected one of auto, id, question, order, got '{bad}'" in err and len(err.strip().splitlines()) == 1
+    assert (
+        f"--join: expected one of auto, id, question, order, got '{bad}'" in err and len(err.strip().splitlines()) == 1
+    )

@@ -40,9 +40,23 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _eval(data: Path, questions: Path, tmp: Path) -> dict:
     out = tmp / f"{questions.stem}.json"
-    code = run_cli("eval", "--db", str(tmp / "db.sqlite"), "--questions", str(questions), "--corpus",
-                   str(data / "corpus"), "--system", "builtin:bm25", "--embedder", "hash", "--metrics", "retrieval",
-                   "--json", str(out))
+    code = run_cli(
+        "eval",
+        "--db",
+        str(tmp / "db.sqlite"),
+        "--questions",
+        str(questions),
+        "--corpus",
+        str(data / "corpus"),
+        "--system",
+        "builtin:bm25",
+        "--embedder",
+        "hash",
+        "--metrics",
+        "retrieval",
+        "--json",
+        str(out),
+    )
     assert code == 0
     return json.loads(out.read_text())
 
@@ -57,8 +71,10 @@ def test_reference_contexts_give_retrieval_numbers_and_say_how(data: Path, tmp_p
     assert block["questions"] == block["matched_questions"] == with_refs
     assert block["contexts"]["exact"] == with_refs and block["contexts"]["unmatched"] == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert f"gold from reference contexts: {with_refs} exact, 0 near-exact, 0 by embedding (cos ≥ 0.9), " \
-           f"0 unmatched; {with_refs} of {with_refs} questions got gold ids" in out
+    assert (
+        f"gold from reference contexts: {with_refs} exact, 0 near-exact, 0 by embedding (cos ≥ 0.9), "
+        f"0 unmatched; {with_refs} of {with_refs} questions got gold ids" in out
+    )
     assert report["questions"][0]["level"] == "chunk"
 
 

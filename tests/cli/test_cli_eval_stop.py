@@ -30,15 +30,44 @@ REPLY = json.dumps({"score": 0.9, "reason": "fine"})
 
 def judged_eval(work: Path, server: FakeAPIServer, *extra: str) -> subprocess.Popen:
     """``ragcov eval`` of sample_data/ judged by ``openai:gpt-4o-mini`` at ``server`` (stderr is a pipe: a log)."""
-    env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url, "PYTHONPATH": str(REPO),
-           "RAGCOV_RETRY_BASE_DELAY": "0.001", "RAGCOV_PROGRESS_EVERY": "0.5"}
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": "k",
+        "OPENAI_BASE_URL": server.base_url,
+        "PYTHONPATH": str(REPO),
+        "RAGCOV_RETRY_BASE_DELAY": "0.001",
+        "RAGCOV_PROGRESS_EVERY": "0.5",
+    }
     env.pop("RAGCOV_PRICE_PER_MTOK", None)
-    argv = ["eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--system", "builtin:bm25",
-            "--embedder", "hash", "--judge-llm", "openai:gpt-4o-mini", "--metrics", "answer_relevance",
-            "--concurrency", str(CONCURRENCY), "--db", str(work / "r.db"),
-            "--no-preflight", *extra]  # the servers here answer items only: the probe is pinned elsewhere
-    return subprocess.Popen([sys.executable, "-m", "ragcov_tui", *argv], cwd=work, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = [
+        "eval",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:bm25",
+        "--embedder",
+        "hash",
+        "--judge-llm",
+        "openai:gpt-4o-mini",
+        "--metrics",
+        "answer_relevance",
+        "--concurrency",
+        str(CONCURRENCY),
+        "--db",
+        str(work / "r.db"),
+        "--no-preflight",
+        *extra,
+    ]  # the servers here answer items only: the probe is pinned elsewhere
+    return subprocess.Popen(
+        [sys.executable, "-m", "ragcov_tui", *argv],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for(condition, timeout: float = 60.0) -> None:
@@ -68,7 +97,10 @@ def test_ctrl_c_cancels_the_requests_in_flight_and_exits_at_once(tmp_path: Path)
     stopped, embeddings, llm, resume = line.removeprefix("interrupted: ").split("; ")
     assert stopped == f"stopped: 0 of {N_QUESTIONS} questions evaluated, {N_QUESTIONS} not yet"
     assert embeddings.startswith("embeddings: ")  # the hash embedder: no cost line
-    assert llm == f"llm openai:gpt-4o-mini: requests: {CONCURRENCY} ({CONCURRENCY} abandoned), 0 cached, 0 tokens, cost unknown"
+    assert (
+        llm
+        == f"llm openai:gpt-4o-mini: requests: {CONCURRENCY} ({CONCURRENCY} abandoned), 0 cached, 0 tokens, cost unknown"
+    )
     assert resume == f"continue with: ragcov eval --resume {sid} (same options)"
     [row] = sessions(tmp_path)
     assert row["status"] == "interrupted" and row["error"].startswith("interrupted by Ctrl-C")
@@ -84,7 +116,9 @@ def test_sigterm_marks_the_session_interrupted_with_a_report_and_resume_asks_onl
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 143
         conn = sqlite3.connect(tmp_path / "r.db")
-        kept = conn.execute("SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'", [sid]).fetchone()[0]
+        kept = conn.execute(
+            "SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'", [sid]
+        ).fetchone()[0]
         conn.close()
         line = err.strip().splitlines()[-1]  # above it: progress lines (the run is not --quiet)
         assert line.startswith("interrupted by SIGTERM: ")
@@ -130,12 +164,19 @@ SLOW_CLEANUP = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("first,second,code", [(signal.SIGINT, signal.SIGINT, 130),
-                                               (signal.SIGTERM, signal.SIGINT, 130),
-                                               (signal.SIGINT, signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    "first,second,code",
+    [(signal.SIGINT, signal.SIGINT, 130), (signal.SIGTERM, signal.SIGINT, 130), (signal.SIGINT, signal.SIGTERM, 143)],
+)
 def test_a_second_stop_signal_exits_at_once(first: int, second: int, code: int) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_CLEANUP], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CLEANUP],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(first)
     assert proc.stdout.readline().strip() == "cleaning up"

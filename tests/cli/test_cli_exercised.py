@@ -15,16 +15,19 @@ from tests.support.fake_api import FakeAPIServer, api_env
 
 TOPICS = {
     "billing.md": "# Billing\n\nInvoices are emailed on the first day of each month. You can change the payment card "
-                  "in the billing settings.",
+    "in the billing settings.",
     "sso.md": "# Single sign-on\n\nSingle sign-on uses SAML with your identity provider. Certificates rotate every year.",
     "webhooks.md": "# Webhooks\n\nWebhooks post a JSON body to your endpoint. Failed deliveries are retried five times.",
     "sourdough.md": "# Sourdough\n\nFeed the starter with flour and water twelve hours before baking. The dough rises "
-                    "overnight in the fridge.",
+    "overnight in the fridge.",
     "mobile.md": "# Mobile apps\n\nThe mobile app works offline and syncs drafts when the phone reconnects.",
     "router.md": "# Router\n\nReset the router password from the admin console.",
 }
-TESTS = [("q1", "When are invoices emailed?"), ("q2", "Which protocol does single sign-on use?"),
-         ("q3", "How many times are failed webhook deliveries retried?")]
+TESTS = [
+    ("q1", "When are invoices emailed?"),
+    ("q2", "Which protocol does single sign-on use?"),
+    ("q3", "How many times are failed webhook deliveries retried?"),
+]
 EXERCISED = {"billing.md", "sso.md", "webhooks.md"}  # one chunk each, the one its question retrieves
 TRAFFIC = [("how do I feed the sourdough starter", 7), ("when are invoices emailed", 2)]
 
@@ -48,17 +51,37 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _eval(root: Path, db: Path, *extra: str) -> int:
-    return run_cli("eval", "--quiet", "--db", str(db), "--questions", str(root / "questions.jsonl"), "--corpus",
-                   str(root / "corpus"), "--system", "builtin:bm25", "--k", "1", "--metrics", "retrieval",
-                   "--embedder", "hash", *extra)
+    return run_cli(
+        "eval",
+        "--quiet",
+        "--db",
+        str(db),
+        "--questions",
+        str(root / "questions.jsonl"),
+        "--corpus",
+        str(root / "corpus"),
+        "--system",
+        "builtin:bm25",
+        "--k",
+        "1",
+        "--metrics",
+        "retrieval",
+        "--embedder",
+        "hash",
+        *extra,
+    )
 
 
 @pytest.fixture(scope="module")
 def probed(corpus: Path) -> tuple[dict, Path]:
     """An eval at k = 1 with probes on every unexercised chunk; (report, db)."""
     db, out = corpus / "ragcov.db", corpus / "eval.json"
-    assert _eval(corpus, db, "--probes", "10", "--name", "probed", "--json", str(out), "--markdown",
-                 str(corpus / "eval.md")) == 0
+    assert (
+        _eval(
+            corpus, db, "--probes", "10", "--name", "probed", "--json", str(out), "--markdown", str(corpus / "eval.md")
+        )
+        == 0
+    )
     return json.loads(out.read_text()), db
 
 
@@ -91,8 +114,18 @@ def test_the_eval_markdown_lists_the_defect(probed: tuple[dict, Path], corpus: P
 def test_probes_refuse_a_records_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     records = tmp_path / "records.jsonl"
     records.write_text(json.dumps({"id": "q1", "answer": "x", "contexts": []}) + "\n")
-    code = run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(QUESTIONS), "--system",
-                   f"records:{records}", "--probes", "3")
+    code = run_cli(
+        "eval",
+        "--quiet",
+        "--db",
+        str(tmp_path / "db"),
+        "--questions",
+        str(QUESTIONS),
+        "--system",
+        f"records:{records}",
+        "--probes",
+        "3",
+    )
     assert code == 2 and "records: file answers only its own questions" in capsys.readouterr().err
 
 
@@ -100,10 +133,31 @@ def test_probes_refuse_a_records_file(tmp_path: Path, capsys: pytest.CaptureFixt
 def joined(corpus: Path, probed: tuple[dict, Path]) -> tuple[dict, Path]:
     """``analyze --eval-session probed --traffic``; (report, folder)."""
     out = corpus / "analysis.json"
-    assert run_cli("analyze", "--quiet", "--db", str(probed[1]), "--questions", str(corpus / "questions.jsonl"),
-                   "--corpus", str(corpus / "corpus"), "--embedder", "hash", "--clusters", "3", "--eval-session",
-                   "probed", "--traffic", str(corpus / "traffic.jsonl"), "--json", str(out), "--markdown",
-                   str(corpus / "analysis.md")) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(probed[1]),
+            "--questions",
+            str(corpus / "questions.jsonl"),
+            "--corpus",
+            str(corpus / "corpus"),
+            "--embedder",
+            "hash",
+            "--clusters",
+            "3",
+            "--eval-session",
+            "probed",
+            "--traffic",
+            str(corpus / "traffic.jsonl"),
+            "--json",
+            str(out),
+            "--markdown",
+            str(corpus / "analysis.md"),
+        )
+        == 0
+    )
     return json.loads(out.read_text()), corpus
 
 
@@ -144,8 +198,20 @@ def test_markdown_and_report_show_the_section(joined: tuple[dict, Path], capsys:
 
 def test_exercised_share_gate(joined: tuple[dict, Path], capsys: pytest.CaptureFixture[str]) -> None:
     root = joined[1]
-    base = ("analyze", "--quiet", "--db", str(root / "ragcov.db"), "--questions", str(root / "questions.jsonl"),
-            "--corpus", str(root / "corpus"), "--embedder", "hash", "--eval-session", "probed")
+    base = (
+        "analyze",
+        "--quiet",
+        "--db",
+        str(root / "ragcov.db"),
+        "--questions",
+        str(root / "questions.jsonl"),
+        "--corpus",
+        str(root / "corpus"),
+        "--embedder",
+        "hash",
+        "--eval-session",
+        "probed",
+    )
     assert run_cli(*base, "--fail-under", "exercised_share=0.5") == 3
     assert "exercised_share: 0.4286 < required 0.5" in capsys.readouterr().err
     assert run_cli(*base, "--fail-under", "exercised_share=0.4") == 0
@@ -153,8 +219,16 @@ def test_exercised_share_gate(joined: tuple[dict, Path], capsys: pytest.CaptureF
 
 def test_gate_and_join_mistakes_are_exit_2(joined: tuple[dict, Path], capsys: pytest.CaptureFixture[str]) -> None:
     root = joined[1]
-    base = ("analyze", "--quiet", "--db", str(root / "ragcov.db"), "--questions", str(root / "questions.jsonl"),
-            "--embedder", "hash")
+    base = (
+        "analyze",
+        "--quiet",
+        "--db",
+        str(root / "ragcov.db"),
+        "--questions",
+        str(root / "questions.jsonl"),
+        "--embedder",
+        "hash",
+    )
     assert run_cli(*base, "--corpus", str(root / "corpus"), "--fail-under", "exercised_share=0.5") == 2
     assert "exercised_share: needs --eval-session" in capsys.readouterr().err
     assert run_cli(*base, "--corpus", str(root / "corpus"), "--eval-session", "latest-analysis") == 2
@@ -180,18 +254,39 @@ def test_llm_writes_the_probe_questions(corpus: Path, monkeypatch: pytest.Monkey
     with FakeAPIServer() as server:
         api_env(monkeypatch, server)
         server.chat_handler = write
-        assert _eval(corpus, corpus / "llm.db", "--probes", "10", "--llm", "openai:gpt-4o-mini", "--json", str(out)) == 0
+        assert (
+            _eval(corpus, corpus / "llm.db", "--probes", "10", "--llm", "openai:gpt-4o-mini", "--json", str(out)) == 0
+        )
     probes = json.loads(out.read_text())["probes"]
     assert probes["writer"] == "llm:openai:gpt-4o-mini" and probes["asked"] == 4 and len(prompts) == 4
     assert [(p["chunk_id"].split("#")[0], p["form"], p["question"]) for p in probes["unretrievable"]] == [
-        ("router-copy.md", "llm", "Reset the router password from the admin console?")]
+        ("router-copy.md", "llm", "Reset the router password from the admin console?")
+    ]
 
 
 def test_a_sample_counts_its_own_chunks_and_every_retrieved_id_still_matches(joined: tuple[dict, Path]) -> None:
     root = joined[1]
     out = root / "sampled.json"
-    assert run_cli("analyze", "--quiet", "--db", str(root / "ragcov.db"), "--questions", str(root / "questions.jsonl"),
-                   "--corpus", str(root / "corpus"), "--embedder", "hash", "--eval-session", "probed", "--sample", "5",
-                   "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(root / "ragcov.db"),
+            "--questions",
+            str(root / "questions.jsonl"),
+            "--corpus",
+            str(root / "corpus"),
+            "--embedder",
+            "hash",
+            "--eval-session",
+            "probed",
+            "--sample",
+            "5",
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     ex = json.loads(out.read_text())["exercised"]
     assert ex["chunks"] == 5 and ex["unmatched_ids"] == 0 and ex["exercised_chunks"] <= 3

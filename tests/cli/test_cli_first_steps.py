@@ -17,8 +17,10 @@ import pytest
 from tests.cli.conftest import REPO, run_cli
 
 NO_TERMINAL = "error: ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)"
-PROBE = ("import sys; from ragcov_tui.cli.main import main; code = main(['tui', '--db', sys.argv[1]]); "
-         "print(code, [m for m in ('textual', 'numpy', 'sqlite_utils') if m in sys.modules])")
+PROBE = (
+    "import sys; from ragcov_tui.cli.main import main; code = main(['tui', '--db', sys.argv[1]]); "
+    "print(code, [m for m in ('textual', 'numpy', 'sqlite_utils') if m in sys.modules])"
+)
 
 
 def _python(*argv: str, **kw) -> subprocess.CompletedProcess:
@@ -37,9 +39,14 @@ def test_tui_without_a_terminal_refuses_before_importing_the_app(tmp_path: Path)
 def test_tui_in_a_terminal_names_a_mistyped_session_before_any_app_starts(tmp_path: Path) -> None:
     primary, secondary = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "ragcov_tui", "tui", "--db", str(tmp_path / "r.db"),
-                                 "--session", "zzz"], env={**os.environ, "PYTHONPATH": str(REPO)},
-                                stdin=secondary, stdout=secondary, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ragcov_tui", "tui", "--db", str(tmp_path / "r.db"), "--session", "zzz"],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdin=secondary,
+            stdout=secondary,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             err = proc.communicate(timeout=120)[1]
         finally:
@@ -57,8 +64,9 @@ def test_every_flag_and_argument_of_every_command_says_what_it_does() -> None:
     from ragcov_tui.cli.main import _parser
 
     [commands] = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    silent = [f"{name} {action.dest}" for name, sub in commands.choices.items() for action in sub._actions
-              if not action.help]
+    silent = [
+        f"{name} {action.dest}" for name, sub in commands.choices.items() for action in sub._actions if not action.help
+    ]
     assert silent == []
 
 
@@ -70,20 +78,27 @@ def _start_with(capsys: pytest.CaptureFixture[str], db: Path) -> str:
     return out.split("Start with: ", 1)[1].removesuffix(" analyze --help")
 
 
-def test_the_printed_command_runs_as_it_is_when_ragcov_is_not_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_printed_command_runs_as_it_is_when_ragcov_is_not_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The quick start's venv is not activated: "Open it: ragcov tui …" named a command the shell cannot find."""
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     command = _start_with(capsys, tmp_path / "r.db")
     script = Path(sys.executable).parent / "ragcov"
     assert command == (shlex.quote(str(script)) if script.is_file() else f"{shlex.quote(sys.executable)} -m ragcov_tui")
-    done = subprocess.run([*shlex.split(command), "sessions", "--db", str(tmp_path / "r.db")], text=True,
-                          capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [*shlex.split(command), "sessions", "--db", str(tmp_path / "r.db")],
+        text=True,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert done.returncode == 0 and "No sessions in" in done.stdout
 
 
-def test_the_printed_command_is_plain_ragcov_when_this_one_is_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_printed_command_is_plain_ragcov_when_this_one_is_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     bin_dir = Path(sys.executable).parent
     if not (bin_dir / "ragcov").is_file():
         pytest.skip("ragcov is not installed beside this Python (pip install -e . puts it there)")

@@ -79,8 +79,17 @@ def _huge_grade(t: Path) -> list[str]:
 
 
 def _split_with_a_file(t: Path) -> list[str]:
-    return ["eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--system", "builtin:bm25",
-            "--split", "dev"]
+    return [
+        "eval",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:bm25",
+        "--split",
+        "dev",
+    ]
 
 
 def _gguf(t: Path, value: bytes) -> Path:
@@ -90,8 +99,17 @@ def _gguf(t: Path, value: bytes) -> Path:
 
 
 def _llm(path: Path | str) -> list[str]:
-    return ["eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--system", "builtin:bm25",
-            "--llm", f"llamacpp:{path}"]
+    return [
+        "eval",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:bm25",
+        "--llm",
+        f"llamacpp:{path}",
+    ]
 
 
 def _gguf_nested(t: Path) -> list[str]:
@@ -114,20 +132,47 @@ def _gguf_loop(t: Path) -> list[str]:
 
 def _deep_toml(t: Path) -> list[str]:
     (t / "deep.toml").write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
-    return ["eval", "--config", str(t / "deep.toml"), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-            "--system", "builtin:bm25"]
+    return [
+        "eval",
+        "--config",
+        str(t / "deep.toml"),
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:bm25",
+    ]
 
 
 def _traffic(t: Path, stamp: str) -> list[str]:
     (t / "log.jsonl").write_text(json.dumps({"query": "how do I reset my password", "timestamp": stamp}) + "\n")
-    return ["analyze", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "hash",
-            "--traffic", str(t / "log.jsonl")]
+    return [
+        "analyze",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--embedder",
+        "hash",
+        "--traffic",
+        str(t / "log.jsonl"),
+    ]
 
 
 def _traffic_loop(t: Path) -> list[str]:
     os.symlink("log.jsonl", t / "log.jsonl")
-    return ["analyze", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "hash",
-            "--traffic", str(t / "log.jsonl")]
+    return [
+        "analyze",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--embedder",
+        "hash",
+        "--traffic",
+        str(t / "log.jsonl"),
+    ]
 
 
 def _traffic_from_toml(t: Path) -> list[str]:
@@ -143,8 +188,17 @@ def _input_loop_with_json(t: Path) -> list[str]:
 
 def _output_loop(t: Path) -> list[str]:
     os.symlink("out.json", t / "out.json")
-    return ["analyze", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "hash",
-            "--markdown", str(t / "out.json")]
+    return [
+        "analyze",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--embedder",
+        "hash",
+        "--markdown",
+        str(t / "out.json"),
+    ]
 
 
 def _tuple_key(t: Path) -> list[str]:
@@ -153,19 +207,38 @@ def _tuple_key(t: Path) -> list[str]:
 
 
 def _gate(spec: str) -> Callable[[Path], list[str]]:
-    return lambda t: ["analyze", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--embedder", "hash",
-                      "--fail-under", spec]
+    return lambda t: [
+        "analyze",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--embedder",
+        "hash",
+        "--fail-under",
+        spec,
+    ]
 
 
 def _eval_gate(spec: str) -> Callable[[Path], list[str]]:
-    return lambda t: ["eval", "--questions", str(QUESTIONS), "--corpus", str(CORPUS), "--system", "builtin:bm25",
-                      "--fail-under", spec]
+    return lambda t: [
+        "eval",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "builtin:bm25",
+        "--fail-under",
+        spec,
+    ]
 
 
 def _nan(field: str, value: str) -> Callable[[Path], list[str]]:
     def make(t: Path) -> list[str]:
         (t / "t.jsonl").write_text(f'{{"question": "What is SSO?", "{field}": {value}}}\n')
         return ["eval", "--questions", str(t / "t.jsonl"), "--corpus", str(CORPUS), "--system", "builtin:bm25"]
+
     return make
 
 
@@ -178,9 +251,18 @@ def _closed_port(t: Path) -> tuple[list[str], dict[str, str]]:
     with socket.socket() as s:  # a port nobody listens on: bound, never listening, then closed
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    return (["analyze", "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-             "--embedder", "openai:text-embedding-3-small"],
-            {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "sk-test"})
+    return (
+        [
+            "analyze",
+            "--questions",
+            str(QUESTIONS),
+            "--corpus",
+            str(CORPUS),
+            "--embedder",
+            "openai:text-embedding-3-small",
+        ],
+        {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "sk-test"},
+    )
 
 
 CASES: dict[str, tuple[Callable[[Path], Any], list[str]]] = {
@@ -192,10 +274,14 @@ CASES: dict[str, tuple[Callable[[Path], Any], list[str]]] = {
     "gguf count 2^62 (§3)": (_gguf_count, ["m.gguf: damaged GGUF model file (an array of 4611686018427387904 items"]),
     "gguf link loop (§3)": (_gguf_loop, ["m.gguf: is a symbolic link loop"]),
     "ragcov.toml 5000 deep (§3)": (_deep_toml, ["deep.toml: invalid TOML (arrays or tables nested too deep)"]),
-    "traffic past 9999 (§3)": (lambda t: _traffic(t, "9999-12-31T23:00:00-14:00"),
-                               ["log.jsonl:1: field 'timestamp' is out of range"]),
-    "traffic before year 1 (§3)": (lambda t: _traffic(t, "0001-01-01T00:00:00+14:00"),
-                                   ["log.jsonl:1: field 'timestamp' is out of range"]),
+    "traffic past 9999 (§3)": (
+        lambda t: _traffic(t, "9999-12-31T23:00:00-14:00"),
+        ["log.jsonl:1: field 'timestamp' is out of range"],
+    ),
+    "traffic before year 1 (§3)": (
+        lambda t: _traffic(t, "0001-01-01T00:00:00+14:00"),
+        ["log.jsonl:1: field 'timestamp' is out of range"],
+    ),
     "traffic link loop (§3)": (_traffic_loop, ["log.jsonl: is a symbolic link loop"]),
     "input link loop with --json (§3)": (_input_loop_with_json, ["loop.jsonl: is a symbolic link loop"]),
     "output link loop (§3)": (_output_loop, ["--markdown", "out.json: is a symbolic link loop"]),
@@ -213,8 +299,7 @@ CASES: dict[str, tuple[Callable[[Path], Any], list[str]]] = {
     "NaN vector (§7)": (_nan("vector", "[0.1, NaN]"), ["t.jsonl:1:", "in field 'vector'"]),
     "closed port in $OPENAI_BASE_URL (§7)": (_closed_port, ["unreachable after 1 attempts (Connection refused)"]),
     # beyond the cases: "²".isdigit() is true and int("²") fails, wherever a number is read
-    "--k ²": (lambda t: _eval_gate("ndcg=0.5")(t) + ["--k", "²"],
-              ["--k: expected a whole number from 1 to"]),
+    "--k ²": (lambda t: _eval_gate("ndcg=0.5")(t) + ["--k", "²"], ["--k: expected a whole number from 1 to"]),
     "test file ids 1 and ' 1' (§1)": (_test_file_ids, ["t.jsonl:2: duplicate id ' 1' (also on line 1)"]),
     "hash:²": (lambda t: _gate("basic=0.5")(t) + ["--embedder", "hash:²"], ["hash:DIM needs a whole number"]),
 }
@@ -222,7 +307,8 @@ CASES: dict[str, tuple[Callable[[Path], Any], list[str]]] = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_each_bad_input_is_one_line_exit_2_nothing_written_nothing_running(
-        case: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make, needles = CASES[case]
     made = make(tmp_path)
     argv, environ = made if isinstance(made, tuple) else (made, {})
@@ -236,8 +322,11 @@ def test_each_bad_input_is_one_line_exit_2_nothing_written_nothing_running(
     if db.exists():
         with sqlite3.connect(db) as conn:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            running = conn.execute("SELECT count(*) FROM sessions WHERE status = 'running'").fetchone()[0] \
-                if "sessions" in tables else 0
+            running = (
+                conn.execute("SELECT count(*) FROM sessions WHERE status = 'running'").fetchone()[0]
+                if "sessions" in tables
+                else 0
+            )
         assert running == 0
 
 
@@ -251,25 +340,45 @@ def test_grades_of_1e308_give_the_ndcg_that_grades_of_1_give() -> None:
 def test_a_2mb_reference_context_and_query_line_cost_a_bounded_text_with_one_warning(tmp_path: Path) -> None:
     big = " ".join(f"w{i % 5000}" for i in range(330_000))  # ~2 MB, matches nothing
     questions = tmp_path / "t.jsonl"
-    questions.write_text(json.dumps({"question": "What is SSO?", "reference_contexts": [big]}) + "\n"
-                         + json.dumps({"question": "And SCIM?", "reference_contexts": [big, "short"]}) + "\n")
+    questions.write_text(
+        json.dumps({"question": "What is SSO?", "reference_contexts": [big]})
+        + "\n"
+        + json.dumps({"question": "And SCIM?", "reference_contexts": [big, "short"]})
+        + "\n"
+    )
     notes = read_testset(questions).notes
-    assert notes == [f"{questions}:1: a text of field 'reference_contexts' is {len(big):,} characters; only its first "
-                     f"{EMBED_TEXT_CHARS:,} are embedded (1 more such texts in the file)"]
+    assert notes == [
+        f"{questions}:1: a text of field 'reference_contexts' is {len(big):,} characters; only its first "
+        f"{EMBED_TEXT_CHARS:,} are embedded (1 more such texts in the file)"
+    ]
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps({"query": "short one"}) + "\n" + json.dumps({"query": big}) + "\n")
     traffic = read_traffic(log)
     assert max(len(t) for t in traffic.texts) == EMBED_TEXT_CHARS
-    assert traffic.notes == [f"{log}:2: the query is {len(big):,} characters; only its first {EMBED_TEXT_CHARS:,} "
-                             "are embedded"]
+    assert traffic.notes == [
+        f"{log}:2: the query is {len(big):,} characters; only its first {EMBED_TEXT_CHARS:,} are embedded"
+    ]
 
 
 def test_the_2mb_query_runs_in_seconds_with_its_warning(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     big = " ".join(f"w{i % 5000}" for i in range(330_000))
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps({"query": big}) + "\n" + json.dumps({"query": "how do I reset my password"}) + "\n")
-    code = call_within(120, run_cli, "analyze", "--db", str(tmp_path / "r.db"), "--questions", str(QUESTIONS),
-                       "--corpus", str(CORPUS), "--traffic", str(log), "--json", str(tmp_path / "r.json"))
+    code = call_within(
+        120,
+        run_cli,
+        "analyze",
+        "--db",
+        str(tmp_path / "r.db"),
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--traffic",
+        str(log),
+        "--json",
+        str(tmp_path / "r.json"),
+    )
     err = capsys.readouterr().err
     assert code == 0, err
     assert f"{log}:1: the query is {len(big):,} characters" in " ".join(err.split())

@@ -58,7 +58,10 @@ def test_editing_a_gold_document_between_two_runs_is_reported_as_stale_gold(data
     markdown = (data / "a2.md").read_text()
     assert "## Test-set lint" in markdown and f"Stale gold compared with session {first['session_id']}." in markdown
     # eval compares with the test file's last session (the second analysis): nothing changed since
-    assert run_cli("eval", *base, "--system", "builtin:bm25", "--metrics", "retrieval", "--json", str(data / "e.json")) == 0
+    assert (
+        run_cli("eval", *base, "--system", "builtin:bm25", "--metrics", "retrieval", "--json", str(data / "e.json"))
+        == 0
+    )
     section = json.loads((data / "e.json").read_text())["stale_gold"]
     assert section["baseline"]["changed_documents"] == [] and section["findings"] == []
     billing.write_text(billing.read_text().replace("$9", "$7"))
@@ -71,10 +74,26 @@ def test_editing_a_gold_document_between_two_runs_is_reported_as_stale_gold(data
 def test_lint_flags_an_added_foreign_and_an_unanswerable_question_and_gates(data: Path, capsys) -> None:
     questions = data / "questions.jsonl"
     with questions.open("a") as f:
-        f.write(json.dumps({"id": "x-de", "question": "Wie viel kostet der Team-Tarif bei jährlicher Zahlung?",
-                            "ground_truth": "8 Dollar pro Mitglied und Monat."}) + "\n")
-        f.write(json.dumps({"id": "x-moon", "question": "How far is the Moon from the Earth?",
-                            "ground_truth": "The Moon is about 384,400 kilometres from the Earth on average."}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "id": "x-de",
+                    "question": "Wie viel kostet der Team-Tarif bei jährlicher Zahlung?",
+                    "ground_truth": "8 Dollar pro Mitglied und Monat.",
+                }
+            )
+            + "\n"
+        )
+        f.write(
+            json.dumps(
+                {
+                    "id": "x-moon",
+                    "question": "How far is the Moon from the Earth?",
+                    "ground_truth": "The Moon is about 384,400 kilometres from the Earth on average.",
+                }
+            )
+            + "\n"
+        )
         f.write(json.dumps({"id": "x-noref", "question": "Does Skein have a dark mode on Android?"}) + "\n")
     base = ["--quiet", "--db", str(data / "r.db"), "--corpus", str(data / "corpus"), "--questions", str(questions)]
     assert run_cli("lint", *base, "--json", str(data / "l.json"), "--markdown", str(data / "l.md")) == 0

@@ -53,8 +53,10 @@ def test_kill_9_leaves_an_interrupted_session_that_resume_finishes(work: Path) -
     [row] = sessions(work)
     assert row["status"] == "done" and row["pid"] == resumed.pid
     conn = sqlite3.connect(work / "r.db")
-    assert conn.execute("SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'",
-                        [sid]).fetchone()[0] == N_QUESTIONS
+    assert (
+        conn.execute("SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'", [sid]).fetchone()[0]
+        == N_QUESTIONS
+    )
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
@@ -64,7 +66,9 @@ def test_sigterm_marks_the_session_interrupted_and_exits_143(work: Path) -> None
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143
-    assert err.strip().splitlines()[-1].startswith("interrupted by SIGTERM: stopped: ")  # one line, with the stop report
+    assert (
+        err.strip().splitlines()[-1].startswith("interrupted by SIGTERM: stopped: ")
+    )  # one line, with the stop report
     [row] = sessions(work)
     assert (row["id"], row["status"]) == (sid, "interrupted")
     assert row["error"].startswith("interrupted by SIGTERM at evaluating ") and row["error"].endswith(f"/{N_QUESTIONS}")
@@ -77,8 +81,10 @@ def test_a_live_session_cannot_be_resumed_by_a_second_process(work: Path) -> Non
     out, err = second.communicate(timeout=60)
     try:
         assert second.returncode == 2
-        assert err.strip() == (f"error: session {sid} is still running (pid {first.pid} on {os.uname().nodename}): "
-                               "let it finish or stop it (Ctrl-C, or cancel in the app) before resuming it")
+        assert err.strip() == (
+            f"error: session {sid} is still running (pid {first.pid} on {os.uname().nodename}): "
+            "let it finish or stop it (Ctrl-C, or cancel in the app) before resuming it"
+        )
         assert first.poll() is None  # the first run goes on untouched
     finally:
         first.send_signal(signal.SIGINT)  # Ctrl-C: interrupted too, exit 130
@@ -95,10 +101,13 @@ def test_tui_without_a_terminal_exits_at_once(work: Path) -> None:
     proc = ragcov(work, "tui", stdin=subprocess.DEVNULL)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 2 and time.monotonic() - start < 30
-    assert err.strip() == "error: ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)"
+    assert (
+        err.strip()
+        == "error: ragcov tui needs a terminal: stdin and stdout must be a TTY (for a report use `ragcov report`)"
+    )
 
 
-COUNTING_RAG = '''
+COUNTING_RAG = """
 import os, time
 
 def answer(question):
@@ -106,7 +115,7 @@ def answer(question):
         log.write(question.replace("\\n", " ") + "\\n")
     time.sleep(0.2)
     return {"answer": "It depends on " + question, "contexts": [{"id": "api-overview.md", "text": question}]}
-'''
+"""
 
 
 def _backdate_heartbeat(work: Path, sid: str, proc: subprocess.Popen) -> None:
@@ -132,8 +141,20 @@ def test_a_stopped_run_is_not_taken_over_and_no_question_is_asked_twice(work: Pa
     """Issue #23 §5: a run stopped (SIGSTOP) past the heartbeat timeout looked dead, ``--resume`` was
     accepted and after SIGCONT both evaluated the session. Its lock says it is alive."""
     (work / "counting_rag.py").write_text(COUNTING_RAG)
-    argv = ("eval", "--quiet", "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-            "--system", "python:counting_rag:answer", "--embedder", "hash", "--concurrency", "1")
+    argv = (
+        "eval",
+        "--quiet",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "python:counting_rag:answer",
+        "--embedder",
+        "hash",
+        "--concurrency",
+        "1",
+    )
     first = ragcov(work, *argv)
     sid = wait_items(work, 2, first)
     first.send_signal(signal.SIGSTOP)
@@ -144,9 +165,12 @@ def test_a_stopped_run_is_not_taken_over_and_no_question_is_asked_twice(work: Pa
         second = ragcov(work, *argv, "--resume", sid)
         out, err = second.communicate(timeout=120)
         assert second.returncode == 2, err
-        said = re.fullmatch(rf"error: session {sid} is still running \(pid {first.pid} on {re.escape(os.uname().nodename)}, "
-                            r"no heartbeat for (\d+) s: stopped\?\): let it finish or stop it \(Ctrl-C, or cancel in "
-                            r"the app\) before resuming it", err.strip())
+        said = re.fullmatch(
+            rf"error: session {sid} is still running \(pid {first.pid} on {re.escape(os.uname().nodename)}, "
+            r"no heartbeat for (\d+) s: stopped\?\): let it finish or stop it \(Ctrl-C, or cancel in "
+            r"the app\) before resuming it",
+            err.strip(),
+        )
         assert said and int(said[1]) >= STALE_AFTER, err
     finally:
         first.send_signal(signal.SIGCONT)

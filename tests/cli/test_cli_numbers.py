@@ -35,8 +35,22 @@ def test_analyze_separates_thousands_in_every_count(tmp_path: Path, capsys) -> N
 
 def test_eval_separates_thousands_and_says_gold_ids_are_distinct(tmp_path: Path, capsys) -> None:
     folder = make_beir(tmp_path / "beir", docs=60, queries=1050)
-    assert run_cli("eval", "--db", str(tmp_path / "db"), "--questions", str(folder), "--system", "builtin:bm25",
-                   "--k", "10", "--json", str(tmp_path / "r.json")) == 0
+    assert (
+        run_cli(
+            "eval",
+            "--db",
+            str(tmp_path / "db"),
+            "--questions",
+            str(folder),
+            "--system",
+            "builtin:bm25",
+            "--k",
+            "10",
+            "--json",
+            str(tmp_path / "r.json"),
+        )
+        == 0
+    )
     printed = _printed(capsys)
     report = json.loads((tmp_path / "r.json").read_text())
     ids = report["gold_ids"]["ids"]
@@ -51,8 +65,23 @@ def test_eval_separates_thousands_and_says_gold_ids_are_distinct(tmp_path: Path,
 def test_compare_never_prints_a_negative_zero(tmp_path: Path, capsys) -> None:
     folder = make_beir(tmp_path / "beir")
     a = tmp_path / "a.json"
-    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "db"), "--questions", str(folder), "--system", "builtin:bm25",
-                   "--k", "10", "--json", str(a)) == 0
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(tmp_path / "db"),
+            "--questions",
+            str(folder),
+            "--system",
+            "builtin:bm25",
+            "--k",
+            "10",
+            "--json",
+            str(a),
+        )
+        == 0
+    )
     report = json.loads(a.read_text())
     report["session_id"] = "bbbbbbbb"
     first = report["questions"][0]["retrieval"]
@@ -68,5 +97,11 @@ def test_compare_never_prints_a_negative_zero(tmp_path: Path, capsys) -> None:
 
 def test_the_number_formats() -> None:
     assert [count(n) for n in (0, 999, 1000, 1909694, None)] == ["0", "999", "1,000", "1,909,694", "?"]
-    assert [signed(x) for x in (-0.0001, 0.0, -0.0, 0.0004, -0.25, 0.012)] == \
-        ["+0.000", "+0.000", "+0.000", "+0.000", "-0.250", "+0.012"]
+    assert [signed(x) for x in (-0.0001, 0.0, -0.0, 0.0004, -0.25, 0.012)] == [
+        "+0.000",
+        "+0.000",
+        "+0.000",
+        "+0.000",
+        "-0.250",
+        "+0.012",
+    ]

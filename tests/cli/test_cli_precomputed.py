@@ -17,7 +17,10 @@ def write_inputs(tmp_path: Path, question_vectors: bool = True) -> tuple[Path, P
     with chunks.open("w") as f:
         for i in range(30):
             v = centres[i % 3] + 0.1 * rng.normal(size=16)
-            f.write(json.dumps({"id": f"c{i}", "text": f"chunk {i}", "source": f"doc{i % 3}.md", "vector": v.tolist()}) + "\n")
+            f.write(
+                json.dumps({"id": f"c{i}", "text": f"chunk {i}", "source": f"doc{i % 3}.md", "vector": v.tolist()})
+                + "\n"
+            )
     with questions.open("w") as f:
         for j in range(6):
             row = {"id": f"q{j}", "question": f"question {j}"}
@@ -30,8 +33,25 @@ def write_inputs(tmp_path: Path, question_vectors: bool = True) -> tuple[Path, P
 def test_precomputed_vectors_are_used(tmp_path: Path) -> None:
     chunks, questions = write_inputs(tmp_path)
     out = tmp_path / "r.json"
-    assert run_cli("analyze", "--quiet", "--db", str(tmp_path / "db"), "--corpus", str(chunks), "--questions",
-                   str(questions), "--embedder", "precomputed", "--clusters", "3", "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(tmp_path / "db"),
+            "--corpus",
+            str(chunks),
+            "--questions",
+            str(questions),
+            "--embedder",
+            "precomputed",
+            "--clusters",
+            "3",
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     report = json.loads(out.read_text())
     assert report["embedder"]["dim"] == 16 and report["corpus"]["chunks"] == 30
     coverage = {c["id"]: c["coverage"] for c in report["clusters"]}
@@ -41,7 +61,17 @@ def test_precomputed_vectors_are_used(tmp_path: Path) -> None:
 
 def test_a_question_without_a_vector_is_named(tmp_path: Path, capsys) -> None:
     chunks, questions = write_inputs(tmp_path, question_vectors=False)
-    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "db"), "--corpus", str(chunks), "--questions",
-                   str(questions), "--embedder", "precomputed")
+    code = run_cli(
+        "analyze",
+        "--quiet",
+        "--db",
+        str(tmp_path / "db"),
+        "--corpus",
+        str(chunks),
+        "--questions",
+        str(questions),
+        "--embedder",
+        "precomputed",
+    )
     err = capsys.readouterr().err
     assert code == 2 and "q0" in err and "vector" in err

@@ -41,9 +41,11 @@ def test_a_line_every_interval_with_failures_and_the_time_left() -> None:
     clock.now = 150.0
     lines("evaluating", 400, 400)
     lines("evaluating", 400, 400)  # the end is said once
-    assert out == ["eval: 50/400 questions, 31s, ~3m37s left",
-                   "eval: 120/400 questions, 3 failed, 2m10s, ~5m03s left",
-                   "eval: 400/400 questions, 3 failed, 2m30s"]
+    assert out == [
+        "eval: 50/400 questions, 31s, ~3m37s left",
+        "eval: 120/400 questions, 3 failed, 2m10s, ~5m03s left",
+        "eval: 400/400 questions, 3 failed, 2m30s",
+    ]
 
 
 def test_a_run_shorter_than_the_interval_prints_nothing() -> None:
@@ -84,18 +86,33 @@ def test_stage_names_reach_the_log_visible() -> None:
     assert len(out) == 1 and "\x1b" not in out[0] and "\x07" not in out[0] and "\u202e" not in out[0]
 
 
-@pytest.mark.parametrize("seconds,text", [(0, "0s"), (0.4, "0s"), (59.4, "59s"), (60, "1m00s"), (130, "2m10s"),
-                                          (3599, "59m59s"), (3600, "1h00m"), (3900, "1h05m"), (-3, "0s")])
+@pytest.mark.parametrize(
+    "seconds,text",
+    [
+        (0, "0s"),
+        (0.4, "0s"),
+        (59.4, "59s"),
+        (60, "1m00s"),
+        (130, "2m10s"),
+        (3599, "59m59s"),
+        (3600, "1h00m"),
+        (3900, "1h05m"),
+        (-3, "0s"),
+    ],
+)
 def test_duration(seconds: float, text: str) -> None:
     assert duration(seconds) == text
 
 
-@pytest.mark.parametrize("args,line", [
-    (("evaluating", 0, 400, 0, 5), "eval: 0/400 questions, 5s"),
-    (("evaluating", 400, 400, 0, 5), "eval: 400/400 questions, 5s"),
-    (("evaluating", 1, 3, 1, 10), "eval: 1/3 questions, 1 failed, 10s, ~20s left"),
-    (("chunking", 7, 0, 0, 1), "chunking: 7, 1s"),
-    (("embedding", 1_000, 50_000, 0, 60), "embedding: 1,000/50,000, 1m00s, ~49m00s left"),
-])
+@pytest.mark.parametrize(
+    "args,line",
+    [
+        (("evaluating", 0, 400, 0, 5), "eval: 0/400 questions, 5s"),
+        (("evaluating", 400, 400, 0, 5), "eval: 400/400 questions, 5s"),
+        (("evaluating", 1, 3, 1, 10), "eval: 1/3 questions, 1 failed, 10s, ~20s left"),
+        (("chunking", 7, 0, 0, 1), "chunking: 7, 1s"),
+        (("embedding", 1_000, 50_000, 0, 60), "embedding: 1,000/50,000, 1m00s, ~49m00s left"),
+    ],
+)
 def test_progress_line(args: tuple, line: str) -> None:
     assert progress_line(*args) == line

@@ -20,8 +20,9 @@ import pytest
 from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 from tests.support.fake_api import FakeAPIServer, api_env
 
-THEMES = json.dumps({"themes": ["Search operators", "Quick search"],
-                     "questions": ["How do I search for an exact phrase?"]})
+THEMES = json.dumps(
+    {"themes": ["Search operators", "Quick search"], "questions": ["How do I search for an exact phrase?"]}
+)
 
 
 @pytest.fixture
@@ -39,8 +40,22 @@ def closed_port() -> int:
 
 
 def analyze(tmp_path: Path, *extra: str, embedder: str = "hash") -> list[str]:
-    return ["analyze", "--db", str(tmp_path / "ragcov.db"), "--corpus", str(CORPUS), "--questions", str(QUESTIONS),
-            "--embedder", embedder, "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md"), *extra]
+    return [
+        "analyze",
+        "--db",
+        str(tmp_path / "ragcov.db"),
+        "--corpus",
+        str(CORPUS),
+        "--questions",
+        str(QUESTIONS),
+        "--embedder",
+        embedder,
+        "--json",
+        str(tmp_path / "r.json"),
+        "--markdown",
+        str(tmp_path / "r.md"),
+        *extra,
+    ]
 
 
 def break_llm(server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch, how: str) -> str:
@@ -60,22 +75,25 @@ def break_llm(server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch, how: str) 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["unreachable", "500", "html", "junk"])
-def test_an_llm_that_answers_no_call_fails_the_run_in_one_line(server: FakeAPIServer, monkeypatch, tmp_path: Path,
-                                                               capsys, how: str) -> None:
+def test_an_llm_that_answers_no_call_fails_the_run_in_one_line(
+    server: FakeAPIServer, monkeypatch, tmp_path: Path, capsys, how: str
+) -> None:
     cause = break_llm(server, monkeypatch, how)
     expected = 2 if how == "unreachable" else 1  # no server at the address: a setting to fix (issue #23 §7)
     assert run_cli(*analyze(tmp_path, "--quiet", "--llm", "openai:gpt-4o-mini")) == expected
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("error: --llm openai:gpt-4o-mini: themes and questions of "
-                                                         "every gap fell back to the heuristic (")
+    assert len(err.splitlines()) == 1 and err.startswith(
+        "error: --llm openai:gpt-4o-mini: themes and questions of every gap fell back to the heuristic ("
+    )
     assert cause in err and err.endswith("pass --allow-fallback to accept heuristic themes")
     assert not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["unreachable", "junk"])
-def test_allow_fallback_accepts_heuristic_themes_and_says_so_everywhere(server: FakeAPIServer, monkeypatch,
-                                                                        tmp_path: Path, capsys, how: str) -> None:
+def test_allow_fallback_accepts_heuristic_themes_and_says_so_everywhere(
+    server: FakeAPIServer, monkeypatch, tmp_path: Path, capsys, how: str
+) -> None:
     cause = break_llm(server, monkeypatch, how)
     assert run_cli(*analyze(tmp_path, "--llm", "openai:gpt-4o-mini", "--allow-fallback")) == 0
     captured = capsys.readouterr()
@@ -86,7 +104,9 @@ def test_allow_fallback_accepts_heuristic_themes_and_says_so_everywhere(server: 
     assert gaps and report["llm_fallback"]["gaps"] == report["llm_fallback"]["asked"] == len(gaps)
     assert cause in report["llm_fallback"]["cause"]
     for gap in gaps:
-        assert gap["themes_origin"] == "heuristic" and gap["note"].startswith("heuristic themes and questions: the LLM failed")
+        assert gap["themes_origin"] == "heuristic" and gap["note"].startswith(
+            "heuristic themes and questions: the LLM failed"
+        )
         assert all(s["origin"] == "heuristic" for s in gap["suggested_questions"])
     markdown = (tmp_path / "r.md").read_text()
     assert f"The LLM failed for {len(gaps)} of {len(gaps)} gaps" in markdown
@@ -112,7 +132,9 @@ def test_some_gaps_failing_warns_once_and_exits_0(server: FakeAPIServer, tmp_pat
     report = json.loads((tmp_path / "r.json").read_text())
     n = len(report["gaps"])
     assert n > 1 and report["llm_fallback"]["gaps"] == 1 and report["llm_fallback"]["asked"] == n
-    assert sorted(g["themes_origin"] for g in report["gaps"]) == sorted(["heuristic"] + ["llm:openai:gpt-4o-mini"] * (n - 1))
+    assert sorted(g["themes_origin"] for g in report["gaps"]) == sorted(
+        ["heuristic"] + ["llm:openai:gpt-4o-mini"] * (n - 1)
+    )
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: --llm")]
     assert len(warnings) == 1 and f"themes and questions of 1 of {n} gaps fell back" in warnings[0]
 
@@ -121,14 +143,17 @@ def test_some_gaps_failing_warns_once_and_exits_0(server: FakeAPIServer, tmp_pat
 def test_a_working_llm_leaves_no_fallback_mark(server: FakeAPIServer, tmp_path: Path, capsys) -> None:
     assert run_cli(*analyze(tmp_path, "--llm", "openai:gpt-4o-mini")) == 0
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["llm_fallback"] is None and all(g["themes_origin"] == "llm:openai:gpt-4o-mini" for g in report["gaps"])
+    assert report["llm_fallback"] is None and all(
+        g["themes_origin"] == "llm:openai:gpt-4o-mini" for g in report["gaps"]
+    )
     assert "(heuristic)" not in (tmp_path / "r.md").read_text() and "warning: --llm" not in capsys.readouterr().err
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fault", ["nan", "zero", "html"])
-def test_a_poisoned_embeddings_reply_fails_once_and_the_fixed_server_works(server: FakeAPIServer, tmp_path: Path,
-                                                                           capsys, fault: str) -> None:
+def test_a_poisoned_embeddings_reply_fails_once_and_the_fixed_server_works(
+    server: FakeAPIServer, tmp_path: Path, capsys, fault: str
+) -> None:
     server.fault = fault
     assert run_cli(*analyze(tmp_path, "--quiet", embedder="openai:text-embedding-3-small")) == 1
     err = capsys.readouterr().err.strip()
@@ -147,15 +172,16 @@ def test_a_poisoned_cache_entry_is_embedded_again_and_said(server: FakeAPIServer
     assert run_cli(*argv) == 0
     with sqlite3.connect(tmp_path / "ragcov.db") as db:  # an older version stored a NaN vector
         key, dim = db.execute("SELECT text_sha256, dim FROM embedding_cache LIMIT 1").fetchone()
-        db.execute("UPDATE embedding_cache SET vector = ? WHERE text_sha256 = ?",
-                   [b"\x00\x00\xc0\x7f" * dim, key])
+        db.execute("UPDATE embedding_cache SET vector = ? WHERE text_sha256 = ?", [b"\x00\x00\xc0\x7f" * dim, key])
     capsys.readouterr()
     before = server.count("/embeddings")
     assert run_cli(*argv) == 0
     assert server.count("/embeddings") == before + 1
     err = capsys.readouterr().err
-    assert "warning: 1 cached vector(s) of openai:m were unusable (NaN, all zeros or another dimension) and were " \
-           "embedded again" in err
+    assert (
+        "warning: 1 cached vector(s) of openai:m were unusable (NaN, all zeros or another dimension) and were "
+        "embedded again" in err
+    )
     with sqlite3.connect(tmp_path / "ragcov.db") as db:
         blob = db.execute("SELECT vector FROM embedding_cache WHERE text_sha256 = ?", [key]).fetchone()[0]
     assert blob != b"\x00\x00\xc0\x7f" * dim
@@ -187,8 +213,9 @@ def stored_and_shown(tmp_path: Path, captured) -> list[tuple[str, bytes]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("llm_fails", [False, True])
-def test_a_password_in_openai_base_url_is_never_shown_or_stored(server: FakeAPIServer, monkeypatch, tmp_path: Path,
-                                                                capsys, llm_fails: bool) -> None:
+def test_a_password_in_openai_base_url_is_never_shown_or_stored(
+    server: FakeAPIServer, monkeypatch, tmp_path: Path, capsys, llm_fails: bool
+) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://alice:hunter2-Secret@127.0.0.1:{server.port}/v1")
     if llm_fails:
         server.chat_handler = lambda messages, body: "junk"
@@ -202,19 +229,49 @@ def test_a_password_in_openai_base_url_is_never_shown_or_stored(server: FakeAPIS
         assert any(f"http://***@127.0.0.1:{server.port}/v1".encode() in content for _, content in places)
 
 
-SECRET_PARAMS = ["api_key", "apikey", "key", "token", "access_token", "secret", "client_secret", "password", "auth",
-                 "sig", "X-Amz-Signature", "credential", "session_token"]
+SECRET_PARAMS = [
+    "api_key",
+    "apikey",
+    "key",
+    "token",
+    "access_token",
+    "secret",
+    "client_secret",
+    "password",
+    "auth",
+    "sig",
+    "X-Amz-Signature",
+    "credential",
+    "session_token",
+]
 
 
 def eval_argv(tmp_path: Path, system: str, *extra: str) -> list[str]:
-    return ["eval", "--db", str(tmp_path / "ragcov.db"), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-            "--system", system, "--embedder", "hash", "--metrics", "keyword_coverage", "--concurrency", "1", *extra]
+    return [
+        "eval",
+        "--db",
+        str(tmp_path / "ragcov.db"),
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        system,
+        "--embedder",
+        "hash",
+        "--metrics",
+        "keyword_coverage",
+        "--concurrency",
+        "1",
+        *extra,
+    ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("system", ["answers", "fails", "unreachable"])
-def test_keys_in_a_system_url_are_never_shown_or_stored(server: FakeAPIServer, tmp_path: Path, capsys,
-                                                        system: str) -> None:
+def test_keys_in_a_system_url_are_never_shown_or_stored(
+    server: FakeAPIServer, tmp_path: Path, capsys, system: str
+) -> None:
     """Every secret-looking parameter name at once (the wide battery is tests/core/test_redact.py)."""
     secrets = {param: f"S3cr3t-{param}-value" for param in SECRET_PARAMS}
     port = closed_port() if system == "unreachable" else server.port

@@ -13,9 +13,13 @@ from ragcov_tui.embeddings.providers import PROVIDERS as EMBEDDERS
 from ragcov_tui.llm.providers import PROVIDERS as LLMS
 from ragcov_tui.shared.errors import BadInput
 
-VARIABLES = {("embedder", "openai"): "OPENAI_BASE_URL", ("embedder", "voyage"): "VOYAGE_BASE_URL",
-             ("llm", "openai"): "OPENAI_BASE_URL", ("llm", "anthropic"): "ANTHROPIC_BASE_URL",
-             ("llm", "ollama"): "OLLAMA_HOST"}
+VARIABLES = {
+    ("embedder", "openai"): "OPENAI_BASE_URL",
+    ("embedder", "voyage"): "VOYAGE_BASE_URL",
+    ("llm", "openai"): "OPENAI_BASE_URL",
+    ("llm", "anthropic"): "ANTHROPIC_BASE_URL",
+    ("llm", "ollama"): "OLLAMA_HOST",
+}
 BAD_PORT = "http://127.0.0.1:70000"
 
 
@@ -25,8 +29,11 @@ def test_every_provider_with_a_server_check_has_a_case_here() -> None:
     assert checked == set(VARIABLES)
 
 
-CASES = [(kind, name, flag) for kind, name in VARIABLES
-         for flag in (["embedder"] if kind == "embedder" else ["llm", "judge_llm", "paraphrase_llm"])]
+CASES = [
+    (kind, name, flag)
+    for kind, name in VARIABLES
+    for flag in (["embedder"] if kind == "embedder" else ["llm", "judge_llm", "paraphrase_llm"])
+]
 
 
 @pytest.mark.parametrize("kind,name,flag", CASES)

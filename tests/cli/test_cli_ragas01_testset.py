@@ -30,10 +30,16 @@ def _rows(data: Path, *, answers: bool) -> list[dict]:
         if not plain:
             continue
         paragraphs = [p for p in (data / "corpus" / plain[0]).read_text().split("\n\n") if len(p.split()) > 12]
-        row = {"question": q["question"], "contexts": [" ".join(paragraphs[len(paragraphs) // 2].split())],
-               "ground_truth": q["ground_truth"]}
-        row |= {"answer": q["ground_truth"]} if answers else {
-            "evolution_type": "simple", "metadata": [{"source": plain[0]}], "episode_done": True}
+        row = {
+            "question": q["question"],
+            "contexts": [" ".join(paragraphs[len(paragraphs) // 2].split())],
+            "ground_truth": q["ground_truth"],
+        }
+        row |= (
+            {"answer": q["ground_truth"]}
+            if answers
+            else {"evolution_type": "simple", "metadata": [{"source": plain[0]}], "episode_done": True}
+        )
         rows.append(row)
     return rows
 
@@ -51,15 +57,31 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _eval(data: Path, questions: str, tmp: Path) -> dict:
     out = tmp / "eval.json"
-    code = run_cli("eval", "--db", str(tmp / "db.sqlite"), "--questions", str(data / questions), "--corpus",
-                   str(data / "corpus"), "--system", "builtin:bm25", "--embedder", "hash", "--metrics", "retrieval",
-                   "--json", str(out))
+    code = run_cli(
+        "eval",
+        "--db",
+        str(tmp / "db.sqlite"),
+        "--questions",
+        str(data / questions),
+        "--corpus",
+        str(data / "corpus"),
+        "--system",
+        "builtin:bm25",
+        "--embedder",
+        "hash",
+        "--metrics",
+        "retrieval",
+        "--json",
+        str(out),
+    )
     assert code == 0
     return json.loads(out.read_text())
 
 
 @pytest.mark.parametrize("questions", ["testset.jsonl", "testset.csv"])
-def test_a_ragas01_testset_gets_gold_from_its_contexts_in_eval(data: Path, tmp_path: Path, capsys, questions: str) -> None:
+def test_a_ragas01_testset_gets_gold_from_its_contexts_in_eval(
+    data: Path, tmp_path: Path, capsys, questions: str
+) -> None:
     n = len(_rows(data, answers=False))
     report = _eval(data, questions, tmp_path)
     block = report["gold_from_contexts"]
@@ -73,8 +95,17 @@ def test_a_ragas01_testset_gets_gold_from_its_contexts_in_eval(data: Path, tmp_p
 
 @pytest.mark.parametrize("questions", ["testset.jsonl", "testset.csv"])
 def test_analyze_says_it_read_a_ragas01_testset(data: Path, tmp_path: Path, capsys, questions: str) -> None:
-    code = run_cli("analyze", "--db", str(tmp_path / "db.sqlite"), "--questions", str(data / questions),
-                   "--corpus", str(data / "corpus"), "--json", str(tmp_path / "report.json"))
+    code = run_cli(
+        "analyze",
+        "--db",
+        str(tmp_path / "db.sqlite"),
+        "--questions",
+        str(data / questions),
+        "--corpus",
+        str(data / "corpus"),
+        "--json",
+        str(tmp_path / "report.json"),
+    )
     assert code == 0
     assert TESTSET_NOTE in " ".join(capsys.readouterr().err.split())
 

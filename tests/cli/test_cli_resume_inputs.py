@@ -31,9 +31,25 @@ def work(tmp_path: Path) -> Path:
 
 
 def _eval(work: Path, *extra: str, corpus: str = "corpus") -> int:
-    return main(["eval", "--quiet", "--db", str(work / "r.db"), "--questions", str(work / "questions.jsonl"),
-                 "--corpus", str(work / corpus), "--system", "builtin:hybrid", "--embedder", "hash",
-                 "--metrics", "retrieval", *extra])
+    return main(
+        [
+            "eval",
+            "--quiet",
+            "--db",
+            str(work / "r.db"),
+            "--questions",
+            str(work / "questions.jsonl"),
+            "--corpus",
+            str(work / corpus),
+            "--system",
+            "builtin:hybrid",
+            "--embedder",
+            "hash",
+            "--metrics",
+            "retrieval",
+            *extra,
+        ]
+    )
 
 
 def _sid(work: Path) -> str:
@@ -47,8 +63,10 @@ def test_resume_with_other_qrels_is_refused_naming_both(work: Path, capsys: pyte
     capsys.readouterr()
     assert _eval(work, "--qrels", str(work / "b.tsv"), "--resume", sid) == 2
     err = capsys.readouterr().err.strip()
-    assert err == (f"error: --resume {sid}: session {sid} was scored against other gold ids (--qrels {work / 'a.tsv'} "
-                   f"then, --qrels {work / 'b.tsv'} now); resume with the same gold, or start a new run")
+    assert err == (
+        f"error: --resume {sid}: session {sid} was scored against other gold ids (--qrels {work / 'a.tsv'} "
+        f"then, --qrels {work / 'b.tsv'} now); resume with the same gold, or start a new run"
+    )
 
 
 def test_resume_with_the_same_qrels_file_changed_is_refused(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,7 +79,8 @@ def test_resume_with_the_same_qrels_file_changed_is_refused(work: Path, capsys: 
 
 
 def test_resume_on_another_corpus_is_refused_and_the_same_one_elsewhere_resumes(
-        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _eval(work) == 0
     sid = _sid(work)
     shutil.copytree(work / "corpus", work / "moved")
@@ -71,8 +90,10 @@ def test_resume_on_another_corpus_is_refused_and_the_same_one_elsewhere_resumes(
     capsys.readouterr()
     assert _eval(work, "--resume", sid, corpus="moved") == 2
     err = capsys.readouterr().err.strip()
-    assert err == (f"error: --resume {sid}: session {sid} was run on another corpus (--corpus {work / 'corpus'} "
-                   f"then, --corpus {work / 'moved'} now: the files, their content or the chunking differ); resume with the same corpus, "
-                   "or start a new run")
+    assert err == (
+        f"error: --resume {sid}: session {sid} was run on another corpus (--corpus {work / 'corpus'} "
+        f"then, --corpus {work / 'moved'} now: the files, their content or the chunking differ); resume with the same corpus, "
+        "or start a new run"
+    )
     assert _eval(work, "--resume", sid, "--chunk-size", "120") == 2  # the same files cut otherwise
     assert "was run on another corpus" in capsys.readouterr().err

@@ -12,18 +12,48 @@ from ragcov_tui.store.rows import SessionRow
 
 
 def _session(sid: str, kind: str, system: str | None, embedder: str, summary: dict) -> SessionRow:
-    return {"id": sid, "kind": kind, "name": None, "status": "done", "created_at": "2026-11-28T02:33:10+00:00",
-            "finished_at": None, "user": None, "corpus": None, "questions_path": "/a/very/long/path/questions.jsonl",
-            "testset_sha256": None, "embedder": embedder, "llm": None, "system": system, "params": None,
-            "summary": summary, "timings": None, "usage": None, "error": None, "pid": None, "host": None,
-            "heartbeat_at": None, "progress": None, "live": False}
+    return {
+        "id": sid,
+        "kind": kind,
+        "name": None,
+        "status": "done",
+        "created_at": "2026-11-28T02:33:10+00:00",
+        "finished_at": None,
+        "user": None,
+        "corpus": None,
+        "questions_path": "/a/very/long/path/questions.jsonl",
+        "testset_sha256": None,
+        "embedder": embedder,
+        "llm": None,
+        "system": system,
+        "params": None,
+        "summary": summary,
+        "timings": None,
+        "usage": None,
+        "error": None,
+        "pid": None,
+        "host": None,
+        "heartbeat_at": None,
+        "progress": None,
+        "live": False,
+    }
 
 
 SESSIONS = [
-    _session("da4c5ce5", "eval", "records:/home/me/runs/2026-11/records-v2.jsonl", "local",
-             {"k": 5, "means": {"retrieval.hit@5": 1.0, "retrieval.ndcg@5": 0.93, "generation.faithfulness": 0.45}}),
-    _session("1a954e44", "eval", "builtin:hybrid", "local",
-             {"k": 5, "means": {"retrieval.hit@5": 0.5, "retrieval.ndcg@5": 0.41, "generation.faithfulness": 0.45}}),
+    _session(
+        "da4c5ce5",
+        "eval",
+        "records:/home/me/runs/2026-11/records-v2.jsonl",
+        "local",
+        {"k": 5, "means": {"retrieval.hit@5": 1.0, "retrieval.ndcg@5": 0.93, "generation.faithfulness": 0.45}},
+    ),
+    _session(
+        "1a954e44",
+        "eval",
+        "builtin:hybrid",
+        "local",
+        {"k": 5, "means": {"retrieval.hit@5": 0.5, "retrieval.ndcg@5": 0.41, "generation.faithfulness": 0.45}},
+    ),
     _session("dc9c5aa9", "analysis", None, "local:all-MiniLM-L6-v2-int8", {"basic": 0.388, "gaps": 1, "outliers": 7}),
 ]
 
@@ -49,7 +79,11 @@ def test_at_80_columns_each_headline_is_whole_on_the_line_under_its_session() ->
 def test_without_a_terminal_each_session_is_one_line() -> None:
     lines = _printed(None)
     assert len(lines) == 2 + len(SESSIONS) and lines[1].split()[-1] == "headline"
-    assert lines[2].split()[5:] == ["records:records-v2.jsonl", "questions.jsonl", *"hit@5 1.00 · ndcg 0.93 · faith 0.45".split()]
+    assert lines[2].split()[5:] == [
+        "records:records-v2.jsonl",
+        "questions.jsonl",
+        *"hit@5 1.00 · ndcg 0.93 · faith 0.45".split(),
+    ]
     assert lines[4].split()[5] == "local:all-MiniLM-L6-v2-int8"
 
 

@@ -49,7 +49,20 @@ def test_adding_questions_for_a_gap_raises_basic_coverage(sample_analysis, tmp_p
     rows += "".join(json.dumps({"id": f"new-{i}", "question": t}) + "\n" for i, t in enumerate(texts))
     extended.write_text(rows)
     out = tmp_path / "r.json"
-    assert run_cli("analyze", "--quiet", "--db", str(db), "--corpus", str(CORPUS), "--questions", str(extended),
-                   "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(db),
+            "--corpus",
+            str(CORPUS),
+            "--questions",
+            str(extended),
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     after = json.loads(out.read_text())
     assert after["coverage"]["basic"] > report["coverage"]["basic"]

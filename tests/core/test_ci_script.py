@@ -20,7 +20,9 @@ def _readme_test_command() -> str:
 
 def _ci_commands() -> list[str]:
     lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    return [line for line in lines if line.strip() and not line.startswith("#") and not line.startswith(("set ", "cd "))]
+    return [
+        line for line in lines if line.strip() and not line.startswith("#") and not line.startswith(("set ", "cd "))
+    ]
 
 
 def test_ci_installs_once_then_runs_the_readme_test_command() -> None:

@@ -41,32 +41,56 @@ def test_precedence(tmp_path: Path) -> None:
 
 def test_defaults_come_from_the_options_dataclasses(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, ""))
-    opts = options_from("analyze", resolve("analyze", cfg.sources("analyze", {}, {})), corpus=["c"], questions="q.jsonl")
+    opts = options_from(
+        "analyze", resolve("analyze", cfg.sources("analyze", {}, {})), corpus=["c"], questions="q.jsonl"
+    )
     assert opts == AnalyzeOptions(corpus=["c"], questions="q.jsonl")
     ev = options_from("eval", resolve("eval", cfg.sources("eval", {}, {})), questions="q.jsonl", system="builtin:bm25")
     assert ev == EvalOptions(questions="q.jsonl", system="builtin:bm25")
-    assert AnalyzeOptions.__dataclass_fields__["concurrency"].default == EvalOptions.__dataclass_fields__["concurrency"].default
+    assert (
+        AnalyzeOptions.__dataclass_fields__["concurrency"].default
+        == EvalOptions.__dataclass_fields__["concurrency"].default
+    )
     assert default("max_drop") == 0.05
     assert default("gap_threshold") is None  # calibrated on the test set unless given
 
 
 def test_judge_defaults_to_llm_and_paraphraser_to_judge(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, '[eval]\nllm = "openai:a"\n'))
-    ev = options_from("eval", resolve("eval", cfg.sources("eval", {"judge_llm": "openai:j"}, {})), questions="q", system="s")
+    ev = options_from(
+        "eval", resolve("eval", cfg.sources("eval", {"judge_llm": "openai:j"}, {})), questions="q", system="s"
+    )
     assert (ev.llm, ev.judge_llm, ev.paraphrase_llm) == ("openai:a", "openai:j", "openai:j")
 
 
 def test_flags_parse_text_but_toml_values_must_be_typed(tmp_path: Path) -> None:
-    assert values(load_config(write(tmp_path, "seed = 3\nthreshold = 1")), "analyze") | {} == {"seed": 3, "threshold": 1.0}
-    with pytest.raises(ConfigError, match=r'ragcov.toml seed: expected a whole number .* got \'3\''):
+    assert values(load_config(write(tmp_path, "seed = 3\nthreshold = 1")), "analyze") | {} == {
+        "seed": 3,
+        "threshold": 1.0,
+    }
+    with pytest.raises(ConfigError, match=r"ragcov.toml seed: expected a whole number .* got \'3\'"):
         values(load_config(write(tmp_path, 'seed = "3"')), "analyze")
-    assert values(load_config(write(tmp_path, "")), "analyze", {"seed": "3", "clusters": "AUTO"}) == {"seed": 3, "clusters": "auto"}
+    assert values(load_config(write(tmp_path, "")), "analyze", {"seed": "3", "clusters": "AUTO"}) == {
+        "seed": 3,
+        "clusters": "auto",
+    }
 
 
-@pytest.mark.parametrize("flag, text", [
-    ("seed", str(SEED_MAX)), ("seed", "0"), ("clusters", "auto"), ("clusters", "7"), ("contamination", "auto"),
-    ("contamination", "0.1"), ("threshold", "2"), ("gap_threshold", "0"), ("gap_threshold", "1"), ("top_n", "3"),
-])
+@pytest.mark.parametrize(
+    "flag, text",
+    [
+        ("seed", str(SEED_MAX)),
+        ("seed", "0"),
+        ("clusters", "auto"),
+        ("clusters", "7"),
+        ("contamination", "auto"),
+        ("contamination", "0.1"),
+        ("threshold", "2"),
+        ("gap_threshold", "0"),
+        ("gap_threshold", "1"),
+        ("top_n", "3"),
+    ],
+)
 def test_good_flag_values(flag: str, text: str) -> None:
     assert flag in resolve("analyze", [flag_source({flag: text})]).values
 
@@ -87,18 +111,21 @@ def test_no_file_is_fine_but_a_named_missing_file_is_not(tmp_path: Path, monkeyp
         load_config(tmp_path / "fifo.toml")
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("embedder = ", "invalid TOML"),
-    ('openai_api_key = "sk-123"', "environment variable"),
-    ('[eval]\napi_key = "x"', "environment variable"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("embedder = ", "invalid TOML"),
+        ('openai_api_key = "sk-123"', "environment variable"),
+        ('[eval]\napi_key = "x"', "environment variable"),
+    ],
+)
 def test_bad_files_are_one_line_errors(tmp_path: Path, text: str, needle: str) -> None:
     with pytest.raises(ConfigError, match=needle):
         load_config(write(tmp_path, text))
 
 
 def test_unknown_keys_and_tables_warn_once_each(tmp_path: Path) -> None:
-    cfg = load_config(write(tmp_path, 'sed = 1\nseed = 2\n[analyze]\nclustres = 3\nk = 4\n[evaluate]\nk = 1\n'))
+    cfg = load_config(write(tmp_path, "sed = 1\nseed = 2\n[analyze]\nclustres = 3\nk = 4\n[evaluate]\nk = 1\n"))
     lines = cfg.warnings()
     assert len(lines) == 4
     assert any("unknown key 'sed'" in line for line in lines)

@@ -21,10 +21,10 @@ REGISTRIES = {
 
 def _entry(title: str) -> str:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    how_to_add = text[text.index("## How to add"):]
+    how_to_add = text[text.index("## How to add") :]
     start = how_to_add.index(f"- **{title}**")
     end = how_to_add.find("\n- **", start + 1)
-    return how_to_add[start:end if end > 0 else None]
+    return how_to_add[start : end if end > 0 else None]
 
 
 @pytest.mark.parametrize("title", REGISTRIES)

@@ -77,8 +77,12 @@ def test_the_form_offers_every_provider() -> None:
 def test_the_options_dataclasses_default_to_the_declared_defaults() -> None:
     for cls, command in ((AnalyzeOptions, "analyze"), (EvalOptions, "eval"), (ReferenceOptions, "references")):
         for field in dataclasses.fields(cls):
-            if field.name in BY_KEY and command in BY_KEY[field.name].commands and field.default is not None \
-                    and field.default is not dataclasses.MISSING:
+            if (
+                field.name in BY_KEY
+                and command in BY_KEY[field.name].commands
+                and field.default is not None
+                and field.default is not dataclasses.MISSING
+            ):
                 assert field.default == default(field.name), (cls.__name__, field.name)
     engine = {f.name: f.default for f in dataclasses.fields(CoverageParams)}
     for option in command_options("analyze"):  # None in AnalyzeOptions: the engine's default, declared the same
@@ -111,19 +115,37 @@ def test_an_eval_resolves_its_settings_once(tmp_path: Path, monkeypatch: pytest.
 
     monkeypatch.setattr(Config, "sources", counted)
     monkeypatch.chdir(tmp_path)
-    code = run_cli("eval", "--quiet", "--db", str(tmp_path / "r.db"), "--corpus", str(CORPUS), "--questions",
-                   str(QUESTIONS), "--system", "builtin:bm25", "--embedder", "hash", "--max-drop", "0.1", "--dry-run")
+    code = run_cli(
+        "eval",
+        "--quiet",
+        "--db",
+        str(tmp_path / "r.db"),
+        "--corpus",
+        str(CORPUS),
+        "--questions",
+        str(QUESTIONS),
+        "--system",
+        "builtin:bm25",
+        "--embedder",
+        "hash",
+        "--max-drop",
+        "0.1",
+        "--dry-run",
+    )
     assert code == 0 and calls == ["eval"]
 
 
-def test_an_overlap_not_below_the_chunk_size_is_one_message_naming_both(monkeypatch: pytest.MonkeyPatch,
-                                                                       tmp_path: Path, capsys) -> None:
+def test_an_overlap_not_below_the_chunk_size_is_one_message_naming_both(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ragcov.toml").write_text("[lint]\nchunk_overlap = 600\n")
     assert run_cli("lint", "--quiet", "--db", str(tmp_path / "r.db"), "--questions", str(QUESTIONS)) == 2
     err = capsys.readouterr().err.strip()
-    assert err == (f"error: ragcov.toml [lint] chunk_overlap: expected a whole number of tokens from 0 to less than "
-                   f"the chunk size ({default('chunk_size')}, the default chunk size), got 600")
+    assert err == (
+        f"error: ragcov.toml [lint] chunk_overlap: expected a whole number of tokens from 0 to less than "
+        f"the chunk size ({default('chunk_size')}, the default chunk size), got 600"
+    )
 
 
 def test_options_built_by_hand_are_checked_against_the_same_declaration() -> None:

@@ -38,8 +38,18 @@ HOSTILE = {
     "tag smuggling": "hi\U000e0049\U000e0047\U000e004e",
 }
 ANY_CHAR = st.characters() | st.sampled_from(CONTROLS + OTHER_UNSAFE)  # unsafe ones often, not by luck
-HARMLESS = ["plain text", "Ünïcödé façade", "日本語の質問", "emoji 🙂👍🏽", "[bold red]markup[/]", "tab\tand\nnewline",
-            "a\\x1b literal backslash", "zero\u200bwidth space", "arabic مرحبا", "hebrew שלום"]
+HARMLESS = [
+    "plain text",
+    "Ünïcödé façade",
+    "日本語の質問",
+    "emoji 🙂👍🏽",
+    "[bold red]markup[/]",
+    "tab\tand\nnewline",
+    "a\\x1b literal backslash",
+    "zero\u200bwidth space",
+    "arabic مرحبا",
+    "hebrew שלום",
+]
 
 
 def unsafe_in(text: str, *, multiline: bool) -> list[str]:
@@ -67,11 +77,24 @@ def test_there_are_65_control_codes_and_each_stand_in_is_distinct() -> None:
     assert len(set(stand_ins)) == len(stand_ins)
 
 
-@pytest.mark.parametrize(("char", "shown"), [
-    ("\x1b", "␛"), ("\x07", "␇"), ("\x00", "␀"), ("\r", "␍"), ("\n", "␊"), ("\t", "␉"), ("\x7f", "␡"),
-    ("\x9b", "\\x9b"), ("\x85", "\\x85"), ("\u202e", "<U+202E>"), ("\u2066", "<U+2066>"), ("\ud800", "<U+D800>"),
-    ("\U000e0041", "<U+E0041>"),
-])
+@pytest.mark.parametrize(
+    ("char", "shown"),
+    [
+        ("\x1b", "␛"),
+        ("\x07", "␇"),
+        ("\x00", "␀"),
+        ("\r", "␍"),
+        ("\n", "␊"),
+        ("\t", "␉"),
+        ("\x7f", "␡"),
+        ("\x9b", "\\x9b"),
+        ("\x85", "\\x85"),
+        ("\u202e", "<U+202E>"),
+        ("\u2066", "<U+2066>"),
+        ("\ud800", "<U+D800>"),
+        ("\U000e0041", "<U+E0041>"),
+    ],
+)
 def test_documented_stand_ins(char: str, shown: str) -> None:
     assert stand_in(char) == shown
 
@@ -115,9 +138,13 @@ def test_property_output_is_safe_idempotent_and_keeps_safe_text(text: str) -> No
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.recursive(st.text(alphabet=ANY_CHAR) | st.integers() | st.none(),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=12))
+@given(
+    st.recursive(
+        st.text(alphabet=ANY_CHAR) | st.integers() | st.none(),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=12,
+    )
+)
 def test_property_json_keeps_exact_text_and_no_raw_control(data) -> None:
     dumped = escape_json_text(json.dumps(data, ensure_ascii=False, indent=2))
     assert json.loads(dumped) == data

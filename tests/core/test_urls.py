@@ -10,14 +10,35 @@ from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.shared.urls import check_reachable, check_url
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/rag", "https://api.openai.com/v1", "http://[::1]:80/",
-                                 "http://localhost", "https://user:pw@host.example:65535/a?b=c"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8080/rag",
+        "https://api.openai.com/v1",
+        "http://[::1]:80/",
+        "http://localhost",
+        "https://user:pw@host.example:65535/a?b=c",
+    ],
+)
 def test_good_urls_pass_unchanged(url: str) -> None:
     assert check_url(url, "--system") == url
 
 
-@pytest.mark.parametrize("url", ["", "http://", "localhost:80", "file:///etc/passwd", "http://h:65536/",
-                                 "http://h:-1/", "http://h:0/", "http://h :1/", "http://\x00/", "http://a..b/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "",
+        "http://",
+        "localhost:80",
+        "file:///etc/passwd",
+        "http://h:65536/",
+        "http://h:-1/",
+        "http://h:0/",
+        "http://h :1/",
+        "http://\x00/",
+        "http://a..b/",
+    ],
+)
 def test_bad_urls_name_where_they_came_from(url: str) -> None:
     with pytest.raises(BadInput) as err:
         check_url(url, "$OPENAI_BASE_URL")
@@ -38,8 +59,11 @@ def test_a_listening_port_is_reachable_and_a_closed_one_is_not(monkeypatch: pyte
         server.listen()
         port = server.getsockname()[1]
         check_reachable(f"http://127.0.0.1:{port}/rag", "--system")
-    with pytest.raises(BadInput, match=f"--system http://127.0.0.1:{port}/rag: cannot connect to 127.0.0.1:{port} "
-                                       r"\(Connection refused\)"):
+    with pytest.raises(
+        BadInput,
+        match=f"--system http://127.0.0.1:{port}/rag: cannot connect to 127.0.0.1:{port} "
+        r"\(Connection refused\)",
+    ):
         check_reachable(f"http://127.0.0.1:{port}/rag", "--system")
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")  # the proxy reaches the host, not us
     check_reachable(f"http://10.1.2.3:{port}/rag", "--system")

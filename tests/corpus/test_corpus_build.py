@@ -23,7 +23,7 @@ def test_documents_and_prechunked_are_merged(tmp_path):
     assert [(d.source, bool(d.text)) for d in documents] == [("guide.md", True), ("faq", False)]
     cut = [c for c in chunks if c.vector is None]
     assert [c.text for c in cut] == ["# Guide", "Install it.", "Run it."]
-    assert [c.id for c in chunks[len(cut):]] == ["f1", "f2", "g1"]
+    assert [c.id for c in chunks[len(cut) :]] == ["f1", "f2", "g1"]
     assert progress[-1] == ("chunking", 1, 1)
 
 

@@ -28,7 +28,21 @@ def prose(rng: random.Random, paragraphs: int) -> str:
 
 
 def random_text(rng: random.Random) -> str:
-    pieces = [*WORDS, " ", "  ", "\n", "\n\n", "\n \n", ". ", "! ", "\t", "é", "日本語。", "🎉", "x" * rng.randint(1, 300)]
+    pieces = [
+        *WORDS,
+        " ",
+        "  ",
+        "\n",
+        "\n\n",
+        "\n \n",
+        ". ",
+        "! ",
+        "\t",
+        "é",
+        "日本語。",
+        "🎉",
+        "x" * rng.randint(1, 300),
+    ]
     return "".join(rng.choice(pieces) for _ in range(rng.randint(0, 400)))
 
 

@@ -73,8 +73,9 @@ def test_a_type_whose_module_is_missing_is_skipped_with_its_install_hint(tmp_pat
     _sample(kind.suffixes[0], root / f"b{kind.suffixes[0]}", "x")
     warnings: list[str] = []
     load_corpus([root], warn=warnings.append)
-    assert warnings == [f"skipped 1 {kind.name} file(s): reading {kind.name} needs {kind.needs}: "
-                        f"pip install 'ragcov-tui[{kind.extra}]'"]
+    assert warnings == [
+        f"skipped 1 {kind.name} file(s): reading {kind.name} needs {kind.needs}: pip install 'ragcov-tui[{kind.extra}]'"
+    ]
 
 
 @pytest.mark.parametrize("command", ["analyze", "lint"])
@@ -86,4 +87,5 @@ def test_the_corpus_help_lists_the_registry(command: str) -> None:
 
 def test_the_readme_table_is_the_registry() -> None:
     assert corpus_table() in README.read_text(encoding="utf-8"), (
-        "README's corpus table differs from the registry; paste corpus_table()'s output:\n" + corpus_table())
+        "README's corpus table differs from the registry; paste corpus_table()'s output:\n" + corpus_table()
+    )

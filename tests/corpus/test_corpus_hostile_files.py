@@ -79,8 +79,9 @@ def test_a_link_to_a_folder_outside_is_followed_once(tmp_path, kb):
     os.symlink(outside, kb / "linked_twice")
     corpus, warnings = load_within([kb])
     assert [d.source for d in corpus.documents] == ["a.md", "guides/b.txt", "linked/c.md"]
-    assert warnings == [f"{kb}/linked_twice: links to a folder already walked (a link cycle, or a second link "
-                        "to it); skipped"]
+    assert warnings == [
+        f"{kb}/linked_twice: links to a folder already walked (a link cycle, or a second link to it); skipped"
+    ]
 
 
 def test_a_deep_chain_of_links_ends(tmp_path):
@@ -161,19 +162,25 @@ def test_a_damaged_pdf_is_one_warning_and_nothing_on_stderr(tmp_path, capfd):
 def test_nothing_usable_names_the_files(tmp_path):
     for name in ("a.md", "b.txt", "c.rst", "d.md"):
         (tmp_path / name).write_bytes(b"\0binary")
-    with pytest.raises(BadInput, match=f"^corpus: no usable text in {tmp_path}/a.md, {tmp_path}/b.txt, "
-                                       f"{tmp_path}/c.rst, … \\(4 files in all\\)"):
+    with pytest.raises(
+        BadInput,
+        match=f"^corpus: no usable text in {tmp_path}/a.md, {tmp_path}/b.txt, {tmp_path}/c.rst, … \\(4 files in all\\)",
+    ):
         load_within([tmp_path])
     with pytest.raises(BadInput, match=f"^corpus: no usable text in {tmp_path}/a.md \\(all empty"):
         load_within([tmp_path / "a.md"])
 
 
-@pytest.mark.parametrize(("row", "why"), [
-    ('{"_id": "d2", "text": "half \\ud800 a pair"}', r"\\ud800 escape without its surrogate pair"),
-    ('{"_id": NaN, "text": "x"}', "NaN is not valid JSON"),
-    ('{"_id": "d2", "text": "x", "meta": ' + "[" * 200 + "]" * 200 + "}", "nested deeper than 100 levels"),
-    ('{"_id": ' + "1" * 5000 + ', "text": "x"}', "a number with more than 4300 digits"),
-], ids=["surrogate", "nan", "deep", "long-int"])
+@pytest.mark.parametrize(
+    ("row", "why"),
+    [
+        ('{"_id": "d2", "text": "half \\ud800 a pair"}', r"\\ud800 escape without its surrogate pair"),
+        ('{"_id": NaN, "text": "x"}', "NaN is not valid JSON"),
+        ('{"_id": "d2", "text": "x", "meta": ' + "[" * 200 + "]" * 200 + "}", "nested deeper than 100 levels"),
+        ('{"_id": ' + "1" * 5000 + ', "text": "x"}', "a number with more than 4300 digits"),
+    ],
+    ids=["surrogate", "nan", "deep", "long-int"],
+)
 def test_document_rows_are_strict_json_at_file_and_line(tmp_path, row, why):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"_id": "d1", "title": "T", "text": "fine"}\n' + row + "\n", encoding="utf-8")
@@ -193,7 +200,10 @@ def write_inputs(tmp_path: Path) -> tuple[Path, Path]:
     with questions.open("w") as f:
         for j in range(4):
             vector = [float((j * 3 + d) % 4 + 1) for d in range(8)]
-            f.write(json.dumps({"id": f"q{j}", "question": f"topic {j}?", "vector": vector, "gold_chunk_ids": [f"c{j}"]}) + "\n")
+            f.write(
+                json.dumps({"id": f"q{j}", "question": f"topic {j}?", "vector": vector, "gold_chunk_ids": [f"c{j}"]})
+                + "\n"
+            )
     os.mkfifo(kb / "pipe.md")
     return kb, questions
 
@@ -201,20 +211,41 @@ def write_inputs(tmp_path: Path) -> tuple[Path, Path]:
 def ragcov(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess:
     """``python -m ragcov_tui ARGV`` with a 60 s timeout: a hang fails the test instead of the suite."""
     env = {**os.environ, "RAGCOV_DB": str(tmp_path / "ragcov.db")}
-    return subprocess.run([sys.executable, "-m", "ragcov_tui", *argv], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "ragcov_tui", *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.mark.slow
 def test_cli_analyze_and_eval_complete_with_a_fifo_in_the_corpus(tmp_path):
     kb, questions = write_inputs(tmp_path)
     warning = f"warning: {kb}/pipe.md: is a named pipe (FIFO), not a regular file; skipped"
-    analyze = ragcov(tmp_path, "analyze", "--corpus", str(kb), "--questions", str(questions),
-                     "--embedder", "precomputed", "--clusters", "2")
+    analyze = ragcov(
+        tmp_path,
+        "analyze",
+        "--corpus",
+        str(kb),
+        "--questions",
+        str(questions),
+        "--embedder",
+        "precomputed",
+        "--clusters",
+        "2",
+    )
     assert analyze.returncode == 0, analyze.stderr
     assert warning in analyze.stderr.splitlines()
-    evaluate = ragcov(tmp_path, "eval", "--corpus", str(kb), "--questions", str(questions),
-                      "--system", "builtin:bm25", "--metrics", "retrieval")
+    evaluate = ragcov(
+        tmp_path,
+        "eval",
+        "--corpus",
+        str(kb),
+        "--questions",
+        str(questions),
+        "--system",
+        "builtin:bm25",
+        "--metrics",
+        "retrieval",
+    )
     assert evaluate.returncode == 0, evaluate.stderr
     assert warning in evaluate.stderr.splitlines()
 

@@ -24,8 +24,10 @@ def test_a_u2028_inside_a_string_is_no_line_end() -> None:
     assert kept == ["f:1=x\u2028y"]
 
 
-@pytest.mark.parametrize(("line", "needle"), [("[1]", "expected a JSON object, got list"), ('"s"', "got str"),
-                                              ("{bad", "f:3"), ('{"t": NaN}', "f:3")])
+@pytest.mark.parametrize(
+    ("line", "needle"),
+    [("[1]", "expected a JSON object, got list"), ('"s"', "got str"), ("{bad", "f:3"), ('{"t": NaN}', "f:3")],
+)
 def test_a_row_that_is_no_object_names_its_line(line: str, needle: str) -> None:
     with pytest.raises(BadInput, match=needle):
         read_rows('{"t": "a"}\n{"t": "b"}\n' + line, "f", text_of)

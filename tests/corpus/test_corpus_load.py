@@ -162,7 +162,9 @@ def test_no_paths():
 
 def test_directory_without_supported_documents(tmp_path):
     write(tmp_path / "data.csv", "a,b")
-    with pytest.raises(BadInput, match=r"no supported documents \(accepted: .htm .html .jsonl .markdown .md .pdf .rst .txt\)"):
+    with pytest.raises(
+        BadInput, match=r"no supported documents \(accepted: .htm .html .jsonl .markdown .md .pdf .rst .txt\)"
+    ):
         load_corpus([tmp_path])
 
 

@@ -17,15 +17,24 @@ def unit(m: np.ndarray) -> np.ndarray:
     return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
 
 
-def topic_data(n_topics: int = 5, per_topic: int = 40, dim: int = 32, q_per_topic: int = 4, n_off: int = 3,
-               seed: int = 0, chunk_noise: float = 0.35, question_noise: float = 0.2, style: float = 1.0):
+def topic_data(
+    n_topics: int = 5,
+    per_topic: int = 40,
+    dim: int = 32,
+    q_per_topic: int = 4,
+    n_off: int = 3,
+    seed: int = 0,
+    chunk_noise: float = 0.35,
+    question_noise: float = 0.2,
+    style: float = 1.0,
+):
     """Chunks around ``n_topics`` centres; on-topic questions around the same centres plus a shared
     "question style" direction (the query/document asymmetry of real embedders); ``n_off``
     off-topic questions (same style) in directions orthogonal to all centres.
     Returns (C, Q, chunks, questions, off_topic_indices)."""
     rng = np.random.default_rng(seed)
     basis = np.linalg.qr(rng.standard_normal((dim, dim)))[0]
-    centres, off_dirs, style_dir = basis[:n_topics], basis[n_topics:n_topics + n_off], basis[-1]
+    centres, off_dirs, style_dir = basis[:n_topics], basis[n_topics : n_topics + n_off], basis[-1]
     topic = np.repeat(np.arange(n_topics), per_topic)
     C = unit(centres[topic] + chunk_noise / 3 * rng.standard_normal((len(topic), dim)))
     qt = np.repeat(np.arange(n_topics), q_per_topic)
@@ -40,8 +49,10 @@ def topic_data(n_topics: int = 5, per_topic: int = 40, dim: int = 32, q_per_topi
 
 def text_for(topic: int, i: int) -> str:
     word = WORDS[topic % len(WORDS)]
-    return (f"The {word} service handles {word} requests for every account. "
-            f"Customers can change the {word} settings from the dashboard page today. item{i}")
+    return (
+        f"The {word} service handles {word} requests for every account. "
+        f"Customers can change the {word} settings from the dashboard page today. item{i}"
+    )
 
 
 def find_nan(value: Any, path: str = "report") -> str | None:

@@ -25,8 +25,17 @@ def doc_name(topic: int, doc: int) -> str:
     return f"{WORDS[topic]}/doc{doc}.md"
 
 
-def heldout_inputs(*, seed: int, held_out: set[tuple[int, int]], topics: int = 6, docs: int = 5, chunks: int = 4,
-                   per_doc: int = 2, dim: int = 48, gold: bool = True):
+def heldout_inputs(
+    *,
+    seed: int,
+    held_out: set[tuple[int, int]],
+    topics: int = 6,
+    docs: int = 5,
+    chunks: int = 4,
+    per_doc: int = 2,
+    dim: int = 48,
+    gold: bool = True,
+):
     """(chunk vectors, question vectors, chunks, questions, params) of the corpus without the questions
     of the ``held_out`` (topic, doc) pairs (module doc)."""
     rng = np.random.default_rng(seed)
@@ -41,15 +50,26 @@ def heldout_inputs(*, seed: int, held_out: set[tuple[int, int]], topics: int = 6
             own = topic_dirs[t] + 0.45 * doc_dirs[t * docs + d]
             for c in range(chunks):
                 vecs.append(own + 0.25 * rng.standard_normal(dim))
-                chunk_rows.append(Chunk(f"{source}#{c}", f"The {WORDS[t]} guide, part {d}.{c}: how {WORDS[t]} "
-                                        f"settings work for section {d} item {c}.", source, c))
+                chunk_rows.append(
+                    Chunk(
+                        f"{source}#{c}",
+                        f"The {WORDS[t]} guide, part {d}.{c}: how {WORDS[t]} settings work for section {d} item {c}.",
+                        source,
+                        c,
+                    )
+                )
             if (t, d) in held_out:
                 continue
             for j in range(per_doc):
                 target = vecs[-1 - rng.integers(chunks)]
                 question_vecs.append(target + 0.3 * rng.standard_normal(dim) + 0.6 * style)
-                questions.append(Question(f"q{t}-{d}-{j}", f"How do {WORDS[t]} settings work in section {d}?",
-                                          gold={source: 1.0} if gold else {}))
+                questions.append(
+                    Question(
+                        f"q{t}-{d}-{j}",
+                        f"How do {WORDS[t]} settings work in section {d}?",
+                        gold={source: 1.0} if gold else {},
+                    )
+                )
     params = CoverageParams(clusters=topics, max_projection_points=10, contamination=0.01)
     return unit(np.asarray(vecs)), unit(np.asarray(question_vecs)), chunk_rows, questions, params
 

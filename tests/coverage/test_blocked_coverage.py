@@ -47,17 +47,35 @@ def test_blocked_figures_equal_the_in_memory_ones(data) -> None:
     memory = analyze(C, Q, chunks, questions, params)
 
     on_disk = np.load(path, mmap_mode="r")
-    fit = fit_blocks(array_blocks(on_disk, 5000), N, None, seed=params.seed,
-                     minibatch_above=params.minibatch_above, lof_sample=params.lof_sample)
-    outliers = outliers_against(fit.reference, Q, neighbors=params.lof_neighbors, offset=params.lof_query_offset,
-                                contamination=params.contamination, lof_threshold=params.lof_threshold)
+    fit = fit_blocks(
+        array_blocks(on_disk, 5000),
+        N,
+        None,
+        seed=params.seed,
+        minibatch_above=params.minibatch_above,
+        lof_sample=params.lof_sample,
+    )
+    outliers = outliers_against(
+        fit.reference,
+        Q,
+        neighbors=params.lof_neighbors,
+        offset=params.lof_query_offset,
+        contamination=params.contamination,
+        lof_threshold=params.lof_threshold,
+    )
     np.testing.assert_array_equal(outliers.outlier, memory.outliers.outlier)
     inliers = np.flatnonzero(~outliers.outlier)
     names, codes = source_codes([c.source for c in chunks])
     radius = memory.calibration["radius"]
-    blocked = blocked_coverage(array_blocks(on_disk, 5000), Q[inliers], fit.centroids,
-                               doc_codes=(codes[s:s + 5000] for s in range(0, N, 5000)), n_docs=len(names),
-                               radius=radius, total=N)
+    blocked = blocked_coverage(
+        array_blocks(on_disk, 5000),
+        Q[inliers],
+        fit.centroids,
+        doc_codes=(codes[s : s + 5000] for s in range(0, N, 5000)),
+        n_docs=len(names),
+        radius=radius,
+        total=N,
+    )
 
     cov = memory.coverage
     assert blocked.basic == pytest.approx(cov["basic"], abs=1e-9)
@@ -66,12 +84,17 @@ def test_blocked_figures_equal_the_in_memory_ones(data) -> None:
     used = blocked.cluster_sizes > 0  # the in-memory path drops a centroid that won no chunk
     assert used.sum() == memory.clustering.k
     np.testing.assert_array_equal(blocked.cluster_sizes[used], memory.clustering.sizes)
-    np.testing.assert_allclose(np.array([v for v, u in zip(blocked.cluster_coverage(), used, strict=True) if u], dtype=float),
-                               np.array(memory.cluster_coverage, dtype=float), atol=1e-9)
+    np.testing.assert_allclose(
+        np.array([v for v, u in zip(blocked.cluster_coverage(), used, strict=True) if u], dtype=float),
+        np.array(memory.cluster_coverage, dtype=float),
+        atol=1e-9,
+    )
     by_doc = {d.source: d for d in memory.documents}
     for i, name in enumerate(names):
         assert blocked.document_coverage()[i] == pytest.approx(by_doc[name].coverage, abs=1e-9)
-        assert present(blocked.doc_within)[i] / blocked.doc_sizes[i] == pytest.approx(by_doc[name].covered_share, abs=1e-12)
+        assert present(blocked.doc_within)[i] / blocked.doc_sizes[i] == pytest.approx(
+            by_doc[name].covered_share, abs=1e-12
+        )
     np.testing.assert_array_equal(blocked.question_nearest, memory.nearest_chunk[inliers])
     np.testing.assert_allclose(blocked.question_dist, memory.nearest_chunk_dist[inliers], atol=1e-12)
 
@@ -110,6 +133,11 @@ def test_reading_a_memory_map_keeps_about_one_block_resident(tmp_path: Path) -> 
         pytest.skip("needs Linux's /proc to read the peak resident memory")
     path = tmp_path / "big.npy"
     np.save(path, np.ones((200_000, 128), dtype=np.float32))
-    run = subprocess.run([sys.executable, "-c", RSS_PROBE, str(path)], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2])
+    run = subprocess.run(
+        [sys.executable, "-c", RSS_PROBE, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert float(run.stdout) < 40  # MB; without the release it is ~100

@@ -12,8 +12,18 @@ from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.models import Question
 from tests.coverage.coverage_data import find_nan, topic_data, unit
 
-CONTRACT = {"session_id", "embedder", "corpus", "questions", "coverage", "clusters", "gaps", "documents",
-            "question_details", "chunk_details"}
+CONTRACT = {
+    "session_id",
+    "embedder",
+    "corpus",
+    "questions",
+    "coverage",
+    "clusters",
+    "gaps",
+    "documents",
+    "question_details",
+    "chunk_details",
+}
 FAST = dict(max_projection_points=80)
 
 
@@ -30,7 +40,9 @@ def check_report(report):
         assert {"id", "size", "share", "coverage", "themes", "covering_questions"} <= set(c)
     for g in report["gaps"]:
         assert {"cluster", "coverage", "size", "share", "priority", "themes", "suggested_questions"} <= set(g)
-        assert all(set(s) in ({"text", "origin"}, {"text", "origin", "chunk_id", "form"}) for s in g["suggested_questions"])
+        assert all(
+            set(s) in ({"text", "origin"}, {"text", "origin", "chunk_id", "form"}) for s in g["suggested_questions"]
+        )
     for q in report["question_details"]:
         assert {"id", "lof_score", "outlier", "nearest_cluster", "nearest_chunk", "redundant_with"} <= set(q)
     for d in report["chunk_details"]:
@@ -63,8 +75,13 @@ def test_untested_topic_is_the_top_gap_and_its_document_is_flagged():
     assert [d["source"] for d in report["documents"] if d["flagged"]] == ["doc2.md"]
     # adding questions for the gap raises basic coverage
     extra = unit(C[[i for i, c in enumerate(chunks) if c.source == "doc2.md"][:3]])
-    more = run(C, np.vstack([Q[keep], extra]), chunks,
-               [questions[j] for j in keep] + [Question(f"new{i}", "gap question") for i in range(3)], clusters=5)
+    more = run(
+        C,
+        np.vstack([Q[keep], extra]),
+        chunks,
+        [questions[j] for j in keep] + [Question(f"new{i}", "gap question") for i in range(3)],
+        clusters=5,
+    )
     assert more.coverage["basic"] > result.coverage["basic"]
 
 

@@ -59,8 +59,9 @@ def test_covered_share_and_document_figures_match_a_loop(seed):
     within = mindist <= np.quantile(mindist, rng.uniform(0, 1))
     gold_counts_by_name = {s: int(rng.integers(0, 3)) for s in dict.fromkeys(sources)}
     order, codes = source_codes(sources)
-    out = document_coverage(sources, mindist, within=within,
-                            gold_counts=np.array([gold_counts_by_name[s] for s in order]))
+    out = document_coverage(
+        sources, mindist, within=within, gold_counts=np.array([gold_counts_by_name[s] for s in order])
+    )
     assert [d.source for d in out] == order
     for d in out:
         mine = [i for i, s in enumerate(sources) if s == d.source]
@@ -78,8 +79,10 @@ def test_covered_share_and_document_figures_match_a_loop(seed):
     plain = [(d.reach, d.covered_share, d.coverage, d.source) for d in no_gold]
     assert plain == sorted(plain)  # without gold ids: by distance alone
     labels = rng.integers(0, 4, n)
-    np.testing.assert_allclose(covered_shares(within, labels, 4)[np.bincount(labels, minlength=4) > 0],
-                               [within[labels == k].mean() for k in range(4) if (labels == k).any()])
+    np.testing.assert_allclose(
+        covered_shares(within, labels, 4)[np.bincount(labels, minlength=4) > 0],
+        [within[labels == k].mean() for k in range(4) if (labels == k).any()],
+    )
 
 
 def test_documents_without_inliers_have_no_reach_and_still_a_rank():
@@ -98,7 +101,9 @@ def test_calibrated_gaps_are_the_clusters_far_below_the_median_or_unreached():
     cut = robust_cut(np.array(shares))
     gaps, rule = rank_gaps([0.6] * 7, [10] * 7, reach_of(shares, [0, 0, 0, 0.56, 1, 0, 0]), cut, None)
     assert [g.cluster for g in gaps] == [4, 3] and rule.mode == CALIBRATED
-    assert rule.text.startswith(f"gaps: clusters with covered share below {cut.value:.0%} (calibrated: median 66% − 2×MAD)")
+    assert rule.text.startswith(
+        f"gaps: clusters with covered share below {cut.value:.0%} (calibrated: median 66% − 2×MAD)"
+    )
     assert rule.text.endswith("— 2 of 7")
     assert gaps[0].covered_share == 0.0 and gaps[1].covered_share == 0.3
 
@@ -112,8 +117,9 @@ def test_an_even_test_set_has_no_gap_whatever_the_scale():
 
 def test_the_paper_threshold_is_used_as_before_when_given():
     shares = [0.7, 0.66, 0.0, 0.3]
-    gaps, rule = rank_gaps([0.9, 0.5, None, 0.69], [10, 50, 10, 5], reach_of(shares, [0, 0, 1, 0.5]),
-                           robust_cut(np.array(shares)), 0.7)
+    gaps, rule = rank_gaps(
+        [0.9, 0.5, None, 0.69], [10, 50, 10, 5], reach_of(shares, [0, 0, 1, 0.5]), robust_cut(np.array(shares)), 0.7
+    )
     assert {g.cluster for g in gaps} == {1, 2, 3} and rule.mode == THRESHOLD and rule.cut == 0.7
     assert [g.cluster for g in gaps] == [2, 3, 1]  # still least covered first
     assert rule.text == "gaps: clusters with coverage below 0.7 (--gap-threshold) — 3 of 4"
@@ -186,16 +192,26 @@ def chunks_of(spec: dict[str, int]) -> list[Chunk]:
 
 def test_gold_ids_resolve_to_chunks_documents_and_normalised_paths():
     chunks = chunks_of({"a.md": 2, "guides/b.md": 3, "c.md": 1})
-    questions = [Question("q1", "x", gold={"a.md": 1.0}), Question("q2", "y", gold={"./guides/b.md": 2.0}),
-                 Question("q3", "z", gold={chunks[3].id: 1.0, "nowhere.md": 1.0}),
-                 Question("q4", "w", gold={"c.md": 0.0}), Question("q5", "v")]
+    questions = [
+        Question("q1", "x", gold={"a.md": 1.0}),
+        Question("q2", "y", gold={"./guides/b.md": 2.0}),
+        Question("q3", "z", gold={chunks[3].id: 1.0, "nowhere.md": 1.0}),
+        Question("q4", "w", gold={"c.md": 0.0}),
+        Question("q5", "v"),
+    ]
     sets = gold_chunk_sets(questions, chunks)
     assert [s.tolist() for s in sets] == [[0, 1], [2, 3, 4], [3], [], []]
     names, codes = source_codes([c.source for c in chunks])
     gold = present(gold_coverage(questions, sets, codes, names))
     assert gold.counts.tolist() == [1, 2, 0] and gold.unnamed == ["c.md"]  # a grade-0 judgement names nothing
-    assert gold.as_report() | {} == {"questions_with_gold": 3, "questions_matched": 3, "documents": 3,
-                                     "documents_named": 2, "documents_unnamed": 1, "unnamed": ["c.md"]}
+    assert gold.as_report() | {} == {
+        "questions_with_gold": 3,
+        "questions_matched": 3,
+        "documents": 3,
+        "documents_named": 2,
+        "documents_unnamed": 1,
+        "unnamed": ["c.md"],
+    }
     assert gold_coverage([Question("q", "t")], [np.zeros(0, int)], codes, names) is None
 
 
@@ -211,17 +227,25 @@ def test_gold_distances_match_brute_force(seed):
 
 
 def test_one_advice_text_per_gap():
-    assert gap_advice({"flagged_documents": ["loaf.md"], "suggested_questions": [{"text": "How?"}]}) == \
-        "review flagged loaf.md before adding questions"
-    assert gap_advice({"suggested_questions": [{"text": "How do refunds work?", "origin": "heuristic"}]}) == \
-        "add questions such as: How do refunds work?"
+    assert (
+        gap_advice({"flagged_documents": ["loaf.md"], "suggested_questions": [{"text": "How?"}]})
+        == "review flagged loaf.md before adding questions"
+    )
+    assert (
+        gap_advice({"suggested_questions": [{"text": "How do refunds work?", "origin": "heuristic"}]})
+        == "add questions such as: How do refunds work?"
+    )
     assert gap_advice({"suggested_questions": ["Plain?"]}) == "add questions such as: Plain?"
-    assert gap_advice({"themes": ["billing", "refunds", "plans", "tax"]}) == "add questions about billing, refunds, plans"
+    assert (
+        gap_advice({"themes": ["billing", "refunds", "plans", "tax"]}) == "add questions about billing, refunds, plans"
+    )
     assert gap_advice({}) == "add questions about this cluster's content"
     assert named(["a", "b", "c", "d", "e"]) == "a, b, c (+2 more)" and named(["a"]) == "a"
     assert unreached_text({"unreached_documents": []}) == ""
-    assert unreached_text({"unreached_documents": ["x.md"], "unreached_share": 0.25}) == \
-        "unreached: 1 document (25% of its chunks) with no chunk within reach: x.md"
+    assert (
+        unreached_text({"unreached_documents": ["x.md"], "unreached_share": 0.25})
+        == "unreached: 1 document (25% of its chunks) with no chunk within reach: x.md"
+    )
 
 
 def test_covered_share_can_gate_ci():
@@ -235,7 +259,13 @@ def test_covered_share_can_gate_ci():
 
 def test_a_cluster_far_below_the_others_coverage_is_a_gap_even_when_within_reach():
     shares = [0.7, 0.68, 0.66, 0.72, 0.69]  # every cluster reached about equally…
-    coverage: list[float | None] = [0.58, 0.6, 0.59, 0.61, 0.45]  # …but cluster 4's chunks sit further out than the others'
+    coverage: list[float | None] = [
+        0.58,
+        0.6,
+        0.59,
+        0.61,
+        0.45,
+    ]  # …but cluster 4's chunks sit further out than the others'
     gaps, rule = rank_gaps(coverage, [10] * 5, reach_of(shares), robust_cut(np.array(shares)), None)
     assert [g.cluster for g in gaps] == [4]
     cut = present(rule.coverage_cut)

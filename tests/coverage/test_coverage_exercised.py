@@ -10,8 +10,12 @@ from ragcov_tui.coverage.analysis import FAR, NEVER_RETRIEVED, blind_spot_reason
 from ragcov_tui.coverage.exercised import exercised_mask
 from ragcov_tui.coverage.themes import ClusterThemes
 
-CHUNKS = [Chunk("a.md#0-1", "x", "a.md", 0), Chunk("a.md#1-2", "y", "a.md", 1), Chunk("b.md#0-3", "z", "b.md", 0),
-          Chunk("docs/c.md#0-4", "w", "docs/c.md", 0)]
+CHUNKS = [
+    Chunk("a.md#0-1", "x", "a.md", 0),
+    Chunk("a.md#1-2", "y", "a.md", 1),
+    Chunk("b.md#0-3", "z", "b.md", 0),
+    Chunk("docs/c.md#0-4", "w", "docs/c.md", 0),
+]
 
 
 def test_a_chunk_id_names_its_chunk_a_document_id_all_its_chunks() -> None:
@@ -31,5 +35,9 @@ def test_suggestions_come_first_from_chunks_far_and_never_retrieved() -> None:
     assert least_covered_texts(list("0123"), labels, mindist, 0, 4, blind) == list("1023")
     themes = [ClusterThemes([], [{"text": "q", "origin": "heuristic", "chunk_id": c.id} for c in CHUNKS])]
     mark_fixes(themes, {c.id: i for i, c in enumerate(CHUNKS)}, far, unretrieved)
-    assert [s["fixes"] for s in themes[0].questions] == [[FAR], [FAR, NEVER_RETRIEVED], [NEVER_RETRIEVED],
-                                                        [NEVER_RETRIEVED]]
+    assert [s["fixes"] for s in themes[0].questions] == [
+        [FAR],
+        [FAR, NEVER_RETRIEVED],
+        [NEVER_RETRIEVED],
+        [NEVER_RETRIEVED],
+    ]

@@ -20,7 +20,7 @@ def test_a_held_out_topic_is_the_first_gap_and_tops_the_document_view(seed, topi
     assert report["gaps"], report["calibration"]["gaps_text"]
     assert report["gaps"][0]["cluster"] in topic_of(result, held)
     assert len(report["gaps"]) < len(report["clusters"])  # not every cluster is a gap
-    assert {d["source"] for d in report["documents"][:len(held)]} == held
+    assert {d["source"] for d in report["documents"][: len(held)]} == held
     assert all(d["unreached"] for d in report["documents"] if d["source"] in held)
     assert report["calibration"]["radius_from"] == ("gold" if gold else "nearest chunk")
     if gold:

@@ -22,13 +22,19 @@ def themes(origins: str) -> list[ClusterThemes]:
     return out
 
 
-@pytest.mark.parametrize("origins,expected", [
-    ("", None), ("hhh", None), ("lll", None), ("lhl", None),
-    ("f", {"gaps": 1, "asked": 1, "cause": "cause 0"}),
-    ("hflf", {"gaps": 2, "asked": 3, "cause": "cause 1"}),
-    ("ffff", {"gaps": 4, "asked": 4, "cause": "cause 0"}),
-    ("lllf", {"gaps": 1, "asked": 4, "cause": "cause 3"}),
-])
+@pytest.mark.parametrize(
+    "origins,expected",
+    [
+        ("", None),
+        ("hhh", None),
+        ("lll", None),
+        ("lhl", None),
+        ("f", {"gaps": 1, "asked": 1, "cause": "cause 0"}),
+        ("hflf", {"gaps": 2, "asked": 3, "cause": "cause 1"}),
+        ("ffff", {"gaps": 4, "asked": 4, "cause": "cause 0"}),
+        ("lllf", {"gaps": 1, "asked": 4, "cause": "cause 3"}),
+    ],
+)
 def test_llm_fallback_counts_the_gaps_that_fell_back(origins: str, expected) -> None:
     assert llm_fallback(themes(origins)) == expected
 

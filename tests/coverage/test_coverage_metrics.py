@@ -37,8 +37,14 @@ def reference(C, Q_in, labels, centroids, threshold, top_n):
 @pytest.mark.parametrize("seed,threshold,top_n", [(0, 0.5, 2), (1, 0.8, 1), (2, 0.3, 3)])
 def test_analyze_matches_reference(seed, threshold, top_n):
     C, Q, chunks, questions, off = topic_data(seed=seed, dim=24, per_topic=30)
-    params = CoverageParams(clusters=6, threshold=threshold, top_n=top_n, seed=seed, memory_budget_mb=0.01,  # type: ignore[arg-type]  # deliberately a fraction: a budget below any block
-                            max_projection_points=40)
+    params = CoverageParams(
+        clusters=6,
+        threshold=threshold,
+        top_n=top_n,
+        seed=seed,
+        memory_budget_mb=0.01,  # type: ignore[arg-type]  # deliberately a fraction: a budget below any block
+        max_projection_points=40,
+    )
     result = analyze(C, Q, chunks, questions, params)
     inliers = np.flatnonzero(~result.outliers.outlier)
     cl = result.clustering
@@ -64,8 +70,10 @@ def test_formulas_on_random_arrays():
     assert metrics.basic_coverage(md) == pytest.approx(basic, abs=1e-9)
     assert metrics.weighted_coverage(md, labels, 4) == pytest.approx(weighted, abs=1e-9)
     np.testing.assert_allclose(np.array(metrics.cluster_coverage(md, labels, 4), dtype=float), per, atol=1e-9)
-    for cover, expected in ((metrics.cover_by_threshold(Q, centroids, 0.9), multi_t),
-                            (metrics.cover_by_top_n(Q, centroids, 2), multi_n)):
+    for cover, expected in (
+        (metrics.cover_by_threshold(Q, centroids, 0.9), multi_t),
+        (metrics.cover_by_top_n(Q, centroids, 2), multi_n),
+    ):
         multidist = metrics.multi_mindist(C, Q, labels, cover, nn, md)
         assert metrics.multi_coverage(multidist, labels, cover) == pytest.approx(expected, abs=1e-9)
 
@@ -76,7 +84,9 @@ def test_uncovered_clusters_contribute_zero_and_undefined_is_none():
     labels = np.repeat([0, 1], 20)
     cover = np.zeros((2, 3), dtype=bool)
     md = (1.0 - C @ Q.T).min(axis=1).astype(np.float64)
-    assert metrics.multi_coverage(metrics.multi_mindist(C, Q, labels, cover, np.zeros(40, int), md), labels, cover) == 0.0
+    assert (
+        metrics.multi_coverage(metrics.multi_mindist(C, Q, labels, cover, np.zeros(40, int), md), labels, cover) == 0.0
+    )
     assert metrics.basic_coverage(None) is None and metrics.weighted_coverage(None, labels, 2) is None
     assert metrics.cluster_coverage(None, labels, 2) == [None, None]
     assert metrics.multi_coverage(None, labels, cover) is None

@@ -58,8 +58,8 @@ def test_cross_nearest_ties_and_cache_slices(monkeypatch, slice_bytes):
     rng = np.random.default_rng(5)
     A, B = unit(rng.standard_normal((60, 12))), unit(rng.standard_normal((35, 12)))
     B = np.vstack([B, B[:2]])  # columns 35, 36 duplicate columns 0, 1
-    A[40] = A[7]               # row 40 duplicates row 7 (another block, another slice) ...
-    B[3] = A[7]                # ... and both are at distance 0 of column 3
+    A[40] = A[7]  # row 40 duplicates row 7 (another block, another slice) ...
+    B[3] = A[7]  # ... and both are at distance 0 of column 3
     D = brute(A, B)
     found = cross_nearest(A, B, memory_budget_mb=4 * 37 * 25 / 2**20)  # blocks of 25 rows
     np.testing.assert_allclose(found.row_dist, D.min(axis=1), atol=1e-9)

@@ -21,7 +21,9 @@ SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory):
     db = open_db(str(tmp_path_factory.mktemp("offline") / "ragcov.db"))
-    _, report = run_analysis(AnalyzeOptions(corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl")), db)
+    _, report = run_analysis(
+        AnalyzeOptions(corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl")), db
+    )
     return report, db
 
 
@@ -60,7 +62,9 @@ def test_no_suggestion_repeats_a_test_question(sample) -> None:
 
 def test_stored_suggestions_keep_the_chunk_and_form_the_report_gives(sample) -> None:
     report, db = sample
-    stored = db.execute("SELECT cluster, text, chunk_id, form FROM suggestions WHERE session_id = ? ORDER BY id",
-                        [report["session_id"]]).fetchall()
-    assert stored == [(g["cluster"], s["text"], s["chunk_id"], s["form"]) for g in report["gaps"]
-                      for s in g["suggested_questions"]]
+    stored = db.execute(
+        "SELECT cluster, text, chunk_id, form FROM suggestions WHERE session_id = ? ORDER BY id", [report["session_id"]]
+    ).fetchall()
+    assert stored == [
+        (g["cluster"], s["text"], s["chunk_id"], s["form"]) for g in report["gaps"] for s in g["suggested_questions"]
+    ]

@@ -18,9 +18,10 @@ def test_zero_offset_is_sklearn_novelty_lof():
 @pytest.mark.parametrize("seed", [0, 1, 3])
 def test_planted_off_topic_questions_score_highest_and_only_they_are_flagged(seed):
     C, Q, _, _, off = topic_data(seed=seed)
-    found = detect_outliers(C, Q, neighbors=5, offset="auto", contamination="auto", lof_threshold=None,
-                            sample=10_000, seed=0)
-    assert set(np.argsort(-present(found.scores))[:len(off)]) == set(off)
+    found = detect_outliers(
+        C, Q, neighbors=5, offset="auto", contamination="auto", lof_threshold=None, sample=10_000, seed=0
+    )
+    assert set(np.argsort(-present(found.scores))[: len(off)]) == set(off)
     assert set(np.flatnonzero(found.outlier)) == set(off)
     assert 0 < found.offset <= 0.25  # the asymmetry was measured and corrected
 
@@ -48,17 +49,22 @@ def test_flag_rules():
 def test_too_few_chunks_or_duplicates():
     rng = np.random.default_rng(0)
     C = unit(rng.standard_normal((2, 8)))
-    found = detect_outliers(C, C, neighbors=5, offset="auto", contamination="auto", lof_threshold=None, sample=100, seed=0)
+    found = detect_outliers(
+        C, C, neighbors=5, offset="auto", contamination="auto", lof_threshold=None, sample=100, seed=0
+    )
     assert found.scores is None and not found.outlier.any() and "undefined" in found.rule
     dup = np.repeat(unit(rng.standard_normal((4, 8))), 10, axis=0)
     assert len(reference_set(dup, 1000, 0)) == 4
-    found = detect_outliers(dup, dup[:3], neighbors=5, offset="auto", contamination="auto", lof_threshold=None,
-                            sample=1000, seed=0)
+    found = detect_outliers(
+        dup, dup[:3], neighbors=5, offset="auto", contamination="auto", lof_threshold=None, sample=1000, seed=0
+    )
     assert np.all(np.isfinite(present(found.scores)))
 
 
 def test_sample_bounds_the_reference():
     rng = np.random.default_rng(0)
     C = unit(rng.standard_normal((500, 8)))
-    found = detect_outliers(C, C[:5], neighbors=5, offset=0.0, contamination="auto", lof_threshold=None, sample=100, seed=0)
+    found = detect_outliers(
+        C, C[:5], neighbors=5, offset=0.0, contamination="auto", lof_threshold=None, sample=100, seed=0
+    )
     assert found.reference_size == 100

@@ -112,8 +112,15 @@ class ScriptedChat(ChatModel):
         super().__init__()
         self.replies = list(replies)
 
-    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+        logprobs: int = 0,
+    ) -> ChatReply:
         return ChatReply(self.replies.pop(0) if self.replies else "not json")
 
 

@@ -69,12 +69,33 @@ HEADINGS = [
     ("**Payload**", "What is payload?"),
     ("`Quick search`", "What is quick search?"),
 ]
-NO_QUESTION = ["Overview", "FAQ", "Examples", "See also", "Next steps", "Table of contents", "", "   ", "###",
-               "When a person leaves", "Where your data lives", "What each plan includes", "Variations I like",
-               "AI and your data", "User guide: search and navigation", "Search operators", "Order and duplicates",
-               "Format and Markdown", "Before you start", "Starting one from scratch", "Push notifications",
-               "A heading that goes on for far too many words to be a topic anyone would ask about today",
-               "Data import, export and retention", "12345", "→ Settings"]
+NO_QUESTION = [
+    "Overview",
+    "FAQ",
+    "Examples",
+    "See also",
+    "Next steps",
+    "Table of contents",
+    "",
+    "   ",
+    "###",
+    "When a person leaves",
+    "Where your data lives",
+    "What each plan includes",
+    "Variations I like",
+    "AI and your data",
+    "User guide: search and navigation",
+    "Search operators",
+    "Order and duplicates",
+    "Format and Markdown",
+    "Before you start",
+    "Starting one from scratch",
+    "Push notifications",
+    "A heading that goes on for far too many words to be a topic anyone would ask about today",
+    "Data import, export and retention",
+    "12345",
+    "→ Settings",
+]
 
 
 def test_heading_ranks_and_document_titles() -> None:
@@ -89,9 +110,13 @@ def test_heading_keeps_a_name_capitalised_when_the_text_does() -> None:
     text = "You can connect Slack to any channel. Slack posts a preview."
     assert heading_question("Slack", source=text) == ("What is Slack?", 4)
     assert heading_question("Microsoft Teams", source="Install it to connect Microsoft Teams.") == (
-        "What are Microsoft Teams?", 4)
+        "What are Microsoft Teams?",
+        4,
+    )
     assert heading_question("Payment methods", source="Add payment methods in Billing.") == (
-        "What are the payment methods?", 4)
+        "What are the payment methods?",
+        4,
+    )
 
 
 SENTENCES = [
@@ -128,24 +153,42 @@ SENTENCES = [
     # subject can
     ("Owners can change the plan at any time.", "Can owners change the plan at any time?"),
     ("A single page can hold up to 20,000 blocks.", "Can a single page hold up to 20,000 blocks?"),
-    ("Admins can see the seat count but not the payment details.",
-     "Can admins see the seat count but not the payment details?"),
+    (
+        "Admins can see the seat count but not the payment details.",
+        "Can admins see the seat count but not the payment details?",
+    ),
 ]
 NO_SENTENCE_QUESTION = [
-    "Click Verify.", "Go to Domains → Add domain and enter yourcompany.com.", "Open it.", "Select the space.",
-    "Each batch can be replayed from the console.", "It is fast.", "This is how it works.", "There are three plans.",
-    "List endpoints are cursor-based.", "Push notifications cover mentions.", "Refresh tokens last 60 days.",
-    "Use operators such as in:", "Add it at your DNS provider.", "Create one in Settings → Developer → New token.",
-    "Jira embeds showed \"Can't load issue\" for some projects.", "Which plans exist and what do they cost? Read on.",
-    "Short one.", "a b", "Everything in Skein is a page.", "What each plan includes.",
-    "Offline storage can be cleared under Settings > Storage.", "Move to sends the page to another space.",
+    "Click Verify.",
+    "Go to Domains → Add domain and enter yourcompany.com.",
+    "Open it.",
+    "Select the space.",
+    "Each batch can be replayed from the console.",
+    "It is fast.",
+    "This is how it works.",
+    "There are three plans.",
+    "List endpoints are cursor-based.",
+    "Push notifications cover mentions.",
+    "Refresh tokens last 60 days.",
+    "Use operators such as in:",
+    "Add it at your DNS provider.",
+    "Create one in Settings → Developer → New token.",
+    'Jira embeds showed "Can\'t load issue" for some projects.',
+    "Which plans exist and what do they cost? Read on.",
+    "Short one.",
+    "a b",
+    "Everything in Skein is a page.",
+    "What each plan includes.",
+    "Offline storage can be cleared under Settings > Storage.",
+    "Move to sends the page to another space.",
     " ".join(["word"] * 50) + ".",
 ]
 
 
 SHAPES = [("heading", text, q) for text, q in HEADINGS] + [("sentence", text, q) for text, q in SENTENCES]
 SHAPE_NONE = [("heading", text, None) for text in NO_QUESTION] + [
-    ("sentence", text, None) for text in NO_SENTENCE_QUESTION]
+    ("sentence", text, None) for text in NO_SENTENCE_QUESTION
+]
 
 
 @pytest.mark.parametrize(("kind", "text", "expected"), [*SHAPES, *SHAPE_NONE])
@@ -154,41 +197,80 @@ def test_question_shapes(kind: str, text: str, expected: str | None) -> None:
     assert (found and found[0]) == (expected or None)
 
 
-@pytest.mark.parametrize(("gerund", "known", "base"), [
-    ("configuring", frozenset(), "configure"), ("creating", frozenset(), "create"), ("setting", frozenset(), "set"),
-    ("running", frozenset(), "run"), ("installing", frozenset(), "install"), ("passing", frozenset(), "pass"),
-    ("enabling", frozenset(), "enable"), ("scheduling", frozenset(), "schedule"), ("removing", frozenset(), "remove"),
-    ("connecting", frozenset(), "connect"), ("exporting", frozenset(), "export"), ("adding", frozenset(), "add"),
-    ("rotating", frozenset(), "rotate"), ("replaying", frozenset(), "replay"), ("resolving", frozenset(), "resolve"),
-    ("monitoring", frozenset({"monitor"}), "monitor"), ("caching", frozenset({"cache"}), "cache"),
-    ("ring", frozenset(), None), ("thing", frozenset(), None), ("billing", frozenset(), "bill"),
-])
+@pytest.mark.parametrize(
+    ("gerund", "known", "base"),
+    [
+        ("configuring", frozenset(), "configure"),
+        ("creating", frozenset(), "create"),
+        ("setting", frozenset(), "set"),
+        ("running", frozenset(), "run"),
+        ("installing", frozenset(), "install"),
+        ("passing", frozenset(), "pass"),
+        ("enabling", frozenset(), "enable"),
+        ("scheduling", frozenset(), "schedule"),
+        ("removing", frozenset(), "remove"),
+        ("connecting", frozenset(), "connect"),
+        ("exporting", frozenset(), "export"),
+        ("adding", frozenset(), "add"),
+        ("rotating", frozenset(), "rotate"),
+        ("replaying", frozenset(), "replay"),
+        ("resolving", frozenset(), "resolve"),
+        ("monitoring", frozenset({"monitor"}), "monitor"),
+        ("caching", frozenset({"cache"}), "cache"),
+        ("ring", frozenset(), None),
+        ("thing", frozenset(), None),
+        ("billing", frozenset(), "bill"),
+    ],
+)
 def test_base_form(gerund: str, known: frozenset[str], base: str | None) -> None:
     assert base_form(gerund, known) == base
 
 
-@pytest.mark.parametrize(("words", "expected"), [
-    ("verify your domain", "verify my domain"), ("you are new", "I am new"), ("lets you invite people", "lets me invite people"),
-    ("send you an email", "send me an email"), ("your own tokens", "my own tokens"), ("you're done", "I'm done"),
-    ("help yourself", "help myself"), ("you were late", "I was late"),
-])
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("verify your domain", "verify my domain"),
+        ("you are new", "I am new"),
+        ("lets you invite people", "lets me invite people"),
+        ("send you an email", "send me an email"),
+        ("your own tokens", "my own tokens"),
+        ("you're done", "I'm done"),
+        ("help yourself", "help myself"),
+        ("you were late", "I was late"),
+    ],
+)
 def test_asker_turns_second_person_to_the_askers(words: str, expected: str) -> None:
     assert asker(words) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("rebuild the index, then wait", "rebuild the index"), ("pay 1,000 dollars a year", "pay 1,000 dollars a year"),
-    ("open Settings → Members", None), ("use it", None), ("use the in", None), ("connect to", None),
-    (" ".join(["word"] * 13), None), ("export a space (as Markdown", "export a space"), ("search The same search", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("rebuild the index, then wait", "rebuild the index"),
+        ("pay 1,000 dollars a year", "pay 1,000 dollars a year"),
+        ("open Settings → Members", None),
+        ("use it", None),
+        ("use the in", None),
+        ("connect to", None),
+        (" ".join(["word"] * 13), None),
+        ("export a space (as Markdown", "export a space"),
+        ("search The same search", None),
+    ],
+)
 def test_clause(text: str, expected: str | None) -> None:
     assert clause(text) == expected
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("- **Bold** step.", "Bold step"), ("1. [Link](http://x) here.", "Link here"), ("> quoted text!", "quoted text"),
-    ("`code`  and   spaces", "code and spaces"), ("Step 2: do it.", "do it"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("- **Bold** step.", "Bold step"),
+        ("1. [Link](http://x) here.", "Link here"),
+        ("> quoted text!", "quoted text"),
+        ("`code`  and   spaces", "code and spaces"),
+        ("Step 2: do it.", "do it"),
+    ],
+)
 def test_plain(raw: str, expected: str) -> None:
     assert plain(raw) == expected
 
@@ -222,18 +304,29 @@ def test_every_shaped_question_of_the_batteries_is_well_formed(question: str) ->
     assert well_formed(question)
 
 
-@pytest.mark.parametrize("sentence", [
-    "To aid diagnosis, we developed a panel of six serum markers.",  # "How do I aid diagnosis?": the authors' aim
-    "To this end, we analysed 120 biopsies.",
-    "To determine the role of Atm, knockout mice were generated.",
-    "Manual segmentation can be accurate but involves extensive and time-consuming user interaction.",
-    "BACKGROUND Alcohol is a major risk factor for liver disease.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "To aid diagnosis, we developed a panel of six serum markers.",  # "How do I aid diagnosis?": the authors' aim
+        "To this end, we analysed 120 biopsies.",
+        "To determine the role of Atm, knockout mice were generated.",
+        "Manual segmentation can be accurate but involves extensive and time-consuming user interaction.",
+        "BACKGROUND Alcohol is a major risk factor for liver disease.",
+    ],
+)
 def test_sentences_of_research_prose_give_no_question(sentence: str) -> None:
     assert [c.text for c in chunk_candidates("c1", sentence)] == []
 
 
-@pytest.mark.parametrize("question", ["What are the payment methods?", "What is the audit log?", "How do I export my data?",
-                                      "What happens if I lose my phone?", "Can I pay monthly or annually?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are the payment methods?",
+        "What is the audit log?",
+        "How do I export my data?",
+        "What happens if I lose my phone?",
+        "Can I pay monthly or annually?",
+    ],
+)
 def test_a_faq_question_stays_well_formed(question: str) -> None:
     assert well_formed(question)

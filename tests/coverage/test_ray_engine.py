@@ -87,7 +87,9 @@ def test_the_ray_engine_gives_the_local_report_on_100k_chunks(ray_instance, data
     assert in_memory.mindist is not None and local.mindist is not None
     assert np.allclose(in_memory.mindist, local.mindist, rtol=0, atol=1e-12)
     assert difference(in_memory.to_report(), local.to_report()) is None
-    assert difference(mapped.to_report(), analyze(C[:20_000], Q, chunks[:20_000], questions, PARAMS).to_report()) is None
+    assert (
+        difference(mapped.to_report(), analyze(C[:20_000], Q, chunks[:20_000], questions, PARAMS).to_report()) is None
+    )
 
 
 @pytest.mark.slow
@@ -105,16 +107,30 @@ def test_ray_reads_a_store_itself_and_gives_the_local_report(ray_instance, data,
     on_ray = analyze(store.vectors.copy(), Q, store.chunks, questions, PARAMS, engine=engine)
     assert np.array_equal(on_ray.clustering.labels, local.clustering.labels)
     assert difference(on_ray.to_report(), local.to_report()) is None
-    source.ids = ["x", *source.ids[1:]]  # a store whose rows no longer match the corpus read: one line, not a wrong report
+    source.ids = [
+        "x",
+        *source.ids[1:],
+    ]  # a store whose rows no longer match the corpus read: one line, not a wrong report
     with pytest.raises(BadInput, match="row 0 of the store is 'c0', the corpus read 'x' there"):
         analyze(store.vectors.copy(), Q, store.chunks, questions, PARAMS, engine=engine)
 
 
 def test_engine_ray_without_ray_installed_is_one_line_naming_the_extra(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError, as without the extra
-    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "r.db"), "--corpus", str(QUESTIONS.parent / "corpus"),
-                   "--questions", str(QUESTIONS), "--engine", "ray")
+    code = run_cli(
+        "analyze",
+        "--quiet",
+        "--db",
+        str(tmp_path / "r.db"),
+        "--corpus",
+        str(QUESTIONS.parent / "corpus"),
+        "--questions",
+        str(QUESTIONS),
+        "--engine",
+        "ray",
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert err == ["error: --engine ray: Ray is not installed; pip install 'ragcov-tui[ray]'"]

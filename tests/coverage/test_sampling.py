@@ -15,8 +15,10 @@ from tests.cli.conftest import CORPUS, QUESTIONS, run_cli
 from tests.support.present import present
 
 
-@pytest.mark.parametrize(("x", "n", "low", "high"), [(0, 10, 0.0, 0.2775), (5, 10, 0.2366, 0.7634),
-                                                     (10, 10, 0.7225, 1.0), (380, 1000, 0.3504, 0.4105)])
+@pytest.mark.parametrize(
+    ("x", "n", "low", "high"),
+    [(0, 10, 0.0, 0.2775), (5, 10, 0.2366, 0.7634), (10, 10, 0.7225, 1.0), (380, 1000, 0.3504, 0.4105)],
+)
 def test_wilson_interval(x: int, n: int, low: float, high: float) -> None:
     lo, hi = present(wilson(x, n))
     assert lo == pytest.approx(low, abs=1e-4) and hi == pytest.approx(high, abs=1e-4)
@@ -53,8 +55,24 @@ def lint_units(db_path: Path, sid: str) -> int:
 
 def analyze(tmp_path: Path, *extra: str) -> dict:
     out = tmp_path / f"r{len(extra)}.json"
-    assert run_cli("analyze", "--quiet", "--db", str(tmp_path / "db"), "--corpus", str(CORPUS), "--questions",
-                   str(QUESTIONS), "--embedder", "hash", "--json", str(out), *extra) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--quiet",
+            "--db",
+            str(tmp_path / "db"),
+            "--corpus",
+            str(CORPUS),
+            "--questions",
+            str(QUESTIONS),
+            "--embedder",
+            "hash",
+            "--json",
+            str(out),
+            *extra,
+        )
+        == 0
+    )
     return json.loads(out.read_text())
 
 
@@ -68,7 +86,8 @@ def test_analyze_sample_embeds_the_sample_and_gives_intervals_around_the_exact_f
     # not the whole corpus: the 40 chunks, the questions, and what the test-set lint reads of the sampled
     # chunks (their sentences and sentence pairs, and each reference answer's claims)
     assert sampled["usage"]["embeddings"]["texts"] <= 40 + 3 * exact["questions"]["total"] + 5 + lint_units(
-        tmp_path / "db", sampled["session_id"])
+        tmp_path / "db", sampled["session_id"]
+    )
     low, high = sample["basic"]
     assert low <= exact["coverage"]["basic"] <= high
     low, high = sample["covered_share"]

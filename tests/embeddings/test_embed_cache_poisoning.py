@@ -50,8 +50,9 @@ def assert_all_good(db, dim: int) -> None:
 
 @pytest.mark.parametrize("spec", SPECS)
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-def test_a_bad_reply_caches_nothing_and_a_fixed_server_is_asked_again(server: FakeAPIServer, spec: str,
-                                                                       fault: str) -> None:
+def test_a_bad_reply_caches_nothing_and_a_fixed_server_is_asked_again(
+    server: FakeAPIServer, spec: str, fault: str
+) -> None:
     db = open_db(":memory:")
     server.fault = fault
     with pytest.raises(ProviderError) as err:
@@ -106,8 +107,11 @@ def test_a_dimension_change_after_serving_from_the_cache_cleans_the_cache(server
     server.dim = 16
     embedder = make_embedder("openai:m", db=db)
     assert embedder.embed(TEXTS[:2]).shape == (2, 32)  # all cached: nothing tells the change yet
-    with pytest.raises(ProviderError, match="now sends 16-dimensional vectors but the cached ones of openai:m "
-                                            "have 32; the stale cache entries were deleted, run again"):
+    with pytest.raises(
+        ProviderError,
+        match="now sends 16-dimensional vectors but the cached ones of openai:m "
+        "have 32; the stale cache entries were deleted, run again",
+    ):
         embedder.embed(TEXTS[2:])
     assert cached_rows(db) == []
     again = make_embedder("openai:m", db=db)
@@ -128,8 +132,13 @@ def test_a_poisoned_entry_already_in_the_cache_is_not_served(server: FakeAPIServ
     db = open_db(":memory:")
     embedder = make_embedder("openai:m", db=db)
     good = make_embedder("openai:m").embed(TEXTS)
-    store(db, "openai", embedder.cache_model, [text_sha256(t) for t in TEXTS],
-          np.stack([BAD_VECTORS[kind], good[1], good[2]]))
+    store(
+        db,
+        "openai",
+        embedder.cache_model,
+        [text_sha256(t) for t in TEXTS],
+        np.stack([BAD_VECTORS[kind], good[1], good[2]]),
+    )
     before = server.count("/embeddings")
     vecs = embedder.embed(TEXTS)
     assert np.allclose(vecs, good, atol=1e-6)
@@ -139,8 +148,9 @@ def test_a_poisoned_entry_already_in_the_cache_is_not_served(server: FakeAPIServ
     assert_all_good(db, 32)
 
 
-def test_the_same_model_on_two_servers_is_two_cache_entries(server: FakeAPIServer,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_same_model_on_two_servers_is_two_cache_entries(
+    server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = open_db(":memory:")
     with FakeAPIServer(dim=32) as other:
         make_embedder("openai:m", db=db).embed(TEXTS)
@@ -153,8 +163,9 @@ def test_the_same_model_on_two_servers_is_two_cache_entries(server: FakeAPIServe
     assert len(cached_rows(db)) == 6
 
 
-def test_the_cache_key_holds_the_server_without_its_password(server: FakeAPIServer,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_key_holds_the_server_without_its_password(
+    server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = open_db(":memory:")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://alice:hunter2@127.0.0.1:{server.port}/v1")
     embedder = make_embedder("openai:m", db=db)

@@ -57,4 +57,3 @@ def test_the_bar_estimates_from_the_work() -> None:
         assert str(WorkRemainingColumn().render(task)) in ("0:06:00", "0:06:01")
         bar.update(task_id, work=None)  # no work reported: from the items
         assert str(WorkRemainingColumn().render(task)) in ("0:00:40", "0:00:41")
-

@@ -13,10 +13,14 @@ from ragcov_tui.embeddings.local import MINILM_TOKENIZER, OnnxEmbedder, minilm_m
 from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.store.db import open_db
 
-BILLING = ("Invoices are issued on the first day of each month. The invoice lists every seat, the plan price, "
-           "taxes and any credit applied to the account. Refunds go back to the original card. ")
-DOGS = ("Our golden retriever loves swimming in the lake and chasing sticks. Puppies need short walks, "
-        "plenty of sleep and gentle training with treats. ")
+BILLING = (
+    "Invoices are issued on the first day of each month. The invoice lists every seat, the plan price, "
+    "taxes and any credit applied to the account. Refunds go back to the original card. "
+)
+DOGS = (
+    "Our golden retriever loves swimming in the lake and chasing sticks. Puppies need short walks, "
+    "plenty of sleep and gentle training with treats. "
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +41,11 @@ def test_matches_sentence_transformers_reference_similarities(local: OnnxEmbedde
 
 
 def test_paraphrases_are_closer_than_unrelated_pairs(local: OnnxEmbedder) -> None:
-    pairs = [("How do I reset my password?", "What are the steps to change my login password?"),
-             ("Can I get a refund for my subscription?", "Is it possible to have my plan money returned?"),
-             ("A man is playing a guitar.", "Someone is performing music on a string instrument.")]
+    pairs = [
+        ("How do I reset my password?", "What are the steps to change my login password?"),
+        ("Can I get a refund for my subscription?", "Is it possible to have my plan money returned?"),
+        ("A man is playing a guitar.", "Someone is performing music on a string instrument."),
+    ]
     left = local.embed([a for a, _ in pairs])
     right = local.embed([b for _, b in pairs])
     sims = left @ right.T

@@ -27,7 +27,9 @@ def _example(form: str) -> str:
 def test_every_listed_form_parses_to_its_provider(form: str) -> None:
     name = form.partition(":")[0]
     assert parse_spec(_example(form))[0] == name
-    assert parse_spec(f"  {name.upper()}{_example(form)[len(name):]}  ")[0] == name  # the name: any case, spaces around
+    assert (
+        parse_spec(f"  {name.upper()}{_example(form)[len(name) :]}  ")[0] == name
+    )  # the name: any case, spaces around
 
 
 def test_an_unknown_spec_names_every_form() -> None:
@@ -67,4 +69,5 @@ def test_the_embedder_help_lists_the_registry(command: str) -> None:
 
 def test_the_readme_table_is_the_registry() -> None:
     assert embedder_table() in README.read_text(encoding="utf-8"), (
-        "README's --embedder table differs from the registry; paste embedder_table()'s output:\n" + embedder_table())
+        "README's --embedder table differs from the registry; paste embedder_table()'s output:\n" + embedder_table()
+    )

@@ -29,8 +29,9 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.parametrize("spec,var", [("openai:text-embedding-3-small", "OPENAI_API_KEY"),
-                                      ("voyage:voyage-3", "VOYAGE_API_KEY")])
+@pytest.mark.parametrize(
+    "spec,var", [("openai:text-embedding-3-small", "OPENAI_API_KEY"), ("voyage:voyage-3", "VOYAGE_API_KEY")]
+)
 def test_missing_api_key_is_one_line_config_error(monkeypatch: pytest.MonkeyPatch, spec: str, var: str) -> None:
     monkeypatch.delenv(var, raising=False)
     with pytest.raises(ConfigError) as err:
@@ -52,7 +53,9 @@ def test_openai_embeddings_normalised_in_order_with_tokens(server: FakeAPIServer
     assert server.requests[0].headers["authorization"] == "Bearer test-key"
 
 
-def test_unreachable_base_url_gives_one_line_provider_error(server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreachable_base_url_gives_one_line_provider_error(
+    server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url = f"http://127.0.0.1:{closed_port()}/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     with pytest.raises(ProviderError) as err:
@@ -167,15 +170,21 @@ def test_embed_items_embeds_texts_for_other_embedders() -> None:
     assert np.array_equal(vecs, make_embedder("hash:16").embed(["alpha beta", "gamma"]))
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("nope:x", "unknown embedder"), ("openai", "name the model"), ("hash:abc", "whole number"),
-    ("st:all-MiniLM-L6-v2", "pip install 'ragcov-tui\\[st\\]'"),
-])
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("nope:x", "unknown embedder"),
+        ("openai", "name the model"),
+        ("hash:abc", "whole number"),
+        ("st:all-MiniLM-L6-v2", "pip install 'ragcov-tui\\[st\\]'"),
+    ],
+)
 def test_bad_specs_are_bad_input(spec: str, message: str) -> None:
     pytest.importorskip("numpy")
     if spec.startswith("st:"):
         try:
             import sentence_transformers  # noqa: F401
+
             pytest.skip("sentence-transformers is installed here")
         except ImportError:
             pass

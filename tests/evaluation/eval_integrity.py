@@ -15,16 +15,30 @@ from ragcov_tui.shared.json_types import JsonObject
 from ragcov_tui.store.db import open_db
 
 QUESTIONS: list[JsonObject] = [
-    {"id": "q1", "question": "When are invoices sent?", "gold_doc_ids": ["billing.md"],
-     "ground_truth": "On the first day of each month."},
-    {"id": "q2", "question": "How long must a password be?", "gold_doc_ids": ["security.md"],
-     "ground_truth": "Twelve characters."},
-    {"id": "q3", "question": "What do I restart after the install?", "gold_doc_ids": ["setup.md"],
-     "ground_truth": "The server."},
+    {
+        "id": "q1",
+        "question": "When are invoices sent?",
+        "gold_doc_ids": ["billing.md"],
+        "ground_truth": "On the first day of each month.",
+    },
+    {
+        "id": "q2",
+        "question": "How long must a password be?",
+        "gold_doc_ids": ["security.md"],
+        "ground_truth": "Twelve characters.",
+    },
+    {
+        "id": "q3",
+        "question": "What do I restart after the install?",
+        "gold_doc_ids": ["setup.md"],
+        "ground_truth": "The server.",
+    },
 ]
-JSON_TABLES = {"sessions": ("params", "summary", "timings", "usage", "corpus"),
-               "eval_items": ("retrieved", "retrieval", "generation", "details", "judge_calls"),
-               "reports": ("report",)}
+JSON_TABLES = {
+    "sessions": ("params", "summary", "timings", "usage", "corpus"),
+    "eval_items": ("retrieved", "retrieval", "generation", "details", "judge_calls"),
+    "reports": ("report",),
+}
 
 
 def write_questions(tmp: Path, rows: list[dict[str, Any]] = QUESTIONS, name: str = "questions.jsonl") -> str:
@@ -34,8 +48,9 @@ def write_questions(tmp: Path, rows: list[dict[str, Any]] = QUESTIONS, name: str
 
 
 def options(questions: str, system: str, **kw: Any) -> EvalOptions:
-    base: dict[str, Any] = dict(questions=questions, system=system, embedder="hash", metrics=["retrieval"], k=2,
-                                concurrency=2)
+    base: dict[str, Any] = dict(
+        questions=questions, system=system, embedder="hash", metrics=["retrieval"], k=2, concurrency=2
+    )
     return EvalOptions(**{**base, **kw})
 
 

@@ -98,7 +98,7 @@ def test_certified_when_both_lower_bounds_clear_the_bar() -> None:
     pairs = [(0.9, 1)] * 40 + [(0.1, 0)] * 40  # no error: Wilson lower bound of 40/40 = 40 / (40 + z²) = 0.912
     m = align_metric("answer_correctness", pairs, [p[0] for p in pairs])
     assert m.certified and m.verdict.startswith("certified")
-    assert m.tpr.low == pytest.approx(40 / (40 + 1.959963984540054 ** 2))
+    assert m.tpr.low == pytest.approx(40 / (40 + 1.959963984540054**2))
     assert not align_metric("answer_correctness", pairs, [p[0] for p in pairs], certify_at=0.95).certified
 
 
@@ -145,10 +145,19 @@ def test_one_class_only_leaves_the_other_rate_undefined() -> None:
 
 
 def test_align_groups_by_metric_and_counts_labels_without_a_score() -> None:
-    scores: dict[str, dict[str, float | None]] = {"q1": {"faithfulness": 0.9, "answer_correctness": 1.0},
-                                                  "q2": {"faithfulness": 0.2, "answer_correctness": None}}
-    out = align(scores, [("q1", "faithfulness", 1), ("q2", "faithfulness", 0), ("q2", "answer_correctness", 1),
-                         ("q9", "faithfulness", 1)])
+    scores: dict[str, dict[str, float | None]] = {
+        "q1": {"faithfulness": 0.9, "answer_correctness": 1.0},
+        "q2": {"faithfulness": 0.2, "answer_correctness": None},
+    }
+    out = align(
+        scores,
+        [
+            ("q1", "faithfulness", 1),
+            ("q2", "faithfulness", 0),
+            ("q2", "answer_correctness", 1),
+            ("q9", "faithfulness", 1),
+        ],
+    )
     assert [m.metric for m in out.metrics] == ["faithfulness"]
     assert out.unmatched == 2 and out.labels == 4
     assert present(out.of("faithfulness")).confusion == {"tp": 1, "fn": 0, "fp": 0, "tn": 1}

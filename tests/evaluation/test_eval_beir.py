@@ -13,8 +13,16 @@ import pytest
 from ragcov_tui.services.eval_job import EvalOptions, run_eval
 from ragcov_tui.store.db import open_db
 
-TOPICS = ["invoice payment billing", "password login security", "install agent server", "export csv data",
-          "webhook endpoint retry", "mobile app offline", "search index query", "admin role permission"]
+TOPICS = [
+    "invoice payment billing",
+    "password login security",
+    "install agent server",
+    "export csv data",
+    "webhook endpoint retry",
+    "mobile app offline",
+    "search index query",
+    "admin role permission",
+]
 
 
 def make_beir(root: Path, *, docs: int = 60, queries: int = 24, seed: int = 3) -> Path:
@@ -47,8 +55,9 @@ def beir(tmp_path: Path) -> Path:
 
 
 def _eval(folder: Path, db, **kw):
-    return run_eval(EvalOptions(questions=str(folder), **{"system": "builtin:bm25", "k": 10, "embedder": "hash",
-                                                           **kw}), db)[1]
+    return run_eval(
+        EvalOptions(questions=str(folder), **{"system": "builtin:bm25", "k": 10, "embedder": "hash", **kw}), db
+    )[1]
 
 
 def test_bm25_on_a_beir_folder_embeds_nothing_and_scores_retrieval_only(beir: Path) -> None:
@@ -81,7 +90,8 @@ def test_ndcg_equals_pytrec_eval_on_the_same_run(beir: Path) -> None:
         assert q["retrieval"]["ndcg@10"] == pytest.approx(expected[q["id"]]["ndcg_cut_10"], abs=1e-9)
         assert q["retrieval"]["mrr"] == pytest.approx(expected[q["id"]]["recip_rank"], abs=1e-9)
     assert report["aggregate"]["retrieval"]["ndcg@10"]["mean"] == pytest.approx(
-        sum(e["ndcg_cut_10"] for e in expected.values()) / len(expected), abs=1e-9)
+        sum(e["ndcg_cut_10"] for e in expected.values()) / len(expected), abs=1e-9
+    )
 
 
 @pytest.mark.parametrize("system", ["builtin:dense", "builtin:hybrid"])

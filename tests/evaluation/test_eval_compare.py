@@ -44,9 +44,25 @@ def test_compare_metric_pairs_questions_and_counts_wins() -> None:
 
 
 def _report(values: dict[str, float | None], answer: str) -> EvalReport:
-    return cast(EvalReport, {"k": 5, "system": "s", "aggregate": {"retrieval": {"mrr": {"mean": 0.5}}, "generation": {}},
-            "questions": [{"id": q, "status": "done", "question": f"Q {q}?", "answer": f"{answer} {q}",
-                           "retrieval": {"mrr": v}, "generation": {}} for q, v in values.items()]})
+    return cast(
+        EvalReport,
+        {
+            "k": 5,
+            "system": "s",
+            "aggregate": {"retrieval": {"mrr": {"mean": 0.5}}, "generation": {}},
+            "questions": [
+                {
+                    "id": q,
+                    "status": "done",
+                    "question": f"Q {q}?",
+                    "answer": f"{answer} {q}",
+                    "retrieval": {"mrr": v},
+                    "generation": {},
+                }
+                for q, v in values.items()
+            ],
+        },
+    )
 
 
 def test_compare_reports_significant_improvement() -> None:
@@ -69,8 +85,15 @@ class ScriptedJudge(ChatModel):
         super().__init__()
         self.biased, self.broken = biased, broken
 
-    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+        logprobs: int = 0,
+    ) -> ChatReply:
         if self.broken:
             return ChatReply("not json at all")
         user = messages[-1]["content"]
@@ -95,14 +118,18 @@ def test_compare_reports_with_pairwise_judge() -> None:
     assert pairwise["judge"] == "llm:scripted:judge"
 
 
-@pytest.mark.parametrize("ids_a, ids_b, failed_b, scored, note", [
-    (40, 40, [], {"a": 40, "b": 40, "both": 40}, None),
-    (31, 32, [], {"a": 31, "b": 32, "both": 31}, "A 31, B 32, 31 both; every delta and interval is over those 31"),
-    (32, 32, ["q3"], {"a": 32, "b": 31, "both": 31}, "A 32, B 31, 31 both"),
-    (32, 32, ["q3", "q4"], {"a": 32, "b": 30, "both": 30}, "over those 30"),
-])
-def test_compare_says_when_the_runs_scored_different_questions(ids_a: int, ids_b: int, failed_b: list[str],
-                                                                scored: dict, note: str | None) -> None:
+@pytest.mark.parametrize(
+    "ids_a, ids_b, failed_b, scored, note",
+    [
+        (40, 40, [], {"a": 40, "b": 40, "both": 40}, None),
+        (31, 32, [], {"a": 31, "b": 32, "both": 31}, "A 31, B 32, 31 both; every delta and interval is over those 31"),
+        (32, 32, ["q3"], {"a": 32, "b": 31, "both": 31}, "A 32, B 31, 31 both"),
+        (32, 32, ["q3", "q4"], {"a": 32, "b": 30, "both": 30}, "over those 30"),
+    ],
+)
+def test_compare_says_when_the_runs_scored_different_questions(
+    ids_a: int, ids_b: int, failed_b: list[str], scored: dict, note: str | None
+) -> None:
     from ragcov_tui.evaluation.compare import question_set_note
 
     a = _report({f"q{i}": 0.5 for i in range(ids_a)}, "A")

@@ -21,8 +21,9 @@ CHUNKS = chunk_documents(DOCS, chunk_size=60, chunk_overlap=10)
 
 
 def _q(qid: str, contexts: list[str] | None = None, gold: dict | None = None, seed: str | None = None) -> Question:
-    return Question(id=qid, text=f"question {qid}?", gold=dict(gold or {}), reference_contexts=contexts,
-                    seed_document_id=seed)
+    return Question(
+        id=qid, text=f"question {qid}?", gold=dict(gold or {}), reference_contexts=contexts, seed_document_id=seed
+    )
 
 
 def _rows(n: int = 4) -> list[tuple[str, list[str], set[str]]]:
@@ -38,17 +39,31 @@ def _layouts(tmp: Path) -> dict[str, Path]:
     """One test file per tool, each in that tool's own field names (no gold ids)."""
     rows = _rows()
     files = {
-        "ragas.jsonl": "\n".join(json.dumps({"user_input": q, "reference": "r", "reference_contexts": c})
-                                 for q, c, _ in rows),
+        "ragas.jsonl": "\n".join(
+            json.dumps({"user_input": q, "reference": "r", "reference_contexts": c}) for q, c, _ in rows
+        ),
         "deepeval.json": json.dumps([{"input": q, "expected_output": "r", "context": c} for q, c, _ in rows]),
-        "giskard.jsonl": "\n".join(json.dumps({"id": f"g{i}", "question": q, "reference_answer": "r",
-                                               "reference_context": "\n\n".join(
-                                                   f"Document {n}: {t}" for n, t in enumerate(c)),
-                                               "conversation_history": [],
-                                               "metadata": {"question_type": "simple", "seed_document_id": "x"}})
-                                   for i, (q, c, _) in enumerate(rows)),
-        "llamaindex.json": json.dumps({"examples": [{"query": q, "reference_contexts": c, "reference_answer": "r",
-                                                     "query_by": {"type": "ai"}} for q, c, _ in rows]}),
+        "giskard.jsonl": "\n".join(
+            json.dumps(
+                {
+                    "id": f"g{i}",
+                    "question": q,
+                    "reference_answer": "r",
+                    "reference_context": "\n\n".join(f"Document {n}: {t}" for n, t in enumerate(c)),
+                    "conversation_history": [],
+                    "metadata": {"question_type": "simple", "seed_document_id": "x"},
+                }
+            )
+            for i, (q, c, _) in enumerate(rows)
+        ),
+        "llamaindex.json": json.dumps(
+            {
+                "examples": [
+                    {"query": q, "reference_contexts": c, "reference_answer": "r", "query_by": {"type": "ai"}}
+                    for q, c, _ in rows
+                ]
+            }
+        ),
     }
     paths = {}
     for name, text in files.items():
@@ -67,12 +82,15 @@ def test_each_tools_reference_contexts_become_gold_chunk_ids(layout: str, tmp_pa
     assert result.contexts["exact"] == (4 if layout == "giskard.jsonl" else 8)  # Giskard: one text per question
 
 
-@pytest.mark.parametrize("joined", [
-    "Document 12: {a}\n\nDocument 40: {b}",  # RAGET's reference_context
-    "Document doc-a.md: {a}\n\nDocument 7:{b}",
-    "{a}\n\n{b}",  # passages apart by a blank line
-    "{a}\n \n\t\n{b}",
-])
+@pytest.mark.parametrize(
+    "joined",
+    [
+        "Document 12: {a}\n\nDocument 40: {b}",  # RAGET's reference_context
+        "Document doc-a.md: {a}\n\nDocument 7:{b}",
+        "{a}\n\n{b}",  # passages apart by a blank line
+        "{a}\n \n\t\n{b}",
+    ],
+)
 def test_a_text_of_several_passages_names_each_passages_chunks(joined: str) -> None:
     a, b = _chunk(2, 0), _chunk(8, 2)
     question = _q("a", [joined.format(a=a.text, b=b.text.lower())])
@@ -95,8 +113,15 @@ def test_grade_zero_gold_is_no_gold() -> None:
     assert question.gold == {_chunk(2, 0).id: 1.0}
 
 
-@pytest.mark.parametrize("seed, expected", [("doc05.md", "doc05.md"), ("corpus/doc05.md", "doc05.md"),
-                                            ("doc05", "doc05.md"), (_chunk(5, 2).id, _chunk(5, 2).id)])
+@pytest.mark.parametrize(
+    "seed, expected",
+    [
+        ("doc05.md", "doc05.md"),
+        ("corpus/doc05.md", "doc05.md"),
+        ("doc05", "doc05.md"),
+        (_chunk(5, 2).id, _chunk(5, 2).id),
+    ],
+)
 def test_giskard_seed_document_id_gives_gold_when_no_text_matched(seed: str, expected: str) -> None:
     question = _q("a", ["A context written from elsewhere that the corpus never held at all."], seed=seed)
     result = present(gold_from_contexts([question], DOCS, CHUNKS))
@@ -141,21 +166,35 @@ def test_nothing_to_say_when_no_question_carries_references() -> None:
 
 def test_counts_and_line_for_a_mixed_file() -> None:
     near = " ".join(w if i % 20 != 10 else "zzyzx" for i, w in enumerate(DOCS[6].text.split()[40:140]))
-    questions = [_q("a", [_chunk(1, 1).text, "Yes."]), _q("b", [near]),
-                 _q("c", ["Entirely unrelated words that no document of this corpus contains anywhere."])]
+    questions = [
+        _q("a", [_chunk(1, 1).text, "Yes."]),
+        _q("b", [near]),
+        _q("c", ["Entirely unrelated words that no document of this corpus contains anywhere."]),
+    ]
     result = present(gold_from_contexts(questions, DOCS, CHUNKS))
     block = result.as_dict()
-    assert block["contexts"] == {"exact": 1, "near-exact": 1, "embedding": 0, "unmatched": 1, "too short": 1,
-                                 "ambiguous": 0}
+    assert block["contexts"] == {
+        "exact": 1,
+        "near-exact": 1,
+        "embedding": 0,
+        "unmatched": 1,
+        "too short": 1,
+        "ambiguous": 0,
+    }
     assert block["matched_questions"] == 2 and block["questions"] == 3
-    assert block["unmatched_examples"] == ["Entirely unrelated words that no document of this corpus contains anywhere."]
-    assert context_gold_line(block) == ("gold from reference contexts: 1 exact, 1 near-exact, 0 by embedding "
-                                        "(cos ≥ 0.9), 1 unmatched, 1 too short; 2 of 3 questions got gold ids")
+    assert block["unmatched_examples"] == [
+        "Entirely unrelated words that no document of this corpus contains anywhere."
+    ]
+    assert context_gold_line(block) == (
+        "gold from reference contexts: 1 exact, 1 near-exact, 0 by embedding "
+        "(cos ≥ 0.9), 1 unmatched, 1 too short; 2 of 3 questions got gold ids"
+    )
 
 
 def test_without_a_corpus_the_line_says_nothing_was_mapped() -> None:
     question = _q("a", [_chunk(0, 1).text])
     result = present(gold_from_contexts([question], [], []))
     assert question.gold == {} and result.as_dict()["mapped"] is False
-    assert context_gold_line(result.as_dict()) == ("gold from reference contexts: none mapped for 1 question(s) "
-                                                   "(no --corpus to find them in)")
+    assert context_gold_line(result.as_dict()) == (
+        "gold from reference contexts: none mapped for 1 question(s) (no --corpus to find them in)"
+    )

@@ -11,10 +11,12 @@ from ragcov_tui.corpus.chunking import chunk_documents
 from ragcov_tui.corpus.models import Chunk, Document
 from ragcov_tui.evaluation.context_index import MAX_PLACES, ContextIndex, normalise
 
-WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
-         "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber basalt cobalt dune ember "
-         "fjord glacier harbor iris jasper kelp lagoon meadow nectar orchid prairie quartz reef summit "
-         "tundra umber valley willow").split()
+WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+    "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber basalt cobalt dune ember "
+    "fjord glacier harbor iris jasper kelp lagoon meadow nectar orchid prairie quartz reef summit "
+    "tundra umber valley willow"
+).split()
 BOILERPLATE = "All rights reserved by the Skein documentation team, see the licence page for details."
 
 
@@ -29,8 +31,13 @@ def _documents() -> list[Document]:
     for d in range(12):
         paragraphs = ["\n".join(_sentence(rng) for _ in range(4)) for _ in range(6)]
         docs.append(Document(f"doc{d:02d}.md", "\n\n".join(paragraphs) + "\n\n" + BOILERPLATE))
-    docs.append(Document("unicode.md", "Der Straße entlang: ﬁnancial café naïve résumé ＦＵＬＬＷＩＤＴＨ text "
-                                       "über die Brücke, 東京 の 天気 は 晴れ です, and then the end of the note."))
+    docs.append(
+        Document(
+            "unicode.md",
+            "Der Straße entlang: ﬁnancial café naïve résumé ＦＵＬＬＷＩＤＴＨ text "
+            "über die Brücke, 東京 の 天気 は 晴れ です, and then the end of the note.",
+        )
+    )
     return docs
 
 
@@ -46,15 +53,20 @@ def _chunk(doc: int, n: int) -> Chunk:
 
 @pytest.mark.parametrize("doc", range(12))
 @pytest.mark.parametrize("n", [0, 1, 2])
-@pytest.mark.parametrize("change", ["as is", "upper", "lower", "spaces", "newlines", "no punctuation",
-                                    "extra punctuation", "tabs and nbsp"])
+@pytest.mark.parametrize(
+    "change", ["as is", "upper", "lower", "spaces", "newlines", "no punctuation", "extra punctuation", "tabs and nbsp"]
+)
 def test_a_chunk_text_with_trivial_changes_matches_exactly_that_chunk(doc: int, n: int, change: str) -> None:
     chunk = _chunk(doc, n)
     text = {
-        "as is": chunk.text, "upper": chunk.text.upper(), "lower": chunk.text.lower(),
-        "spaces": "  " + chunk.text.replace(" ", "   ") + "  ", "newlines": chunk.text.replace(" ", "\n"),
+        "as is": chunk.text,
+        "upper": chunk.text.upper(),
+        "lower": chunk.text.lower(),
+        "spaces": "  " + chunk.text.replace(" ", "   ") + "  ",
+        "newlines": chunk.text.replace(" ", "\n"),
         "no punctuation": "".join(ch for ch in chunk.text if ch.isalnum() or ch.isspace()),
-        "extra punctuation": chunk.text.replace(" ", ", "), "tabs and nbsp": chunk.text.replace(" ", "\t\u00a0"),
+        "extra punctuation": chunk.text.replace(" ", ", "),
+        "tabs and nbsp": chunk.text.replace(" ", "\t\u00a0"),
     }[change]
     outcome, places = INDEX.find(text)
     assert outcome == "exact"
@@ -65,7 +77,7 @@ def test_a_chunk_text_with_trivial_changes_matches_exactly_that_chunk(doc: int, 
 @pytest.mark.parametrize("cut", [(3, -3), (7, -1), (1, -11), (25, 90)])
 def test_a_context_cut_mid_word_or_mid_sentence_still_matches(doc: int, cut: tuple[int, int]) -> None:
     chunk = _chunk(doc, 1)
-    outcome, places = INDEX.find(chunk.text[cut[0]:cut[1]])
+    outcome, places = INDEX.find(chunk.text[cut[0] : cut[1]])
     assert outcome == "exact" and chunk.id in places[0].chunk_ids
 
 
@@ -85,7 +97,7 @@ def test_a_chunk_holding_only_the_last_words_is_not_named(doc: int) -> None:
     first, second = _chunk(doc, 0), _chunk(doc, 2)
     text = DOCS[doc].text
     start = text.index(first.text)
-    outcome, places = INDEX.find(text[start:start + len(first.text) - 30])
+    outcome, places = INDEX.find(text[start : start + len(first.text) - 30])
     assert outcome == "exact" and places[0].chunk_ids[0] == first.id
     assert second.id not in places[0].chunk_ids
 
@@ -118,8 +130,26 @@ def test_a_paraphrase_matches_at_no_text_tier(doc: int, n: int) -> None:
     assert outcome == "unmatched" and places == []
 
 
-@pytest.mark.parametrize("text", ["", " ", "\n\t", ".", "?!", "a", "the", "Yes.", "alpha bravo", "alpha bravo charlie",
-                                  "alpha bravo charlie delta", "…", "東京", "\x00", "- - - - - - - -"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "\n\t",
+        ".",
+        "?!",
+        "a",
+        "the",
+        "Yes.",
+        "alpha bravo",
+        "alpha bravo charlie",
+        "alpha bravo charlie delta",
+        "…",
+        "東京",
+        "\x00",
+        "- - - - - - - -",
+    ],
+)
 def test_empty_or_very_short_contexts_match_nothing(text: str) -> None:
     assert INDEX.find(text) == ("too short", [])
 
@@ -130,12 +160,15 @@ def test_boilerplate_found_in_many_documents_is_ambiguous_not_everything() -> No
     assert MAX_PLACES < 12
 
 
-@pytest.mark.parametrize("text", [
-    "Der Straße entlang: financial café naïve résumé FULLWIDTH text",  # NFKC: ligature, full width
-    "DER STRASSE ENTLANG FINANCIAL CAFÉ NAÏVE RÉSUMÉ",  # casefold: ß → ss
-    "über die Brücke, 東京 の 天気 は 晴れ です",
-    "café naïve résumé ＦＵＬＬＷＩＤＴＨ text über",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Der Straße entlang: financial café naïve résumé FULLWIDTH text",  # NFKC: ligature, full width
+        "DER STRASSE ENTLANG FINANCIAL CAFÉ NAÏVE RÉSUMÉ",  # casefold: ß → ss
+        "über die Brücke, 東京 の 天気 は 晴れ です",
+        "café naïve résumé ＦＵＬＬＷＩＤＴＨ text über",
+    ],
+)
 def test_unicode_contexts_match_after_normalisation(text: str) -> None:
     outcome, places = INDEX.find(text)
     assert outcome == "exact" and places[0].chunk_ids == (BY_DOC["unicode.md"][0].id,)
@@ -146,10 +179,13 @@ def test_accents_are_not_dropped(text: str) -> None:
     assert INDEX.find(text)[0] != "exact"
 
 
-@pytest.mark.parametrize("text", [
-    "Nothing in this sentence appears anywhere in the corpus at all.",
-    " ".join(WORDS[:30]),  # corpus words, never in this order
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nothing in this sentence appears anywhere in the corpus at all.",
+        " ".join(WORDS[:30]),  # corpus words, never in this order
+    ],
+)
 def test_text_from_elsewhere_is_unmatched(text: str) -> None:
     assert INDEX.find(text) == ("unmatched", [])
 
@@ -165,10 +201,17 @@ def test_an_empty_corpus_matches_nothing() -> None:
     assert ContextIndex([], []).find(_chunk(0, 0).text) == ("unmatched", [])
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("The  Team-plan: $8!", "the team plan 8"), ("snake_case_name", "snake case name"), ("ﬁ", "fi"),
-    ("  \n", ""), ("Straße", "strasse"), ("a\u00a0b", "a b"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The  Team-plan: $8!", "the team plan 8"),
+        ("snake_case_name", "snake case name"),
+        ("ﬁ", "fi"),
+        ("  \n", ""),
+        ("Straße", "strasse"),
+        ("a\u00a0b", "a b"),
+    ],
+)
 def test_normal_form(text: str, expected: str) -> None:
     assert normalise(text) == expected
 

@@ -49,8 +49,10 @@ def test_units_join_wrapped_lines_render_table_rows_and_drop_heading_markers() -
     texts = [u.text for u in units]
     assert "If no plan is chosen, the organization moves to the Free plan." in texts
     assert "You can pay monthly or annually; annual billing saves 20%." in texts
-    assert ("Plan: Team; Billed monthly: $10; Billed annually: $8; "
-            "Best for: Growing teams that need more storage and integrations.") in texts
+    assert (
+        "Plan: Team; Billed monthly: $10; Billed annually: $8; "
+        "Best for: Growing teams that need more storage and integrations."
+    ) in texts
     assert [u.text for u in units if u.kind == "heading"] == ["Billing and plans", "Plans and prices", "Free trial"]
     assert not any(t.startswith("#") or "|" in t or "**" in t for t in texts)
     assert {u.section for u in units if u.kind == "row"} == {"Plans and prices"}
@@ -58,28 +60,43 @@ def test_units_join_wrapped_lines_render_table_rows_and_drop_heading_markers() -
 
 
 def test_units_of_lists_setext_headings_flattened_html_and_code() -> None:
-    text = ("NOTES\n=====\nNew\n- Page analytics: see views for the last\n  90 days (Business).\n- Swimlanes\n\n"
-            "Response times depend on your plan:\nPlan Support\nFree Community forum\n"
-            "| Team | $8 |\n```\ncurl -X POST /v2/pages\n```")
+    text = (
+        "NOTES\n=====\nNew\n- Page analytics: see views for the last\n  90 days (Business).\n- Swimlanes\n\n"
+        "Response times depend on your plan:\nPlan Support\nFree Community forum\n"
+        "| Team | $8 |\n```\ncurl -X POST /v2/pages\n```"
+    )
     units = [(u.kind, u.text) for u in text_units(text)]
-    assert units == [("heading", "NOTES"), ("sentence", "New"),
-                     ("item", "Page analytics: see views for the last 90 days (Business)."), ("item", "Swimlanes"),
-                     ("sentence", "Response times depend on your plan:"), ("sentence", "Plan Support"),
-                     ("sentence", "Free Community forum"), ("row", "Team; $8."), ("code", "curl -X POST /v2/pages")]
+    assert units == [
+        ("heading", "NOTES"),
+        ("sentence", "New"),
+        ("item", "Page analytics: see views for the last 90 days (Business)."),
+        ("item", "Swimlanes"),
+        ("sentence", "Response times depend on your plan:"),
+        ("sentence", "Plan Support"),
+        ("sentence", "Free Community forum"),
+        ("row", "Team; $8."),
+        ("code", "curl -X POST /v2/pages"),
+    ]
 
 
 def test_candidates_are_complete_sentences_once_each_with_their_best_chunk() -> None:
-    contexts = [RetrievedChunk("b#1", "the end of a cut sentence. Owners can pay by card.\n## Cards\nIs it free?"),
-                RetrievedChunk("b#0", "Owners can pay by card. It is charged monthly. Short one.")]
+    contexts = [
+        RetrievedChunk("b#1", "the end of a cut sentence. Owners can pay by card.\n## Cards\nIs it free?"),
+        RetrievedChunk("b#0", "Owners can pay by card. It is charged monthly. Short one."),
+    ]
     pool = candidates(contexts)
-    assert [(c.text, c.chunk_id) for c in pool] == [("Owners can pay by card.", "b#1"),
-                                                    ("It is charged monthly.", "b#0")]
+    assert [(c.text, c.chunk_id) for c in pool] == [
+        ("Owners can pay by card.", "b#1"),
+        ("It is charged monthly.", "b#0"),
+    ]
     assert pool[1].rendered() == "Owners can pay by card. It is charged monthly."  # the pronoun's referent
 
 
 def test_lexical_score_weights_rare_question_terms() -> None:
-    scores = lexical_scores("Which plans have SCIM?", ["SCIM is on Enterprise.", "Every plan has a trial.",
-                                                       "Each plan lists SCIM.", "A plan."])
+    scores = lexical_scores(
+        "Which plans have SCIM?",
+        ["SCIM is on Enterprise.", "Every plan has a trial.", "Each plan lists SCIM.", "A plan."],
+    )
     assert scores[2] == pytest.approx(1.0) and scores[0] > scores[1] > 0  # "plans" matches "plan"
     assert lexical_scores("the of and", ["anything"]).tolist() == [0.0]
 
@@ -106,8 +123,11 @@ def test_answers_cite_each_sentence_and_abstain_off_topic() -> None:
 @pytest.mark.slow  # loads the local ONNX model (~2 s)
 def test_price_question_picks_the_price_row_of_the_real_sample_file() -> None:
     text = (Path(__file__).parents[2] / "sample_data/corpus/billing-and-plans.md").read_text()
-    answer = extract_answer("How much does the Team plan cost per member if we pay annually?",
-                            [RetrievedChunk("billing-and-plans.md#0", text)], make_embedder("local"))
+    answer = extract_answer(
+        "How much does the Team plan cost per member if we pay annually?",
+        [RetrievedChunk("billing-and-plans.md#0", text)],
+        make_embedder("local"),
+    )
     assert "Plan: Team; Billed monthly: $10; Billed annually: $8;" in answer
     sentences = split_sentences(answer)
     assert 1 <= len(sentences) <= 3 + 1 and all(s.endswith((".", "!")) and s[0].isupper() for s in sentences)
@@ -131,16 +151,20 @@ def test_offline_scoring_embeds_an_items_texts_in_one_call() -> None:
     from ragcov_tui.evaluation.systems.base import SystemOutput
 
     chunk = RetrievedChunk("billing.md#0", BILLING)
-    item = GenerationInput(question="What does Team cost annually?", contexts=[chunk],
-                           answer="Plan: Team; Billed monthly: $10; Billed annually: $8. [billing.md#0]",
-                           ground_truth="$8 per member per month billed annually.",
-                           paraphrase_outputs=[SystemOutput("Team is $8 a month on annual billing.", [chunk])],
-                           paraphrases=["Annual Team price?"])
+    item = GenerationInput(
+        question="What does Team cost annually?",
+        contexts=[chunk],
+        answer="Plan: Team; Billed monthly: $10; Billed annually: $8. [billing.md#0]",
+        ground_truth="$8 per member per month billed annually.",
+        paraphrase_outputs=[SystemOutput("Team is $8 a month on annual billing.", [chunk])],
+        paraphrases=["Annual Team price?"],
+    )
     embedder = HashEmbedder(dim=64)
     scores = score_generation(item, llm=None, embedder=embedder, metrics=set(GENERATION_METRICS))
     assert embedder.stats.calls == 1 and not scores.errors
     assert scores.values["faithfulness"] == 1.0  # the answer's row is a context unit verbatim
     empty = HashEmbedder(dim=64)
-    score_generation(GenerationInput(question="q", answer="", contexts=[]), llm=None, embedder=empty,
-                     metrics=set(GENERATION_METRICS))
+    score_generation(
+        GenerationInput(question="q", answer="", contexts=[]), llm=None, embedder=empty, metrics=set(GENERATION_METRICS)
+    )
     assert empty.stats.texts == 0  # nothing to compare: nothing embedded

@@ -41,17 +41,26 @@ def test_regressions_beyond_max_drop_are_listed() -> None:
 def test_fail_under_parsing() -> None:
     parsed = parse_fail_under(["ndcg=0.6", "hit@5=0.9", "faithfulness = 0.75"], 5)
     assert [(t.metric, t.minimum) for t in parsed] == [("ndcg@5", 0.6), ("hit@5", 0.9), ("faithfulness", 0.75)]
-    for spec, message in [("ndcg", "expected METRIC=VALUE"), ("=0.3", "expected METRIC=VALUE"),
-                          ("ndcg=high", "'high' is not a number"), ("bleu=0.3", "unknown metric 'bleu'"),
-                          ("ndcg@10=0.5", "does not match --k 5"), ("mrr=nan", "finite")]:
+    for spec, message in [
+        ("ndcg", "expected METRIC=VALUE"),
+        ("=0.3", "expected METRIC=VALUE"),
+        ("ndcg=high", "'high' is not a number"),
+        ("bleu=0.3", "unknown metric 'bleu'"),
+        ("ndcg@10=0.5", "does not match --k 5"),
+        ("mrr=nan", "finite"),
+    ]:
         with pytest.raises(BadInput, match=message):
             parse_fail_under([spec], 5)
 
 
 def test_check_gates_combines_both_kinds() -> None:
     current = _report(ndcg_at_5=0.55, mrr=0.9, faithfulness=None)
-    result = check_gates(current, baseline=_report(ndcg_at_5=0.7, mrr=0.9), max_drop=0.05,
-                         fail_under=["mrr=0.8", "ndcg=0.6", "faithfulness=0.5"])
+    result = check_gates(
+        current,
+        baseline=_report(ndcg_at_5=0.7, mrr=0.9),
+        max_drop=0.05,
+        fail_under=["mrr=0.8", "ndcg=0.6", "faithfulness=0.5"],
+    )
     assert result.failed
     assert [r.metric for r in result.regressions] == ["ndcg@5"]
     assert [(b.metric, b.current) for b in result.below] == [("ndcg@5", 0.55), ("faithfulness", None)]
@@ -79,8 +88,10 @@ def _judged_report(scores: list[float], repeats: int) -> EvalReport:
     mean = sum(scores) / len(scores)
     report = _report(ndcg_at_5=0.7, faithfulness=mean)
     report["repeats"] = repeats
-    report["questions"] = [cast(ReportQuestion, {"id": f"q{i}", "status": "done", "generation": {"faithfulness": s}})
-                           for i, s in enumerate(scores)]
+    report["questions"] = [
+        cast(ReportQuestion, {"id": f"q{i}", "status": "done", "generation": {"faithfulness": s}})
+        for i, s in enumerate(scores)
+    ]
     return report
 
 
@@ -102,13 +113,17 @@ def test_gate_summary_says_exact_or_judged_and_a_judged_gate_uses_the_lower_boun
 def test_a_judged_gate_with_alignment_uses_the_corrected_lower_bound() -> None:
     scores = [0.9] * 8 + [0.1] * 2
     report = _judged_report(scores, 1)
-    alignment = align({f"q{i}": {"faithfulness": s} for i, s in enumerate(scores)},
-                      [(f"q{i}", "faithfulness", int(s >= 0.5)) for i, s in enumerate(scores)])
+    alignment = align(
+        {f"q{i}": {"faithfulness": s} for i, s in enumerate(scores)},
+        [(f"q{i}", "faithfulness", int(s >= 0.5)) for i, s in enumerate(scores)],
+    )
     corrected = present(alignment.of("faithfulness")).corrected.estimate
     result = check_gates(report, fail_under=["faithfulness=0.5"], alignment=alignment)
     assert result.checks[0].compared == corrected.low
     assert "judge-corrected" in result.summary()[0]
-    chance = align({"q0": {"faithfulness": 0.9}, "q1": {"faithfulness": 0.9}},
-                   [("q0", "faithfulness", 1), ("q1", "faithfulness", 0)])
+    chance = align(
+        {"q0": {"faithfulness": 0.9}, "q1": {"faithfulness": 0.9}},
+        [("q0", "faithfulness", 1), ("q1", "faithfulness", 0)],
+    )
     failed = check_gates(report, fail_under=["faithfulness=0.1"], alignment=chance)
     assert failed.failed and "no better than chance" in failed.summary()[0]  # cannot be shown to pass

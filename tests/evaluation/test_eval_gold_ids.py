@@ -17,23 +17,26 @@ def corpus() -> list[Chunk]:
     return [Chunk(id=f"{d}#{p}-abcdef{p:02d}", text="t", source=d, position=p) for d in DOCS for p in range(2)]
 
 
-@pytest.mark.parametrize("gold, expected, rule", [
-    ("billing-and-plans.md", "billing-and-plans.md", None),
-    ("guides/setup.md#1-abcdef01", "guides/setup.md#1-abcdef01", None),
-    ("  ./guides/setup.md ", "guides/setup.md", "cleaned"),
-    ("guides\\setup.md", "guides/setup.md", "cleaned"),
-    ("sample_data/corpus/billing-and-plans.md", "billing-and-plans.md", "relative"),
-    ("sample_data/corpus/guides/export.md", "guides/export.md", "relative"),
-    ("corpus/guides/export.md", "guides/export.md", "prefix"),
-    ("elsewhere/billing-and-plans.md", "billing-and-plans.md", "prefix"),
-    ("api/auth.md", "v2/api/auth.md", "suffix"),
-    ("auth.md", "v2/api/auth.md", "suffix"),
-    ("billing-and-plans", "billing-and-plans.md", "file stem"),
-    ("notes", "notes.txt", "file stem"),
-    ("faq.markdown", "faq.md", "file stem"),
-    ("guides/setup.md#7-00000000", "guides/setup.md", "chunk→document"),
-    ("sample_data/corpus/faq.md#0-abcdef99", "faq.md", "chunk→document"),
-])
+@pytest.mark.parametrize(
+    "gold, expected, rule",
+    [
+        ("billing-and-plans.md", "billing-and-plans.md", None),
+        ("guides/setup.md#1-abcdef01", "guides/setup.md#1-abcdef01", None),
+        ("  ./guides/setup.md ", "guides/setup.md", "cleaned"),
+        ("guides\\setup.md", "guides/setup.md", "cleaned"),
+        ("sample_data/corpus/billing-and-plans.md", "billing-and-plans.md", "relative"),
+        ("sample_data/corpus/guides/export.md", "guides/export.md", "relative"),
+        ("corpus/guides/export.md", "guides/export.md", "prefix"),
+        ("elsewhere/billing-and-plans.md", "billing-and-plans.md", "prefix"),
+        ("api/auth.md", "v2/api/auth.md", "suffix"),
+        ("auth.md", "v2/api/auth.md", "suffix"),
+        ("billing-and-plans", "billing-and-plans.md", "file stem"),
+        ("notes", "notes.txt", "file stem"),
+        ("faq.markdown", "faq.md", "file stem"),
+        ("guides/setup.md#7-00000000", "guides/setup.md", "chunk→document"),
+        ("sample_data/corpus/faq.md#0-abcdef99", "faq.md", "chunk→document"),
+    ],
+)
 def test_each_normalisation(gold: str, expected: str, rule: str | None) -> None:
     questions = [Question(id="q", text="?", gold={gold: 2.0})]
     result = match_gold_ids(questions, corpus(), roots=["sample_data/corpus"])
@@ -44,10 +47,15 @@ def test_each_normalisation(gold: str, expected: str, rule: str | None) -> None:
 
 @pytest.mark.parametrize("gold", ["setup.md#0-abcdef00", "export", "unknown.md", "guides", "faq.md#nope"])
 def test_ambiguous_or_unknown_ids_stay_as_they_are(gold: str) -> None:
-    chunks = corpus() + [Chunk(id="other/setup.md#0-1", text="t", source="other/setup.md", position=0),
-                         Chunk(id="export.txt#0-1", text="t", source="export.txt", position=0)]
-    questions = [Question(id="q", text="?", gold={gold: 1.0}), Question(id="r", text="?", gold={"faq.md": 1.0}),
-                 Question(id="s", text="?", gold={"faq.md": 1.0})]
+    chunks = corpus() + [
+        Chunk(id="other/setup.md#0-1", text="t", source="other/setup.md", position=0),
+        Chunk(id="export.txt#0-1", text="t", source="export.txt", position=0),
+    ]
+    questions = [
+        Question(id="q", text="?", gold={gold: 1.0}),
+        Question(id="r", text="?", gold={"faq.md": 1.0}),
+        Question(id="s", text="?", gold={"faq.md": 1.0}),
+    ]
     result = match_gold_ids(questions, chunks)
     assert questions[0].gold == {gold: 1.0}
     assert len(result.unmatched) + len(result.ambiguous) == 1
@@ -59,8 +67,9 @@ def test_path_prefix_case_says_so_in_one_line() -> None:
     result = match_gold_ids(questions, corpus(), roots=["sample_data/corpus"], warn=warnings.append)
     assert result.matched == len(DOCS) and result.questions_matched == len(DOCS)
     assert len(warnings) == 1
-    assert warnings[0].startswith(f"gold ids: {len(DOCS)} distinct ids matched the corpus after normalisation: "
-                                  "path relative to the corpus root")
+    assert warnings[0].startswith(
+        f"gold ids: {len(DOCS)} distinct ids matched the corpus after normalisation: path relative to the corpus root"
+    )
     assert "'sample_data/corpus/billing-and-plans.md' → 'billing-and-plans.md'" in warnings[0]
 
 

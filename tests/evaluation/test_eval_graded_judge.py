@@ -46,8 +46,9 @@ def graded_logprobs(messages: list[dict], body: dict) -> list[dict[str, float]]:
 def graded_reply(messages: list[dict], body: dict) -> str:
     if messages[0]["content"] == VERIFY_ONE.instruction:
         return "yes" if _p_yes(_claim(messages)) >= 0.5 else "no"
-    return json.dumps({"claims": [s.strip() + "." for s in messages[-1]["content"].split("Text:\n", 1)[1].split(".")
-                                  if s.strip()]})
+    return json.dumps(
+        {"claims": [s.strip() + "." for s in messages[-1]["content"].split("Text:\n", 1)[1].split(".") if s.strip()]}
+    )
 
 
 def write_inputs(tmp: Path) -> tuple[Path, Path, Path]:
@@ -62,21 +63,47 @@ def write_inputs(tmp: Path) -> tuple[Path, Path, Path]:
 
 
 def run(tmp: Path, *extra: str) -> int:
-    corpus, questions, records = write_inputs(tmp) if not (tmp / "corpus").exists() else (
-        tmp / "corpus", tmp / "q.jsonl", tmp / "records.jsonl")
-    return main(["eval", "--db", str(tmp / "r.db"), "--questions", str(questions), "--corpus", str(corpus),
-                 "--system", f"records:{records}", "--embedder", "hash", "--judge-llm", "openai:gpt-4o-mini",
-                 "--metrics", "faithfulness", "--quiet", "--json", str(tmp / "out.json"), *extra])
+    corpus, questions, records = (
+        write_inputs(tmp) if not (tmp / "corpus").exists() else (tmp / "corpus", tmp / "q.jsonl", tmp / "records.jsonl")
+    )
+    return main(
+        [
+            "eval",
+            "--db",
+            str(tmp / "r.db"),
+            "--questions",
+            str(questions),
+            "--corpus",
+            str(corpus),
+            "--system",
+            f"records:{records}",
+            "--embedder",
+            "hash",
+            "--judge-llm",
+            "openai:gpt-4o-mini",
+            "--metrics",
+            "faithfulness",
+            "--quiet",
+            "--json",
+            str(tmp / "out.json"),
+            *extra,
+        ]
+    )
 
 
 def verify_requests(server) -> list[dict]:
-    return [r.body for r in server.requests if r.path.endswith("/chat/completions")
-            and r.body["messages"][0]["content"] in (VERIFY_ONE.instruction, VERIFY.instruction)
-            and "probe#0" not in r.body["messages"][1]["content"]]
+    return [
+        r.body
+        for r in server.requests
+        if r.path.endswith("/chat/completions")
+        and r.body["messages"][0]["content"] in (VERIFY_ONE.instruction, VERIFY.instruction)
+        and "probe#0" not in r.body["messages"][1]["content"]
+    ]
 
 
 def test_graded_faithfulness_is_the_mean_probability_of_yes_and_a_rerun_is_served_from_the_cache(
-        judge_server, tmp_path: Path) -> None:  # noqa: F811
+    judge_server, tmp_path: Path
+) -> None:
     judge_server.chat_handler = graded_reply
     judge_server.logprobs_handler = graded_logprobs
     assert run(tmp_path, "--judge-mode", "graded") == 0
@@ -95,25 +122,33 @@ def test_graded_faithfulness_is_the_mean_probability_of_yes_and_a_rerun_is_serve
     assert again["generation"]["faithfulness"] == pytest.approx(0.55)
 
 
-def test_a_server_without_logprobs_fails_the_graded_preflight_with_one_line(judge_server, tmp_path: Path,  # noqa: F811
-                                                                           capsys) -> None:
+def test_a_server_without_logprobs_fails_the_graded_preflight_with_one_line(
+    judge_server,
+    tmp_path: Path,
+    capsys,
+) -> None:
     judge_server.chat_handler = graded_reply  # no logprobs_handler: replies carry no probabilities
     assert run(tmp_path, "--judge-mode", "graded") == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err) == 1 and "no token probabilities (logprobs); use --judge-mode claim" in err[0]
 
 
-def test_judge_mode_claim_asks_one_json_verdict_per_claim(judge_server, tmp_path: Path) -> None:  # noqa: F811
+def test_judge_mode_claim_asks_one_json_verdict_per_claim(judge_server, tmp_path: Path) -> None:
     assert run(tmp_path, "--judge-mode", "claim", "--no-preflight") == 0
     asked = verify_requests(judge_server)
-    assert len(asked) == 2 and all("Claims:\n1. " in b["messages"][1]["content"]
-                                   and "\n2. " not in b["messages"][1]["content"] for b in asked)
+    assert len(asked) == 2 and all(
+        "Claims:\n1. " in b["messages"][1]["content"] and "\n2. " not in b["messages"][1]["content"] for b in asked
+    )
     item = json.loads((tmp_path / "out.json").read_text())["questions"][0]
     assert item["generation"]["faithfulness"] == pytest.approx(0.5)  # RuleJudge: the verbatim sentence only
 
 
-def test_judge_mode_is_a_setting_checked_like_every_other(judge_server, tmp_path: Path, capsys,  # noqa: F811
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_mode_is_a_setting_checked_like_every_other(
+    judge_server,
+    tmp_path: Path,
+    capsys,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert run(tmp_path, "--judge-mode", "sampled") == 2
     assert "--judge-mode: expected one of batch, claim, graded, got 'sampled'" in capsys.readouterr().err
     monkeypatch.setenv("RAGCOV_JUDGE_MODE", "claim")
@@ -121,7 +156,7 @@ def test_judge_mode_is_a_setting_checked_like_every_other(judge_server, tmp_path
     assert len(verify_requests(judge_server)) == 2
 
 
-def test_resuming_a_session_with_another_judge_mode_is_refused(judge_server, tmp_path: Path, capsys) -> None:  # noqa: F811
+def test_resuming_a_session_with_another_judge_mode_is_refused(judge_server, tmp_path: Path, capsys) -> None:
     assert run(tmp_path, "--judge-mode", "claim", "--no-preflight") == 0
     sid = json.loads((tmp_path / "out.json").read_text())["session_id"]
     capsys.readouterr()

@@ -52,13 +52,17 @@ HOSTILE: list[tuple[str, Any, str]] = [
     ("[]", [], "must be a number, got list"),
     ('{"value": 0.5}', {"value": 0.5}, "must be a number, got dict"),
     ('{"value": NaN}', {"value": float("nan")}, "must be a number, got dict"),
-    ('[[NaN]]', [[float("nan")]], "must be a number, got list"),
-    ("1" + "0" * 400, 10 ** 400, "finite number"),
+    ("[[NaN]]", [[float("nan")]], "must be a number, got list"),
+    ("1" + "0" * 400, 10**400, "finite number"),
     ("-" + "9" * 320, -int("9" * 320), "finite number"),
 ]
 HOSTILE_IDS = [raw if len(raw) < 20 else f"{raw[:4]}…({len(raw)} digits)" for raw, _, _ in HOSTILE]
 ACCEPTED: list[tuple[str, Any, float | None]] = [
-    ("null", None, None), ("0", 0, 0.0), ("0.82", 0.82, 0.82), ("-3.5", -3.5, -3.5), ("12", 12, 12.0),
+    ("null", None, None),
+    ("0", 0, 0.0),
+    ("0.82", 0.82, 0.82),
+    ("-3.5", -3.5, -3.5),
+    ("12", 12, 12.0),
     ("1e308", 1e308, 1e308),
 ]
 NON_FINITE_LITERAL = re.compile(r"^-?Infinity$|NaN\b(?!\")|e[34]\d\d")
@@ -96,7 +100,9 @@ def _check_run(tmp: Path, system: str, words: str | None, context: bool = True) 
 def test_http_system_hostile_score_is_that_questions_error(tmp_path: Path, raw: str, value: Any, words: str) -> None:
     literal = NON_FINITE_LITERAL.search(raw) is not None  # refused where the reply is parsed
     with FakeSystemServer(lambda q: _reply(raw if q == BAD else "0.5")) as server:
-        _check_run(tmp_path, f"http:{server.url}", "the reply is not valid JSON" if literal else words, context=not literal)
+        _check_run(
+            tmp_path, f"http:{server.url}", "the reply is not valid JSON" if literal else words, context=not literal
+        )
 
 
 @pytest.mark.parametrize(("raw", "value", "expected"), ACCEPTED, ids=[a[0] for a in ACCEPTED])
@@ -106,22 +112,25 @@ def test_http_system_finite_scores_are_kept(tmp_path: Path, raw: str, value: Any
     assert item["retrieved"][0]["score"] == expected
 
 
-@pytest.mark.parametrize(("body", "words"), [
-    ('{"answer": NaN, "contexts": []}', "NaN is not valid JSON (numbers must be finite)"),
-    ('{"answer": "a", "contexts": NaN}', "NaN is not valid JSON (numbers must be finite)"),
-    ('{"answer": "a", "contexts": [-Infinity]}', "-Infinity is not valid JSON"),
-    ('{"answer": "a", "contexts": [{"id": "x", "text": 1e309}]}', "number 1e309 is too large"),
-    ("NaN", "NaN is not valid JSON (numbers must be finite)"),
-    ('{"answer": 3, "contexts": []}', "'answer' must be a string"),
-    ('{"answer": "a", "contexts": 0.5}', "'contexts' must be a list"),
-    ('{"answer": "a", "contexts": [0.5]}', "context 1: expected"),
-    ('{"answer": "a", "contexts": [{"id": 1.5, "text": "t"}]}', "context 1: 'id' must be a string"),
-    ('{"answer": "a", "contexts": [{"id": ["x"], "text": "t"}]}', "context 1: 'id' must be a string"),
-    ('{"answer": "a", "contexts": [{"id": true, "text": "t"}]}', "context 1: 'id' must be a string"),
-    ('{"answer": "a", "contexts": [{"id": "x", "text": {"t": 1}}]}', "context 1: 'text' must be a string"),
-    ('[1, 2, 3]', "expected {'answer'"),
-    ('{"contexts": []}', "no 'answer' field"),
-])
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ('{"answer": NaN, "contexts": []}', "NaN is not valid JSON (numbers must be finite)"),
+        ('{"answer": "a", "contexts": NaN}', "NaN is not valid JSON (numbers must be finite)"),
+        ('{"answer": "a", "contexts": [-Infinity]}', "-Infinity is not valid JSON"),
+        ('{"answer": "a", "contexts": [{"id": "x", "text": 1e309}]}', "number 1e309 is too large"),
+        ("NaN", "NaN is not valid JSON (numbers must be finite)"),
+        ('{"answer": 3, "contexts": []}', "'answer' must be a string"),
+        ('{"answer": "a", "contexts": 0.5}', "'contexts' must be a list"),
+        ('{"answer": "a", "contexts": [0.5]}', "context 1: expected"),
+        ('{"answer": "a", "contexts": [{"id": 1.5, "text": "t"}]}', "context 1: 'id' must be a string"),
+        ('{"answer": "a", "contexts": [{"id": ["x"], "text": "t"}]}', "context 1: 'id' must be a string"),
+        ('{"answer": "a", "contexts": [{"id": true, "text": "t"}]}', "context 1: 'id' must be a string"),
+        ('{"answer": "a", "contexts": [{"id": "x", "text": {"t": 1}}]}', "context 1: 'text' must be a string"),
+        ("[1, 2, 3]", "expected {'answer'"),
+        ('{"contexts": []}', "no 'answer' field"),
+    ],
+)
 def test_http_system_hostile_shapes_are_that_questions_error(tmp_path: Path, body: str, words: str) -> None:
     with FakeSystemServer(lambda q: body if q == BAD else _reply("1")) as server:
         item = _check_run(tmp_path, f"http:{server.url}", words, context=False)
@@ -132,7 +141,8 @@ def test_http_system_hostile_shapes_are_that_questions_error(tmp_path: Path, bod
 @pytest.fixture()
 def scripted_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """``python:hostile_rag_mod:answer`` returning ``VALUE`` as q1's context score (0.5 for the others)."""
-    (tmp_path / "hostile_rag_mod.py").write_text(textwrap.dedent(f"""
+    (tmp_path / "hostile_rag_mod.py").write_text(
+        textwrap.dedent(f"""
         VALUE = None
         SHAPE = "dict"
         def answer(q):
@@ -143,7 +153,8 @@ def scripted_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             if SHAPE == "tuple":
                 return ("On the first day.", [{{"id": "billing.md", "text": "t", "score": score}}])
             return {{"answer": "On the first day.", "contexts": [{{"id": "billing.md", "text": "t", "score": score}}]}}
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     yield importlib.import_module("hostile_rag_mod")  # written above
     sys.modules.pop("hostile_rag_mod", None)
@@ -151,16 +162,24 @@ def scripted_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 @pytest.mark.parametrize("shape", ["dict", "tuple", "output"])
 @pytest.mark.parametrize(("raw", "value", "words"), HOSTILE, ids=HOSTILE_IDS)
-def test_python_system_hostile_score_is_that_questions_error(tmp_path: Path, scripted_module, shape: str,
-                                                             raw: str, value: Any, words: str) -> None:
+def test_python_system_hostile_score_is_that_questions_error(
+    tmp_path: Path, scripted_module, shape: str, raw: str, value: Any, words: str
+) -> None:
     scripted_module.VALUE, scripted_module.SHAPE = value, shape
     _check_run(tmp_path, "python:hostile_rag_mod:answer", words)
 
 
-@pytest.mark.parametrize(("value", "words"), [
-    (np.float32("nan"), "finite number"), (np.float64("inf"), "finite number"), (np.bool_(True), "got bool"),
-    (np.array([0.5]), "got ndarray"), (complex(1, 0), "got complex"), (b"0.5", "got bytes"),
-])
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (np.float32("nan"), "finite number"),
+        (np.float64("inf"), "finite number"),
+        (np.bool_(True), "got bool"),
+        (np.array([0.5]), "got ndarray"),
+        (complex(1, 0), "got complex"),
+        (b"0.5", "got bytes"),
+    ],
+)
 def test_python_system_numpy_and_odd_scores(tmp_path: Path, scripted_module, value: Any, words: str) -> None:
     scripted_module.VALUE = value
     _check_run(tmp_path, "python:hostile_rag_mod:answer", words)
@@ -184,8 +203,9 @@ def _records(tmp: Path, line: str, name: str = "records.jsonl") -> str:
 
 @pytest.mark.parametrize(("raw", "value", "words"), HOSTILE, ids=HOSTILE_IDS)
 def test_records_hostile_score_refused_naming_the_line(tmp_path: Path, raw: str, value: Any, words: str) -> None:
-    path = _records(tmp_path, '{"id": "q1", "answer": "a", "contexts": [{"id": "billing.md", "text": "t", '
-                              f'"score": {raw}}}]}}')
+    path = _records(
+        tmp_path, f'{{"id": "q1", "answer": "a", "contexts": [{{"id": "billing.md", "text": "t", "score": {raw}}}]}}'
+    )
     with pytest.raises(BadInput, match=r"records\.jsonl:2: ") as caught:
         load_records(path)
     message = str(caught.value)  # a non-finite literal may already be refused as JSON by the reader
@@ -197,22 +217,25 @@ def test_records_hostile_score_refused_naming_the_line(tmp_path: Path, raw: str,
     assert not list(db.query("SELECT id FROM sessions"))  # refused before a session was made
 
 
-@pytest.mark.parametrize(("line", "words"), [
-    ('{"id": NaN, "answer": "a"}', "must be a string or a whole number"),
-    ('{"id": 1.5, "answer": "a"}', "must be a string or a whole number"),
-    ('{"id": ["q1"], "answer": "a"}', "must be a string or a whole number"),
-    ('{"id": "q1", "answer": NaN}', "must be a string"),
-    ('{"id": "q1", "answer": ["a"]}', "must be a string"),
-    ('{"id": "q1", "retrieved_ids": [NaN]}', "must be a list of strings"),
-    ('{"id": "q1", "retrieved_ids": [1e309]}', "must be a list of strings"),
-    ('{"id": "q1", "retrieved_ids": [{"id": "a"}]}', "must be a list of strings"),
-    ('{"id": "q1", "contexts": [NaN]}', "context 1 must be a text"),
-    ('{"id": "q1", "contexts": [["t"]]}', "context 1 must be a text"),
-    ('{"id": "q1", "contexts": {"id": "a"}}', "must be a list of texts"),
-    ('{"id": "q1", "contexts": [{"id": "a", "text": ["t"]}]}', "'text' must be a string"),
-    ('{"id": "q1", "contexts": [{"id": NaN, "text": "t"}]}', "'id' must be a string"),
-    ('{"id": "q1", "retrieved_ids": ["a", "b"], "contexts": [{"id": "b", "text": "t"}, "u"]}', "differs from"),
-])
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ('{"id": NaN, "answer": "a"}', "must be a string or a whole number"),
+        ('{"id": 1.5, "answer": "a"}', "must be a string or a whole number"),
+        ('{"id": ["q1"], "answer": "a"}', "must be a string or a whole number"),
+        ('{"id": "q1", "answer": NaN}', "must be a string"),
+        ('{"id": "q1", "answer": ["a"]}', "must be a string"),
+        ('{"id": "q1", "retrieved_ids": [NaN]}', "must be a list of strings"),
+        ('{"id": "q1", "retrieved_ids": [1e309]}', "must be a list of strings"),
+        ('{"id": "q1", "retrieved_ids": [{"id": "a"}]}', "must be a list of strings"),
+        ('{"id": "q1", "contexts": [NaN]}', "context 1 must be a text"),
+        ('{"id": "q1", "contexts": [["t"]]}', "context 1 must be a text"),
+        ('{"id": "q1", "contexts": {"id": "a"}}', "must be a list of texts"),
+        ('{"id": "q1", "contexts": [{"id": "a", "text": ["t"]}]}', "'text' must be a string"),
+        ('{"id": "q1", "contexts": [{"id": NaN, "text": "t"}]}', "'id' must be a string"),
+        ('{"id": "q1", "retrieved_ids": ["a", "b"], "contexts": [{"id": "b", "text": "t"}, "u"]}', "differs from"),
+    ],
+)
 def test_records_hostile_fields_refused_naming_the_line(tmp_path: Path, line: str, words: str) -> None:
     with pytest.raises(BadInput, match=r"records\.jsonl:2") as caught:
         load_records(_records(tmp_path, line))
@@ -220,8 +243,11 @@ def test_records_hostile_fields_refused_naming_the_line(tmp_path: Path, line: st
 
 
 def test_records_context_objects_with_scores_are_used(tmp_path: Path) -> None:
-    path = _records(tmp_path, '{"id": "q1", "answer": "On the first day.", "contexts": '
-                              '[{"id": "billing.md", "text": "Invoices.", "score": 0.9}, {"text": "loose text"}, "plain"]}')
+    path = _records(
+        tmp_path,
+        '{"id": "q1", "answer": "On the first day.", "contexts": '
+        '[{"id": "billing.md", "text": "Invoices.", "score": 0.9}, {"text": "loose text"}, "plain"]}',
+    )
     db, db_path = database(tmp_path)
     sid, report = run_eval(options(write_questions(tmp_path), f"records:{path}"), db)
     q1 = next(q for q in report["questions"] if q["id"] == "q1")
@@ -237,14 +263,27 @@ def test_records_csv_with_nan_score_in_a_json_cell(tmp_path: Path) -> None:
         load_records(path)
 
 
-@pytest.mark.parametrize(("name", "text", "where"), [
-    ("dup.jsonl", '{"id": "q1", "answer": "a"}\n{"id": "q2", "answer": "b"}\n{"id": "q1", "answer": "c"}\n',
-     r"dup\.jsonl:3: repeated id 'q1' \(first on .*dup\.jsonl:1\)"),
-    ("dup.jsonl", '{"id": 7, "answer": "a"}\n{"id": "7", "answer": "c"}\n', r"dup\.jsonl:2: repeated id '7' \(first on .*dup\.jsonl:1\)"),
-    ("dup.csv", "id,answer\nq1,a\nq2,b\nq1,c\n", r"dup\.csv:4: repeated id 'q1' \(first on .*dup\.csv:2\)"),
-    ("dup.json", json.dumps([{"id": "q1", "answer": "a"}, {"id": "q1", "answer": "b"}], indent=1),
-     r"dup\.json:.*repeated id 'q1' \(first on .*dup\.json:"),
-])  # repeated question texts are the join's to report (test_eval_records_join.py), not the reader's
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        (
+            "dup.jsonl",
+            '{"id": "q1", "answer": "a"}\n{"id": "q2", "answer": "b"}\n{"id": "q1", "answer": "c"}\n',
+            r"dup\.jsonl:3: repeated id 'q1' \(first on .*dup\.jsonl:1\)",
+        ),
+        (
+            "dup.jsonl",
+            '{"id": 7, "answer": "a"}\n{"id": "7", "answer": "c"}\n',
+            r"dup\.jsonl:2: repeated id '7' \(first on .*dup\.jsonl:1\)",
+        ),
+        ("dup.csv", "id,answer\nq1,a\nq2,b\nq1,c\n", r"dup\.csv:4: repeated id 'q1' \(first on .*dup\.csv:2\)"),
+        (
+            "dup.json",
+            json.dumps([{"id": "q1", "answer": "a"}, {"id": "q1", "answer": "b"}], indent=1),
+            r"dup\.json:.*repeated id 'q1' \(first on .*dup\.json:",
+        ),
+    ],
+)  # repeated question texts are the join's to report (test_eval_records_join.py), not the reader's
 def test_records_repeated_ids_are_refused_naming_both_lines(tmp_path: Path, name: str, text: str, where: str) -> None:
     path = tmp_path / name
     path.write_text(text)
@@ -254,7 +293,9 @@ def test_records_repeated_ids_are_refused_naming_both_lines(tmp_path: Path, name
 
 def test_records_rows_with_ids_may_share_a_question_text(tmp_path: Path) -> None:
     path = tmp_path / "same_text.jsonl"
-    path.write_text('{"id": "q1", "question": "When?", "answer": "a"}\n{"id": "q2", "question": "When?", "answer": "b"}\n')
+    path.write_text(
+        '{"id": "q1", "question": "When?", "answer": "a"}\n{"id": "q2", "question": "When?", "answer": "b"}\n'
+    )
     rows = load_records(path).rows
     assert [(r.id, r.question, r.answer) for r in rows] == [("q1", "When?", "a"), ("q2", "When?", "b")]
 

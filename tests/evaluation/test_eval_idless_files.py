@@ -23,8 +23,11 @@ DROPPED = 3  # the row a teammate drops by hand between the runs
 
 def _idless(tmp: Path) -> tuple[Path, list[dict]]:
     """sample_data's questions without their ids (as Ragas / DeepEval / LlamaIndex files come)."""
-    rows = [{k: v for k, v in json.loads(line).items() if k != "id"}
-            for line in (SAMPLE / "questions.jsonl").read_text().splitlines() if line.strip()]
+    rows = [
+        {k: v for k, v in json.loads(line).items() if k != "id"}
+        for line in (SAMPLE / "questions.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
     path = tmp / "questions.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path, rows
@@ -32,8 +35,10 @@ def _idless(tmp: Path) -> tuple[Path, list[dict]]:
 
 def _per_question(db, sid: str) -> dict[str, tuple[str, str]]:
     """question id -> (question text, its retrieval scores as JSON)."""
-    return {r["question_id"]: (r["question"], r["retrieval"]) for r in db.query(
-        "SELECT question_id, question, retrieval FROM eval_items WHERE session_id = ?", [sid])}
+    return {
+        r["question_id"]: (r["question"], r["retrieval"])
+        for r in db.query("SELECT question_id, question, retrieval FROM eval_items WHERE session_id = ?", [sid])
+    }
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +72,9 @@ def test_compare_pairs_the_common_questions(two_runs) -> None:
     for metric in out["metrics"]:  # the same system on the same questions: every pair ties
         assert (metric["wins"], metric["losses"], metric["ties"]) == (0, 0, metric["n"]) and metric["n"] > 0, metric
         assert metric["delta"] == pytest.approx(0.0)
-    assert present(question_set_note(out)).startswith(f"the runs scored different questions: A {n}, B {n - 1}, {n - 1} both")
+    assert present(question_set_note(out)).startswith(
+        f"the runs scored different questions: A {n}, B {n - 1}, {n - 1} both"
+    )
 
 
 def test_ragcov_compare_on_the_two_runs(two_runs, capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,10 +114,23 @@ def test_resuming_a_session_from_an_older_ragcov_is_refused(two_runs) -> None:
     old = _as_older_ragcov(db, sid_a)
     try:
         db.execute("UPDATE sessions SET status = 'cancelled' WHERE id = ?", [old])
-        with pytest.raises(BadInput, match=r"--resume .*: session .* knows the questions of .* by ids this "
-                                           r"ragcov no longer gives them: 'row-1', 'row-2', 'row-3', \+28 more \(rows without ids"):
-            run_eval(options(str(path), "builtin:bm25", corpus=[str(SAMPLE / "corpus")], metrics=["retrieval"], k=3,
-                             concurrency=1, resume=old), db)
+        with pytest.raises(
+            BadInput,
+            match=r"--resume .*: session .* knows the questions of .* by ids this "
+            r"ragcov no longer gives them: 'row-1', 'row-2', 'row-3', \+28 more \(rows without ids",
+        ):
+            run_eval(
+                options(
+                    str(path),
+                    "builtin:bm25",
+                    corpus=[str(SAMPLE / "corpus")],
+                    metrics=["retrieval"],
+                    k=3,
+                    concurrency=1,
+                    resume=old,
+                ),
+                db,
+            )
         assert len(_per_question(db, old)) == len(rows)
     finally:
         db.execute("UPDATE sessions SET status = 'done' WHERE id = ?", [old])
@@ -122,6 +142,8 @@ def _as_older_ragcov(db, sid: str, undo: bool = False) -> str:
     or back to the content ids."""
     with db.conn:
         for seq, text in list(db.execute("SELECT seq, question FROM eval_items WHERE session_id = ?", [sid])):
-            db.execute("UPDATE eval_items SET question_id = ? WHERE session_id = ? AND seq = ?",
-                       [content_id(text) if undo else f"row-{seq + 1}", sid, seq])
+            db.execute(
+                "UPDATE eval_items SET question_id = ? WHERE session_id = ? AND seq = ?",
+                [content_id(text) if undo else f"row-{seq + 1}", sid, seq],
+            )
     return sid

@@ -31,8 +31,25 @@ from tests.evaluation.generation.gen_fake_judge import RuleJudge, kind_of
 from tests.support.present import present
 from tests.support.stored import stored_session
 
-HOSTILE_SCORES = ["NaN", "Infinity", "-Infinity", "1e309", "2", "-1", "1.0000001", "-0.01", "100", '"0.5"',
-                  '"NaN"', "null", "true", "false", "[0.5]", '{"value": 0.5}', '"high"']
+HOSTILE_SCORES = [
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e309",
+    "2",
+    "-1",
+    "1.0000001",
+    "-0.01",
+    "100",
+    '"0.5"',
+    '"NaN"',
+    "null",
+    "true",
+    "false",
+    "[0.5]",
+    '{"value": 0.5}',
+    '"high"',
+]
 GOOD_SCORES = [("0", 0.0), ("1", 1.0), ("0.5", 0.5), ("1.0", 1.0), ("0.0", 0.0), ("1e-3", 0.001)]
 
 
@@ -62,16 +79,29 @@ def judge(judge_server):
 
 def _records(tmp: Path) -> str:
     path = tmp / "records.jsonl"
-    path.write_text("".join(json.dumps({"id": q["id"], "answer": q["ground_truth"], "retrieved_ids": q["gold_doc_ids"]})
-                            + "\n" for q in QUESTIONS))
+    path.write_text(
+        "".join(
+            json.dumps({"id": q["id"], "answer": q["ground_truth"], "retrieved_ids": q["gold_doc_ids"]}) + "\n"
+            for q in QUESTIONS
+        )
+    )
     return f"records:{path}"
 
 
 def _run(tmp: Path, db, metrics: list[str], **kw):
     # no_preflight: a scripted judge answers every prompt alike, so the preflight probe would stop
     # the run before any item (tests/cli/test_cli_eval_preflight.py); these pin the items' handling
-    return run_eval(options(write_questions(tmp), _records(tmp), judge_llm="openai:judge", no_preflight=True,
-                            metrics=["retrieval", *metrics], **kw), db)
+    return run_eval(
+        options(
+            write_questions(tmp),
+            _records(tmp),
+            judge_llm="openai:judge",
+            no_preflight=True,
+            metrics=["retrieval", *metrics],
+            **kw,
+        ),
+        db,
+    )
 
 
 @pytest.mark.parametrize("raw", HOSTILE_SCORES)
@@ -85,7 +115,9 @@ def test_hostile_judge_score_fails_every_question_then_resume_rejudges(tmp_path:
         assert q["error"].startswith("answer_relevance: judge reply unusable")
     assert [e["metric"] for e in report["errors"]] == ["answer_relevance"] * 3
     assert report["counts"] == {**report["counts"], "questions": 3, "done": 0, "errors": 3}
-    assert present(failure_note(report)).startswith("3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable")
+    assert present(failure_note(report)).startswith(
+        "3 of 3 questions failed (first: q1: answer_relevance: judge reply unusable"
+    )
     assert all_failed(report)
     assert report["aggregate"]["generation"]["answer_relevance"] == {"mean": None, "n": 0, "std": None}
     assert stored_session(db, sid)["status"] == "done"
@@ -121,7 +153,9 @@ def test_one_questions_failed_judgement_is_counted_once_and_the_rest_scored(tmp_
     assert by_id["q2"]["status"] == "error" and by_id["q2"]["error"].endswith("(+1 more metric)")
     assert by_id["q1"]["status"] == by_id["q3"]["status"] == "done"
     assert sorted(e["metric"] for e in report["errors"]) == ["answer_correctness", "answer_relevance"]
-    assert present(failure_note(report)).startswith("1 of 3 questions failed (first: q2: answer_correctness: ")  # not "2 of 3"
+    assert present(failure_note(report)).startswith(
+        "1 of 3 questions failed (first: q2: answer_correctness: "
+    )  # not "2 of 3"
     assert not all_failed(report)
     assert report["aggregate"]["generation"]["answer_relevance"]["n"] == 2
 
@@ -132,14 +166,31 @@ def test_a_judged_run_where_no_judgement_succeeded_is_all_failed(tmp_path: Path,
     rows = [{**q, "ground_truth": ""} if q["id"] != "q1" else q for q in QUESTIONS]
     judge.chat_handler = ScriptedJudge("0.5", correctness="{}")
     db, _ = database(tmp_path)
-    _, report = run_eval(options(write_questions(tmp_path, rows), _records(tmp_path), judge_llm="openai:judge",
-                                 metrics=["answer_correctness"], no_preflight=True), db)
+    _, report = run_eval(
+        options(
+            write_questions(tmp_path, rows),
+            _records(tmp_path),
+            judge_llm="openai:judge",
+            metrics=["answer_correctness"],
+            no_preflight=True,
+        ),
+        db,
+    )
     assert report["counts"]["done"] == 2 and report["counts"]["errors"] == 1
     assert all_failed(report)
 
 
-@pytest.mark.parametrize("text", ['{"score": NaN}', '{"score": Infinity}', '{"score": -Infinity}', '{"score": 1e309}',
-                                  '```json\n{"score": NaN}\n```', 'Sure: {"a": [1, {"b": -1e999}]}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"score": NaN}',
+        '{"score": Infinity}',
+        '{"score": -Infinity}',
+        '{"score": 1e309}',
+        '```json\n{"score": NaN}\n```',
+        'Sure: {"a": [1, {"b": -1e999}]}',
+    ],
+)
 def test_parse_json_reply_refuses_non_finite_numbers(text: str) -> None:
     with pytest.raises(ValueError, match="the reply's JSON is not usable: .*finite"):
         parse_json_reply(text)
@@ -150,12 +201,23 @@ def test_parse_json_reply_takes_a_later_finite_candidate() -> None:
     assert parse_json_reply('{"score": 1e308}') == {"score": 1e308}
 
 
-@pytest.mark.parametrize(("data", "problem"), [
-    ({"score": 0.5}, None), ({"score": 0}, None), ({"score": 1}, None),
-    ({"score": float("nan")}, "wrong type"), ({"score": float("inf")}, "wrong type"), ({"score": 2}, "from 0 to 1"),
-    ({"score": -1}, "from 0 to 1"), ({"score": "0.5"}, "wrong type"), ({"score": None}, "wrong type"),
-    ({"score": True}, "wrong type"), ({}, "wrong type"), ([0.5], "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"score": 0.5}, None),
+        ({"score": 0}, None),
+        ({"score": 1}, None),
+        ({"score": float("nan")}, "wrong type"),
+        ({"score": float("inf")}, "wrong type"),
+        ({"score": 2}, "from 0 to 1"),
+        ({"score": -1}, "from 0 to 1"),
+        ({"score": "0.5"}, "wrong type"),
+        ({"score": None}, "wrong type"),
+        ({"score": True}, "wrong type"),
+        ({}, "wrong type"),
+        ([0.5], "expected a JSON object"),
+    ],
+)
 def test_expect_score(data: object, problem: str | None) -> None:
     if problem is None:
         assert expect_score(data) is data

@@ -58,9 +58,13 @@ def test_heuristic_texts_quote_the_calibration_the_code_uses() -> None:
 
 @pytest.mark.parametrize("name", sorted(set(GENERATION_METRICS) - JUDGED_METRICS))
 def test_a_model_free_spec_runs_on_the_item_alone(name: str) -> None:
-    item = GenerationInput(question="How long for a refund?", answer="Within 30 days [billing.md#0].",
-                           contexts=[REFUND], expected_keywords=["30 days", "receipt"],
-                           main_retrieved_ids=[REFUND.id])
+    item = GenerationInput(
+        question="How long for a refund?",
+        answer="Within 30 days [billing.md#0].",
+        contexts=[REFUND],
+        expected_keywords=["30 days", "receipt"],
+        main_retrieved_ids=[REFUND.id],
+    )
     via_spec = METRICS[name].run(Evidence(item, make_embedder("hash")), None)
     direct = getattr(lexical, name)(item)
     assert (via_spec.value, via_spec.reason, via_spec.detail) == (direct.value, direct.reason, direct.detail)
@@ -76,8 +80,9 @@ def test_each_retrieval_function_on_a_hand_computed_case(metric) -> None:
     ranked = Ranked.of(["a", "x", "b"], {"a": 1.0, "b": 2.0, "c": 1.0}, 2)
     assert ranked.relevant_ranks == (1, 3) and ranked.in_top_k == 1
     assert metric.compute(ranked) == pytest.approx(HAND[metric.base], abs=1e-12)
-    assert score_ranking(["a", "x", "b"], {"a": 1, "b": 2, "c": 1, "z": 0}, 2)[metric.key(2)] == \
-        pytest.approx(HAND[metric.base], abs=1e-12)
+    assert score_ranking(["a", "x", "b"], {"a": 1, "b": 2, "c": 1, "z": 0}, 2)[metric.key(2)] == pytest.approx(
+        HAND[metric.base], abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("k", [1, 3, 10])

@@ -13,16 +13,33 @@ from ragcov_tui.testset.models import Question
 class Paraphraser(ChatModel):
     provider, model = "scripted", "para"
 
-    def chat(self, messages: list[Message], *, temperature: float = 0.0, max_tokens: int | None = None,
-             json_mode: bool | ReplySchema = False, logprobs: int = 0) -> ChatReply:
-        return ChatReply(json.dumps({"paraphrases": ["What's the price of Team?", "Team plan cost per seat?",
-                                                    "How much is the Team plan?"]}))
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        json_mode: bool | ReplySchema = False,
+        logprobs: int = 0,
+    ) -> ChatReply:
+        return ChatReply(
+            json.dumps(
+                {"paraphrases": ["What's the price of Team?", "Team plan cost per seat?", "How much is the Team plan?"]}
+            )
+        )
 
 
 def ctx(n: int, llm: ChatModel | None) -> EvalContext:
-    return EvalContext(system=None, embedder=None, k=5, index=None,  # type: ignore[arg-type]  # a top-up reads none of them
-                       retrieval_metrics=[], generation_metrics=[],
-                       paraphrase_llm=llm, paraphrases=n)
+    return EvalContext(
+        system=None,
+        embedder=None,
+        k=5,
+        index=None,  # type: ignore[arg-type]  # a top-up reads none of them
+        retrieval_metrics=[],
+        generation_metrics=[],
+        paraphrase_llm=llm,
+        paraphrases=n,
+    )
 
 
 def test_file_paraphrases_are_topped_up_without_repeating_them() -> None:

@@ -42,8 +42,15 @@ def workspace(tmp_path: Path) -> dict:
 
 
 def _options(ws: dict, **kw) -> EvalOptions:
-    base = dict(questions=ws["questions"], system="builtin:bm25", corpus=[ws["corpus"]], embedder="hash",
-                metrics=RETRIEVAL, k=1, concurrency=4)
+    base = dict(
+        questions=ws["questions"],
+        system="builtin:bm25",
+        corpus=[ws["corpus"]],
+        embedder="hash",
+        metrics=RETRIEVAL,
+        k=1,
+        concurrency=4,
+    )
     return EvalOptions(**{**base, **kw})
 
 
@@ -154,9 +161,12 @@ def test_llm_judged_run_then_warm_cache_rerun_makes_no_calls(workspace: dict, ju
 
 def test_malformed_judge_replies_are_errors_not_zeros(workspace: dict, judge_server) -> None:
     judge_server.chat_handler = lambda messages, body: "this is not JSON"
-    _, report = run_eval(_options(workspace, judge_llm="openai:judge", metrics=["answer_relevance"],
-                                  no_preflight=True),  # the probe would stop the run: pinned elsewhere
-                         workspace["db"])
+    _, report = run_eval(
+        _options(
+            workspace, judge_llm="openai:judge", metrics=["answer_relevance"], no_preflight=True
+        ),  # the probe would stop the run: pinned elsewhere
+        workspace["db"],
+    )
     assert report["aggregate"]["generation"]["answer_relevance"] == {"mean": None, "n": 0, "std": None}
     assert {e["metric"] for e in report["errors"]} == {"answer_relevance"} and len(report["errors"]) == 5
     assert all(q["generation"]["answer_relevance"] is None for q in report["questions"])
@@ -167,8 +177,13 @@ SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 @pytest.mark.skipif(not (SAMPLE / "questions.jsonl").exists(), reason="sample_data/questions.jsonl not present")
 def test_sample_data_end_to_end_offline_all_metrics() -> None:
-    opts = EvalOptions(questions=str(SAMPLE / "questions.jsonl"), system="builtin:bm25",
-                       corpus=[str(SAMPLE / "corpus")], embedder="hash", k=5)
+    opts = EvalOptions(
+        questions=str(SAMPLE / "questions.jsonl"),
+        system="builtin:bm25",
+        corpus=[str(SAMPLE / "corpus")],
+        embedder="hash",
+        k=5,
+    )
     sid, report = run_eval(opts, open_db(":memory:"))
     assert {"k", "aggregate", "questions"} <= set(report) and report["judge"] == "heuristic"
     assert report["answer_label"] == "extractive" and report["counts"]["errors"] == 0
@@ -183,8 +198,9 @@ def test_sample_data_end_to_end_offline_all_metrics() -> None:
 
 
 def test_generated_paraphrases_feed_robustness(workspace: dict, judge_server) -> None:
-    opts = _options(workspace, paraphrase_llm="openai:judge", paraphrases=2,
-                    metrics=["retrieval_stability", "robustness"])
+    opts = _options(
+        workspace, paraphrase_llm="openai:judge", paraphrases=2, metrics=["retrieval_stability", "robustness"]
+    )
     sid, report = run_eval(opts, workspace["db"])
     item = load_eval_items(workspace["db"], sid)[0]
     paraphrases = present(item["paraphrases"])
@@ -200,8 +216,15 @@ def test_paraphrases_without_llm_warn(workspace: dict) -> None:
 
 
 def test_test_file_with_outputs_is_its_own_records_file(workspace: dict) -> None:
-    rows = [{"id": "a", "user_input": "When are invoices sent?", "response": "Monthly.",
-             "retrieved_context_ids": ["billing.md", "setup.md"], "gold_doc_ids": ["setup.md"]}]
+    rows = [
+        {
+            "id": "a",
+            "user_input": "When are invoices sent?",
+            "response": "Monthly.",
+            "retrieved_context_ids": ["billing.md", "setup.md"],
+            "gold_doc_ids": ["setup.md"],
+        }
+    ]
     path = workspace["tmp"] / "with_outputs.jsonl"
     path.write_text(json.dumps(rows[0]) + "\n")
     _, report = run_eval(_options(workspace, questions=str(path), system=f"records:{path}", k=2), workspace["db"])

@@ -19,8 +19,13 @@ from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.testset.ids import content_id, text_key
 from ragcov_tui.testset.models import Question
 
-TEXTS = ["How much does the Team plan cost?", "Which identity providers work with SSO?",
-         "How do I export a workspace?", "What is the API rate limit?", "Can guests edit pages?"]
+TEXTS = [
+    "How much does the Team plan cost?",
+    "Which identity providers work with SSO?",
+    "How do I export a workspace?",
+    "What is the API rate limit?",
+    "Can guests edit pages?",
+]
 
 
 def _questions(ids: bool = True) -> list[Question]:
@@ -42,14 +47,18 @@ def _ragas_csv(rows: list[tuple[str, str, list[str]]]) -> str:
 
 LAYOUTS = {  # file name -> rows -> text, each in that tool's field names
     "ragas_eval.csv": _ragas_csv,
-    "ragas_eval.json": lambda rows: json.dumps([{"user_input": q, "response": a, "retrieved_contexts": c,
-                                                 "reference": "ref"} for q, a, c in rows]),
-    "deepeval.json": lambda rows: json.dumps([{"input": q, "actual_output": a, "retrieval_context": c,
-                                               "expected_output": "ref"} for q, a, c in rows]),
-    "deepeval.jsonl": lambda rows: "\n".join(json.dumps({"input": q, "actual_output": a, "retrieval_context": c})
-                                             for q, a, c in rows),
-    "ours.jsonl": lambda rows: "\n".join(json.dumps({"question": q, "answer": a, "retrieved_contexts": c})
-                                         for q, a, c in rows),
+    "ragas_eval.json": lambda rows: json.dumps(
+        [{"user_input": q, "response": a, "retrieved_contexts": c, "reference": "ref"} for q, a, c in rows]
+    ),
+    "deepeval.json": lambda rows: json.dumps(
+        [{"input": q, "actual_output": a, "retrieval_context": c, "expected_output": "ref"} for q, a, c in rows]
+    ),
+    "deepeval.jsonl": lambda rows: "\n".join(
+        json.dumps({"input": q, "actual_output": a, "retrieval_context": c}) for q, a, c in rows
+    ),
+    "ours.jsonl": lambda rows: "\n".join(
+        json.dumps({"question": q, "answer": a, "retrieved_contexts": c}) for q, a, c in rows
+    ),
 }
 
 
@@ -74,13 +83,21 @@ def _system(path: Path, questions: list[Question], join: str = "auto") -> Record
 @pytest.mark.parametrize("ids", [True, False])
 def test_rows_without_ids_join_by_question_text(tmp_path: Path, layout: str, variant: str, ids: bool) -> None:
     rows = _answers()
-    change = {"as is": lambda t: t, "reordered": lambda t: t, "re-cased": str.upper,
-              "re-spaced": lambda t: "  " + t.replace(" ", "\t ") + "\n", "end punctuation": lambda t: t.rstrip("?") + " ?!"}
+    change = {
+        "as is": lambda t: t,
+        "reordered": lambda t: t,
+        "re-cased": str.upper,
+        "re-spaced": lambda t: "  " + t.replace(" ", "\t ") + "\n",
+        "end punctuation": lambda t: t.rstrip("?") + " ?!",
+    }
     rows = [(change[variant](q), a, c) for q, a, c in (rows[::-1] if variant == "reordered" else rows)]
     system = _system(_write(tmp_path, layout, LAYOUTS[layout](rows)), _questions(ids))
     for i, question in enumerate(_questions(ids)):
         output = system.answer_for(question)
-        assert output.answer == f"answer {i}" and [c.text for c in output.contexts] == [f"context {i} a", f"context {i} b"]
+        assert output.answer == f"answer {i}" and [c.text for c in output.contexts] == [
+            f"context {i} a",
+            f"context {i} b",
+        ]
     assert system.join_report()["by"] == {"question": 5} and system.join_report()["joined"] == 5
 
 
@@ -100,7 +117,9 @@ def test_order_join_ignores_the_text_of_any_layout(tmp_path: Path, layout: str) 
 
 
 @pytest.mark.parametrize("join", ["auto", "id", "question"])
-def test_a_file_without_ids_or_questions_is_refused_in_one_line_listing_the_keys_tried(tmp_path: Path, join: str) -> None:
+def test_a_file_without_ids_or_questions_is_refused_in_one_line_listing_the_keys_tried(
+    tmp_path: Path, join: str
+) -> None:
     with pytest.raises(BadInput) as caught:
         _system(_raget(tmp_path), _questions(), join)
     message = str(caught.value)
@@ -111,21 +130,29 @@ def test_a_file_without_ids_or_questions_is_refused_in_one_line_listing_the_keys
 
 
 def test_an_unjoinable_file_with_texts_and_ids_shows_both_sides(tmp_path: Path) -> None:
-    path = _write(tmp_path, "r.jsonl", "\n".join(json.dumps({"id": f"x{i}", "question": f"Other {i}?", "answer": "a"})
-                                                  for i in range(4)))
+    path = _write(
+        tmp_path,
+        "r.jsonl",
+        "\n".join(json.dumps({"id": f"x{i}", "question": f"Other {i}?", "answer": "a"}) for i in range(4)),
+    )
     with pytest.raises(BadInput) as caught:
         _system(path, _questions())
     message = str(caught.value)
-    assert "tried: id (rows 'x0', 'x1', …; questions 'q001', 'q002', …); question text, normalised (rows " \
-           "'Other 0?', 'Other 1?', …; questions 'How much does the Team plan …, 'Which identity " \
-           "providers wor…, …))" in message
+    assert (
+        "tried: id (rows 'x0', 'x1', …; questions 'q001', 'q002', …); question text, normalised (rows "
+        "'Other 0?', 'Other 1?', …; questions 'How much does the Team plan …, 'Which identity "
+        "providers wor…, …))" in message
+    )
 
 
 @pytest.mark.parametrize("rows, questions", [(4, 5), (6, 5), (1, 5)])
 def test_order_join_needs_one_row_per_question(tmp_path: Path, rows: int, questions: int) -> None:
     path = _raget(tmp_path, (_answers() * 2)[:rows])
-    with pytest.raises(BadInput, match=rf"agent_answer\.json: --join order: {rows} rows but the test file has "
-                                       rf"{questions} questions \(row n answers question n\)$"):
+    with pytest.raises(
+        BadInput,
+        match=rf"agent_answer\.json: --join order: {rows} rows but the test file has "
+        rf"{questions} questions \(row n answers question n\)$",
+    ):
         _system(path, _questions(), "order")
 
 
@@ -133,8 +160,11 @@ def test_two_test_questions_with_one_text_are_reported_not_joined(tmp_path: Path
     questions = _questions() + [Question(id="q006", text=TEXTS[1].upper())]
     system = _system(_write(tmp_path, "r.jsonl", LAYOUTS["ours.jsonl"](_answers())), questions)
     for q in (questions[1], questions[5]):
-        with pytest.raises(BadInput, match=r"ambiguous join: 2 test questions have this text \('q002', 'q006'\); "
-                                           r"give the files ids or use --join order"):
+        with pytest.raises(
+            BadInput,
+            match=r"ambiguous join: 2 test questions have this text \('q002', 'q006'\); "
+            r"give the files ids or use --join order",
+        ):
             system.answer_for(q)
     assert system.answer_for(questions[0]).answer == "answer 0"
     report = system.join_report()
@@ -153,9 +183,11 @@ def test_duplicate_record_rows_are_reported_not_joined(tmp_path: Path) -> None:
 
 
 def test_auto_joins_by_id_first_then_by_text_without_reusing_a_row(tmp_path: Path) -> None:
-    rows = [{"id": "q001", "question": TEXTS[1], "answer": "by id"},  # the text of q002, the id of q001
-            {"question": TEXTS[1], "answer": "by text"},
-            {"id": "zz", "question": TEXTS[2], "answer": "text of a row with a foreign id"}]
+    rows = [
+        {"id": "q001", "question": TEXTS[1], "answer": "by id"},  # the text of q002, the id of q001
+        {"question": TEXTS[1], "answer": "by text"},
+        {"id": "zz", "question": TEXTS[2], "answer": "text of a row with a foreign id"},
+    ]
     system = _system(_write(tmp_path, "r.jsonl", "\n".join(map(json.dumps, rows))), _questions())
     q = _questions()
     assert system.answer_for(q[0]).answer == "by id" and system.answer_for(q[1]).answer == "by text"
@@ -168,7 +200,10 @@ def test_auto_joins_by_id_first_then_by_text_without_reusing_a_row(tmp_path: Pat
 
 
 def test_join_id_uses_ids_only_and_join_question_uses_text_only(tmp_path: Path) -> None:
-    rows = [{"id": "q001", "question": TEXTS[1], "answer": "row 1"}, {"id": "q002", "question": TEXTS[0], "answer": "row 2"}]
+    rows = [
+        {"id": "q001", "question": TEXTS[1], "answer": "row 1"},
+        {"id": "q002", "question": TEXTS[0], "answer": "row 2"},
+    ]
     path = _write(tmp_path, "r.jsonl", "\n".join(map(json.dumps, rows)))
     q = _questions()
     by_id, by_text = _system(path, q, "id"), _system(path, q, "question")

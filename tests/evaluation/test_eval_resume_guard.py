@@ -19,14 +19,22 @@ from tests.support.stored import stored_session
 MORE = {"id": "q4", "question": "Which app does two-factor login use?", "gold_doc_ids": ["security.md"]}
 VARIANTS = {  # the interrupted session below evaluated q1 only
     "different file": ([MORE], r"1 evaluated question is not in this file: 'q1'"),
-    "changed text": ([{**QUESTIONS[0], "question": "When do invoices go out?"}, *QUESTIONS[1:]],
-                     r"1 evaluated question has another text in this file: 'q1'"),
-    "changed ids": ([{**q, "id": q["id"].upper()} for q in QUESTIONS], r"1 evaluated question is not in this file: 'q1'"),
+    "changed text": (
+        [{**QUESTIONS[0], "question": "When do invoices go out?"}, *QUESTIONS[1:]],
+        r"1 evaluated question has another text in this file: 'q1'",
+    ),
+    "changed ids": (
+        [{**q, "id": q["id"].upper()} for q in QUESTIONS],
+        r"1 evaluated question is not in this file: 'q1'",
+    ),
     "subset": (QUESTIONS[1:], r"1 evaluated question is not in this file: 'q1'"),
     "smaller subset": (QUESTIONS[:2], r"the file's content differs"),
     "superset": ([*QUESTIONS, MORE], r"the file's content differs"),
     "changed gold": ([{**QUESTIONS[0], "gold_doc_ids": ["setup.md"]}, *QUESTIONS[1:]], r"the file's content differs"),
-    "changed later text": ([*QUESTIONS[:2], {**QUESTIONS[2], "question": "Restart what?"}], r"the file's content differs"),
+    "changed later text": (
+        [*QUESTIONS[:2], {**QUESTIONS[2], "question": "Restart what?"}],
+        r"the file's content differs",
+    ),
     "reordered": (QUESTIONS[::-1], r"the file's content differs"),
 }
 
@@ -65,8 +73,11 @@ def test_resume_with_other_questions_is_refused(interrupted, variant: str) -> No
     db, _, sid, tmp = interrupted
     rows, reason = VARIANTS[variant]
     other = write_questions(tmp, rows, name="other.jsonl")
-    with pytest.raises(BadInput, match=rf"--resume {sid}: .*other\.jsonl is not the test file session {sid} "
-                                       rf"was run on \({reason}.*; it ran on .*questions\.jsonl\)") as caught:
+    with pytest.raises(
+        BadInput,
+        match=rf"--resume {sid}: .*other\.jsonl is not the test file session {sid} "
+        rf"was run on \({reason}.*; it ran on .*questions\.jsonl\)",
+    ) as caught:
         run_eval(options(other, "python:x:y", concurrency=1, resume=sid), db)
     assert "\n" not in str(caught.value)
     assert stored_session(db, sid)["status"] == "cancelled"  # untouched: still resumable with its own file
@@ -86,7 +97,9 @@ def test_resume_of_an_analysis_session_is_refused(interrupted) -> None:
     analysis = create_session(db, "analysis", questions_path=str(tmp / "questions.jsonl"))
     finish_session(db, analysis, "done")
     for ref in (analysis, analysis[:6], "latest-analysis"):
-        with pytest.raises(BadInput, match=rf"session '{ref}' \({analysis}\) is an analysis session; an eval session is needed"):
+        with pytest.raises(
+            BadInput, match=rf"session '{ref}' \({analysis}\) is an analysis session; an eval session is needed"
+        ):
             run_eval(options(write_questions(tmp), "python:x:y", resume=ref), db)
 
 
@@ -106,8 +119,16 @@ def test_resolve_session_kinds(interrupted) -> None:
         resolve_session(db, sid, kind="analysis")
 
 
-@pytest.mark.parametrize(("a", "b"), [("ANALYSIS", "EVAL"), ("EVAL", "ANALYSIS"), ("latest-analysis", "latest-eval"),
-                                      ("latest-eval", "latest-analysis"), ("ANALYSIS", "ANALYSIS")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("ANALYSIS", "EVAL"),
+        ("EVAL", "ANALYSIS"),
+        ("latest-analysis", "latest-eval"),
+        ("latest-eval", "latest-analysis"),
+        ("ANALYSIS", "ANALYSIS"),
+    ],
+)
 def test_compare_refuses_an_analysis(interrupted, a: str, b: str) -> None:
     db, db_path, sid, tmp = interrupted
     finish_session(db, sid, "done")

@@ -27,8 +27,12 @@ from tests.support.models import chat_model
 CHUNKS = [
     Chunk("billing#0", "Invoices are sent on the first day of each month. Payment is due in 30 days.", "billing.md", 0),
     Chunk("billing#1", "Refunds are issued within 14 days to the original card.", "billing.md", 1),
-    Chunk("security#0", "Passwords must have twelve characters. Two-factor login uses an authenticator app.",
-          "security.md", 0),
+    Chunk(
+        "security#0",
+        "Passwords must have twelve characters. Two-factor login uses an authenticator app.",
+        "security.md",
+        0,
+    ),
     Chunk("setup#0", "Install the agent with the installer, then restart the server.", "setup.md", 0),
 ]
 
@@ -40,8 +44,13 @@ def _system(spec: str, **kw):
 # -- records ---------------------------------------------------------------------------------------
 def test_records_ragas_names_jsonl(tmp_path: Path) -> None:
     path = tmp_path / "ragas.jsonl"
-    rows = [{"user_input": "When are invoices sent?", "response": "On the first day.",
-             "retrieved_contexts": [CHUNKS[0].text, "some text not in the corpus"]}]
+    rows = [
+        {
+            "user_input": "When are invoices sent?",
+            "response": "On the first day.",
+            "retrieved_contexts": [CHUNKS[0].text, "some text not in the corpus"],
+        }
+    ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     out = _system(f"records:{path}").answer("when are invoices  sent?")
     assert out.answer == "On the first day."
@@ -50,8 +59,11 @@ def test_records_ragas_names_jsonl(tmp_path: Path) -> None:
 
 def test_records_deepeval_names_by_question_id(tmp_path: Path) -> None:
     path = tmp_path / "deepeval.json"
-    path.write_text(json.dumps([{"id": "q1", "actual_output": "Twelve characters.",
-                                 "retrieved_context_ids": ["security#0", "setup#0"]}]))
+    path.write_text(
+        json.dumps(
+            [{"id": "q1", "actual_output": "Twelve characters.", "retrieved_context_ids": ["security#0", "setup#0"]}]
+        )
+    )
     q = Question(id="q1", text="How long must a password be?")
     system = _system(f"records:{path}", questions=[q])
     out = system.answer(q.text)
@@ -78,7 +90,8 @@ def test_records_row_without_outputs_is_bad_input(tmp_path: Path) -> None:
 # -- python callables ------------------------------------------------------------------------------
 @pytest.fixture()
 def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    (tmp_path / "my_rag_eval_mod.py").write_text(textwrap.dedent("""
+    (tmp_path / "my_rag_eval_mod.py").write_text(
+        textwrap.dedent("""
         import asyncio
         CALLS = []
         def answer(q):
@@ -90,7 +103,8 @@ def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
         def broken(q):
             return 42
         NOT_CALLABLE = 3
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     yield "my_rag_eval_mod"
     sys.modules.pop("my_rag_eval_mod", None)
@@ -105,10 +119,12 @@ def test_python_callable_sync_and_async(user_module: str) -> None:
 
 
 def test_python_callable_bad_specs(user_module: str) -> None:
-    for spec, message in [("python:nocolon", "expected python:package.module:function"),
-                          ("python:no_such_module_xyz:f", "cannot import"),
-                          (f"python:{user_module}:missing", "has no attribute"),
-                          (f"python:{user_module}:NOT_CALLABLE", "is not callable")]:
+    for spec, message in [
+        ("python:nocolon", "expected python:package.module:function"),
+        ("python:no_such_module_xyz:f", "cannot import"),
+        (f"python:{user_module}:missing", "has no attribute"),
+        (f"python:{user_module}:NOT_CALLABLE", "is not callable"),
+    ]:
         with pytest.raises(BadInput, match=message):
             _system(spec)
     with pytest.raises(BadInput, match="expected {'answer'"):
@@ -219,8 +235,9 @@ def test_builtin_generates_with_llm_citing_ids(monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setenv("OPENAI_API_KEY", "k")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         server.chat_handler = lambda messages, body: "Twelve characters [security#0]."
-        system = make_system("builtin:hybrid", chunks=CHUNKS, embedder=HashEmbedder(dim=128),
-                             llm=chat_model("openai:gen"), k=2)
+        system = make_system(
+            "builtin:hybrid", chunks=CHUNKS, embedder=HashEmbedder(dim=128), llm=chat_model("openai:gen"), k=2
+        )
         out = system.answer("How many characters must passwords have?")
         prompt = server.requests[-1].body["messages"]
     assert out.answer == "Twelve characters [security#0]." and out.label == "llm:openai:gen"

@@ -43,6 +43,9 @@ def test_voyage_route_auth_and_scripted_failures() -> None:
 def test_reject_response_format_gives_400() -> None:
     with FakeAPIServer() as server:
         server.reject_response_format = True
-        r = httpx.post(server.base_url + "/chat/completions", headers=AUTH,
-                       json={"model": "m", "messages": [], "response_format": {"type": "json_object"}})
+        r = httpx.post(
+            server.base_url + "/chat/completions",
+            headers=AUTH,
+            json={"model": "m", "messages": [], "response_format": {"type": "json_object"}},
+        )
         assert r.status_code == 400

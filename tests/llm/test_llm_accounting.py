@@ -80,8 +80,9 @@ def test_json_mode_refused_then_asked_plainly_counts_both_requests(server: FakeA
 def test_concurrent_calls_with_scripted_failures_match_the_servers_count(server: FakeAPIServer) -> None:
     server.fail_next(7, status=429)
     model = chat_model("openai:gpt-4o-mini")
-    outcomes = run_bounded(lambda i: model.chat([{"role": "user", "content": f"question {i}"}]), list(range(24)),
-                           concurrency=8)
+    outcomes = run_bounded(
+        lambda i: model.chat([{"role": "user", "content": f"question {i}"}]), list(range(24)), concurrency=8
+    )
     failed = sum(not o.ok for o in outcomes)
     requests, retried, failed_calls, calls = counts(model)
     assert (calls, failed_calls) == (24 - failed, failed)
@@ -137,34 +138,38 @@ OPENAI, VOYAGE = "https://api.openai.com/v1", "https://api.voyageai.com/v1"
 LOCAL = "http://127.0.0.1:8000/v1"
 
 
-@pytest.mark.parametrize("provider,model,url,env,expected", [
-    ("openai", "gpt-4o-mini", OPENAI, "", (0.15, 0.60)),
-    ("openai", "gpt-4o-mini-2024-07-18", OPENAI, "", (0.15, 0.60)),
-    ("openai", "GPT-4o-mini", "https://API.OPENAI.COM/v1/", "", (0.15, 0.60)),
-    ("openai", "gpt-4o-mini", LOCAL, "", None),
-    ("openai", "gpt-4o-mini", "https://api.openai.com.evil.example/v1", "", None),
-    ("openai", "gpt-4o-mini", "https://my-proxy.example/openai/v1", "", None),
-    ("openai", "gpt-4o-mini", "http://localhost:11434/v1", "", None),
-    ("openai", "gpt-4o-mini", VOYAGE, "", None),  # another provider's host
-    ("openai", "voyage-3", OPENAI, "", (0.06, 0.0)),  # the table is by model; the host decides
-    ("voyage", "voyage-3", VOYAGE, "", (0.06, 0.0)),
-    ("voyage", "voyage-3", "http://127.0.0.1:9/voyage/v1", "", None),
-    ("voyage", "voyage-3", OPENAI, "", None),
-    ("openai", "llama3:8b", OPENAI, "", None),
-    ("openai", "llama3:8b", LOCAL, "", None),
-    ("openai", "llama3:8b", LOCAL, "0.1,0.2", (0.1, 0.2)),
-    ("openai", "llama3:8b", LOCAL, "0.3", (0.3, 0.3)),
-    ("openai", "gpt-4o-mini", LOCAL, "0.1,0.2", (0.1, 0.2)),
-    ("openai", "gpt-4o-mini", OPENAI, "0.1,0.2", (0.15, 0.60)),  # a bare price does not override a list price
-    ("openai", "gpt-4o-mini", OPENAI, "gpt-4o-mini=0.1,0.2", (0.1, 0.2)),  # a named one does
-    ("openai", "gpt-4o-mini", LOCAL, "gpt-4o-mini=0.1,0.2", (0.1, 0.2)),
-    ("openai", "llama3:8b", LOCAL, "gpt-4o-mini=0.1,0.2", None),
-    ("openai", "llama3:8b", LOCAL, "gpt-4o-mini=0.1,0.2; 0,0", (0.0, 0.0)),
-    ("openai", "org/Model-X", LOCAL, " org/model-x = 1 , 2 ;", (1.0, 2.0)),
-    ("openai", "a=b", LOCAL, "a=b=5,6", (5.0, 6.0)),  # the last '=' splits the name from the price
-])
-def test_which_price_applies(monkeypatch: pytest.MonkeyPatch, provider: str, model: str, url: str, env: str,
-                             expected: tuple[float, float] | None) -> None:
+@pytest.mark.parametrize(
+    "provider,model,url,env,expected",
+    [
+        ("openai", "gpt-4o-mini", OPENAI, "", (0.15, 0.60)),
+        ("openai", "gpt-4o-mini-2024-07-18", OPENAI, "", (0.15, 0.60)),
+        ("openai", "GPT-4o-mini", "https://API.OPENAI.COM/v1/", "", (0.15, 0.60)),
+        ("openai", "gpt-4o-mini", LOCAL, "", None),
+        ("openai", "gpt-4o-mini", "https://api.openai.com.evil.example/v1", "", None),
+        ("openai", "gpt-4o-mini", "https://my-proxy.example/openai/v1", "", None),
+        ("openai", "gpt-4o-mini", "http://localhost:11434/v1", "", None),
+        ("openai", "gpt-4o-mini", VOYAGE, "", None),  # another provider's host
+        ("openai", "voyage-3", OPENAI, "", (0.06, 0.0)),  # the table is by model; the host decides
+        ("voyage", "voyage-3", VOYAGE, "", (0.06, 0.0)),
+        ("voyage", "voyage-3", "http://127.0.0.1:9/voyage/v1", "", None),
+        ("voyage", "voyage-3", OPENAI, "", None),
+        ("openai", "llama3:8b", OPENAI, "", None),
+        ("openai", "llama3:8b", LOCAL, "", None),
+        ("openai", "llama3:8b", LOCAL, "0.1,0.2", (0.1, 0.2)),
+        ("openai", "llama3:8b", LOCAL, "0.3", (0.3, 0.3)),
+        ("openai", "gpt-4o-mini", LOCAL, "0.1,0.2", (0.1, 0.2)),
+        ("openai", "gpt-4o-mini", OPENAI, "0.1,0.2", (0.15, 0.60)),  # a bare price does not override a list price
+        ("openai", "gpt-4o-mini", OPENAI, "gpt-4o-mini=0.1,0.2", (0.1, 0.2)),  # a named one does
+        ("openai", "gpt-4o-mini", LOCAL, "gpt-4o-mini=0.1,0.2", (0.1, 0.2)),
+        ("openai", "llama3:8b", LOCAL, "gpt-4o-mini=0.1,0.2", None),
+        ("openai", "llama3:8b", LOCAL, "gpt-4o-mini=0.1,0.2; 0,0", (0.0, 0.0)),
+        ("openai", "org/Model-X", LOCAL, " org/model-x = 1 , 2 ;", (1.0, 2.0)),
+        ("openai", "a=b", LOCAL, "a=b=5,6", (5.0, 6.0)),  # the last '=' splits the name from the price
+    ],
+)
+def test_which_price_applies(
+    monkeypatch: pytest.MonkeyPatch, provider: str, model: str, url: str, env: str, expected: tuple[float, float] | None
+) -> None:
     monkeypatch.setenv(PRICE_ENV, env)
     assert price_for(provider, model, url) == expected
 
@@ -177,23 +182,74 @@ def test_a_malformed_price_is_one_line_naming_the_variable(raw: str) -> None:
     assert message.startswith(f"${PRICE_ENV}: expected IN,OUT or MODEL=IN,OUT") and "\n" not in message
 
 
-@pytest.mark.parametrize("usage,expected", [
-    ({"llm": {"calls": 12, "cached": 3, "requests": 14, "retried": 2, "failed": 1, "abandoned": 0,
-              "prompt_tokens": 4000, "completion_tokens": 512, "cost_usd": 0.0031}},
-     ["llm: requests: 14 (2 retried, 1 failed), 3 cached, 4,512 tokens, $0.0031"]),
-    ({"llm": {"openai:a": {"calls": 1, "cached": 0, "requests": 5, "retried": 0, "failed": 0, "abandoned": 4,
-                           "prompt_tokens": 1, "completion_tokens": 1, "cost_usd": None}}, "llm_calls": 1},
-     ["llm openai:a: requests: 5 (4 abandoned), 0 cached, 2 tokens, cost unknown"]),
-    ({"embeddings": {"calls": 3, "cached": 12, "tokens": 1204, "cost_usd": None}},  # an old report
-     ["embeddings: 3 calls (12 cached), 1,204 tokens, cost unknown"]),
-    ({"embeddings": {"texts": 20, "calls": 3, "cached": 12, "tokens": 1204, "cost_usd": 0.5, "requests": 4,
-                     "retried": 1, "failed": 0, "abandoned": 0}},
-     ["embeddings: requests: 4 (1 retried), 12 texts cached, 1,204 tokens, $0.5000"]),
-    ({"embeddings": {"calls": 3, "cached": 0, "tokens": 10}}, ["embeddings: 3 calls (0 cached), 10 tokens"]),
-    ({"llm": {"calls": 2, "cached": 1, "prompt_tokens": 5, "completion_tokens": 5, "cost_usd": 0.0}},  # an old report
-     ["llm: 2 calls (1 cached), 10 tokens, $0.0000"]),
-    ({"llm": None, "cost_usd": None}, []),
-])
+@pytest.mark.parametrize(
+    "usage,expected",
+    [
+        (
+            {
+                "llm": {
+                    "calls": 12,
+                    "cached": 3,
+                    "requests": 14,
+                    "retried": 2,
+                    "failed": 1,
+                    "abandoned": 0,
+                    "prompt_tokens": 4000,
+                    "completion_tokens": 512,
+                    "cost_usd": 0.0031,
+                }
+            },
+            ["llm: requests: 14 (2 retried, 1 failed), 3 cached, 4,512 tokens, $0.0031"],
+        ),
+        (
+            {
+                "llm": {
+                    "openai:a": {
+                        "calls": 1,
+                        "cached": 0,
+                        "requests": 5,
+                        "retried": 0,
+                        "failed": 0,
+                        "abandoned": 4,
+                        "prompt_tokens": 1,
+                        "completion_tokens": 1,
+                        "cost_usd": None,
+                    }
+                },
+                "llm_calls": 1,
+            },
+            ["llm openai:a: requests: 5 (4 abandoned), 0 cached, 2 tokens, cost unknown"],
+        ),
+        (
+            {"embeddings": {"calls": 3, "cached": 12, "tokens": 1204, "cost_usd": None}},  # an old report
+            ["embeddings: 3 calls (12 cached), 1,204 tokens, cost unknown"],
+        ),
+        (
+            {
+                "embeddings": {
+                    "texts": 20,
+                    "calls": 3,
+                    "cached": 12,
+                    "tokens": 1204,
+                    "cost_usd": 0.5,
+                    "requests": 4,
+                    "retried": 1,
+                    "failed": 0,
+                    "abandoned": 0,
+                }
+            },
+            ["embeddings: requests: 4 (1 retried), 12 texts cached, 1,204 tokens, $0.5000"],
+        ),
+        ({"embeddings": {"calls": 3, "cached": 0, "tokens": 10}}, ["embeddings: 3 calls (0 cached), 10 tokens"]),
+        (
+            {
+                "llm": {"calls": 2, "cached": 1, "prompt_tokens": 5, "completion_tokens": 5, "cost_usd": 0.0}
+            },  # an old report
+            ["llm: 2 calls (1 cached), 10 tokens, $0.0000"],
+        ),
+        ({"llm": None, "cost_usd": None}, []),
+    ],
+)
 def test_usage_lines(usage: dict, expected: list[str]) -> None:
     assert usage_lines(usage) == expected
 
@@ -215,8 +271,10 @@ def test_a_model_the_server_does_not_list_is_warned_about_once(server: FakeAPISe
     model = chat_model("openai:gpt-4o-mini", warn=warnings.append)
     chat_in_threads(model)
     model.chat(ASK)
-    assert warnings == [f"openai chat at {server.base_url} does not list model 'gpt-4o-mini' (it serves "
-                        "'llama-3.1-8b-instruct', 'mistral-7b', 'phi-4', +1 more); its replies may come from another model"]
+    assert warnings == [
+        f"openai chat at {server.base_url} does not list model 'gpt-4o-mini' (it serves "
+        "'llama-3.1-8b-instruct', 'mistral-7b', 'phi-4', +1 more); its replies may come from another model"
+    ]
     assert server.count("/models") == 1
     assert model.usage.as_dict()["requests"] == server.count("/chat/completions") == 7  # the GET is not usage
 
@@ -241,15 +299,16 @@ def test_no_listener_no_check_and_a_cached_run_asks_nothing(server: FakeAPIServe
     assert server.count() == before and warnings == []  # all from the cache: no GET, no warning
 
 
-
 # ---------------------------------------------------------------- embeddings count their requests too
 
 
-@pytest.mark.parametrize("spec,path", [("openai:text-embedding-3-small", "/v1/embeddings"),
-                                       ("voyage:voyage-3", "/voyage/v1/embeddings")])
+@pytest.mark.parametrize(
+    "spec,path", [("openai:text-embedding-3-small", "/v1/embeddings"), ("voyage:voyage-3", "/voyage/v1/embeddings")]
+)
 @pytest.mark.parametrize("failures", [0, 2])
-def test_embedding_requests_are_counted_like_the_server(server: FakeAPIServer, spec: str, path: str,
-                                                        failures: int) -> None:
+def test_embedding_requests_are_counted_like_the_server(
+    server: FakeAPIServer, spec: str, path: str, failures: int
+) -> None:
     from ragcov_tui.embeddings.factory import make_embedder
 
     server.fail_next(failures, status=503)
@@ -271,5 +330,6 @@ def test_a_failed_embedding_call_is_counted(server: FakeAPIServer) -> None:
         embedder.embed(["one text"])
     u = embedder.usage()
     assert (u["requests"], u["retried"], u["failed"]) == (3, 2, 1) == (server.count("/embeddings"), 2, 1)
-    assert usage_lines({"embeddings": u}) == ["embeddings: requests: 3 (2 retried, 1 failed), 0 texts cached, "
-                                              "0 tokens, cost unknown"]
+    assert usage_lines({"embeddings": u}) == [
+        "embeddings: requests: 3 (2 retried, 1 failed), 0 texts cached, 0 tokens, cost unknown"
+    ]

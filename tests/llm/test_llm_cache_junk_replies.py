@@ -17,9 +17,8 @@ from tests.support.models import chat_model
 THEMES = json.dumps({"themes": ["Refund window", "Refund method"], "questions": ["How long do refunds take?"]})
 
 
-@pytest.mark.parametrize("junk", ["not json at all", "{\"verdict\": ", "[]", "{\"other\": 1}", "```json\n```"])
-def test_a_reply_failing_validation_is_not_replayed_after_the_server_is_fixed(server: FakeAPIServer,
-                                                                              junk: str) -> None:
+@pytest.mark.parametrize("junk", ["not json at all", '{"verdict": ', "[]", '{"other": 1}', "```json\n```"])
+def test_a_reply_failing_validation_is_not_replayed_after_the_server_is_fixed(server: FakeAPIServer, junk: str) -> None:
     db = open_db(":memory:")
     llm = chat_model("openai:m", db=db)
     server.chat_handler = lambda messages, body: junk
@@ -38,8 +37,15 @@ def test_a_reply_failing_validation_is_not_replayed_after_the_server_is_fixed(se
     assert again.ok and again.data is not None and again.data["verdict"] == "yes"
 
 
-@pytest.mark.parametrize("junk", ["no json", json.dumps({"themes": [], "questions": ["q"]}),
-                                  json.dumps({"themes": ["a"], "questions": [3]}), "null"])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        "no json",
+        json.dumps({"themes": [], "questions": ["q"]}),
+        json.dumps({"themes": ["a"], "questions": [3]}),
+        "null",
+    ],
+)
 def test_a_junk_theme_reply_is_not_replayed_after_the_server_is_fixed(server: FakeAPIServer, junk: str) -> None:
     db = open_db(":memory:")
     server.chat_handler = lambda messages, body: junk

@@ -35,10 +35,12 @@ def cache_rows(db) -> list[tuple[str, str]]:
     return db.execute("SELECT request, reply FROM llm_cache").fetchall()
 
 
-@pytest.mark.parametrize("fault,text,truncated", [("truncated", GOOD[: len(GOOD) // 2], True),
-                                                  ("null_content", "", False)])
-def test_truncated_and_empty_replies_are_returned_but_never_cached(server: FakeAPIServer, fault: str, text: str,
-                                                                   truncated: bool) -> None:
+@pytest.mark.parametrize(
+    "fault,text,truncated", [("truncated", GOOD[: len(GOOD) // 2], True), ("null_content", "", False)]
+)
+def test_truncated_and_empty_replies_are_returned_but_never_cached(
+    server: FakeAPIServer, fault: str, text: str, truncated: bool
+) -> None:
     db = open_db(":memory:")
     llm = chat_model("openai:m", db=db)
     server.fault = fault
@@ -52,10 +54,16 @@ def test_truncated_and_empty_replies_are_returned_but_never_cached(server: FakeA
     assert llm.chat(ASK).cached and len(cache_rows(db)) == 1
 
 
-@pytest.mark.parametrize("fault,message", [("no_choices", "malformed reply (no choices[0].message)"),
-                                           ("html", 'the reply is an HTML page ("Proxy login"), not an API reply')])
-def test_replies_that_are_no_completion_fail_in_one_line_and_are_not_cached(server: FakeAPIServer, fault: str,
-                                                                            message: str) -> None:
+@pytest.mark.parametrize(
+    "fault,message",
+    [
+        ("no_choices", "malformed reply (no choices[0].message)"),
+        ("html", 'the reply is an HTML page ("Proxy login"), not an API reply'),
+    ],
+)
+def test_replies_that_are_no_completion_fail_in_one_line_and_are_not_cached(
+    server: FakeAPIServer, fault: str, message: str
+) -> None:
     db = open_db(":memory:")
     llm = chat_model("openai:m", db=db)
     server.fault = fault
@@ -70,20 +78,22 @@ def test_replies_that_are_no_completion_fail_in_one_line_and_are_not_cached(serv
 def test_an_empty_reply_cached_by_an_older_version_is_asked_again(server: FakeAPIServer) -> None:
     db = open_db(":memory:")
     llm = chat_model("openai:m", db=db)
-    key, request = cache_key("openai", server.base_url, "m", ASK,
-                             {"temperature": 0.0, "max_tokens": None, "json_mode": False})
+    key, request = cache_key(
+        "openai", server.base_url, "m", ASK, {"temperature": 0.0, "max_tokens": None, "json_mode": False}
+    )
     LLMCache(db).put(key, "openai", "m", request, ChatReply(text="  "))
     assert llm.chat(ASK).text == GOOD and server.count("/chat/completions") == 1
     assert cache_rows(db) == [(request, GOOD)]
 
 
-def test_the_stored_request_and_messages_hold_no_password(server: FakeAPIServer,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_stored_request_and_messages_hold_no_password(
+    server: FakeAPIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://alice:hunter2@127.0.0.1:{server.port}/v1")
     db = open_db(":memory:")
     llm = chat_model("openai:m", db=db)
     assert llm.chat(ASK).text == GOOD
-    (request, _), = cache_rows(db)
+    ((request, _),) = cache_rows(db)
     assert "hunter2" not in request and "alice" not in request
     assert json.loads(request)["base_url"] == f"http://***@127.0.0.1:{server.port}/v1"
     server.fail_next(5, status=500)

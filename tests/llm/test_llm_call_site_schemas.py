@@ -21,8 +21,12 @@ from tests.evaluation.conftest import judge_server  # noqa: F401 (the fake OpenA
 from tests.llm.test_llm_prompts import CASES
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMAS = {s.name: s for prompt, data, _ in CASES.values() if isinstance(prompt, JsonPrompt)
-           for s in [prompt.reply_schema(data)]}
+SCHEMAS = {
+    s.name: s
+    for prompt, data, _ in CASES.values()
+    if isinstance(prompt, JsonPrompt)
+    for s in [prompt.reply_schema(data)]
+}
 
 
 def test_every_judge_request_has_a_schema_and_a_cap(judge_server, tmp_path: Path) -> None:  # noqa: F811
@@ -32,10 +36,31 @@ def test_every_judge_request_has_a_schema_and_a_cap(judge_server, tmp_path: Path
     rule_judge = judge_server.chat_handler
     judge_server.chat_handler = lambda messages, body: (
         "The Team plan costs $8 per member per month. [billing-and-plans.md]"
-        if messages[0]["content"] == CITED_ANSWER.instruction else rule_judge(messages, body))
-    code = main(["eval", "-q", "--db", str(tmp_path / "r.db"), "--questions", str(questions), "--corpus",
-                 str(REPO / "sample_data" / "corpus"), "--system", "builtin:bm25", "--embedder", "hash",
-                 "--llm", "openai:gpt-4o-mini", "--paraphrases", "1", "--json", str(tmp_path / "r.json")])
+        if messages[0]["content"] == CITED_ANSWER.instruction
+        else rule_judge(messages, body)
+    )
+    code = main(
+        [
+            "eval",
+            "-q",
+            "--db",
+            str(tmp_path / "r.db"),
+            "--questions",
+            str(questions),
+            "--corpus",
+            str(REPO / "sample_data" / "corpus"),
+            "--system",
+            "builtin:bm25",
+            "--embedder",
+            "hash",
+            "--llm",
+            "openai:gpt-4o-mini",
+            "--paraphrases",
+            "1",
+            "--json",
+            str(tmp_path / "r.json"),
+        ]
+    )
     assert code == 0
     chats = [r.body for r in judge_server.requests if r.path.endswith("/chat/completions")]
     judged = [b for b in chats if "response_format" in b]
@@ -45,8 +70,9 @@ def test_every_judge_request_has_a_schema_and_a_cap(judge_server, tmp_path: Path
     for body in judged:
         fmt = body["response_format"]
         assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
-        assert fmt["json_schema"]["schema"] == SCHEMAS[fmt["json_schema"]["name"]].schema or \
-            fmt["json_schema"]["name"] in ("claim_verdicts", "passage_usefulness", "paraphrases")
+        assert fmt["json_schema"]["schema"] == SCHEMAS[fmt["json_schema"]["name"]].schema or fmt["json_schema"][
+            "name"
+        ] in ("claim_verdicts", "passage_usefulness", "paraphrases")
         assert 0 < body["max_tokens"] <= reply_schemas.MAX_REPLY_TOKENS
     assert answers and all(b["max_tokens"] == ANSWER_MAX_TOKENS for b in answers)
 
@@ -85,10 +111,12 @@ def test_the_local_bounds_only_add_lengths_and_counts(schema: ReplySchema) -> No
 
 @pytest.mark.parametrize("n", [0, 1, 3, 10, 50, 1000])
 def test_caps_grow_with_the_items_asked_and_stay_bounded(n: int) -> None:
-    makers = [lambda n: VERIFY.reply_schema(ClaimsInPassages(["c"] * n, [])),
-              lambda n: USEFULNESS.reply_schema(ReferencePassages("q", "r", [("p", "t")] * n)),
-              lambda n: PARAPHRASE.reply_schema(ParaphraseRequest("q", n)),
-              lambda n: MORE_QUESTIONS.reply_schema(GapQuestions([], [], [], n))]
+    makers = [
+        lambda n: VERIFY.reply_schema(ClaimsInPassages(["c"] * n, [])),
+        lambda n: USEFULNESS.reply_schema(ReferencePassages("q", "r", [("p", "t")] * n)),
+        lambda n: PARAPHRASE.reply_schema(ParaphraseRequest("q", n)),
+        lambda n: MORE_QUESTIONS.reply_schema(GapQuestions([], [], [], n)),
+    ]
     for make in makers:
         cap = make(n).max_tokens
         assert reply_schemas.BASE_TOKENS < cap <= reply_schemas.MAX_REPLY_TOKENS

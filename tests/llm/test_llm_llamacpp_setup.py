@@ -42,33 +42,52 @@ def test_the_smollm2_header_is_read() -> None:
     assert "tokenizer.ggml.tokens" not in meta  # arrays are skipped, not kept
 
 
-@pytest.mark.parametrize("entries,expected", [
-    ([LLAMA, ("llama.context_length", 4, struct.pack("<I", 32768))], 32768),
-    ([LLAMA, ("llama.context_length", 10, struct.pack("<Q", 131072))], 131072),
-    ([("general.architecture", 8, gguf_string("qwen2")), ("qwen2.context_length", 4, struct.pack("<I", 4096))], 4096),
-    ([LLAMA], None),
-    ([LLAMA, ("llama.context_length", 4, struct.pack("<I", 0))], None),
-    ([LLAMA, ("llama.context_length", 7, struct.pack("<?", True))], None),
-    ([LLAMA, ("x.tokens", 9, struct.pack("<IQ", 8, 2) + gguf_string("a") + gguf_string("b")),
-      ("y.scores", 9, struct.pack("<IQ", 6, 3) + struct.pack("<3f", 1, 2, 3)),
-      ("llama.context_length", 5, struct.pack("<i", 2048))], 2048),
-])
+@pytest.mark.parametrize(
+    "entries,expected",
+    [
+        ([LLAMA, ("llama.context_length", 4, struct.pack("<I", 32768))], 32768),
+        ([LLAMA, ("llama.context_length", 10, struct.pack("<Q", 131072))], 131072),
+        (
+            [("general.architecture", 8, gguf_string("qwen2")), ("qwen2.context_length", 4, struct.pack("<I", 4096))],
+            4096,
+        ),
+        ([LLAMA], None),
+        ([LLAMA, ("llama.context_length", 4, struct.pack("<I", 0))], None),
+        ([LLAMA, ("llama.context_length", 7, struct.pack("<?", True))], None),
+        (
+            [
+                LLAMA,
+                ("x.tokens", 9, struct.pack("<IQ", 8, 2) + gguf_string("a") + gguf_string("b")),
+                ("y.scores", 9, struct.pack("<IQ", 6, 3) + struct.pack("<3f", 1, 2, 3)),
+                ("llama.context_length", 5, struct.pack("<i", 2048)),
+            ],
+            2048,
+        ),
+    ],
+)
 def test_context_length_from_synthetic_headers(tmp_path: Path, entries: list, expected: int | None) -> None:
     assert context_length(read_gguf_metadata(gguf_file(tmp_path / "m.gguf", entries))) == expected
 
 
-@pytest.mark.parametrize("name,content,fragment", [
-    ("empty.gguf", b"", "not a GGUF model file"),
-    ("text.gguf", b"hello world, not a model", "not a GGUF model file"),
-    ("safetensors.gguf", b"\x08\x00\x00\x00\x00\x00\x00\x00{}", "not a GGUF model file"),
-    ("short.gguf", b"GGUF\x03\x00", "damaged GGUF model file"),
-    ("v1.gguf", b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "GGUF version 1 is not supported"),
-    ("v9.gguf", b"GGUF" + struct.pack("<IQQ", 9, 0, 0), "GGUF version 9 is not supported"),
-    ("keys.gguf", b"GGUF" + struct.pack("<IQQ", 3, 0, 10**12), "damaged GGUF model file"),
-    ("cut.gguf", b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + gguf_string("general.architecture"), "damaged"),
-    ("type.gguf", b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gguf_string("k") + struct.pack("<I", 99), "unknown value type 99"),
-    ("long.gguf", b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 1 << 40), "damaged"),
-])
+@pytest.mark.parametrize(
+    "name,content,fragment",
+    [
+        ("empty.gguf", b"", "not a GGUF model file"),
+        ("text.gguf", b"hello world, not a model", "not a GGUF model file"),
+        ("safetensors.gguf", b"\x08\x00\x00\x00\x00\x00\x00\x00{}", "not a GGUF model file"),
+        ("short.gguf", b"GGUF\x03\x00", "damaged GGUF model file"),
+        ("v1.gguf", b"GGUF" + struct.pack("<IQQ", 1, 0, 0), "GGUF version 1 is not supported"),
+        ("v9.gguf", b"GGUF" + struct.pack("<IQQ", 9, 0, 0), "GGUF version 9 is not supported"),
+        ("keys.gguf", b"GGUF" + struct.pack("<IQQ", 3, 0, 10**12), "damaged GGUF model file"),
+        ("cut.gguf", b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + gguf_string("general.architecture"), "damaged"),
+        (
+            "type.gguf",
+            b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + gguf_string("k") + struct.pack("<I", 99),
+            "unknown value type 99",
+        ),
+        ("long.gguf", b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 1 << 40), "damaged"),
+    ],
+)
 def test_a_garbage_file_is_one_line_naming_it(tmp_path: Path, name: str, content: bytes, fragment: str) -> None:
     path = tmp_path / name
     path.write_bytes(content)
@@ -92,19 +111,29 @@ def test_control_characters_in_the_path_are_made_visible(tmp_path: Path) -> None
     assert "\x1b" not in str(err.value)
 
 
-@pytest.mark.parametrize("spec,expected", [
-    ("llamacpp:/m/model.gguf", ("llamacpp", "/m/model.gguf")),
-    ("LlamaCpp: ./x.gguf ", ("llamacpp", "./x.gguf")),
-    ("llamacpp:C:\\models\\x.gguf", ("llamacpp", "C:\\models\\x.gguf")),
-    ("openai:gpt-4o-mini", ("openai", "gpt-4o-mini")),
-    ("heuristic", None),
-])
+@pytest.mark.parametrize(
+    "spec,expected",
+    [
+        ("llamacpp:/m/model.gguf", ("llamacpp", "/m/model.gguf")),
+        ("LlamaCpp: ./x.gguf ", ("llamacpp", "./x.gguf")),
+        ("llamacpp:C:\\models\\x.gguf", ("llamacpp", "C:\\models\\x.gguf")),
+        ("openai:gpt-4o-mini", ("openai", "gpt-4o-mini")),
+        ("heuristic", None),
+    ],
+)
 def test_llamacpp_specs_parse(spec: str, expected: tuple | None) -> None:
     assert parse_spec(spec) == expected
 
 
-@pytest.mark.parametrize("spec,fragment", [("llamacpp:", "name the model"), ("llamacpp:  ", "name the model"),
-                                           ("ollama:", "name the model"), ("mistral:x", "unknown LLM")])
+@pytest.mark.parametrize(
+    "spec,fragment",
+    [
+        ("llamacpp:", "name the model"),
+        ("llamacpp:  ", "name the model"),
+        ("ollama:", "name the model"),
+        ("mistral:x", "unknown LLM"),
+    ],
+)
 def test_bad_llm_specs(spec: str, fragment: str) -> None:
     with pytest.raises(BadInput, match=fragment):
         parse_spec(spec)
@@ -132,12 +161,20 @@ def test_without_the_extra_the_hint_names_it(tmp_path: Path, monkeypatch: pytest
     assert str(err.value) == EXTRA_HINT == "llamacpp: needs the local-llm extra: pip install 'ragcov-tui[local-llm]'"
 
 
-@pytest.mark.parametrize("trained,env,expected", [
-    (8192, None, 8192), (131072, None, llamacpp_server.MAX_CTX), (2048, None, 2048), (None, None, 4096),
-    (131072, "16384", 16384), (8192, "1024", 1024),
-])
-def test_context_size_from_the_model_capped(monkeypatch: pytest.MonkeyPatch, trained: int | None, env: str | None,
-                                            expected: int) -> None:
+@pytest.mark.parametrize(
+    "trained,env,expected",
+    [
+        (8192, None, 8192),
+        (131072, None, llamacpp_server.MAX_CTX),
+        (2048, None, 2048),
+        (None, None, 4096),
+        (131072, "16384", 16384),
+        (8192, "1024", 1024),
+    ],
+)
+def test_context_size_from_the_model_capped(
+    monkeypatch: pytest.MonkeyPatch, trained: int | None, env: str | None, expected: int
+) -> None:
     if env is None:
         monkeypatch.delenv("RAGCOV_LLAMACPP_CTX", raising=False)
     else:
@@ -153,8 +190,15 @@ def test_threads_follow_the_cpus_this_process_may_use(monkeypatch: pytest.Monkey
     assert local_threads() == 3
 
 
-@pytest.mark.parametrize("name,value", [("RAGCOV_LLAMACPP_THREADS", "0"), ("RAGCOV_LLAMACPP_THREADS", "two"),
-                                        ("RAGCOV_LLAMACPP_CTX", "100"), ("RAGCOV_LLAMACPP_CTX", "-1")])
+@pytest.mark.parametrize(
+    "name,value",
+    [
+        ("RAGCOV_LLAMACPP_THREADS", "0"),
+        ("RAGCOV_LLAMACPP_THREADS", "two"),
+        ("RAGCOV_LLAMACPP_CTX", "100"),
+        ("RAGCOV_LLAMACPP_CTX", "-1"),
+    ],
+)
 def test_bad_settings_are_one_line(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=rf"\${name}"):

@@ -74,7 +74,9 @@ def test_offline_specs_give_no_model(spec: str | None) -> None:
 
 
 def test_bad_specs_and_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(BadInput, match="unknown LLM 'claude:opus'; expected openai:MODEL, ollama:MODEL, anthropic:MODEL"):
+    with pytest.raises(
+        BadInput, match="unknown LLM 'claude:opus'; expected openai:MODEL, ollama:MODEL, anthropic:MODEL"
+    ):
         make_llm("claude:opus")
     with pytest.raises(BadInput, match="name the model, e.g. openai:gpt-4o-mini"):
         make_llm("openai:")
@@ -89,7 +91,9 @@ def test_bad_specs_and_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
             make_llm("anthropic:claude-haiku-4-5")
 
 
-def test_chat_sends_temperature_zero_and_counts_usage_and_cost(server: FakeAPIServer, provider: str, monkeypatch) -> None:
+def test_chat_sends_temperature_zero_and_counts_usage_and_cost(
+    server: FakeAPIServer, provider: str, monkeypatch
+) -> None:
     server.chat_handler = lambda messages, body: "blue indeed"
     monkeypatch.setenv("RAGCOV_PRICE_PER_MTOK", "gpt-4o-mini=0.15,0.60")  # a local server has no list price
     model = chat_model(f"{provider}:gpt-4o-mini")
@@ -147,7 +151,9 @@ def test_429_then_success_and_500_forever(server: FakeAPIServer, provider: str) 
         model.chat([{"role": "user", "content": "other"}])
 
 
-def test_unreachable_and_invalid_json_are_provider_errors(server: FakeAPIServer, provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreachable_and_invalid_json_are_provider_errors(
+    server: FakeAPIServer, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server.bad_json_next(1)
     with pytest.raises(ProviderError, match="invalid JSON"):
         chat_model(f"{provider}:m").chat(ASK)
@@ -163,7 +169,9 @@ def test_unreachable_and_invalid_json_are_provider_errors(server: FakeAPIServer,
 
 def test_complete_json_parses_fenced_and_prose_replies(server: FakeAPIServer, provider: str) -> None:
     model = chat_model(f"{provider}:m")
-    server.chat_handler = lambda m, b: 'Sure! Here it is:\n```json\n{"verdict": "yes", "score": 1,}\n```\nHope it helps.'
+    server.chat_handler = lambda m, b: (
+        'Sure! Here it is:\n```json\n{"verdict": "yes", "score": 1,}\n```\nHope it helps.'
+    )
     result: JsonResult[Any] = complete_json(model, ASK)
     assert result.ok and result.data == {"verdict": "yes", "score": 1} and result.error is None
     assert result.prompt == ASK and "Sure!" in result.raw
@@ -217,7 +225,9 @@ def test_concurrent_calls_are_bounded(server: FakeAPIServer, provider: str) -> N
     start = time.perf_counter()
     outcomes = run_bounded(model.chat, prompts, concurrency=model.concurrency)
     assert all(o.ok for o in outcomes)
-    assert [json.loads(o.value.text)["echo"] for o in outcomes if o.value is not None] == [f"question {i}" for i in range(12)]
+    assert [json.loads(o.value.text)["echo"] for o in outcomes if o.value is not None] == [
+        f"question {i}" for i in range(12)
+    ]
     assert server.max_in_flight == 4
     assert time.perf_counter() - start < 12 * 0.2 * 0.6
     assert model.usage.as_dict()["calls"] == 12
@@ -225,9 +235,11 @@ def test_concurrent_calls_are_bounded(server: FakeAPIServer, provider: str) -> N
 
 # -- Anthropic's Messages API ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("provider", ["anthropic"])
 def test_anthropic_system_prompt_is_marked_for_prompt_caching_and_cached_tokens_count(
-        server: FakeAPIServer, provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: FakeAPIServer, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server.chat_handler = lambda messages, body: "blue"
     server.anthropic_cache_read = 3  # the API served 3 prompt tokens from its cache
     monkeypatch.setenv("RAGCOV_PRICE_PER_MTOK", "claude-x=1,5")
@@ -237,7 +249,10 @@ def test_anthropic_system_prompt_is_marked_for_prompt_caching_and_cached_tokens_
     assert body["system"] == [{"type": "text", "text": "Answer in JSON.", "cache_control": {"type": "ephemeral"}}]
     assert body["messages"] == [{"role": "user", "content": "Is the sky blue?"}]
     headers = server.requests[-1].headers
-    assert body["max_tokens"] == 4096 and "test-key" in (headers.get("x-api-key"), headers.get("authorization", "").removeprefix("Bearer "))
+    assert body["max_tokens"] == 4096 and "test-key" in (
+        headers.get("x-api-key"),
+        headers.get("authorization", "").removeprefix("Bearer "),
+    )
     assert (model.usage.prompt_tokens, model.usage.completion_tokens) == (7, 1)  # cache reads are prompt tokens
     assert model.usage.cost_usd == pytest.approx((7 * 1 + 1 * 5) / 1e6)
 
@@ -257,10 +272,14 @@ def test_anthropic_schema_bound_reply_comes_through_a_forced_tool(server: FakeAP
 
 
 @pytest.mark.parametrize("provider", ["anthropic"])
-def test_anthropic_overloaded_529_is_retried_and_a_cut_reply_is_not_cached(server: FakeAPIServer, provider: str) -> None:
+def test_anthropic_overloaded_529_is_retried_and_a_cut_reply_is_not_cached(
+    server: FakeAPIServer, provider: str
+) -> None:
     db = open_db(":memory:")
     model = chat_model("anthropic:m", db=db)
-    server.fail_next(1, status=529, body='{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}')
+    server.fail_next(
+        1, status=529, body='{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
+    )
     server.fault = "truncated"
     assert model.chat(ASK).truncated
     assert server.count("/messages") == 2
@@ -289,13 +308,18 @@ def test_claude_list_prices_apply_at_anthropic_only() -> None:
 
 # -- Ollama ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("show", "n_ctx"), [
-    ({"parameters": "stop \"<|eot_id|>\"\nnum_ctx 512", "model_info": {"llama.context_length": 131072}}, 512),
-    ({"parameters": "", "model_info": {"general.architecture": "qwen2", "qwen2.context_length": 640}}, 640),
-])
+
+@pytest.mark.parametrize(
+    ("show", "n_ctx"),
+    [
+        ({"parameters": 'stop "<|eot_id|>"\nnum_ctx 512', "model_info": {"llama.context_length": 131072}}, 512),
+        ({"parameters": "", "model_info": {"general.architecture": "qwen2", "qwen2.context_length": 640}}, 640),
+    ],
+)
 @pytest.mark.parametrize("provider", ["ollama"])
-def test_ollama_context_is_read_from_the_server_and_prompts_fit_it(server: FakeAPIServer, provider: str,
-                                                                   show: dict, n_ctx: int) -> None:
+def test_ollama_context_is_read_from_the_server_and_prompts_fit_it(
+    server: FakeAPIServer, provider: str, show: dict, n_ctx: int
+) -> None:
     server.ollama_show = show
     passages = "\n\n".join(f"[d{i}] " + "word " * 120 for i in range(10))
     model = chat_model("ollama:llama3.1:8b")
@@ -314,10 +338,16 @@ def test_ollama_without_show_sends_the_prompt_whole(server: FakeAPIServer, provi
     assert isinstance(model, CachedChat) and model.chat(ASK).text and model.window.n_ctx is None
 
 
-@pytest.mark.parametrize(("raw", "host"), [
-    ("", "http://127.0.0.1:11434"), ("0.0.0.0", "http://0.0.0.0:11434"), ("127.0.0.1:9000", "http://127.0.0.1:9000"),
-    ("https://ollama.example.org", "https://ollama.example.org"), ("http://gpu:8080/", "http://gpu:8080"),
-])
+@pytest.mark.parametrize(
+    ("raw", "host"),
+    [
+        ("", "http://127.0.0.1:11434"),
+        ("0.0.0.0", "http://0.0.0.0:11434"),
+        ("127.0.0.1:9000", "http://127.0.0.1:9000"),
+        ("https://ollama.example.org", "https://ollama.example.org"),
+        ("http://gpu:8080/", "http://gpu:8080"),
+    ],
+)
 def test_ollama_host_is_read_as_ollama_reads_it(raw: str, host: str) -> None:
     from ragcov_tui.llm.ollama import ollama_host
 

@@ -74,10 +74,19 @@ CASES: dict[str, tuple[Prompt[Any, Any], Any, int]] = {
     "paraphrase": (PARAPHRASE, ParaphraseRequest(Q, 3), 0),
     "pairwise": (PAIRWISE, AnswerOrder(Q, "Answer one.", "Answer two."), 0),
     "themes": (THEMES, GapPassages([LONG] + [f"Passage text {i}." for i in range(7)], 5, 3), 0),
-    "cited_answer": (CITED_ANSWER, RetrievedQuestion(Q, [RetrievedChunk("pricing.md#1", "Pro costs $49.", 0.9),
-                                                         RetrievedChunk("faq.md#2", "Seats: 5.", 0.5)]), 0),
+    "cited_answer": (
+        CITED_ANSWER,
+        RetrievedQuestion(
+            Q, [RetrievedChunk("pricing.md#1", "Pro costs $49.", 0.9), RetrievedChunk("faq.md#2", "Seats: 5.", 0.5)]
+        ),
+        0,
+    ),
     "cited_answer_none": (CITED_ANSWER, RetrievedQuestion(Q, []), 0),
-    "reference": (REFERENCE, JudgedQuery(Q, [Passage("d1", "Pro costs $49.", 2.0), Passage("d2", "Seats: 5.", 1.0)]), 0),
+    "reference": (
+        REFERENCE,
+        JudgedQuery(Q, [Passage("d1", "Pro costs $49.", 2.0), Passage("d2", "Seats: 5.", 1.0)]),
+        0,
+    ),
     "more_questions": (MORE_QUESTIONS, GapQuestions(["Billing", "Seats"], PASSAGES, ["Is there a «free» plan?"], 3), 0),
     "more_questions_unknown": (MORE_QUESTIONS, GapQuestions([], PASSAGES, [], 3), 0),
 }
@@ -86,12 +95,19 @@ PROMPTS = list({id(p): p for p, _, _ in CASES.values()}.values())
 
 def _request(prompt: Prompt[Any, Any], data: Any, repeat: int) -> dict[str, Any]:
     """The first request the prompt makes for ``data``, as prompt_requests.json records it."""
-    request: dict[str, Any] = {"messages": prompt.messages(data, repeat), "logprobs": 0, "schema": None,
-                               "response_format": None}
+    request: dict[str, Any] = {
+        "messages": prompt.messages(data, repeat),
+        "logprobs": 0,
+        "schema": None,
+        "response_format": None,
+    }
     if isinstance(prompt, JsonPrompt):
         schema = prompt.reply_schema(data)
-        request.update(max_tokens=schema.max_tokens, schema=schema.fingerprint(),
-                       response_format=schema.response_format(bounded=True))
+        request.update(
+            max_tokens=schema.max_tokens,
+            schema=schema.fingerprint(),
+            response_format=schema.response_format(bounded=True),
+        )
     elif isinstance(prompt, TextPrompt):
         request["max_tokens"] = prompt.max_tokens
     else:
@@ -124,23 +140,39 @@ def test_a_good_reply_parses_to_the_typed_output(prompt: Prompt[Any, Any]) -> No
 
 
 BAD_REPLIES: list[tuple[Prompt[Any, Any], Any, str, str]] = [  # prompt, input, reply, the one-line error
-    (DECOMPOSE, CASES["decompose"][1], "I cannot find claims.", "no JSON object or array found in the reply "
-                                                                "('I cannot find claims.')"),
+    (
+        DECOMPOSE,
+        CASES["decompose"][1],
+        "I cannot find claims.",
+        "no JSON object or array found in the reply ('I cannot find claims.')",
+    ),
     (DECOMPOSE, CASES["decompose"][1], '{"claims": "one"}', 'expected {"claims": [...]}'),
     (DECOMPOSE, CASES["decompose"][1], '{"claims": [1]}', "every claim must be a string"),
     (VERIFY, CASES["verify"][1], '{"verdicts": [{"verdict": "supported"}]}', "expected 2 verdicts, got 1"),
-    (VERIFY, CASES["verify"][1], '{"verdicts": [{"verdict": "supported"}, {"verdict": "maybe"}]}',
-     "verdict 2 must be one of supported, contradicted, not_found"),
+    (
+        VERIFY,
+        CASES["verify"][1],
+        '{"verdicts": [{"verdict": "supported"}, {"verdict": "maybe"}]}',
+        "verdict 2 must be one of supported, contradicted, not_found",
+    ),
     (RELEVANCE, CASES["relevance"][1], '{"score": 1.5}', 'field "score" must be a number from 0 to 1, got 1.5'),
     (RELEVANCE, CASES["relevance"][1], '{"score": NaN}', "the reply's JSON is not usable: "),
     (CORRECTNESS, CASES["correctness"][1], '{"correct": "yes"}', 'field "correct" is missing or has the wrong type'),
     (ABSTENTION, CASES["abstention"][1], '["no"]', "expected a JSON object"),
     (USEFULNESS, CASES["usefulness"][1], '{"verdicts": []}', "expected 2 items in verdicts, got 0"),
-    (USEFULNESS, CASES["usefulness"][1], '{"verdicts": [{"useful": 1}, {"useful": true}]}',
-     'every item needs a boolean "useful"'),
+    (
+        USEFULNESS,
+        CASES["usefulness"][1],
+        '{"verdicts": [{"useful": 1}, {"useful": true}]}',
+        'every item needs a boolean "useful"',
+    ),
     (AGREEMENT, CASES["agreement"][1], '{"verdict": "kinda"}', 'verdict must be "same", "partial" or "different"'),
-    (PARAPHRASE, CASES["paraphrase"][1], json.dumps({"paraphrases": [Q, "How much is Pro?"]}),
-     "expected 3 distinct paraphrases that differ from the question"),
+    (
+        PARAPHRASE,
+        CASES["paraphrase"][1],
+        json.dumps({"paraphrases": [Q, "How much is Pro?"]}),
+        "expected 3 distinct paraphrases that differ from the question",
+    ),
     (PAIRWISE, CASES["pairwise"][1], '{"better": "3"}', 'expected {"better": "1" | "2" | "tie", "reason": "..."}'),
     (THEMES, CASES["themes"][1], '{"themes": [], "questions": ["q"]}', "'themes' must be a non-empty list of strings"),
     (THEMES, CASES["themes"][1], "[1]", "expected a JSON object with 'themes' and 'questions'"),
@@ -148,10 +180,12 @@ BAD_REPLIES: list[tuple[Prompt[Any, Any], Any, str, str]] = [  # prompt, input, 
 ]
 
 
-@pytest.mark.parametrize(("prompt", "data", "reply", "error"), BAD_REPLIES,
-                         ids=[f"{p.name}-{i}" for i, (p, *_) in enumerate(BAD_REPLIES)])
-def test_a_malformed_reply_raises_one_line_saying_why(prompt: Prompt[Any, Any], data: Any, reply: str,
-                                                      error: str) -> None:
+@pytest.mark.parametrize(
+    ("prompt", "data", "reply", "error"), BAD_REPLIES, ids=[f"{p.name}-{i}" for i, (p, *_) in enumerate(BAD_REPLIES)]
+)
+def test_a_malformed_reply_raises_one_line_saying_why(
+    prompt: Prompt[Any, Any], data: Any, reply: str, error: str
+) -> None:
     with pytest.raises(ReplyError) as raised:
         prompt.parse(data, ChatReply(text=reply))
     assert str(raised.value).startswith(error) and "\n" not in str(raised.value)
@@ -163,8 +197,9 @@ def test_every_json_prompt_has_a_malformed_reply_case() -> None:
 
 def test_the_graded_prompt_reads_the_verdict_token_probabilities() -> None:
     data = CASES["verify_one"][1]
-    assert VERIFY_ONE.parse(data, ChatReply(text="yes", top_logprobs=[{" yes": -0.1, " no": -2.4}])) == \
-        pytest.approx(0.9, abs=0.01)
+    assert VERIFY_ONE.parse(data, ChatReply(text="yes", top_logprobs=[{" yes": -0.1, " no": -2.4}])) == pytest.approx(
+        0.9, abs=0.01
+    )
     with pytest.raises(ReplyError, match=r"no token probabilities \(logprobs\); use --judge-mode claim"):
         VERIFY_ONE.parse(data, ChatReply(text="yes"))
     with pytest.raises(ReplyError, match="neither yes nor no among the likeliest first tokens"):
@@ -184,7 +219,9 @@ def test_judge_ask_returns_the_prompts_typed_output_and_logs_the_call(judge_serv
     judge = Judge(OpenAIChat("gpt-4o-mini"), 1, calls)
     scored = judge.ask("answer_relevance", RELEVANCE, QuestionAnswer(Q, "$49 a month."))
     assert isinstance(scored, Scored) and scored == Scored(1.0, "rule")  # the rule judge: 0.8 + 0.2 on repeat 1
-    assert calls[-1]["prompt"] == RELEVANCE.messages(QuestionAnswer(Q, "$49 a month."), 1) and calls[-1]["error"] is None
+    assert (
+        calls[-1]["prompt"] == RELEVANCE.messages(QuestionAnswer(Q, "$49 a month."), 1) and calls[-1]["error"] is None
+    )
     rule_judge = judge_server.chat_handler
     assert isinstance(rule_judge, RuleJudge)
     rule_judge.overrides["relevance"] += ['{"score": 7}', '{"score": 8}']

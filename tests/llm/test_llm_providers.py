@@ -14,8 +14,14 @@ from ragcov_tui.shared.errors import BadInput
 from tests.support.cli_help import option_help
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-LLM_FLAGS = [("analyze", "--llm"), ("eval", "--llm"), ("eval", "--judge-llm"), ("eval", "--paraphrase-llm"),
-             ("compare", "--llm"), ("references", "--llm")]
+LLM_FLAGS = [
+    ("analyze", "--llm"),
+    ("eval", "--llm"),
+    ("eval", "--judge-llm"),
+    ("eval", "--paraphrase-llm"),
+    ("compare", "--llm"),
+    ("references", "--llm"),
+]
 
 
 @pytest.mark.parametrize("name", PROVIDERS)
@@ -42,4 +48,5 @@ def test_every_llm_flag_lists_the_registry(command: str, flag: str) -> None:
 
 def test_the_readme_table_is_the_registry() -> None:
     assert llm_table() in README.read_text(encoding="utf-8"), (
-        "README's --llm table differs from the registry; paste llm_table()'s output:\n" + llm_table())
+        "README's --llm table differs from the registry; paste llm_table()'s output:\n" + llm_table()
+    )

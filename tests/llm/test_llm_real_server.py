@@ -34,7 +34,7 @@ TOKEN_COUNTERS = ("prompt_tokens_total", "prompt_tokens_cached_total", "tokens_p
 
 
 @pytest.fixture
-def via_proxy(llama: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> LlamaServer:  # noqa: F811
+def via_proxy(llama: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> LlamaServer:
     """``openai:`` specs reach the server through the counting proxy; replies capped."""
     monkeypatch.setenv("OPENAI_API_KEY", "local")
     monkeypatch.setenv("OPENAI_BASE_URL", llama.base_url)
@@ -48,8 +48,11 @@ def token_counters(server: LlamaServer) -> dict[str, float]:
     return {name: metrics[name] for name in TOKEN_COUNTERS}
 
 
-def test_analyze_with_llamacpp_in_process_then_cached(llama: LlamaServer, tmp_path: Path,  # noqa: F811
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_analyze_with_llamacpp_in_process_then_cached(
+    llama: LlamaServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     for name, value in llama.env.items():
         monkeypatch.setenv(name, value)  # the fixture's settings: the run reuses its server
     monkeypatch.delenv("RAGCOV_LLM_MAX_TOKENS", raising=False)  # the schema's own cap: its bounds fit in it
@@ -59,9 +62,25 @@ def test_analyze_with_llamacpp_in_process_then_cached(llama: LlamaServer, tmp_pa
     runs = []
     for run in ("cold", "cached"):
         before = token_counters(llama)
-        code = main(["analyze", "-q", "--db", str(db), "--corpus", str(data / "corpus"), "--questions",
-                     str(data / "questions.jsonl"), "--embedder", "hash", "--llm", f"llamacpp:{llama.model}",
-                     "--allow-fallback", "--json", str(tmp_path / f"{run}.json")])
+        code = main(
+            [
+                "analyze",
+                "-q",
+                "--db",
+                str(db),
+                "--corpus",
+                str(data / "corpus"),
+                "--questions",
+                str(data / "questions.jsonl"),
+                "--embedder",
+                "hash",
+                "--llm",
+                f"llamacpp:{llama.model}",
+                "--allow-fallback",
+                "--json",
+                str(tmp_path / f"{run}.json"),
+            ]
+        )
         assert code == 0
         after = token_counters(llama)
         runs.append({k: after[k] - before[k] for k in TOKEN_COUNTERS})
@@ -81,16 +100,36 @@ def test_analyze_with_llamacpp_in_process_then_cached(llama: LlamaServer, tmp_pa
 def test_eval_judge_llm_three_items_then_cached(via_proxy: LlamaServer, tmp_path: Path) -> None:
     items = [json.loads(line) for line in (SAMPLE / "questions.jsonl").read_text().splitlines()[:3]]
     questions, records = tmp_path / "q.jsonl", tmp_path / "records.jsonl"
-    questions.write_text("".join(json.dumps({k: it[k] for k in ("id", "question", "ground_truth")}) + "\n" for it in items))
-    records.write_text("".join(json.dumps({"id": it["id"], "answer": it["ground_truth"], "contexts": []}) + "\n"
-                               for it in items))
+    questions.write_text(
+        "".join(json.dumps({k: it[k] for k in ("id", "question", "ground_truth")}) + "\n" for it in items)
+    )
+    records.write_text(
+        "".join(json.dumps({"id": it["id"], "answer": it["ground_truth"], "contexts": []}) + "\n" for it in items)
+    )
     reports, requests = [], []
     for run in ("cold", "cached"):
         before = via_proxy.requests()
-        code = main(["eval", "-q", "--db", str(tmp_path / "ragcov.db"), "--questions", str(questions), "--system",
-                     f"records:{records}", "--embedder", "hash", "--judge-llm", f"openai:{via_proxy.local.model}",
-                     "--metrics", "answer_relevance,answer_correctness", "--json", str(tmp_path / f"{run}.json"),
-                     "--no-preflight"])  # a 135M judge may fail the probe: its items' handling is what is pinned
+        code = main(
+            [
+                "eval",
+                "-q",
+                "--db",
+                str(tmp_path / "ragcov.db"),
+                "--questions",
+                str(questions),
+                "--system",
+                f"records:{records}",
+                "--embedder",
+                "hash",
+                "--judge-llm",
+                f"openai:{via_proxy.local.model}",
+                "--metrics",
+                "answer_relevance,answer_correctness",
+                "--json",
+                str(tmp_path / f"{run}.json"),
+                "--no-preflight",
+            ]
+        )  # a 135M judge may fail the probe: its items' handling is what is pinned
         assert code == 0
         requests.append(via_proxy.requests() - before)
         reports.append(json.loads((tmp_path / f"{run}.json").read_text()))
@@ -128,14 +167,17 @@ def test_a_graded_judge_reads_the_verdict_probability_from_the_real_server(via_p
     from ragcov_tui.evaluation.generation.judge import Judge
 
     llm = OpenAIChat(via_proxy.local.model)
-    reply = llm.chat([{"role": "user", "content": "Is Paris in France? Answer yes or no."}], max_tokens=2,
-                     logprobs=TOP_LOGPROBS)
+    reply = llm.chat(
+        [{"role": "user", "content": "Is Paris in France? Answer yes or no."}], max_tokens=2, logprobs=TOP_LOGPROBS
+    )
     assert reply.top_logprobs and all(len(top) <= TOP_LOGPROBS for top in reply.top_logprobs)
     assert all(value <= 0.0 for top in reply.top_logprobs for value in top.values())
     calls: list[dict] = []
     verdicts = Judge(llm, 0, calls, "graded").verify(
-        "faithfulness", ["The Pro plan costs $49 per month."],
-        [("p0", "The Pro plan costs $49 per month and includes 5 team seats.")])
+        "faithfulness",
+        ["The Pro plan costs $49 per month."],
+        [("p0", "The Pro plan costs $49 per month and includes 5 team seats.")],
+    )
     p = verdicts[0]["p_supported"]
     assert 0.0 < p < 1.0 and verdicts[0]["verdict"] == ("supported" if p >= 0.5 else "not_found")
     assert len(calls) == 1 and calls[0]["error"] is None and calls[0]["p_supported"] == round(p, 6)
@@ -144,10 +186,14 @@ def test_a_graded_judge_reads_the_verdict_probability_from_the_real_server(via_p
 def test_a_passage_longer_than_the_context_is_trimmed_answered_and_not_retried(via_proxy: LlamaServer) -> None:
     llm = OpenAIChat(via_proxy.local.model)  # an openai: model: the context size is learned from the refusal
     passage = " ".join(f"The Skein team plan costs {i} dollars per member." for i in range(400))  # ~4,000 tokens
-    messages = [{"role": "system", "content": "Judge the claim against the passage. Reply with JSON only."},
-                {"role": "user", "content": f"Passages:\n[billing] {passage}\n\nClaims:\n1. The plan costs 8 dollars."}]
+    messages = [
+        {"role": "system", "content": "Judge the claim against the passage. Reply with JSON only."},
+        {"role": "user", "content": f"Passages:\n[billing] {passage}\n\nClaims:\n1. The plan costs 8 dollars."},
+    ]
     before = len(via_proxy.statuses())
-    result: JsonResult[Any] = complete_json(llm, messages, schema=VERIFY.reply_schema(ClaimsInPassages(["The plan costs 8 dollars."], [])))
+    result: JsonResult[Any] = complete_json(
+        llm, messages, schema=VERIFY.reply_schema(ClaimsInPassages(["The plan costs 8 dollars."], []))
+    )
     statuses = via_proxy.statuses()[before:]
     assert statuses[:2] == [400, 200]  # refused once for its length, then answered trimmed
     assert statuses.count(400) == 1  # never the same prompt four times
@@ -155,22 +201,32 @@ def test_a_passage_longer_than_the_context_is_trimmed_answered_and_not_retried(v
     assert result.ok or "unusable JSON" in (result.error or "")
     # the next long prompt is trimmed before it is sent
     before = len(via_proxy.statuses())
-    llm.chat([messages[0], {"role": "user", "content": messages[1]["content"].replace("8 dollars", "9 dollars")}],
-             max_tokens=16)
+    llm.chat(
+        [messages[0], {"role": "user", "content": messages[1]["content"].replace("8 dollars", "9 dollars")}],
+        max_tokens=16,
+    )
     assert via_proxy.statuses()[before:] == [200]
 
 
 def test_a_model_name_the_server_does_not_serve_still_gets_answers(via_proxy: LlamaServer) -> None:
     llm = OpenAIChat("gpt-4o-mini")  # llama.cpp answers any name with its one model
-    result: JsonResult[Any] = complete_json(llm, [{"role": "system", "content": "Reply with JSON only."},
-                                 {"role": "user", "content": "Question: Is Paris in France?\n\nAnswer: yes"}],
-                           schema=RELEVANCE.reply_schema(QuestionAnswer("Is Paris in France?", "yes")))
+    result: JsonResult[Any] = complete_json(
+        llm,
+        [
+            {"role": "system", "content": "Reply with JSON only."},
+            {"role": "user", "content": "Question: Is Paris in France?\n\nAnswer: yes"},
+        ],
+        schema=RELEVANCE.reply_schema(QuestionAnswer("Is Paris in France?", "yes")),
+    )
     assert result.ok or "unusable JSON" in (result.error or "")
     assert llm.usage.as_dict()["failed"] == 0 and via_proxy.statuses()[-1] == 200
 
 
-def test_embedder_llamacpp_embeds_in_process_and_caches_by_file(llama: LlamaServer, tmp_path: Path,  # noqa: F811
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_embedder_llamacpp_embeds_in_process_and_caches_by_file(
+    llama: LlamaServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from ragcov_tui.embeddings.factory import make_embedder
     from ragcov_tui.store.db import open_db
 

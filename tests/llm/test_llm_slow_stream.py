@@ -52,8 +52,10 @@ def test_a_reply_that_stalls_fails_at_once_with_one_line(server: FakeAPIServer) 
     with pytest.raises(ProviderError) as caught:
         llm.chat(ASK)
     assert time.monotonic() - start < 2.5  # the idle timeout (1 s), not the stall, not four attempts
-    assert str(caught.value) == (f"openai chat at {server.base_url}: stalled: no token for 1 s after 3 chunks of the "
-                                 "reply ($RAGCOV_HTTP_IDLE_TIMEOUT)")
+    assert str(caught.value) == (
+        f"openai chat at {server.base_url}: stalled: no token for 1 s after 3 chunks of the "
+        "reply ($RAGCOV_HTTP_IDLE_TIMEOUT)"
+    )
     assert server.count("/chat/completions") == 1  # not retried from scratch
     assert llm.usage.as_dict()["failed"] == 1
 
@@ -77,7 +79,12 @@ def test_a_server_that_refuses_stream_is_asked_whole_from_then_on(server: FakeAP
     notes: list[str] = []
     llm = chat_model("openai:old", warn=notes.append)
     assert [llm.chat(ASK).text, llm.chat([{"role": "user", "content": "again"}]).text] == [TEN_WORDS, TEN_WORDS]
-    assert [bool(r.body.get("stream")) for r in server.requests if r.path.endswith("/chat/completions")] == \
-        [True, False, False]  # refused once, then asked whole
-    assert notes == ["LLM openai:old: the server refuses streamed replies ('stream' is not supported by this server); "
-                     "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT"]
+    assert [bool(r.body.get("stream")) for r in server.requests if r.path.endswith("/chat/completions")] == [
+        True,
+        False,
+        False,
+    ]  # refused once, then asked whole
+    assert notes == [
+        "LLM openai:old: the server refuses streamed replies ('stream' is not supported by this server); "
+        "replies are asked whole, each within $RAGCOV_HTTP_TIMEOUT"
+    ]

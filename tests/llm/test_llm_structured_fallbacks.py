@@ -22,16 +22,38 @@ from ragcov_tui.store.db import open_db
 from tests.support.fake_api import FakeAPIServer, api_env
 
 SCHEMA = RELEVANCE.reply_schema(QuestionAnswer("why?", "because."))
-ASK = [{"role": "system", "content": "Rate it. Reply with JSON only."},
-       {"role": "user", "content": "Question: why?\n\nAnswer: because."}]
+ASK = [
+    {"role": "system", "content": "Rate it. Reply with JSON only."},
+    {"role": "user", "content": "Question: why?\n\nAnswer: because."},
+]
 REPLY = '{"score": 1, "reason": "fine"}'
-REFUSE_SCHEMA = json.dumps({"error": {"message": "Invalid parameter: 'response_format' of type 'json_schema' is not "
-                                                 "supported with this model.", "type": "invalid_request_error"}})
-REFUSE_OBJECT = json.dumps({"error": {"message": 'response_format type must be one of "text", got: json_object',
-                                      "type": "invalid_request_error"}})
-OVERFLOW = json.dumps({"error": {"code": 400, "message": "request (3000 tokens) exceeds the available context size "
-                                 "(1024 tokens), try increasing it", "type": "exceed_context_size_error",
-                                 "n_prompt_tokens": 3000, "n_ctx": 1024}})
+REFUSE_SCHEMA = json.dumps(
+    {
+        "error": {
+            "message": "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+            "type": "invalid_request_error",
+        }
+    }
+)
+REFUSE_OBJECT = json.dumps(
+    {
+        "error": {
+            "message": 'response_format type must be one of "text", got: json_object',
+            "type": "invalid_request_error",
+        }
+    }
+)
+OVERFLOW = json.dumps(
+    {
+        "error": {
+            "code": 400,
+            "message": "request (3000 tokens) exceeds the available context size (1024 tokens), try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 3000,
+            "n_ctx": 1024,
+        }
+    }
+)
 
 
 @pytest.fixture
@@ -44,8 +66,11 @@ def server(monkeypatch: pytest.MonkeyPatch):
 
 def formats(server: FakeAPIServer) -> list[str | None]:
     """The response_format type of every JSON chat request, in order (the warm-up left out)."""
-    return [(r.body.get("response_format") or {}).get("type") for r in server.requests
-            if r.path.endswith("/chat/completions") and r.body["messages"] != WARM_UP]
+    return [
+        (r.body.get("response_format") or {}).get("type")
+        for r in server.requests
+        if r.path.endswith("/chat/completions") and r.body["messages"] != WARM_UP
+    ]
 
 
 WARM_UP = [{"role": "user", "content": "warm up"}]
@@ -68,8 +93,10 @@ def test_a_schema_is_sent_as_strict_json_schema_with_its_cap(server: FakeAPIServ
     result: JsonResult[Any] = complete_json(OpenAIChat("m"), ASK, schema=SCHEMA)
     assert result.ok and result.data == {"score": 1, "reason": "fine"}
     body = server.requests[-1].body
-    assert body["response_format"] == {"type": "json_schema", "json_schema": {
-        "name": "relevance_score", "schema": SCHEMA.schema, "strict": True}}
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "relevance_score", "schema": SCHEMA.schema, "strict": True},
+    }
     assert body["max_tokens"] == SCHEMA.max_tokens
 
 
@@ -106,8 +133,10 @@ def test_a_context_overflow_never_downgrades_and_trims_the_passages(server: Fake
     warnings: list[str] = []
     llm = model(warn=warnings.append)
     passages = "\n\n".join(f"[doc-{i}] " + "lorem ipsum dolor sit amet " * 120 for i in range(4))
-    messages = [{"role": "system", "content": "Judge each claim. Reply with JSON only."},
-                {"role": "user", "content": f"Passages:\n{passages}\n\nClaims:\n1. The sky is blue."}]
+    messages = [
+        {"role": "system", "content": "Judge each claim. Reply with JSON only."},
+        {"role": "user", "content": f"Passages:\n{passages}\n\nClaims:\n1. The sky is blue."},
+    ]
     server.fail_next(1, status=400, body=OVERFLOW)
     result: JsonResult[Any] = complete_json(llm, messages, schema=SCHEMA)
     assert result.ok
@@ -138,8 +167,16 @@ def test_an_overflow_that_trimming_cannot_fix_fails_once_not_four_times(server: 
 @pytest.mark.parametrize("status", [400, 500])
 def test_an_overflow_is_not_retried_as_an_outage(server: FakeAPIServer, status: int) -> None:
     llm = model()
-    body = json.dumps({"error": {"message": "the request exceeds the available context size. try increasing the "
-                                            "context size or enable context shift", "n_prompt_tokens": 5000, "n_ctx": 256}})
+    body = json.dumps(
+        {
+            "error": {
+                "message": "the request exceeds the available context size. try increasing the "
+                "context size or enable context shift",
+                "n_prompt_tokens": 5000,
+                "n_ctx": 256,
+            }
+        }
+    )
     server.fail_next(3, status=status, body=body)  # the server keeps refusing, whatever is sent
     with pytest.raises(ProviderError):
         llm.chat([{"role": "user", "content": "[p] " + "word " * 30}], max_tokens=20)

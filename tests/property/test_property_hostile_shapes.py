@@ -55,21 +55,26 @@ def one_line(exc: BaseException) -> str:
 
 # -- duplicates under normalisation -----------------------------------------------------------------
 
-ID_SPELLINGS = st.integers(min_value=0, max_value=10**6).flatmap(lambda n: st.tuples(
-    st.sampled_from([n, str(n), f" {n}", f"{n} ", f"\t{n}\t"]), st.sampled_from([n, str(n), f" {n} "])))
+ID_SPELLINGS = st.integers(min_value=0, max_value=10**6).flatmap(
+    lambda n: st.tuples(
+        st.sampled_from([n, str(n), f" {n}", f"{n} ", f"\t{n}\t"]), st.sampled_from([n, str(n), f" {n} "])
+    )
+)
 
 
 @QUICK
 @given(spellings=ID_SPELLINGS, before=st.integers(0, 3), between=st.integers(0, 3))
 def test_beir_query_ids_equal_under_normalisation_are_refused_naming_the_second_line(
-        tmp_path_factory: pytest.TempPathFactory, spellings: tuple, before: int, between: int) -> None:
+    tmp_path_factory: pytest.TempPathFactory, spellings: tuple, before: int, between: int
+) -> None:
     first, second = spellings
     lines = [json.dumps({"_id": f"other{i}", "text": "q"}) for i in range(before)]
     lines.append(json.dumps({"_id": first, "text": "first"}))
     lines += [json.dumps({"_id": f"mid{i}", "text": "q"}) for i in range(between)]
     lines.append(json.dumps({"_id": second, "text": "second"}))
-    folder = beir_folder(tmp_path_factory.mktemp("dup"), "\n".join(lines).encode() + b"\n",
-                         f"{str(first).strip()}\td1\t1\n".encode())
+    folder = beir_folder(
+        tmp_path_factory.mktemp("dup"), "\n".join(lines).encode() + b"\n", f"{str(first).strip()}\td1\t1\n".encode()
+    )
     with pytest.raises(BadInput) as caught:
         read_ir_folder(folder)
     message = one_line(caught.value)
@@ -85,8 +90,9 @@ BAD_BYTES = st.sampled_from([b"\xff", b"\xfe", b"\xc3", b"\xe2\x82", b"\xed\xa0\
 
 @QUICK
 @given(bad=BAD_BYTES, line=st.integers(0, 4), at=st.integers(0, 8))
-def test_invalid_utf8_in_a_beir_folder_is_refused_like_qrels_file(tmp_path_factory: pytest.TempPathFactory,
-                                                                   bad: bytes, line: int, at: int) -> None:
+def test_invalid_utf8_in_a_beir_folder_is_refused_like_qrels_file(
+    tmp_path_factory: pytest.TempPathFactory, bad: bytes, line: int, at: int
+) -> None:
     queries = [json.dumps({"_id": f"q{i}", "text": f"question number {i}"}).encode() for i in range(5)]
     qrels = [f"q{i}\tdoc{i}\t1".encode() for i in range(5)]
     for which in ("queries", "qrels"):
@@ -94,8 +100,11 @@ def test_invalid_utf8_in_a_beir_folder_is_refused_like_qrels_file(tmp_path_facto
         cut = min(at, len(rows[line]))
         rows[line] = rows[line][:cut] + bad + rows[line][cut:]
         data = b"\n".join(rows) + b"\n"
-        folder = beir_folder(tmp_path_factory.mktemp(which), data if which == "queries" else b"\n".join(queries),
-                             data if which == "qrels" else b"\n".join(qrels))
+        folder = beir_folder(
+            tmp_path_factory.mktemp(which),
+            data if which == "queries" else b"\n".join(queries),
+            data if which == "qrels" else b"\n".join(qrels),
+        )
         path = folder / ("queries.jsonl" if which == "queries" else "qrels/test.tsv")
         with pytest.raises(BadInput) as in_folder:
             read_ir_folder(folder)
@@ -108,9 +117,13 @@ def test_invalid_utf8_in_a_beir_folder_is_refused_like_qrels_file(tmp_path_facto
 
 # -- grades: finite, bounded, and nDCG that does not overflow ------------------------------------------
 
+
 @PROPERTY
-@given(grades=st.lists(st.floats(min_value=1e-300, max_value=1.7e308), min_size=1, max_size=8),
-       order=st.permutations(range(8)), k=st.integers(1, 8))
+@given(
+    grades=st.lists(st.floats(min_value=1e-300, max_value=1.7e308), min_size=1, max_size=8),
+    order=st.permutations(range(8)),
+    k=st.integers(1, 8),
+)
 def test_ndcg_is_the_same_for_grades_scaled_by_any_factor(grades: list[float], order: list[int], k: int) -> None:
     names = [f"d{i}" for i in range(len(grades))]
     ranking = [f"d{i}" for i in order]
@@ -120,15 +133,19 @@ def test_ndcg_is_the_same_for_grades_scaled_by_any_factor(grades: list[float], o
     assert 0.0 <= huge <= 1.0 + 1e-9 and huge == pytest.approx(scaled, rel=1e-9, abs=1e-12)
 
 
-GRADE_TEXT = st.one_of(st.sampled_from(["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "1e400", "-1e400",
-                                        "1e6", "1000000.5", "9" * 400]),
-                       st.floats(allow_nan=True, allow_infinity=True).map(repr))
+GRADE_TEXT = st.one_of(
+    st.sampled_from(
+        ["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "1e400", "-1e400", "1e6", "1000000.5", "9" * 400]
+    ),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+)
 
 
 @QUICK
 @given(grade=GRADE_TEXT)
-def test_a_qrels_grade_is_finite_and_bounded_or_refused_naming_the_line(tmp_path_factory: pytest.TempPathFactory,
-                                                                        grade: str) -> None:
+def test_a_qrels_grade_is_finite_and_bounded_or_refused_naming_the_line(
+    tmp_path_factory: pytest.TempPathFactory, grade: str
+) -> None:
     path = tmp_path_factory.mktemp("qrels") / "q.tsv"
     path.write_text(f"q1\td1\t1\nq1\td2\t{grade}\n")
     try:
@@ -140,9 +157,11 @@ def test_a_qrels_grade_is_finite_and_bounded_or_refused_naming_the_line(tmp_path
 
 
 @QUICK
-@given(literal=st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "-2e999"]),
-       field=st.sampled_from(["relevant_doc_ids", "vector", "metadata", "gold_doc_ids"]),
-       nested=st.booleans())
+@given(
+    literal=st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "-2e999"]),
+    field=st.sampled_from(["relevant_doc_ids", "vector", "metadata", "gold_doc_ids"]),
+    nested=st.booleans(),
+)
 def test_a_non_finite_number_names_the_field_it_sits_in(literal: str, field: str, nested: bool) -> None:
     value = f'{{"d1": 1, "d2": {literal}}}' if nested else f"[1, {literal}]"
     with pytest.raises(ValueError) as caught:
@@ -152,16 +171,28 @@ def test_a_non_finite_number_names_the_field_it_sits_in(literal: str, field: str
 
 # -- deep nesting -------------------------------------------------------------------------------------
 
+
 def gguf(value_type: int, value: bytes) -> bytes:
     key = b"k"
-    return b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key + struct.pack("<I", value_type) + value
+    return (
+        b"GGUF"
+        + struct.pack("<IQQ", 3, 0, 1)
+        + struct.pack("<Q", len(key))
+        + key
+        + struct.pack("<I", value_type)
+        + value
+    )
 
 
 @QUICK
-@given(depth=st.integers(1, 20_000), count=st.one_of(st.integers(0, 3), st.just(2**62), st.just(2**64 - 1)),
-       item=st.sampled_from([0, 4, 8, 9, 12, 13, 255]))
-def test_gguf_nested_arrays_and_huge_counts_are_refused_in_one_line(tmp_path_factory: pytest.TempPathFactory,
-                                                                     depth: int, count: int, item: int) -> None:
+@given(
+    depth=st.integers(1, 20_000),
+    count=st.one_of(st.integers(0, 3), st.just(2**62), st.just(2**64 - 1)),
+    item=st.sampled_from([0, 4, 8, 9, 12, 13, 255]),
+)
+def test_gguf_nested_arrays_and_huge_counts_are_refused_in_one_line(
+    tmp_path_factory: pytest.TempPathFactory, depth: int, count: int, item: int
+) -> None:
     nested = b"".join(struct.pack("<IQ", 9, 1) for _ in range(depth - 1))
     path = tmp_path_factory.mktemp("gguf") / "m.gguf"
     path.write_bytes(gguf(9, nested + struct.pack("<IQ", item, count) + b"\0" * 16))
@@ -175,8 +206,9 @@ def test_gguf_nested_arrays_and_huge_counts_are_refused_in_one_line(tmp_path_fac
 
 @QUICK
 @given(depth=st.integers(1, 6000), kind=st.sampled_from(["[", "{x = "]))
-def test_ragcov_toml_nested_any_depth_is_read_or_refused_in_one_line(tmp_path_factory: pytest.TempPathFactory,
-                                                                     depth: int, kind: str) -> None:
+def test_ragcov_toml_nested_any_depth_is_read_or_refused_in_one_line(
+    tmp_path_factory: pytest.TempPathFactory, depth: int, kind: str
+) -> None:
     close = "]" if kind == "[" else "}"
     path = tmp_path_factory.mktemp("toml") / "ragcov.toml"
     path.write_text("a = " + kind * depth + ("1" if kind == "{x = " else "") + close * depth + "\n")
@@ -201,13 +233,17 @@ def test_chunk_ids_of_chunk_ids_resolve_without_recursion(depth: int, found: boo
 
 # -- out of range: traffic timestamps ------------------------------------------------------------------
 
+
 @QUICK
-@given(moment=st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59)),
-       offset=st.integers(-23 * 60 - 59, 23 * 60 + 59))
+@given(
+    moment=st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59)),
+    offset=st.integers(-23 * 60 - 59, 23 * 60 + 59),
+)
 @example(moment=datetime(9999, 12, 31, 23, 0), offset=-14 * 60)  # the issue's cases: past 9999 in UTC…
 @example(moment=datetime(1, 1, 1, 0, 0), offset=14 * 60)  # …and before the year 1
-def test_traffic_times_with_any_offset_are_read_or_refused_naming_the_field(tmp_path_factory: pytest.TempPathFactory,
-                                                                          moment: datetime, offset: int) -> None:
+def test_traffic_times_with_any_offset_are_read_or_refused_naming_the_field(
+    tmp_path_factory: pytest.TempPathFactory, moment: datetime, offset: int
+) -> None:
     stamp = moment.replace(microsecond=0, tzinfo=timezone(timedelta(minutes=offset))).isoformat()  # shown to the second
     path = tmp_path_factory.mktemp("traffic") / "log.jsonl"
     path.write_text(json.dumps({"query": "how do I reset a password", "timestamp": stamp}) + "\n")
@@ -221,9 +257,12 @@ def test_traffic_times_with_any_offset_are_read_or_refused_naming_the_field(tmp_
 
 # -- Python-literal cells and digits --------------------------------------------------------------------
 
+
 @PROPERTY
-@given(key=st.one_of(st.tuples(st.integers()), st.tuples(st.text(max_size=3), st.integers()), st.just(())),
-       value=st.one_of(st.integers(), st.text(max_size=5)))
+@given(
+    key=st.one_of(st.tuples(st.integers()), st.tuples(st.text(max_size=3), st.integers()), st.just(())),
+    value=st.one_of(st.integers(), st.text(max_size=5)),
+)
 def test_a_tuple_or_list_as_a_dict_key_is_not_a_literal(key: tuple, value: object) -> None:
     with pytest.raises(NotALiteral):
         python_literal(repr({key: value}))
@@ -232,8 +271,9 @@ def test_a_tuple_or_list_as_a_dict_key_is_not_a_literal(key: tuple, value: objec
 
 
 @PROPERTY
-@given(text=st.text(alphabet=st.characters(categories=["Nd", "No", "Nl"]) | st.sampled_from("0123456789+- "),
-                    max_size=25))
+@given(
+    text=st.text(alphabet=st.characters(categories=["Nd", "No", "Nl"]) | st.sampled_from("0123456789+- "), max_size=25)
+)
 def test_is_ascii_whole_means_int_reads_it(text: str) -> None:
     if is_ascii_whole(text):
         assert int(text) >= 0 and len(text) <= 18
@@ -280,7 +320,11 @@ def test_special_files_and_link_loops_are_named_never_opened(tmp_path: Path, whi
     with pytest.raises(BadInput) as caught:
         call_within(10, READERS[which], path)
     message = one_line(caught.value)
-    expected = {"fifo": "is a named pipe (FIFO), not a regular file", "loop": "is a symbolic link loop",
-                "dangling": "broken symbolic link", "directory": "directory"}[shape]
+    expected = {
+        "fifo": "is a named pipe (FIFO), not a regular file",
+        "loop": "is a symbolic link loop",
+        "dangling": "broken symbolic link",
+        "directory": "directory",
+    }[shape]
     assert str(path.name) in message and expected in message, message
     assert "missing" not in message, message

@@ -36,14 +36,56 @@ PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[Heal
 PROPERTY_ROWS = settings(PROPERTY, max_examples=60)
 
 FIELD_NAMES = sorted({alias for aliases in FIELD_ALIASES.values() for alias in aliases})
-CHUNK_FIELDS = ["text", "content", "page_content", "chunk", "id", "chunk_id", "source", "doc_id", "document_id",
-                "metadata", "vector", "_id", "title"]
+CHUNK_FIELDS = [
+    "text",
+    "content",
+    "page_content",
+    "chunk",
+    "id",
+    "chunk_id",
+    "source",
+    "doc_id",
+    "document_id",
+    "metadata",
+    "vector",
+    "_id",
+    "title",
+]
 RECORD_CONTEXT_FIELDS = ["id", "text", "score"]
 HOSTILE_TOKENS = [
-    "NaN", "Infinity", "-Infinity", "1e400", "-1e999", "1" * 5000, "0", "-0.0", "1e-400", "3.5e38", "1e39",
-    '"\\ud800"', '"x\\udc00"', '"\\ud83d\\ude00"', '"\\u0000"', "[" * 150 + "]" * 150, '{"a":' * 120 + "1" + "}" * 120,
-    "[]", "{}", '""', '" "', "true", "false", "null", "[0, 0, 0]", "[1, 2]", "[1, 2, 3]", '["a", "b"]',
-    '{"a": 1, "b": 0.5}', '{"a": -1}', '{"a": NaN}', '[[1]]', '[{"id": "c1", "text": "t", "score": NaN}]',
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e400",
+    "-1e999",
+    "1" * 5000,
+    "0",
+    "-0.0",
+    "1e-400",
+    "3.5e38",
+    "1e39",
+    '"\\ud800"',
+    '"x\\udc00"',
+    '"\\ud83d\\ude00"',
+    '"\\u0000"',
+    "[" * 150 + "]" * 150,
+    '{"a":' * 120 + "1" + "}" * 120,
+    "[]",
+    "{}",
+    '""',
+    '" "',
+    "true",
+    "false",
+    "null",
+    "[0, 0, 0]",
+    "[1, 2]",
+    "[1, 2, 3]",
+    '["a", "b"]',
+    '{"a": 1, "b": 0.5}',
+    '{"a": -1}',
+    '{"a": NaN}',
+    "[[1]]",
+    '[{"id": "c1", "text": "t", "score": NaN}]',
 ]
 
 
@@ -149,7 +191,10 @@ def corpus_reader(warnings: list[str]) -> Callable[[Path], Any]:
 # --- arbitrary bytes ------------------------------------------------------------------------------
 
 # The test file and a records file share the formats; records rows may also hold context objects.
-TABLE_READERS = {"test file": (read_testset, FIELD_NAMES), "records": (load_records, FIELD_NAMES + RECORD_CONTEXT_FIELDS)}
+TABLE_READERS = {
+    "test file": (read_testset, FIELD_NAMES),
+    "records": (load_records, FIELD_NAMES + RECORD_CONTEXT_FIELDS),
+}
 TEST_FILE_SUFFIXES = [".jsonl", ".json", ".csv"]
 CORPUS_SUFFIXES = [".txt", ".md", ".rst", ".html", ".pdf", ".jsonl"]
 
@@ -184,6 +229,7 @@ def test_qrels_of_any_bytes(tmp_path, data):
 
 
 # --- arbitrary JSON -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("reader", TABLE_READERS)
 @PROPERTY_ROWS
@@ -222,7 +268,9 @@ def test_any_json_document_as_a_test_file(tmp_path, value):
 
 
 @PROPERTY_ROWS
-@given(table=st.lists(st.lists(st.one_of(SCALARS, st.text(max_size=12)), max_size=5), max_size=6),
-       separator=st.sampled_from(["\t", " ", "  "]))
+@given(
+    table=st.lists(st.lists(st.one_of(SCALARS, st.text(max_size=12)), max_size=5), max_size=6),
+    separator=st.sampled_from(["\t", " ", "  "]),
+)
 def test_qrels_of_any_fields(tmp_path, table, separator):
     check_contract(read_qrels, tmp_path / "qrels.tsv", "".join(separator.join(row) + "\n" for row in table))

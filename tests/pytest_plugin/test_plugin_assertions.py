@@ -10,20 +10,36 @@ from ragcov_tui.shared.errors import BadInput
 
 
 def _question(qid: str, recall: float | None, correct: float | None = None, text: str = "a question") -> dict:
-    return {"id": qid, "status": "done", "question": text, "retrieval": {"recall@10": recall},
-            "generation": {"answer_correctness": correct}, "retrieved": [{"id": f"{qid}-doc{i}"} for i in range(2)]}
+    return {
+        "id": qid,
+        "status": "done",
+        "question": text,
+        "retrieval": {"recall@10": recall},
+        "generation": {"answer_correctness": correct},
+        "retrieved": [{"id": f"{qid}-doc{i}"} for i in range(2)],
+    }
 
 
 def _report(questions: list[dict], *, repeats: int = 1, correctness: dict | None = None) -> dict:
     recalls = [q["retrieval"]["recall@10"] for q in questions if q["retrieval"]["recall@10"] is not None]
-    return {"session_id": "s1", "k": 10, "repeats": repeats, "questions": questions,
-            "aggregate": {"retrieval": {"recall@10": {"mean": sum(recalls) / len(recalls), "n": len(recalls), "std": 0.1}},
-                          "generation": {"answer_correctness": correctness or {"mean": None, "n": 0, "std": None}}}}
+    return {
+        "session_id": "s1",
+        "k": 10,
+        "repeats": repeats,
+        "questions": questions,
+        "aggregate": {
+            "retrieval": {"recall@10": {"mean": sum(recalls) / len(recalls), "n": len(recalls), "std": 0.1}},
+            "generation": {"answer_correctness": correctness or {"mean": None, "n": 0, "std": None}},
+        },
+    }
 
 
 def test_a_metric_below_its_minimum_lists_the_questions_below_lowest_first_with_their_retrieved_ids() -> None:
-    results = RagcovResults(_report([_question("q1", 1.0), _question("q2", 0.5, text="why\x1b[2J"),
-                                     _question("q3", 0.0), _question("q4", None)]))
+    results = RagcovResults(
+        _report(
+            [_question("q1", 1.0), _question("q2", 0.5, text="why\x1b[2J"), _question("q3", 0.0), _question("q4", None)]
+        )
+    )
     with pytest.raises(AssertionError) as failed:
         assert_metric(results, "recall@10", at_least=0.8)
     lines = str(failed.value).splitlines()
@@ -39,8 +55,11 @@ def test_a_judged_metric_with_repeats_is_asserted_on_its_lower_bound() -> None:
     once = RagcovResults(_report(questions, correctness={"mean": 0.75, "n": 4, "std": 0.433}))
     assert_metric(once, "answer_correctness", at_least=0.7)  # judged once: the mean, as --fail-under
     thrice = RagcovResults(_report(questions, repeats=3, correctness={"mean": 0.75, "n": 4, "std": 0.433}))
-    with pytest.raises(AssertionError, match=r"answer_correctness: 95% lower bound 0\.\d+ of the mean 0\.7500 "
-                                             r"\(bootstrap over items, 3 repeats\) < required 0\.7"):
+    with pytest.raises(
+        AssertionError,
+        match=r"answer_correctness: 95% lower bound 0\.\d+ of the mean 0\.7500 "
+        r"\(bootstrap over items, 3 repeats\) < required 0\.7",
+    ):
         assert_metric(thrice, "answer_correctness", at_least=0.7)  # the gate's figure, as eval --fail-under
 
 
@@ -57,8 +76,11 @@ def test_a_metric_never_measured_fails_and_a_bad_name_is_a_one_line_error() -> N
 def test_one_question_per_test() -> None:
     results = RagcovResults(_report([_question("q1", 1.0), _question("q2", 0.0)]))
     assert_question(results, "q1", "recall@10", at_least=1.0)
-    with pytest.raises(AssertionError, match=r"recall@10 below 1:\n  q2  recall@10=0\.0000  'a question'  "
-                                             r"retrieved: q2-doc0, q2-doc1"):
+    with pytest.raises(
+        AssertionError,
+        match=r"recall@10 below 1:\n  q2  recall@10=0\.0000  'a question'  "
+        r"retrieved: q2-doc0, q2-doc1",
+    ):
         assert_question(results, "q2", "recall", at_least=1.0)
     with pytest.raises(KeyError, match="no question 'q9' in session s1"):
         assert_question(results, "q9", "recall", at_least=1.0)

@@ -12,8 +12,9 @@ pytest_plugins = ["pytester"]
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 
-def test_ragcov_eval_runs_once_per_session_and_a_mistake_fails_in_one_line(pytester: pytest.Pytester,
-                                                                             tmp_path: Path) -> None:
+def test_ragcov_eval_runs_once_per_session_and_a_mistake_fails_in_one_line(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
     pytester.makepyfile(f"""
         from ragcov_tui.pytest_plugin import assert_question
         Q, C = {str(SAMPLE / "questions.jsonl")!r}, {str(SAMPLE / "corpus")!r}

@@ -19,8 +19,10 @@ from tests.support.hostile import HOSTILE_NO_NUL, poison_database
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_data"
 # markup and script that must show as text and run nothing (window.__pwned stays undefined)
-MARKUP = ('<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
-          '<a href="javascript:window.__pwned=3">link</a><style>body{display:none}</style>')
+MARKUP = (
+    '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+    '<a href="javascript:window.__pwned=3">link</a><style>body{display:none}</style>'
+)
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,17 @@ class Pages:
 
 def sample_sessions(db_path: Path) -> dict[str, str]:
     """An analysis (with the traffic log) and evals of builtin:bm25 and builtin:hybrid, stored in ``db_path``."""
-    common = ["--quiet", "--db", str(db_path), "--embedder", "hash", "--questions", str(SAMPLE / "questions.jsonl"),
-              "--corpus", str(SAMPLE / "corpus")]
+    common = [
+        "--quiet",
+        "--db",
+        str(db_path),
+        "--embedder",
+        "hash",
+        "--questions",
+        str(SAMPLE / "questions.jsonl"),
+        "--corpus",
+        str(SAMPLE / "corpus"),
+    ]
     assert main(["analyze", *common, "--traffic", str(SAMPLE / "traffic.jsonl")]) == 0
     for system in ("bm25", "hybrid"):
         assert main(["eval", *common, "--system", f"builtin:{system}", "--name", system]) == 0

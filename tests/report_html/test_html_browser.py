@@ -126,11 +126,15 @@ def test_analysis_page_map_and_hover(opened: Any, plain_pages: Pages) -> None:
     page = opened(plain_pages.analysis)
     db = open_db(plain_pages.db)
     sid = plain_pages.sessions["analysis"]
-    chunks = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND x IS NOT NULL", [sid]).fetchone()[0]
-    questions = db.execute("SELECT count(*), sum(outlier) FROM question_results WHERE session_id = ? AND x IS NOT NULL",
-                           [sid]).fetchone()
-    counts = page.page.evaluate("() => ['chunks', 'questions', 'outliers'].map("
-                                "n => Bokeh.documents[0].get_model_by_name(n).data.x.length)")
+    chunks = db.execute("SELECT count(*) FROM chunk_results WHERE session_id = ? AND x IS NOT NULL", [sid]).fetchone()[
+        0
+    ]
+    questions = db.execute(
+        "SELECT count(*), sum(outlier) FROM question_results WHERE session_id = ? AND x IS NOT NULL", [sid]
+    ).fetchone()
+    counts = page.page.evaluate(
+        "() => ['chunks', 'questions', 'outliers'].map(n => Bokeh.documents[0].get_model_by_name(n).data.x.length)"
+    )
     assert counts == [chunks, questions[0] - questions[1], questions[1]]
     text, tip = hover_lonely_chunk(page.page)
     assert text[:60] in tip
@@ -140,12 +144,21 @@ def test_analysis_page_map_and_hover(opened: Any, plain_pages: Pages) -> None:
 
 def test_analysis_documents_table_sorts_and_filters(opened: Any, plain_pages: Pages) -> None:
     page = opened(plain_pages.analysis).page
-    every = sorted(float(v) for v in page.locator("#doc-table tbody tr td:nth-child(4)").evaluate_all(
-        "cells => cells.map(c => c.dataset.v)") if v)
+    every = sorted(
+        float(v)
+        for v in page.locator("#doc-table tbody tr td:nth-child(4)").evaluate_all(
+            "cells => cells.map(c => c.dataset.v)"
+        )
+        if v
+    )
     total, limit = page.locator("#doc-table tbody tr").count(), every[len(every) // 2]
     page.fill('input[data-filter="doc-table"]', f"coverage<{limit}")
-    kept = [float(v) for v in page.locator("#doc-table tbody tr:not([hidden]) td:nth-child(4)").evaluate_all(
-        "cells => cells.map(c => c.dataset.v)")]
+    kept = [
+        float(v)
+        for v in page.locator("#doc-table tbody tr:not([hidden]) td:nth-child(4)").evaluate_all(
+            "cells => cells.map(c => c.dataset.v)"
+        )
+    ]
     assert kept == [v for v in kept if v < limit] and len(kept) == sum(v < limit for v in every) > 0
     assert page.locator('[data-count="doc-table"]').inner_text() == f"{len(kept)} of {total} rows"
     page.fill('input[data-filter="doc-table"]', "")
@@ -162,8 +175,12 @@ def test_eval_page_filters_by_metric_and_opens_an_item(opened: Any, plain_pages:
     assert total == 31
     p.fill('input[data-filter="item-table"]', "ndcg<0.9")
     shown = p.locator("#item-table tbody tr.item:not([hidden])")
-    column = p.locator("#item-table thead th").evaluate_all(
-        "ths => ths.findIndex(th => (th.dataset.col || '').startsWith('ndcg'))") + 1
+    column = (
+        p.locator("#item-table thead th").evaluate_all(
+            "ths => ths.findIndex(th => (th.dataset.col || '').startsWith('ndcg'))"
+        )
+        + 1
+    )
     values = shown.locator(f"td:nth-child({column})").evaluate_all("cells => cells.map(c => parseFloat(c.dataset.v))")
     assert 0 < len(values) < total and all(v < 0.9 for v in values)
     first = shown.first

@@ -120,8 +120,11 @@ def test_map_is_capped_and_says_so(tmp_path: Path) -> None:
 def test_map_points_carry_their_text_document_and_cluster(tmp_path: Path) -> None:
     db = open_db(synthetic(tmp_path / "r.db", 50))
     detail = map_detail(db, "a0000001", 1000)
-    row = db.execute("SELECT r.source, r.cluster, c.text FROM chunk_results r JOIN chunks c USING (session_id, chunk_id) "
-                     "WHERE chunk_id = ?", [detail.chunks[0].chunk_id]).fetchone()
+    row = db.execute(
+        "SELECT r.source, r.cluster, c.text FROM chunk_results r JOIN chunks c USING (session_id, chunk_id) "
+        "WHERE chunk_id = ?",
+        [detail.chunks[0].chunk_id],
+    ).fetchone()
     assert (detail.chunks[0].source, detail.chunks[0].cluster, detail.chunks[0].text) == tuple(row)
     assert len(detail.chunks) == 50 and len(detail.questions) == 30
 

@@ -118,7 +118,9 @@ def test_every_document_is_asked_unasked_or_off_topic_exactly_once(questions: li
     assert len(unasked) >= 3
 
 
-def test_manifest_questions_exist_and_notes_mark_exactly_the_special_rows(questions: list[dict], manifest: dict) -> None:
+def test_manifest_questions_exist_and_notes_mark_exactly_the_special_rows(
+    questions: list[dict], manifest: dict
+) -> None:
     by_id = {q["id"]: q for q in questions}
     pairs = manifest["near_duplicate_pairs"]
     assert len(pairs) == 2 and all(len(pair) == 2 for pair in pairs)

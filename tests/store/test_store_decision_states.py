@@ -31,12 +31,17 @@ def test_a_version_2_database_migrates_and_undoes_a_write_it_recorded(tmp_path: 
     original, sha = testset.read_bytes(), read_testset(testset).sha256
     written = drop_question(testset, "q1", expected_sha256=sha)  # as the previous release wrote it
     conn = version_2_database(tmp_path / "v2.db")
-    conn.execute("INSERT INTO sessions (id, kind, status, created_at, questions_path, testset_sha256) "
-                 "VALUES ('s1', 'analysis', 'done', '2025-01-01T00:00:00+00:00', ?, ?)", [str(testset), sha])
-    conn.execute("INSERT INTO decisions (session_id, kind, target, action, testset_path, sha_before, sha_after, "
-                 "backup_path, user, at) VALUES ('s1', 'question', 'q1', 'drop', ?, ?, ?, ?, 'me', "
-                 "'2025-01-01T00:00:01+00:00')",
-                 [str(testset), written.sha_before, written.sha_after, str(written.backup_path)])
+    conn.execute(
+        "INSERT INTO sessions (id, kind, status, created_at, questions_path, testset_sha256) "
+        "VALUES ('s1', 'analysis', 'done', '2025-01-01T00:00:00+00:00', ?, ?)",
+        [str(testset), sha],
+    )
+    conn.execute(
+        "INSERT INTO decisions (session_id, kind, target, action, testset_path, sha_before, sha_after, "
+        "backup_path, user, at) VALUES ('s1', 'question', 'q1', 'drop', ?, ?, ?, ?, 'me', "
+        "'2025-01-01T00:00:01+00:00')",
+        [str(testset), written.sha_before, written.sha_after, str(written.backup_path)],
+    )
     conn.commit()
     conn.close()
     db = open_db(tmp_path / "v2.db")

@@ -30,30 +30,46 @@ NAN, INF = math.nan, math.inf
 
 
 def _item(**kw: object) -> EvalItem:
-    return {"id": "q1", "seq": 0, "status": "done", "question": "Q?", "answer": "A.",
-            "retrieved": [{"id": "a", "text": "t", "score": 0.5, "cited": False}],
-            "retrieval": {"mrr": 1.0}, "generation": {"faithfulness": 0.5}, "errors": {}, **kw}  # type: ignore[typeddict-item]  # deliberately partial, with the hostile value
+    return {
+        "id": "q1",
+        "seq": 0,
+        "status": "done",
+        "question": "Q?",
+        "answer": "A.",
+        "retrieved": [{"id": "a", "text": "t", "score": 0.5, "cited": False}],
+        "retrieval": {"mrr": 1.0},
+        "generation": {"faithfulness": 0.5},
+        "errors": {},
+        **kw,
+    }  # type: ignore[typeddict-item]  # deliberately partial, with the hostile value
 
 
-@pytest.mark.parametrize(("value", "where"), [
-    ({"retrieved": [{"id": "a", "score": NAN}]}, "retrieved[0].score"),
-    ({"retrieval": {"mrr": INF}}, "retrieval.mrr"),
-    ({"generation": {"faithfulness": -INF}}, "generation.faithfulness"),
-    ({"spread": {"faithfulness": NAN}}, "spread.faithfulness"),
-    ({"details": {"faithfulness": {"repeats": [0.5, NAN]}}}, "details.faithfulness.repeats[1]"),
-    ({"judge_calls": [{"raw": "x", "score": NAN}]}, "judge_calls[0].score"),
-    ({"relevant_ranks": [1, INF]}, "relevant_ranks[1]"),
-])
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        ({"retrieved": [{"id": "a", "score": NAN}]}, "retrieved[0].score"),
+        ({"retrieval": {"mrr": INF}}, "retrieval.mrr"),
+        ({"generation": {"faithfulness": -INF}}, "generation.faithfulness"),
+        ({"spread": {"faithfulness": NAN}}, "spread.faithfulness"),
+        ({"details": {"faithfulness": {"repeats": [0.5, NAN]}}}, "details.faithfulness.repeats[1]"),
+        ({"judge_calls": [{"raw": "x", "score": NAN}]}, "judge_calls[0].score"),
+        ({"relevant_ranks": [1, INF]}, "relevant_ranks[1]"),
+    ],
+)
 def test_an_item_holding_nan_is_refused_naming_where(value: dict, where: str) -> None:
     db = open_db(":memory:")
     sid = create_session(db, "eval")
-    with pytest.raises(NonFiniteValue, match=re.escape(f"question 'q1': refusing to store a non-finite number at {where}")):
+    with pytest.raises(
+        NonFiniteValue, match=re.escape(f"question 'q1': refusing to store a non-finite number at {where}")
+    ):
         save_eval_item(db, sid, _item(**value))
     assert not load_eval_items(db, sid)
 
 
-@pytest.mark.parametrize("value", [{"aggregate": {"retrieval": {"mrr": {"mean": NAN}}}}, {"usage": {"cost_usd": INF}},
-                                   {"timings": {"total": NAN}}])
+@pytest.mark.parametrize(
+    "value",
+    [{"aggregate": {"retrieval": {"mrr": {"mean": NAN}}}}, {"usage": {"cost_usd": INF}}, {"timings": {"total": NAN}}],
+)
 def test_a_report_holding_nan_is_refused(value: dict) -> None:
     db = open_db(":memory:")
     sid = create_session(db, "eval")
@@ -78,21 +94,45 @@ def _old_database(path: Path) -> tuple[str, sqlite_utils.Database]:
     """A database as an older version left it: NaN inside items, the report and the session."""
     db = open_db(path)
     sid = create_session(db, "eval", questions_path="q.jsonl")
-    db.table("eval_items").insert({
-        "session_id": sid, "question_id": "q1", "seq": 0, "status": "done", "question": "Q?", "answer": "A.",
-        "retrieved": '[{"id": "a", "text": "t", "score": NaN, "cited": false}]', "retrieval": '{"mrr": NaN}',
-        "generation": '{"answer_relevance": Infinity}', "details": '{"spread": {"answer_relevance": NaN}}',
-        "judge_calls": "[]", "diagnosis": "undetermined", "error": None, "finished_at": "2026-01-01T00:00:00+00:00",
-    })
-    header = {"session_id": sid, "kind": "eval", "k": 5, "system": "python:x:y", "judge": "heuristic",
-              "aggregate": {"retrieval": {"mrr": {"mean": NaN_TEXT, "n": 1, "std": 0.0}},
-                            "generation": {"answer_relevance": {"mean": NaN_TEXT, "n": 1, "std": None}}},
-              "counts": {"questions": 1, "done": 1, "errors": 0}, "errors": [], "usage": {"cost_usd": NaN_TEXT}}
+    db.table("eval_items").insert(
+        {
+            "session_id": sid,
+            "question_id": "q1",
+            "seq": 0,
+            "status": "done",
+            "question": "Q?",
+            "answer": "A.",
+            "retrieved": '[{"id": "a", "text": "t", "score": NaN, "cited": false}]',
+            "retrieval": '{"mrr": NaN}',
+            "generation": '{"answer_relevance": Infinity}',
+            "details": '{"spread": {"answer_relevance": NaN}}',
+            "judge_calls": "[]",
+            "diagnosis": "undetermined",
+            "error": None,
+            "finished_at": "2026-01-01T00:00:00+00:00",
+        }
+    )
+    header = {
+        "session_id": sid,
+        "kind": "eval",
+        "k": 5,
+        "system": "python:x:y",
+        "judge": "heuristic",
+        "aggregate": {
+            "retrieval": {"mrr": {"mean": NaN_TEXT, "n": 1, "std": 0.0}},
+            "generation": {"answer_relevance": {"mean": NaN_TEXT, "n": 1, "std": None}},
+        },
+        "counts": {"questions": 1, "done": 1, "errors": 0},
+        "errors": [],
+        "usage": {"cost_usd": NaN_TEXT},
+    }
     db.table("reports").insert({"session_id": sid, "report": json.dumps(header).replace('"@NaN@"', "NaN")})
     finish_session(db, sid, "done")
     with db.conn:
-        db.execute("UPDATE sessions SET summary = ? WHERE id = ?",
-                   ['{"means": {"retrieval.mrr": NaN, "generation.answer_relevance": Infinity}, "k": 5}', sid])
+        db.execute(
+            "UPDATE sessions SET summary = ? WHERE id = ?",
+            ['{"means": {"retrieval.mrr": NaN, "generation.answer_relevance": Infinity}, "k": 5}', sid],
+        )
     return sid, db
 
 
@@ -108,7 +148,10 @@ def test_an_old_database_with_nan_reads_as_missing(tmp_path: Path) -> None:
     undefined: dict[str, float | None] = {"answer_relevance": None}
     assert q["generation"]["answer_relevance"] is None and q["spread"] == undefined
     json.dumps(report, allow_nan=False)
-    assert (stored_session(db, sid)["summary"] or {})["means"] == {"retrieval.mrr": None, "generation.answer_relevance": None}
+    assert (stored_session(db, sid)["summary"] or {})["means"] == {
+        "retrieval.mrr": None,
+        "generation.answer_relevance": None,
+    }
     assert (list_sessions(db)[0]["summary"] or {})["means"]["retrieval.mrr"] is None
 
 

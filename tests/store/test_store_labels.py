@@ -26,7 +26,10 @@ def test_set_undo_and_import(tmp_path: Path) -> None:
     assert item_labels(db, sid, "q00002") == {}
     undo_label(db, sid)  # then q00001 back to yes
     assert item_labels(db, sid, "q00001") == {"faithfulness": 1}
-    assert import_labels(db, sid, [Label("q00001", "faithfulness", 0), Label("q00003", "faithfulness", 1)], "import:x.csv") == 2
+    assert (
+        import_labels(db, sid, [Label("q00001", "faithfulness", 0), Label("q00003", "faithfulness", 1)], "import:x.csv")
+        == 2
+    )
     assert [(x.question_id, x.label) for x in session_labels(db, sid)] == [("q00001", 0), ("q00003", 1)]
     delete_session(db, sid)
     assert session_labels(db, sid) == []  # gone with the session

@@ -44,8 +44,13 @@ def ago(seconds: float | None) -> str | None:
     return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="seconds")
 
 
-PIDS = {"own-claimed": lambda: os.getpid(), "own-unclaimed": lambda: os.getpid(), "alive": os.getppid,
-        "dead": dead_pid, "none": lambda: None}
+PIDS = {
+    "own-claimed": lambda: os.getpid(),
+    "own-unclaimed": lambda: os.getpid(),
+    "alive": os.getppid,
+    "dead": dead_pid,
+    "none": lambda: None,
+}
 FRESH, STALE = 1.0, liveness.STALE_AFTER + 5
 
 
@@ -55,8 +60,13 @@ FRESH, STALE = 1.0, liveness.STALE_AFTER + 5
 @pytest.mark.parametrize("beat", [FRESH, STALE, None])
 def test_liveness_rule(status: str, host: str | None, pid: str, beat: float | None) -> None:
     sid = f"s-{status}-{host}-{pid}-{beat}"
-    row = {"id": sid, "status": status, "pid": PIDS[pid](), "heartbeat_at": ago(beat),
-           "host": {"same": HERE, "other": "elsewhere.example", None: None}[host]}
+    row = {
+        "id": sid,
+        "status": status,
+        "pid": PIDS[pid](),
+        "heartbeat_at": ago(beat),
+        "host": {"same": HERE, "other": "elsewhere.example", None: None}[host],
+    }
     if pid == "own-claimed":
         HEARTBEATS.add(sid, "")
     try:
@@ -94,7 +104,9 @@ def test_version_1_database_migrates_and_its_running_rows_read_as_interrupted(tm
     add_session_owner_v2(db)  # a second migration of the same file (two processes at once) is harmless
 
 
-def test_created_session_is_owned_and_its_heartbeat_carries_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_created_session_is_owned_and_its_heartbeat_carries_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(liveness, "HEARTBEAT_EVERY", 0.05)
     db = open_db(tmp_path / "r.db")
     seen: list[tuple] = []
@@ -116,8 +128,18 @@ def test_created_session_is_owned_and_its_heartbeat_carries_progress(tmp_path: P
 def _foreign_running(db, sid: str, pid: int | None, beat: float | None = FRESH) -> None:
     """A running row owned by another process of this host."""
     with db.conn:
-        db["sessions"].insert({"id": sid, "kind": "eval", "status": "running", "created_at": ago(60), "pid": pid,
-                               "host": HERE, "heartbeat_at": ago(beat), "progress": '{"stage": "evaluating", "done": 7, "total": 9}'})
+        db["sessions"].insert(
+            {
+                "id": sid,
+                "kind": "eval",
+                "status": "running",
+                "created_at": ago(60),
+                "pid": pid,
+                "host": HERE,
+                "heartbeat_at": ago(beat),
+                "progress": '{"stage": "evaluating", "done": 7, "total": 9}',
+            }
+        )
 
 
 def test_resume_and_delete_refuse_a_live_session_and_accept_a_dead_one(tmp_path: Path) -> None:
@@ -147,9 +169,14 @@ def test_resume_and_delete_refuse_a_live_session_and_accept_a_dead_one(tmp_path:
     assert [s["id"] for s in list_sessions(db)] == ["live0001"]
 
 
-@pytest.mark.parametrize("stop, note", [(KeyboardInterrupt(), "interrupted by Ctrl-C at evaluating 2/5"),
-                                        (Interrupted("SIGTERM", 15), "interrupted by SIGTERM at evaluating 2/5"),
-                                        (Interrupted("SIGHUP", 1), "interrupted by SIGHUP at evaluating 2/5")])
+@pytest.mark.parametrize(
+    "stop, note",
+    [
+        (KeyboardInterrupt(), "interrupted by Ctrl-C at evaluating 2/5"),
+        (Interrupted("SIGTERM", 15), "interrupted by SIGTERM at evaluating 2/5"),
+        (Interrupted("SIGHUP", 1), "interrupted by SIGHUP at evaluating 2/5"),
+    ],
+)
 def test_a_run_stopped_by_a_signal_is_recorded_interrupted(tmp_path: Path, stop: KeyboardInterrupt, note: str) -> None:
     db = open_db(tmp_path / "r.db")
     with tracking() as progress:
@@ -202,16 +229,24 @@ def test_a_held_lock_keeps_a_session_live_without_a_heartbeat_until_its_process_
     db = open_db(tmp_path / "r.db")
     sid = create_session(db, "eval")
     finish_session(db, sid, "failed", error="boom")  # this process lets go of it
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "r.db"), sid], stdout=subprocess.PIPE,
-                              text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "r.db"), sid],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         stale = (datetime.now(UTC) - timedelta(seconds=liveness.STALE_AFTER + 60)).isoformat(timespec="seconds")
         with db.conn:  # the row as a run of the holder that stopped beating long ago would leave it
-            db.execute("UPDATE sessions SET status = 'running', pid = ?, heartbeat_at = ? WHERE id = ?",
-                       [holder.pid, stale, sid])
+            db.execute(
+                "UPDATE sessions SET status = 'running', pid = ?, heartbeat_at = ? WHERE id = ?",
+                [holder.pid, stale, sid],
+            )
         assert stored_session(db, sid)["live"] is True
-        with pytest.raises(BadInput, match=rf"still running \(pid {holder.pid} on .*, no heartbeat for \d+ s: stopped\?\)"):
+        with pytest.raises(
+            BadInput, match=rf"still running \(pid {holder.pid} on .*, no heartbeat for \d+ s: stopped\?\)"
+        ):
             resume_session(db, sid)
     finally:
         holder.kill()

@@ -22,8 +22,16 @@ Sampled = tuple[sqlite_utils.Database, str, Any]
 @pytest.fixture()
 def sampled(tmp_path: Path) -> Iterator[Sampled]:
     db = open_db(tmp_path / "ragcov.db")
-    sid, report = run_analysis(AnalyzeOptions(corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"),
-                                              embedder="hash", sample=SIZE, no_cache=True), db)
+    sid, report = run_analysis(
+        AnalyzeOptions(
+            corpus=[str(SAMPLE / "corpus")],
+            questions=str(SAMPLE / "questions.jsonl"),
+            embedder="hash",
+            sample=SIZE,
+            no_cache=True,
+        ),
+        db,
+    )
     yield db, sid, report
     db.conn.close()
 
@@ -32,12 +40,14 @@ def test_the_app_gap_and_cluster_rows_carry_the_sampled_report_figures(sampled: 
     db, sid, report = sampled
     assert report["sample"]["chunks"] == SIZE and report["gaps"]
     figures = ("cluster", "priority", "covered_share", "coverage", "size")
-    assert [{k: dict(g)[k] for k in figures} for g in queries.gap_rows(db, sid, None)] == \
-        [{k: g[k] for k in figures} for g in report["gaps"]]
+    assert [{k: dict(g)[k] for k in figures} for g in queries.gap_rows(db, sid, None)] == [
+        {k: g[k] for k in figures} for g in report["gaps"]
+    ]
     by_id = {c["id"]: c for c in queries.cluster_rows(db, sid)}
     for c in report["clusters"]:
-        assert {k: by_id[c["id"]].get(k) for k in ("covered_share", "priority", "coverage", "size")} == \
-            {k: c.get(k) for k in ("covered_share", "priority", "coverage", "size")}
+        assert {k: by_id[c["id"]].get(k) for k in ("covered_share", "priority", "coverage", "size")} == {
+            k: c.get(k) for k in ("covered_share", "priority", "coverage", "size")
+        }
 
 
 def test_the_stored_chunk_rows_are_the_sample_and_give_the_report_covered_shares(sampled: Sampled) -> None:

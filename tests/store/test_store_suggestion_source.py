@@ -35,8 +35,10 @@ def version_4_database(path: Path) -> None:
     for migration in (add_session_owner_v2, add_decision_states_v3, add_traffic_v4):
         migration(old)  # type: ignore[arg-type]
     conn.execute("PRAGMA user_version = 4")
-    conn.execute("INSERT INTO sessions (id, kind, status, created_at) VALUES ('s1', 'analysis', 'done', "
-                 "'2025-01-01T00:00:00+00:00')")
+    conn.execute(
+        "INSERT INTO sessions (id, kind, status, created_at) VALUES ('s1', 'analysis', 'done', "
+        "'2025-01-01T00:00:00+00:00')"
+    )
     conn.execute("INSERT INTO suggestions (session_id, cluster, text, origin) VALUES ('s1', 0, 'How?', 'heuristic')")
     conn.commit()
     conn.close()
@@ -74,11 +76,15 @@ def test_saved_suggestions_keep_their_chunk_and_form(seed: int) -> None:
     db = open_db(":memory:")
     sid = create_session(db, "analysis")
     save_analysis(db, sid, result, chunks, questions)
-    expected = [(g["cluster"], s["text"], s.get("chunk_id"), s.get("form"))
-                for g in report["gaps"] for s in g["suggested_questions"]]
+    expected = [
+        (g["cluster"], s["text"], s.get("chunk_id"), s.get("form"))
+        for g in report["gaps"]
+        for s in g["suggested_questions"]
+    ]
     assert expected and all(chunk_id for _, _, chunk_id, _ in expected)
-    stored = db.execute("SELECT cluster, text, chunk_id, form FROM suggestions WHERE session_id = ? ORDER BY id",
-                        [sid]).fetchall()
+    stored = db.execute(
+        "SELECT cluster, text, chunk_id, form FROM suggestions WHERE session_id = ? ORDER BY id", [sid]
+    ).fetchall()
     assert stored == expected
     by_id = {c.id: c for c in chunks}
     for gap in gap_rows(db, sid, None):

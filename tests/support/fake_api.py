@@ -145,8 +145,7 @@ class FakeAPIServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
@@ -177,8 +176,7 @@ class FakeAPIServer:
         return f"http://127.0.0.1:{self.port}/voyage/v1"
 
     # -- scripting -------------------------------------------------------------------------
-    def fail_next(self, n: int, status: int = 429, body: str | None = None,
-                  retry_after: float | None = None) -> None:
+    def fail_next(self, n: int, status: int = 429, body: str | None = None, retry_after: float | None = None) -> None:
         """The next ``n`` requests get ``status`` (with ``body`` or a JSON error, ``Retry-After``)."""
         with self._lock:
             self._script.extend(("fail", status, body, retry_after) for _ in range(n))
@@ -236,15 +234,21 @@ class FakeAPIServer:
             if kind == "bad_json":
                 return _send(h, 200, '{"object": "list", "data": [ this is not json', "application/json")
             headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-            return _send(h, status, fail_body if fail_body is not None else _error(f"scripted {status}", "scripted"),
-                         headers=headers)
+            return _send(
+                h,
+                status,
+                fail_body if fail_body is not None else _error(f"scripted {status}", "scripted"),
+                headers=headers,
+            )
         if self.fault == "html":
             page = "<!DOCTYPE html><html><head><title>Proxy login</title></head><body>Sign in</body></html>"
             return _send(h, 200, page, "text/html")
         if path == "/v1/models" and h.command == "GET":
             if self.models is None:
                 return _send(h, 404, _error(f"no route {path}", "not_found"))
-            return _send(h, 200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}))
+            return _send(
+                h, 200, json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
+            )
         if h.command != "POST" or not isinstance(body, dict):
             return _send(h, 400, _error("expected a JSON POST", "invalid_request"))
         return self._post(h, path, body)
@@ -304,7 +308,12 @@ class FakeAPIServer:
         h.send_header("Connection", "close")
         h.end_headers()
         h.close_connection = True
-        base = {"id": reply["id"], "object": "chat.completion.chunk", "created": reply["created"], "model": reply["model"]}
+        base = {
+            "id": reply["id"],
+            "object": "chat.completion.chunk",
+            "created": reply["created"],
+            "model": reply["model"],
+        }
 
         def event(choices: list[dict], **extra: Any) -> None:
             h.wfile.write(f"data: {json.dumps({**base, 'choices': choices, **extra})}\n\n".encode())
@@ -313,7 +322,7 @@ class FakeAPIServer:
         try:
             positions = (reply["choices"][0].get("logprobs") or {}).get("content", []) if reply["choices"] else []
             for n, piece in enumerate(_pieces(_content(reply)), start=1):
-                extra = {"logprobs": {"content": positions[n - 1:n]}} if positions else {}
+                extra = {"logprobs": {"content": positions[n - 1 : n]}} if positions else {}
                 event([{"index": 0, "delta": {"content": piece}, "finish_reason": None, **extra}])
                 time.sleep(self.token_delay)
                 if self.stall is not None and n == self.stall[0]:
@@ -329,6 +338,7 @@ class FakeAPIServer:
 
     def _messages_reply(self, h: BaseHTTPRequestHandler, body: dict) -> None:
         """An Anthropic Messages API reply (the class docstring)."""
+
         def text_of(content: Any) -> str:
             if isinstance(content, list):
                 return "".join(b.get("text", "") for b in content if isinstance(b, dict))
@@ -336,10 +346,15 @@ class FakeAPIServer:
 
         system = text_of(body.get("system"))
         messages = ([{"role": "system", "content": system}] if system else []) + [
-            {"role": m.get("role"), "content": text_of(m.get("content"))} for m in body.get("messages", [])]
+            {"role": m.get("role"), "content": text_of(m.get("content"))} for m in body.get("messages", [])
+        ]
         text = self.chat_handler(messages, body)
         time.sleep(self.token_delay * len(_pieces(text)))
-        tool = (body.get("tool_choice") or {}).get("name") if (body.get("tool_choice") or {}).get("type") == "tool" else None
+        tool = (
+            (body.get("tool_choice") or {}).get("name")
+            if (body.get("tool_choice") or {}).get("type") == "tool"
+            else None
+        )
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
@@ -352,11 +367,21 @@ class FakeAPIServer:
             stop = "tool_use"
         else:
             content = [{"type": "text", "text": text}]
-        reply = {"id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model", ""),
-                 "content": content, "stop_reason": stop, "stop_sequence": None,
-                 "usage": {"input_tokens": sum(_words(m["content"]) for m in messages) - self.anthropic_cache_read,
-                           "output_tokens": _words(text), "cache_creation_input_tokens": 0,
-                           "cache_read_input_tokens": self.anthropic_cache_read}}
+        reply = {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", ""),
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": sum(_words(m["content"]) for m in messages) - self.anthropic_cache_read,
+                "output_tokens": _words(text),
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": self.anthropic_cache_read,
+            },
+        }
         return _send(h, 200, json.dumps(reply))
 
     def _embeddings(self, body: dict, *, voyage: bool) -> dict:
@@ -389,18 +414,27 @@ class FakeAPIServer:
         choices = [] if self.fault == "no_choices" else [{"index": 0, "finish_reason": finish, "message": message}]
         if choices and body.get("logprobs") and self.logprobs_handler is not None:
             top = int(body.get("top_logprobs") or 1)
-            choices[0]["logprobs"] = {"content": [
-                {"token": next(iter(p)), "logprob": next(iter(p.values())),
-                 "top_logprobs": [{"token": t, "logprob": v} for t, v in list(p.items())[:top]]}
-                for p in self.logprobs_handler(messages, body)]}
+            choices[0]["logprobs"] = {
+                "content": [
+                    {
+                        "token": next(iter(p)),
+                        "logprob": next(iter(p.values())),
+                        "top_logprobs": [{"token": t, "logprob": v} for t, v in list(p.items())[:top]],
+                    }
+                    for p in self.logprobs_handler(messages, body)
+                ]
+            }
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", ""),
             "choices": choices,
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
 
 
@@ -427,8 +461,13 @@ def _error(message: str, code: str) -> str:
     return json.dumps({"error": {"message": message, "type": code, "code": code}})
 
 
-def _send(h: BaseHTTPRequestHandler, status: int, text: str, content_type: str = "application/json",
-          headers: dict[str, str] | None = None) -> None:
+def _send(
+    h: BaseHTTPRequestHandler,
+    status: int,
+    text: str,
+    content_type: str = "application/json",
+    headers: dict[str, str] | None = None,
+) -> None:
     payload = text.encode()
     h.send_response(status)
     h.send_header("Content-Type", content_type)
@@ -442,9 +481,13 @@ def _send(h: BaseHTTPRequestHandler, status: int, text: str, content_type: str =
 def api_env(monkeypatch: Any, server: FakeAPIServer, *, attempts: int | None = None) -> None:
     """Point every provider at ``server`` for one test (``monkeypatch``): API keys, ``OPENAI_BASE_URL``
     / ``VOYAGE_BASE_URL``, millisecond retry delays and, when given, the number of attempts."""
-    for name, value in (("OPENAI_API_KEY", "test-key"), ("OPENAI_BASE_URL", server.base_url),
-                        ("VOYAGE_API_KEY", "test-key"), ("VOYAGE_BASE_URL", server.voyage_base_url),
-                        ("RAGCOV_RETRY_BASE_DELAY", "0.001")):
+    for name, value in (
+        ("OPENAI_API_KEY", "test-key"),
+        ("OPENAI_BASE_URL", server.base_url),
+        ("VOYAGE_API_KEY", "test-key"),
+        ("VOYAGE_BASE_URL", server.voyage_base_url),
+        ("RAGCOV_RETRY_BASE_DELAY", "0.001"),
+    ):
         monkeypatch.setenv(name, value)
     if attempts is not None:
         monkeypatch.setenv("RAGCOV_RETRY_ATTEMPTS", str(attempts))

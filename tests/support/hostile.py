@@ -17,14 +17,26 @@ from typing import Any
 from ragcov_tui.shared.safe_text import BIDI_CONTROLS, UNSAFE
 
 EVERY_CONTROL = "".join(chr(c) for c in range(0x20)) + "\x7f" + "".join(chr(c) for c in range(0x80, 0xA0))
-SEQUENCES = ("\x1b]0;PWNTITLE\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\"
-             "\x9b2J")
+SEQUENCES = (
+    "\x1b]0;PWNTITLE\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\x9b2J"
+)
 HOSTILE = SEQUENCES + EVERY_CONTROL + BIDI_CONTROLS + "\u2028\u2029"
 HOSTILE_NO_NUL = HOSTILE.replace("\x00", "")  # for file names (and SQLite text, which ends at NUL in SQL functions)
 
 # columns whose value the app keys off (enumerations, timestamps, the session id): left as they are
-PROTECTED = {"session_id", "kind", "status", "created_at", "finished_at", "testset_sha256", "user", "diagnosis",
-             "origin", "action", "state"}
+PROTECTED = {
+    "session_id",
+    "kind",
+    "status",
+    "created_at",
+    "finished_at",
+    "testset_sha256",
+    "user",
+    "diagnosis",
+    "origin",
+    "action",
+    "state",
+}
 
 
 def leaked(text: str) -> list[str]:
@@ -56,12 +68,24 @@ def _poison_value(value: Any, prefix: str) -> Any:
 def poison_database(path: Path, prefix: str = HOSTILE_NO_NUL) -> None:
     """Put ``prefix`` in front of every unprotected text in the session tables of the database at ``path``."""
     conn = sqlite3.connect(path)
-    tables = ["sessions", "documents", "chunks", "questions", "reports", "chunk_results", "question_results",
-              "suggestions", "eval_items"]
+    tables = [
+        "sessions",
+        "documents",
+        "chunks",
+        "questions",
+        "reports",
+        "chunk_results",
+        "question_results",
+        "suggestions",
+        "eval_items",
+    ]
     with conn:
         for table in tables:
-            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")
-                       if row[1] not in PROTECTED and not (table == "sessions" and row[1] == "id")]
+            columns = [
+                row[1]
+                for row in conn.execute(f"PRAGMA table_info({table})")
+                if row[1] not in PROTECTED and not (table == "sessions" and row[1] == "id")
+            ]
             for rowid, *values in conn.execute(f"SELECT rowid, {', '.join(columns)} FROM {table}").fetchall():
                 new = [_poison_value(v, prefix) for v in values]
                 if new != values:

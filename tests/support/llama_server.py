@@ -114,8 +114,9 @@ def _counting_proxy(server: LlamaServer) -> ThreadingHTTPServer:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
             headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "authorization")}
-            request = urllib.request.Request(server.upstream + self.path, data=body, headers=headers,
-                                             method=self.command)
+            request = urllib.request.Request(
+                server.upstream + self.path, data=body, headers=headers, method=self.command
+            )
             try:
                 with urllib.request.urlopen(request, timeout=600) as reply:
                     status, payload, kind = reply.status, reply.read(), reply.headers.get("Content-Type", "")

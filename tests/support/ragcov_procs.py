@@ -16,13 +16,13 @@ CORPUS = REPO / "sample_data" / "corpus"
 QUESTIONS = REPO / "sample_data" / "questions.jsonl"
 N_QUESTIONS = sum(1 for line in QUESTIONS.read_text().splitlines() if line.strip())
 
-SLOW_RAG = '''
+SLOW_RAG = """
 import os, time
 
 def answer(question):
     time.sleep(float(os.environ.get("SLOW_RAG_DELAY", "0.15")))
     return {"answer": "It depends on " + question, "contexts": [{"id": "api-overview.md", "text": question}]}
-'''
+"""
 
 
 def write_slow_rag(work: Path) -> None:
@@ -33,14 +33,36 @@ def write_slow_rag(work: Path) -> None:
 def ragcov(work: Path, *argv: str, delay: float = 0.15, **kw) -> subprocess.Popen:
     """``ragcov ARGV --db work/r.db`` in ``work``; stdout / stderr piped as text."""
     env = {**os.environ, "SLOW_RAG_DELAY": str(delay), "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "ragcov_tui", *argv, "--db", str(work / "r.db")], cwd=work,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "ragcov_tui", *argv, "--db", str(work / "r.db")],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
 
 
 def start_eval(work: Path, *extra: str, delay: float = 0.15) -> subprocess.Popen:
     """An eval of sample_data/ through the slow system, hash embedder, two questions at a time."""
-    return ragcov(work, "eval", "--quiet", "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                  "--system", "python:slow_rag:answer", "--embedder", "hash", "--concurrency", "2", *extra, delay=delay)
+    return ragcov(
+        work,
+        "eval",
+        "--quiet",
+        "--questions",
+        str(QUESTIONS),
+        "--corpus",
+        str(CORPUS),
+        "--system",
+        "python:slow_rag:answer",
+        "--embedder",
+        "hash",
+        "--concurrency",
+        "2",
+        *extra,
+        delay=delay,
+    )
 
 
 def wait_items(work: Path, at_least: int, proc: subprocess.Popen, timeout: float = 60) -> str:

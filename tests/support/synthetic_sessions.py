@@ -72,7 +72,7 @@ def make_analysis_session(
     chunk_xy = centers[chunk_cluster] + rng.normal(0, 1, size=(n_chunks, 2))
     qtexts = [_sentence(rng, 6) + "?" for _ in range(n_questions)]
     if tricky:
-        qtexts[: len(TRICKY_TEXTS)] = TRICKY_TEXTS[: n_questions]
+        qtexts[: len(TRICKY_TEXTS)] = TRICKY_TEXTS[:n_questions]
     qids = [f"q{i:05d}" for i in range(n_questions)]
     lof = rng.gamma(3.0, 0.4, size=n_questions) + 0.8
     outlier = lof > np.quantile(lof, 0.9) if n_questions else lof > 0
@@ -90,29 +90,51 @@ def make_analysis_session(
     within = mindist <= RADIUS  # the calibrated figures (coverage/calibration.py), from the same distances
     covered = [round(float(within[chunk_cluster == c].mean()), 4) if shares[c] else None for c in range(n_clusters)]
     clusters: list[JsonObject] = [
-        {"id": c, "size": int((chunk_cluster == c).sum()), "share": round(float(shares[c]), 4),
-         "coverage": round(float(cov[c]), 4), "covered_share": covered[c],
-         "themes": [str(w) for w in rng.choice(WORDS, 3, replace=False)]}
+        {
+            "id": c,
+            "size": int((chunk_cluster == c).sum()),
+            "share": round(float(shares[c]), 4),
+            "coverage": round(float(cov[c]), 4),
+            "covered_share": covered[c],
+            "themes": [str(w) for w in rng.choice(WORDS, 3, replace=False)],
+        }
         for c in range(n_clusters)
     ]
     gaps: list[JsonObject] = sorted(
-        ({"cluster": c["id"], "coverage": c["coverage"], "size": c["size"], "covered_share": c["covered_share"],
-          "priority": round(c["share"] * (1 - c["coverage"]), 4), "themes": c["themes"],
-          "suggested_questions": [f"How does {' '.join(c['themes'][:2])} work (variant {k})?" for k in range(3)]}
-         for c in clusters if c["coverage"] < 0.75),
+        (
+            {
+                "cluster": c["id"],
+                "coverage": c["coverage"],
+                "size": c["size"],
+                "covered_share": c["covered_share"],
+                "priority": round(c["share"] * (1 - c["coverage"]), 4),
+                "themes": c["themes"],
+                "suggested_questions": [f"How does {' '.join(c['themes'][:2])} work (variant {k})?" for k in range(3)],
+            }
+            for c in clusters
+            if c["coverage"] < 0.75
+        ),
         key=lambda g: -g["priority"],
     )
     documents: list[JsonObject] = []
     for d, src in enumerate(sources):
         mask = chunk_source == d
         dcov = round(1 - float(mindist[mask].mean()), 4) if mask.any() else None
-        documents.append({"source": src, "chunks": int(mask.sum()), "coverage": dcov,
-                          "flagged": dcov is not None and dcov < 0.6,
-                          "reach": round(1 - float(mindist[mask].min()), 4) if mask.any() else None,
-                          "covered_share": round(float(within[mask].mean()), 4) if mask.any() else None,
-                          "unreached": bool(mask.any() and not within[mask].any()), "gold_count": None})
-    ranked = sorted(documents, key=lambda doc: (doc["reach"] is None, doc["reach"] or 0, doc["covered_share"] or 0,
-                                                doc["source"]))
+        documents.append(
+            {
+                "source": src,
+                "chunks": int(mask.sum()),
+                "coverage": dcov,
+                "flagged": dcov is not None and dcov < 0.6,
+                "reach": round(1 - float(mindist[mask].min()), 4) if mask.any() else None,
+                "covered_share": round(float(within[mask].mean()), 4) if mask.any() else None,
+                "unreached": bool(mask.any() and not within[mask].any()),
+                "gold_count": None,
+            }
+        )
+    ranked = sorted(
+        documents, key=lambda doc: (doc["reach"] is None, doc["reach"] or 0, doc["covered_share"] or 0, doc["source"])
+    )
     for rank, doc in enumerate(ranked, 1):
         doc["rank"] = rank
     flagged = [min(documents, key=lambda doc: doc["coverage"] if doc["coverage"] is not None else 2.0)["source"]]
@@ -120,62 +142,126 @@ def make_analysis_session(
     for i, g in enumerate(gaps):  # the lowest-priority gap is mostly one (the least covered) document
         last = i == len(gaps) - 1 and bool(flagged)
         g["flagged_documents"] = flagged if last else []
-        g["note"] = (f"mostly content of flagged document(s) {', '.join(flagged)}: check whether it belongs in the "
-                     "corpus before adding questions") if last else ""
+        g["note"] = (
+            (
+                f"mostly content of flagged document(s) {', '.join(flagged)}: check whether it belongs in the "
+                "corpus before adding questions"
+            )
+            if last
+            else ""
+        )
     n_out = int(outlier.sum())
     report: JsonObject = {
         "session_id": sid,
         "embedder": {"provider": "local", "model": "all-MiniLM-L6-v2", "dim": 384},
         "corpus": {"documents": n_documents, "chunks": n_chunks},
         "questions": {"total": n_questions, "inliers": n_questions - n_out, "outliers": n_out},
-        "coverage": {"basic": round(1 - float(mindist.mean()), 4), "weighted": round(float((shares * cov).sum()), 4),
-                     "multi_threshold": 0.42, "multi_n": 0.38, "threshold": 0.6, "top_n": 3,
-                     "covered_share": round(float(within.mean()), 4) if n_chunks else None},
+        "coverage": {
+            "basic": round(1 - float(mindist.mean()), 4),
+            "weighted": round(float((shares * cov).sum()), 4),
+            "multi_threshold": 0.42,
+            "multi_n": 0.38,
+            "threshold": 0.6,
+            "top_n": 3,
+            "covered_share": round(float(within.mean()), 4) if n_chunks else None,
+        },
         "clusters": clusters,
         "gaps": gaps,
         "documents": documents,
-        "calibration": {"radius": RADIUS, "text": f"answering radius {RADIUS} (fixed in this synthetic session)",
-                        "gaps_text": f"gaps: clusters with coverage below 0.75 (synthetic) — {len(gaps)} of {n_clusters}"},
+        "calibration": {
+            "radius": RADIUS,
+            "text": f"answering radius {RADIUS} (fixed in this synthetic session)",
+            "gaps_text": f"gaps: clusters with coverage below 0.75 (synthetic) — {len(gaps)} of {n_clusters}",
+        },
     }
-    summary = {"basic": report["coverage"]["basic"], "weighted": report["coverage"]["weighted"],
-               "multi_threshold": 0.42, "multi_n": 0.38, "chunks": n_chunks, "questions": n_questions,
-               "outliers": n_out, "gaps": len(gaps)}
+    summary = {
+        "basic": report["coverage"]["basic"],
+        "weighted": report["coverage"]["weighted"],
+        "multi_threshold": 0.42,
+        "multi_n": 0.38,
+        "chunks": n_chunks,
+        "questions": n_questions,
+        "outliers": n_out,
+        "gaps": len(gaps),
+    }
     conn = db.conn
     with conn:
-        _insert_session(db, {
-            "id": sid, "kind": "analysis", "name": name, "created_at": created_at, "finished_at": created_at,
-            "questions_path": questions_path or "/data/questions.jsonl", "testset_sha256": sha,
-            "embedder": "local:all-MiniLM-L6-v2-int8", "summary": json.dumps(summary),
-            "params": json.dumps({"clusters": n_clusters, "chunk_size": 500, "chunk_overlap": 50}),
-        })
+        _insert_session(
+            db,
+            {
+                "id": sid,
+                "kind": "analysis",
+                "name": name,
+                "created_at": created_at,
+                "finished_at": created_at,
+                "questions_path": questions_path or "/data/questions.jsonl",
+                "testset_sha256": sha,
+                "embedder": "local:all-MiniLM-L6-v2-int8",
+                "summary": json.dumps(summary),
+                "params": json.dumps({"clusters": n_clusters, "chunk_size": 500, "chunk_overlap": 50}),
+            },
+        )
         db.table("reports").insert({"session_id": sid, "report": json.dumps(report)})
         conn.executemany(
             "INSERT INTO documents VALUES (?,?,?,?,?)",
-            [(sid, s, f"/data/docs/{s}", documents[i]["chunks"], 1000 * documents[i]["chunks"]) for i, s in enumerate(sources)],
+            [
+                (sid, s, f"/data/docs/{s}", documents[i]["chunks"], 1000 * documents[i]["chunks"])
+                for i, s in enumerate(sources)
+            ],
         )
         chunk_words = rng.choice(WORDS, size=(n_chunks, 12))
         conn.executemany(
             "INSERT INTO chunks VALUES (?,?,?,?,?,?,?)",
-            ((sid, f"c{i:06d}", i, sources[chunk_source[i]], i, 120, " ".join(chunk_words[i])) for i in range(n_chunks)),
+            (
+                (sid, f"c{i:06d}", i, sources[chunk_source[i]], i, 120, " ".join(chunk_words[i]))
+                for i in range(n_chunks)
+            ),
         )
         nearest_q = rng.integers(0, max(n_questions, 1), size=n_chunks)
         conn.executemany(
             "INSERT INTO chunk_results VALUES (?,?,?,?,?,?,?,?,?)",
-            ((sid, f"c{i:06d}", i, sources[chunk_source[i]], int(chunk_cluster[i]), float(mindist[i]),
-              qids[nearest_q[i]] if n_questions else None, float(chunk_xy[i, 0]), float(chunk_xy[i, 1]))
-             for i in range(n_chunks)),
+            (
+                (
+                    sid,
+                    f"c{i:06d}",
+                    i,
+                    sources[chunk_source[i]],
+                    int(chunk_cluster[i]),
+                    float(mindist[i]),
+                    qids[nearest_q[i]] if n_questions else None,
+                    float(chunk_xy[i, 0]),
+                    float(chunk_xy[i, 1]),
+                )
+                for i in range(n_chunks)
+            ),
         )
         conn.executemany(
             "INSERT INTO questions VALUES (?,?,?,?,?)",
-            ((sid, qids[i], i, qtexts[i], json.dumps({"id": qids[i], "question": qtexts[i]})) for i in range(n_questions)),
+            (
+                (sid, qids[i], i, qtexts[i], json.dumps({"id": qids[i], "question": qtexts[i]}))
+                for i in range(n_questions)
+            ),
         )
         nearest_c = rng.integers(0, n_chunks, size=n_questions)
         conn.executemany(
             "INSERT INTO question_results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            ((sid, qids[i], i, qtexts[i], float(lof[i]), int(outlier[i]), None if outlier[i] else int(q_cluster[i]),
-              f"c{nearest_c[i]:06d}", float(rng.uniform(0.2, 0.9)),
-              json.dumps([qids[i - 1]]) if i % 7 == 3 else None, float(q_xy[i, 0]), float(q_xy[i, 1]))
-             for i in range(n_questions)),
+            (
+                (
+                    sid,
+                    qids[i],
+                    i,
+                    qtexts[i],
+                    float(lof[i]),
+                    int(outlier[i]),
+                    None if outlier[i] else int(q_cluster[i]),
+                    f"c{nearest_c[i]:06d}",
+                    float(rng.uniform(0.2, 0.9)),
+                    json.dumps([qids[i - 1]]) if i % 7 == 3 else None,
+                    float(q_xy[i, 0]),
+                    float(q_xy[i, 1]),
+                )
+                for i in range(n_questions)
+            ),
         )
         conn.executemany(
             "INSERT INTO suggestions (session_id, cluster, text, origin) VALUES (?,?,?,?)",
@@ -206,34 +292,85 @@ def make_eval_session(
         qtext = TRICKY_TEXTS[i] if tricky and i < len(TRICKY_TEXTS) else _sentence(rng, 7) + "?"
         error = i % 97 == 13
         retrieval = {key: round(float(rng.beta(2, 1.5)), 4) for key in rkeys}
-        generation = {key: (None if key == "robustness" and i % 5 == 0 else round(float(rng.beta(3, 1.2)), 4))
-                      for key in gkeys}
-        retrieved = [{"id": f"c{int(rng.integers(0, 10**5)):06d}", "text": _sentence(rng, 14), "score": round(1 - j * 0.1, 3),
-                      "cited": j < 2} for j in range(k)]
-        claims = [{"claim": _sentence(rng, 6), "verdict": v, "reason": "supported by passage [1]"}
-                  for v in ("supported", "not_found")]
+        generation = {
+            key: (None if key == "robustness" and i % 5 == 0 else round(float(rng.beta(3, 1.2)), 4)) for key in gkeys
+        }
+        retrieved = [
+            {
+                "id": f"c{int(rng.integers(0, 10**5)):06d}",
+                "text": _sentence(rng, 14),
+                "score": round(1 - j * 0.1, 3),
+                "cited": j < 2,
+            }
+            for j in range(k)
+        ]
+        claims = [
+            {"claim": _sentence(rng, 6), "verdict": v, "reason": "supported by passage [1]"}
+            for v in ("supported", "not_found")
+        ]
         details = {
-            "paraphrases": {"source": "test file", "items": [{"question": _sentence(rng, 6) + "?", "answer": _sentence(rng, 10)}]},
+            "paraphrases": {
+                "source": "test file",
+                "items": [{"question": _sentence(rng, 6) + "?", "answer": _sentence(rng, 10)}],
+            },
             "spread": {"faithfulness": round(float(rng.uniform(0, 0.2)), 4)},
             "generation_details": {"faithfulness": {"claims": claims}},
             "undefined": {"robustness": "no paraphrases were run"} if generation["robustness"] is None else {},
         }
-        judge = [{"metric": "faithfulness", "prompt": "Claims: ...[INST] check [/INST]", "raw": '{"verdicts": [1, 0]}',
-                  "error": None}]
-        rows.append((sid, f"q{i:05d}", i, "error" if error else "done", qtext,
-                     None if error else "The answer is " + _sentence(rng, 12) + " [bold]literally[/bold].",
-                     json.dumps(retrieved), None if error else json.dumps(retrieval),
-                     None if error else json.dumps(generation), json.dumps(details), json.dumps(judge),
-                     "error" if error else diagnoses[i % len(diagnoses)], "system timed out" if error else None, created_at))
-    means = {"retrieval.mrr": round(float(rng.uniform(0.4, 0.9)), 4), "retrieval.hit@5": round(float(rng.uniform(0.5, 1)), 4),
-             "generation.faithfulness": round(float(rng.uniform(0.5, 0.9)), 4)}
-    summary = {"k": k, "system": "builtin:hybrid", "judge": "heuristic", "means": means,
-               "n": {key: n_questions for key in means}, "counts": {"done": n_questions}}
+        judge = [
+            {
+                "metric": "faithfulness",
+                "prompt": "Claims: ...[INST] check [/INST]",
+                "raw": '{"verdicts": [1, 0]}',
+                "error": None,
+            }
+        ]
+        rows.append(
+            (
+                sid,
+                f"q{i:05d}",
+                i,
+                "error" if error else "done",
+                qtext,
+                None if error else "The answer is " + _sentence(rng, 12) + " [bold]literally[/bold].",
+                json.dumps(retrieved),
+                None if error else json.dumps(retrieval),
+                None if error else json.dumps(generation),
+                json.dumps(details),
+                json.dumps(judge),
+                "error" if error else diagnoses[i % len(diagnoses)],
+                "system timed out" if error else None,
+                created_at,
+            )
+        )
+    means = {
+        "retrieval.mrr": round(float(rng.uniform(0.4, 0.9)), 4),
+        "retrieval.hit@5": round(float(rng.uniform(0.5, 1)), 4),
+        "generation.faithfulness": round(float(rng.uniform(0.5, 0.9)), 4),
+    }
+    summary = {
+        "k": k,
+        "system": "builtin:hybrid",
+        "judge": "heuristic",
+        "means": means,
+        "n": {key: n_questions for key in means},
+        "counts": {"done": n_questions},
+    }
     with db.conn:
-        _insert_session(db, {
-            "id": sid, "kind": "eval", "name": name, "created_at": created_at, "finished_at": created_at,
-            "questions_path": questions_path, "embedder": "local:all-MiniLM-L6-v2-int8", "system": "builtin:hybrid",
-            "summary": json.dumps(summary), "params": json.dumps({"k": k, "paraphrases": 1, "repeats": 1}),
-        })
+        _insert_session(
+            db,
+            {
+                "id": sid,
+                "kind": "eval",
+                "name": name,
+                "created_at": created_at,
+                "finished_at": created_at,
+                "questions_path": questions_path,
+                "embedder": "local:all-MiniLM-L6-v2-int8",
+                "system": "builtin:hybrid",
+                "summary": json.dumps(summary),
+                "params": json.dumps({"k": k, "paraphrases": 1, "repeats": 1}),
+            },
+        )
         db.conn.executemany("INSERT INTO eval_items VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
     return sid

@@ -34,8 +34,16 @@ def _check_types(where: str, row: dict[str, Any], types: dict[str, Callable[[Any
             raise PeerLoadError(f"{where}: {name} has the wrong type ({type(row[name]).__name__})")
 
 
-GISKARD_FIELDS = ("id", "question", "reference_answer", "reference_context", "conversation_history", "metadata",
-                  "agent_answer", "correctness")
+GISKARD_FIELDS = (
+    "id",
+    "question",
+    "reference_answer",
+    "reference_context",
+    "conversation_history",
+    "metadata",
+    "agent_answer",
+    "correctness",
+)
 GISKARD_REQUIRED = GISKARD_FIELDS[:6]
 
 
@@ -63,12 +71,18 @@ def giskard_qatestset_load(path: Path) -> int:
 
 
 SINGLE_TURN_TYPES: dict[str, Callable[[Any], bool]] = {
-    "user_input": lambda v: isinstance(v, str), "retrieved_contexts": _is_str_list,
-    "reference_contexts": _is_str_list, "response": lambda v: isinstance(v, str),
-    "multi_responses": _is_str_list, "reference": lambda v: isinstance(v, str),
-    "rubrics": lambda v: isinstance(v, dict), "persona_name": lambda v: isinstance(v, str),
-    "query_style": lambda v: isinstance(v, str), "query_length": lambda v: isinstance(v, str),
-    "retrieved_context_ids": lambda v: isinstance(v, list), "reference_context_ids": lambda v: isinstance(v, list),
+    "user_input": lambda v: isinstance(v, str),
+    "retrieved_contexts": _is_str_list,
+    "reference_contexts": _is_str_list,
+    "response": lambda v: isinstance(v, str),
+    "multi_responses": _is_str_list,
+    "reference": lambda v: isinstance(v, str),
+    "rubrics": lambda v: isinstance(v, dict),
+    "persona_name": lambda v: isinstance(v, str),
+    "query_style": lambda v: isinstance(v, str),
+    "query_length": lambda v: isinstance(v, str),
+    "retrieved_context_ids": lambda v: isinstance(v, list),
+    "reference_context_ids": lambda v: isinstance(v, list),
 }
 
 
@@ -106,10 +120,18 @@ def deepeval_goldens_from_json(path: Path) -> int:
     for i, row in enumerate(rows):
         if not isinstance(row.get("input"), str):
             raise PeerLoadError(f"golden {i}: input: Input should be a valid string")
-        _check_types(f"golden {i}", row, {
-            "actual_output": lambda v: isinstance(v, str), "expected_output": lambda v: isinstance(v, str),
-            "comments": lambda v: isinstance(v, str), "context": _is_str_list,
-            "retrieval_context": lambda v: isinstance(v, list), "additional_metadata": lambda v: isinstance(v, dict)})
+        _check_types(
+            f"golden {i}",
+            row,
+            {
+                "actual_output": lambda v: isinstance(v, str),
+                "expected_output": lambda v: isinstance(v, str),
+                "comments": lambda v: isinstance(v, str),
+                "context": _is_str_list,
+                "retrieval_context": lambda v: isinstance(v, list),
+                "additional_metadata": lambda v: isinstance(v, dict),
+            },
+        )
     return len(rows)
 
 
@@ -138,9 +160,17 @@ def llamaindex_labelled_rag_dataset_from_json(path: Path) -> int:
     ``reference_answer_by``: optional ``CreatedBy`` (``type`` "ai" or "human")."""
     data = json.loads(path.read_text(encoding="utf-8"))
     for i, row in enumerate(data["examples"]):
-        _check_types(f"example {i}", row, {
-            "query": lambda v: isinstance(v, str), "reference_answer": lambda v: isinstance(v, str),
-            "reference_contexts": _is_str_list, "query_by": _created_by, "reference_answer_by": _created_by})
+        _check_types(
+            f"example {i}",
+            row,
+            {
+                "query": lambda v: isinstance(v, str),
+                "reference_answer": lambda v: isinstance(v, str),
+                "reference_contexts": _is_str_list,
+                "query_by": _created_by,
+                "reference_answer_by": _created_by,
+            },
+        )
     return len(data["examples"])
 
 

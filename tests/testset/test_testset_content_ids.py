@@ -15,9 +15,15 @@ from ragcov_tui.testset import writer
 from ragcov_tui.testset.ids import content_id, content_ids
 from ragcov_tui.testset.reader import read_testset
 
-TEXTS = ["How much does the Team plan cost?", "Which identity providers work with SSO?",
-         "How do I export a workspace?", "What is the API rate limit?", "Can guests edit pages?",
-         "Wie funktioniert die Rückerstattung?", "Qu'est-ce que l'été 日本語 covers?"]
+TEXTS = [
+    "How much does the Team plan cost?",
+    "Which identity providers work with SSO?",
+    "How do I export a workspace?",
+    "What is the API rate limit?",
+    "Can guests edit pages?",
+    "Wie funktioniert die Rückerstattung?",
+    "Qu'est-ce que l'été 日本語 covers?",
+]
 
 
 def _jsonl(texts: list[str]) -> str:
@@ -64,7 +70,7 @@ def test_rows_without_ids_get_their_content_ids(tmp_path: Path, name: str) -> No
 @pytest.mark.parametrize("dropped", range(len(TEXTS)))
 def test_dropping_a_row_keeps_every_other_id(tmp_path: Path, name: str, dropped: int) -> None:
     before = dict(zip(TEXTS, ids_of(tmp_path, name, TEXTS), strict=True))
-    left = TEXTS[:dropped] + TEXTS[dropped + 1:]
+    left = TEXTS[:dropped] + TEXTS[dropped + 1 :]
     assert ids_of(tmp_path, name, left) == [before[t] for t in left]
 
 
@@ -73,8 +79,12 @@ def test_dropping_a_row_keeps_every_other_id(tmp_path: Path, name: str, dropped:
 def test_inserting_or_moving_rows_keeps_every_id(tmp_path: Path, name: str, edit: str) -> None:
     before = dict(zip(TEXTS, ids_of(tmp_path, name, TEXTS), strict=True))
     new = "A question a teammate added?"
-    after = {"insert at the top": [new, *TEXTS], "insert in the middle": [*TEXTS[:3], new, *TEXTS[3:]],
-             "reverse": TEXTS[::-1], "rotate": TEXTS[2:] + TEXTS[:2]}[edit]
+    after = {
+        "insert at the top": [new, *TEXTS],
+        "insert in the middle": [*TEXTS[:3], new, *TEXTS[3:]],
+        "reverse": TEXTS[::-1],
+        "rotate": TEXTS[2:] + TEXTS[:2],
+    }[edit]
     assert ids_of(tmp_path, name, after) == [before.get(t, content_id(new)) for t in after]
 
 
@@ -95,8 +105,16 @@ def test_explicit_ids_win_over_content_ids(tmp_path: Path) -> None:
     whose content id is taken (even by a row further down) gets the next suffix."""
     taken = content_id("B?")
     path = tmp_path / "mixed.jsonl"
-    path.write_text(json.dumps({"question": "B?"}) + "\n" + json.dumps({"question": "B?"}) + "\n"
-                    + json.dumps({"id": taken, "question": "A?"}) + "\n" + json.dumps({"id": f"{taken}-3", "question": "C?"}) + "\n")
+    path.write_text(
+        json.dumps({"question": "B?"})
+        + "\n"
+        + json.dumps({"question": "B?"})
+        + "\n"
+        + json.dumps({"id": taken, "question": "A?"})
+        + "\n"
+        + json.dumps({"id": f"{taken}-3", "question": "C?"})
+        + "\n"
+    )
     testset = read_testset(path)
     assert [q.id for q in testset.questions] == [f"{taken}-2", f"{taken}-4", taken, f"{taken}-3"]
     assert [q.id_in_file for q in testset.questions] == [False, False, True, True] and testset.has_ids
@@ -109,14 +127,17 @@ def test_a_repeated_explicit_id_is_still_refused(tmp_path: Path) -> None:
         read_testset(path)
 
 
-@pytest.mark.parametrize(("texts", "taken", "expected"), [
-    ([], set(), []),
-    (["A?"], set(), ["A"]),
-    (["A?", "a", "A ?"], set(), ["A", "A-2", "A-3"]),
-    (["A?"], {"A"}, ["A-2"]),
-    (["A?", "A?"], {"A", "A-2"}, ["A-3", "A-4"]),
-    (["A?", "B?", "A?"], {"A-2"}, ["A", "B", "A-3"]),
-])
+@pytest.mark.parametrize(
+    ("texts", "taken", "expected"),
+    [
+        ([], set(), []),
+        (["A?"], set(), ["A"]),
+        (["A?", "a", "A ?"], set(), ["A", "A-2", "A-3"]),
+        (["A?"], {"A"}, ["A-2"]),
+        (["A?", "A?"], {"A", "A-2"}, ["A-3", "A-4"]),
+        (["A?", "B?", "A?"], {"A-2"}, ["A", "B", "A-3"]),
+    ],
+)
 def test_content_ids_suffix_the_taken_ones(texts: list[str], taken: set[str], expected: list[str]) -> None:
     names = {"A": content_id("A"), "B": content_id("B")}
     real_taken = {names[t[0]] + t[1:] for t in taken}
@@ -143,6 +164,7 @@ def test_a_new_row_in_a_file_without_ids_reads_back_with_its_content_id(tmp_path
     assert [q.id for q in testset.questions[:-1]] == [content_id(t) for t in TEXTS[:3]] + [f"{content_id(TEXTS[0])}-2"]
     writer.drop_question(path, content_id(TEXTS[1]), expected_sha256=result.sha_after)
     assert [q.id for q in read_testset(path).questions] == (
-        [content_id(TEXTS[0]), content_id(TEXTS[2]), f"{content_id(TEXTS[0])}-2", content_id(TEXTS[4])])
+        [content_id(TEXTS[0]), content_id(TEXTS[2]), f"{content_id(TEXTS[0])}-2", content_id(TEXTS[4])]
+    )
     writer.restore_backup(path, result.backup_path, expected_sha256=read_testset(path).sha256)
     assert path.read_bytes() == before

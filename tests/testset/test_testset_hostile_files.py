@@ -91,8 +91,11 @@ BYTES_CASES = [
     ("t.jsonl", '{"question": ' + DEEP + "}\n", r":1: malformed JSON line \(nested deeper than 100 levels"),
     ("t.jsonl", Q + "\n" + DEEP + "\n", r":2: malformed JSON line \(nested deeper than 100 levels"),
     ("t.json", DEEP, r":1: malformed JSON \(nested deeper than 100 levels"),
-    ("t.json", "[\n" + Q + ",\n" + '{"question": "B?", "x": ' + DEEP + "}]",
-     r":3: malformed JSON \(nested deeper than 100 levels"),
+    (
+        "t.json",
+        "[\n" + Q + ",\n" + '{"question": "B?", "x": ' + DEEP + "}]",
+        r":3: malformed JSON \(nested deeper than 100 levels",
+    ),
     ("t.jsonl", '{"question": "Q?", "answer": NaN}\n', r":1: malformed JSON line \(NaN is not valid JSON"),
     ("t.jsonl", '{"question": "Q?", "answer": Infinity}\n', r":1: malformed JSON line \(Infinity is not valid"),
     ("t.jsonl", Q + '\n{"question": "Q?", "answer": -Infinity}\n', r":2: malformed JSON line \(-Infinity is not"),
@@ -131,8 +134,10 @@ TEST_FILE_CASES = [
     ('{"id": true, "question": "Q?"}\n', r":1: field 'id' must be a string or an integer \(got bool\)"),
     ('{"id": {"a": 1}, "question": "Q?"}\n', r":1: field 'id' must be a string or an integer \(got dict\)"),
     ('{"id": 7, "question": "A?"}\n{"id": "7", "question": "B?"}\n', r":2: duplicate id '7' \(also on line 1\)"),
-    ('{"question": "A?", "id": "' + "x" * 500 + '"}\n{"question": "B?", "id": "' + "x" * 500 + '"}\n',
-     r":2: duplicate id 'x{10,60}… \(also on line 1\)$"),
+    (
+        '{"question": "A?", "id": "' + "x" * 500 + '"}\n{"question": "B?", "id": "' + "x" * 500 + '"}\n',
+        r":2: duplicate id 'x{10,60}… \(also on line 1\)$",
+    ),
     ('{"question": 5}\n', r":1: field 'question' must be a string \(got int\)"),
     ('{"question": "Q?", "reference": 5}\n', r":1: field 'reference' must be a string \(got int\)"),
     ('{"question": "Q?", "gold_doc_ids": {"d": ' + "9" * 400 + "}}\n", r":1: .*grade of 'd' must be a finite number"),
@@ -142,8 +147,10 @@ TEST_FILE_CASES = [
     ('{"question": "Q?", "vector": [1e39, 1]}\n', r":1: field 'vector' has a number beyond the 32-bit float range"),
     ('{"question": "Q?", "vector": [1e20, 1e20]}\n', r":1: field 'vector' is too long"),
     ('{"question": "Q?", "vector": [1, ' + "9" * 400 + "]}\n", r":1: field 'vector' must be a non-empty list"),
-    ('{"question": "A?", "vector": [1, 0]}\n\n{"question": "B?", "embedding": [1, 0, 0]}\n',
-     r":3: field 'embedding' has 3 numbers but the vector on line 1 has 2"),
+    (
+        '{"question": "A?", "vector": [1, 0]}\n\n{"question": "B?", "embedding": [1, 0, 0]}\n',
+        r":3: field 'embedding' has 3 numbers but the vector on line 1 has 2",
+    ),
 ]
 
 
@@ -162,17 +169,21 @@ def test_csv_vector_cell_is_checked_like_json(tmp_path):
     refused(read_testset, path, f"^{path}:3: field 'vector' is neither valid JSON \\(NaN is not valid JSON")
 
 
-@pytest.mark.parametrize(("name", "content"), [
-    ("bom.jsonl", '\ufeff{"question": "Q?"}\n'),
-    ("bom.csv", "\ufeffquestion\nQ?\n"),
-    ("crlf.jsonl", '{"question": "Q?"}\r\n\r\n'),
-    ("pair.jsonl", '{"question": "Q\\ud83d\\ude00?"}\n'),
-    ("escaped.jsonl", '{"question": "Q\\\\ud800?"}\n'),  # a backslash then text, not an escape
-    ("deep99.jsonl", '{"question": "Q?", "extra": ' + "[" * 98 + "]" * 98 + "}\n"),
-    ("big.jsonl", '{"question": "Q' + " w" * 2_000_000 + '?"}\n'),
-    ("bigcell.csv", 'question,retrieved_contexts\nQ?,"' + "c" * 1_000_000 + '"\n'),
-    ("intid.jsonl", '{"id": ' + "7" * 4000 + ', "question": "Q?"}\n'),
-], ids=lambda value: value if len(value) < 20 else "")
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("bom.jsonl", '\ufeff{"question": "Q?"}\n'),
+        ("bom.csv", "\ufeffquestion\nQ?\n"),
+        ("crlf.jsonl", '{"question": "Q?"}\r\n\r\n'),
+        ("pair.jsonl", '{"question": "Q\\ud83d\\ude00?"}\n'),
+        ("escaped.jsonl", '{"question": "Q\\\\ud800?"}\n'),  # a backslash then text, not an escape
+        ("deep99.jsonl", '{"question": "Q?", "extra": ' + "[" * 98 + "]" * 98 + "}\n"),
+        ("big.jsonl", '{"question": "Q' + " w" * 2_000_000 + '?"}\n'),
+        ("bigcell.csv", 'question,retrieved_contexts\nQ?,"' + "c" * 1_000_000 + '"\n'),
+        ("intid.jsonl", '{"id": ' + "7" * 4000 + ', "question": "Q?"}\n'),
+    ],
+    ids=lambda value: value if len(value) < 20 else "",
+)
 def test_unusual_but_valid_files_are_read(tmp_path, name, content):
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
@@ -188,8 +199,10 @@ RECORDS_CASES = [
     ('{"id": false, "answer": "a"}\n', r":1: field 'id' must be a string or a whole number \(got bool\)"),
     ('{"id": "q1", "answer": 3}\n', r":1: field 'answer' must be a string"),
     ('{"id": "q1", "retrieved_ids": [true]}\n', r":1: field 'retrieved_ids' must be a list of strings"),
-    ('{"id": "q1", "answer": "' + "[" * 10 + '"}\n{"id": "q2", "answer": ' + DEEP + "}\n",
-     r":2: malformed JSON line \(nested deeper than 100 levels"),
+    (
+        '{"id": "q1", "answer": "' + "[" * 10 + '"}\n{"id": "q2", "answer": ' + DEEP + "}\n",
+        r":2: malformed JSON line \(nested deeper than 100 levels",
+    ),
 ]
 
 
@@ -206,11 +219,15 @@ def test_records_csv_duplicate_ids_name_both_lines(tmp_path):
     refused(load_records, path, f"^{path}:4: repeated id 'q1' \\(first on {path}:2\\)$")
 
 
-@pytest.mark.parametrize(("row", "why"), [
-    ('{"_id": "q2", "text": "half \\udc00 a pair?"}', r"\\udc00 escape without its surrogate pair"),
-    ('{"_id": "q2", "text": "q?", "score": Infinity}', "Infinity is not valid JSON"),
-    ('{"_id": "q2", "text": "q?", "x": ' + DEEP + "}", "nested deeper than 100 levels"),
-], ids=["surrogate", "infinity", "deep"])
+@pytest.mark.parametrize(
+    ("row", "why"),
+    [
+        ('{"_id": "q2", "text": "half \\udc00 a pair?"}', r"\\udc00 escape without its surrogate pair"),
+        ('{"_id": "q2", "text": "q?", "score": Infinity}', "Infinity is not valid JSON"),
+        ('{"_id": "q2", "text": "q?", "x": ' + DEEP + "}", "nested deeper than 100 levels"),
+    ],
+    ids=["surrogate", "infinity", "deep"],
+)
 def test_beir_query_rows_are_strict_json_at_file_and_line(tmp_path, row, why):
     (tmp_path / "qrels").mkdir()
     (tmp_path / "qrels" / "test.tsv").write_text("q1\td1\t1\nq2\td1\t1\n")

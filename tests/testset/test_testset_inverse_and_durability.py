@@ -134,8 +134,13 @@ def test_a_backup_that_fails_half_way_is_removed_and_reported(tmp_path):
     big = "".join(json.dumps({"id": f"b{i}", "question": f"Padding question {i}?"}) + "\n" for i in range(300)).encode()
     path.write_bytes(big)
     limit = len(big) // 2  # the backup stops half-way through
-    run = subprocess.run([sys.executable, "-c", BACKUP_TOO_BIG, str(path), str(limit)],
-                         capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    run = subprocess.run(
+        [sys.executable, "-c", BACKUP_TOO_BIG, str(path), str(limit)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     message = run.stdout.strip()
     assert run.returncode == 0, run.stderr
     assert message.count("\n") == 0 and "cannot write a backup" in message and "File too large" in message

@@ -18,7 +18,7 @@ from tests.testset.peer_files import ANSWERS, CONTEXTS, GISKARD_ROWS, LAYOUTS, Q
 from tests.testset.peer_loaders import LOADERS, PeerLoadError, giskard_qatestset_load
 
 PROVENANCE = {"source": "ragcov:heuristic", "cluster": 2, "session": "ab12cd34"}
-NEW = "Können Admins \"Gäste\" einladen, und wie — per E-Mail?"
+NEW = 'Können Admins "Gäste" einladen, und wie — per E-Mail?'
 
 
 def put(tmp_path: Path, layout: str) -> Path:
@@ -92,7 +92,9 @@ def test_the_loader_checks_can_fail(tmp_path):
 def only_inserted(before: bytes, after: bytes) -> bool:
     """``after`` is ``before`` with one contiguous piece inserted, every original byte kept."""
     prefix = next((i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), len(before))
-    suffix = next((i for i, (x, y) in enumerate(zip(reversed(before), reversed(after), strict=False)) if x != y), len(before))
+    suffix = next(
+        (i for i, (x, y) in enumerate(zip(reversed(before), reversed(after), strict=False)) if x != y), len(before)
+    )
     return len(after) > len(before) and prefix + suffix >= len(before)
 
 
@@ -138,15 +140,18 @@ def test_writeback_keeps_bytes_fields_and_the_peers_loader(tmp_path, layout, act
         assert path.read_bytes() == original
 
 
-@pytest.mark.parametrize(("layout", "expected"), [
-    # a column of lists gets [] (pandas' empty list; an empty cell is NaN to ast.literal_eval)
-    ("ragas-eval-csv-index", ["3", NEW, "[]", "", "", "", ""]),
-    ("ragas-eval-csv-unnamed-0", ["3", NEW, "[]", "", "", "", ""]),
-    ("ragas-eval-csv-trailing-comma", [NEW, "[]", "", "", "", "", ""]),
-    ("ragas-testset-csv", ["3", NEW, "[]", "", "ragcov:heuristic"]),
-    ("giskard-csv", ["ragcov-1", NEW, "", "", "[]", repr({"provenance": PROVENANCE})]),
-    ("deepeval-goldens-csv", [NEW, *[""] * 12, json.dumps({"provenance": PROVENANCE}), "", ""]),
-])
+@pytest.mark.parametrize(
+    ("layout", "expected"),
+    [
+        # a column of lists gets [] (pandas' empty list; an empty cell is NaN to ast.literal_eval)
+        ("ragas-eval-csv-index", ["3", NEW, "[]", "", "", "", ""]),
+        ("ragas-eval-csv-unnamed-0", ["3", NEW, "[]", "", "", "", ""]),
+        ("ragas-eval-csv-trailing-comma", [NEW, "[]", "", "", "", "", ""]),
+        ("ragas-testset-csv", ["3", NEW, "[]", "", "ragcov:heuristic"]),
+        ("giskard-csv", ["ragcov-1", NEW, "", "", "[]", repr({"provenance": PROVENANCE})]),
+        ("deepeval-goldens-csv", [NEW, *[""] * 12, json.dumps({"provenance": PROVENANCE}), "", ""]),
+    ],
+)
 def test_a_new_csv_record_keeps_index_and_empty_columns(tmp_path, layout, expected):
     path = put(tmp_path, layout)
     accept(path, NEW, PROVENANCE)
@@ -157,15 +162,20 @@ def test_a_new_csv_record_keeps_index_and_empty_columns(tmp_path, layout, expect
             assert ast.literal_eval(cell) == []
 
 
-@pytest.mark.parametrize(("layout", "expected"), [
-    ("giskard-jsonl", {"id": "ragcov-1", "question": NEW, "conversation_history": [],
-                       "metadata": {"provenance": PROVENANCE}}),
-    ("ragas-testset-jsonl", {"user_input": NEW, "synthesizer_name": "ragcov:heuristic"}),
-    ("ragas-eval-jsonl", {"user_input": NEW}),
-    ("deepeval-goldens-json", {"input": NEW, "additional_metadata": {"provenance": PROVENANCE}}),
-    ("llamaindex-labelled-rag-json", {"query": NEW}),
-    ("json-list-named-jsonl", {"question": NEW}),
-])
+@pytest.mark.parametrize(
+    ("layout", "expected"),
+    [
+        (
+            "giskard-jsonl",
+            {"id": "ragcov-1", "question": NEW, "conversation_history": [], "metadata": {"provenance": PROVENANCE}},
+        ),
+        ("ragas-testset-jsonl", {"user_input": NEW, "synthesizer_name": "ragcov:heuristic"}),
+        ("ragas-eval-jsonl", {"user_input": NEW}),
+        ("deepeval-goldens-json", {"input": NEW, "additional_metadata": {"provenance": PROVENANCE}}),
+        ("llamaindex-labelled-rag-json", {"query": NEW}),
+        ("json-list-named-jsonl", {"question": NEW}),
+    ],
+)
 def test_provenance_goes_where_the_rows_have_a_place_for_it(tmp_path, layout, expected):
     path = put(tmp_path, layout)
     edit = accept(path, NEW, PROVENANCE)
@@ -188,10 +198,18 @@ def test_the_next_pandas_index_follows_the_largest_after_a_drop(tmp_path):
     assert [r[0] for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8")))] == ["", "0", "1", "2", "3"]
 
 
-@pytest.mark.parametrize(("index", "expected"), [
-    (["0", "1"], "2"), (["7", "x"], "8"), (["a", "b"], ""), (["", ""], ""),
-    (["0", "²"], "1"), (["3", "9" * 5000], "4"), (["١", "2"], "3"),  # isdigit() but not for int() (issue #23 §3)
-])
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [
+        (["0", "1"], "2"),
+        (["7", "x"], "8"),
+        (["a", "b"], ""),
+        (["", ""], ""),
+        (["0", "²"], "1"),
+        (["3", "9" * 5000], "4"),
+        (["١", "2"], "3"),  # isdigit() but not for int() (issue #23 §3)
+    ],
+)
 def test_an_unnamed_first_column_gets_the_next_integer_or_stays_empty(tmp_path, index, expected):
     path = tmp_path / "t.csv"
     path.write_text(",question\n" + "".join(f"{i},Q{n}?\n" for n, i in enumerate(index)))

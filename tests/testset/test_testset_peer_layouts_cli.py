@@ -32,8 +32,20 @@ def put(tmp_path: Path, layout: str) -> Path:
 def test_analyze_reads_the_peer_file_and_warns_once(tmp_path, capsys, layout):
     path, out = put(tmp_path, layout), tmp_path / "report.json"
     before = path.read_bytes()
-    assert run_cli("analyze", "--db", str(tmp_path / "r.db"), "--corpus", str(CORPUS), "--questions", str(path),
-                   "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "analyze",
+            "--db",
+            str(tmp_path / "r.db"),
+            "--corpus",
+            str(CORPUS),
+            "--questions",
+            str(path),
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["questions"]["total"] == 3
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
     tail = CASES[layout]
@@ -44,8 +56,23 @@ def test_analyze_reads_the_peer_file_and_warns_once(tmp_path, capsys, layout):
 @pytest.mark.parametrize("layout", ["ragas-eval-csv-index"])
 def test_eval_scores_the_answers_and_contexts_the_file_holds(tmp_path, layout):
     path, out = put(tmp_path, layout), tmp_path / "eval.json"
-    assert run_cli("eval", "--quiet", "--db", str(tmp_path / "r.db"), "--corpus", str(CORPUS), "--questions",
-                   str(path), "--system", f"records:{path}", "--json", str(out)) == 0
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(tmp_path / "r.db"),
+            "--corpus",
+            str(CORPUS),
+            "--questions",
+            str(path),
+            "--system",
+            f"records:{path}",
+            "--json",
+            str(out),
+        )
+        == 0
+    )
     report = json.loads(out.read_text())
     items = report["items"] if "items" in report else report["questions"]
     assert len(items) == 3

@@ -66,8 +66,12 @@ def render_csv(rng: random.Random, rows: list[dict]) -> str:
     columns = list(dict.fromkeys(key for row in rows for key in ("qid", "query", "notes") if key in row))
     contexts = rng.random() < 0.5
     index, trailing = rng.choice([None, "", "Unnamed: 0"]), rng.random() < 0.3
-    writer = csv.writer(buffer, delimiter=rng.choice([",", ";"]), lineterminator=rng.choice(["\n", "\r\n"]),
-                        quoting=rng.choice([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]))
+    writer = csv.writer(
+        buffer,
+        delimiter=rng.choice([",", ";"]),
+        lineterminator=rng.choice(["\n", "\r\n"]),
+        quoting=rng.choice([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]),
+    )
     writer.writerow([index] * (index is not None) + columns + ["retrieved_contexts"] * contexts + [""] * trailing)
     for n, row in enumerate(rows):
         cells = [row.get(column, "") for column in columns]
@@ -80,7 +84,7 @@ def one_contiguous_edit(old: bytes, new: bytes) -> bool:
     """True when ``new`` is ``old`` with one contiguous piece inserted or removed."""
     short, long = sorted((old, new), key=len)
     prefix = next((i for i, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
-    return long[:prefix] == short[:prefix] and long[prefix + len(long) - len(short):] == short[prefix:]
+    return long[:prefix] == short[:prefix] and long[prefix + len(long) - len(short) :] == short[prefix:]
 
 
 @pytest.mark.parametrize("seed", range(36))

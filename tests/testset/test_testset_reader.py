@@ -25,14 +25,34 @@ def jsonl(*rows: dict) -> str:
 
 
 def test_ragas_deepeval_giskard_rows_resolve_to_the_same_fields(tmp_path):
-    path = write(tmp_path, "mixed.jsonl", jsonl(
-        {"user_input": "Ragas?", "reference": "R", "response": "A", "retrieved_contexts": ["c1", "c2"],
-         "reference_context_ids": ["d1"]},
-        {"input": "DeepEval?", "expected_output": "E", "actual_output": "B", "retrieval_context": ["c3"],
-         "retrieved_context_ids": ["x", 7]},
-        {"question": "Giskard?", "reference_answer": "G", "question_id": "g1", "keywords": ["k"],
-         "question_variants": ["Giskard??"], "embedding": [1, 0.5]},
-    ))
+    path = write(
+        tmp_path,
+        "mixed.jsonl",
+        jsonl(
+            {
+                "user_input": "Ragas?",
+                "reference": "R",
+                "response": "A",
+                "retrieved_contexts": ["c1", "c2"],
+                "reference_context_ids": ["d1"],
+            },
+            {
+                "input": "DeepEval?",
+                "expected_output": "E",
+                "actual_output": "B",
+                "retrieval_context": ["c3"],
+                "retrieved_context_ids": ["x", 7],
+            },
+            {
+                "question": "Giskard?",
+                "reference_answer": "G",
+                "question_id": "g1",
+                "keywords": ["k"],
+                "question_variants": ["Giskard??"],
+                "embedding": [1, 0.5],
+            },
+        ),
+    )
     first, second, third = read_testset(path).questions
     assert (first.text, first.ground_truth, first.answer) == ("Ragas?", "R", "A")
     assert first.retrieved_contexts == ["c1", "c2"]
@@ -64,7 +84,9 @@ def test_rows_without_id_get_content_ids_and_blank_lines_keep_line_numbers(tmp_p
     path = write(tmp_path, "t.jsonl", '{"question": "A?"}\n\n   \n{"question": "B?"}\n')
     testset = read_testset(path)
     assert [(q.id, q.row, q.line, q.id_in_file) for q in testset.questions] == [
-        (content_id("A?"), 0, 1, False), (content_id("B?"), 1, 4, False)]
+        (content_id("A?"), 0, 1, False),
+        (content_id("B?"), 1, 4, False),
+    ]
     assert not testset.has_ids
 
 
@@ -77,8 +99,10 @@ def test_json_object_container_keys(tmp_path, key):
 
 
 def test_json_list_and_graded_gold(tmp_path):
-    rows = [{"id": "a", "question": "Q?", "gold_chunk_ids": {"c1": 3, "c2": 0.5}},
-            {"id": "b", "question": "R?", "relevant_chunk_ids": "c9"}]
+    rows = [
+        {"id": "a", "question": "Q?", "gold_chunk_ids": {"c1": 3, "c2": 0.5}},
+        {"id": "b", "question": "R?", "relevant_chunk_ids": "c9"},
+    ]
     questions = read_testset(write(tmp_path, "t.json", json.dumps(rows))).questions
     assert questions[0].gold == {"c1": 3.0, "c2": 0.5}
     assert questions[1].gold == {"c9": 1.0}
@@ -114,28 +138,45 @@ BAD_INPUTS = [
     ("t.json", "[]", r"t\.json: no questions in the file"),
     ("t.jsonl", '{"question": "A?"}\n{"question": "B?",}\n', r"t\.jsonl:2: malformed JSON line"),
     ("t.jsonl", '{"question": "A?"}\n["B?"]\n', r"t\.jsonl:2: a question row must be a JSON object, got a list"),
-    ("t.jsonl", '{"q": "A?"}\n',
-     r"t\.jsonl:1: no question field \(expected one of: question, query, user_input, input\)"),
+    (
+        "t.jsonl",
+        '{"q": "A?"}\n',
+        r"t\.jsonl:1: no question field \(expected one of: question, query, user_input, input\)",
+    ),
     ("t.jsonl", '{"question": "  "}\n', r"t\.jsonl:1: field 'question' is empty"),
     ("t.jsonl", '{"query": null}\n', r"t\.jsonl:1: field 'query' is empty"),
     ("t.jsonl", '{"question": 3}\n', r"t\.jsonl:1: field 'question' must be a string"),
-    ("t.jsonl", '{"id": "a", "question": "A?"}\n\n{"id": "a", "question": "B?"}\n',
-     r"t\.jsonl:3: duplicate id 'a' \(also on line 1\)"),
-    ("t.jsonl", '{"question": "A?", "expected_keywords": "k"}\n',
-     r"t\.jsonl:1: field 'expected_keywords' must be a list of strings \(got str\)"),
+    (
+        "t.jsonl",
+        '{"id": "a", "question": "A?"}\n\n{"id": "a", "question": "B?"}\n',
+        r"t\.jsonl:3: duplicate id 'a' \(also on line 1\)",
+    ),
+    (
+        "t.jsonl",
+        '{"question": "A?", "expected_keywords": "k"}\n',
+        r"t\.jsonl:1: field 'expected_keywords' must be a list of strings \(got str\)",
+    ),
     ("t.jsonl", '{"question": "A?", "paraphrases": [1]}\n', r"field 'paraphrases' must be a list of strings"),
     ("t.jsonl", '{"question": "A?", "id": [1]}\n', r"t\.jsonl:1: field 'id' must be a string or an integer"),
-    ("t.jsonl", '{"question": "A?", "gold_doc_ids": {"a": -1}}\n',
-     r"t\.jsonl:1: field 'gold_doc_ids': grade of 'a' must be >= 0"),
+    (
+        "t.jsonl",
+        '{"question": "A?", "gold_doc_ids": {"a": -1}}\n',
+        r"t\.jsonl:1: field 'gold_doc_ids': grade of 'a' must be >= 0",
+    ),
     ("t.jsonl", '{"question": "A?", "gold_doc_ids": {"a": "high"}}\n', r"grade of 'a' must be a finite number"),
-    ("t.jsonl", '{"question": "A?", "gold_doc_ids": 5}\n',
-     r"field 'gold_doc_ids' must be a list of ids or an object"),
+    ("t.jsonl", '{"question": "A?", "gold_doc_ids": 5}\n', r"field 'gold_doc_ids' must be a list of ids or an object"),
     ("t.jsonl", '{"question": "A?", "vector": []}\n', r"field 'vector' must be a non-empty list of finite numbers"),
     ("t.jsonl", '{"question": "A?", "response": ["x"]}\n', r"field 'response' must be a string"),
-    ("t.json", '[\n  {"question": "A?"},\n  {"question": "B?", "keywords": [1]}\n]',
-     r"t\.json:3: element \[1\]: field 'keywords' must be a list of strings"),
-    ("t.json", '{"questions": [{"question": "A?"}, 3]}',
-     r"t\.json:1: element questions\[1\]: a question row must be a JSON object"),
+    (
+        "t.json",
+        '[\n  {"question": "A?"},\n  {"question": "B?", "keywords": [1]}\n]',
+        r"t\.json:3: element \[1\]: field 'keywords' must be a list of strings",
+    ),
+    (
+        "t.json",
+        '{"questions": [{"question": "A?"}, 3]}',
+        r"t\.json:1: element questions\[1\]: a question row must be a JSON object",
+    ),
     ("t.json", '{"items": []}', r"t\.json: expected a list of questions, or an object with a 'questions' / 'data'"),
     ("t.json", '"just text"', r"t\.json: expected a list of questions, got a string"),
     ("t.json", '[\n{"question": "A?"\n', r"t\.json:3: malformed JSON"),
@@ -166,13 +207,20 @@ def test_missing_file_and_directory(tmp_path):
 
 
 def test_reference_contexts_and_giskard_seed_document_id_are_read_as_texts(tmp_path):
-    path = write(tmp_path, "t.jsonl", jsonl(
-        {"user_input": "Ragas?", "reference_contexts": ["c1", "c2"]},
-        {"input": "DeepEval?", "context": ["d1"]},
-        {"question": "Giskard?", "reference_context": "Document 1: text",
-         "metadata": {"question_type": "simple", "seed_document_id": "doc-7"}},
-        {"question": "None?"},
-    ))
+    path = write(
+        tmp_path,
+        "t.jsonl",
+        jsonl(
+            {"user_input": "Ragas?", "reference_contexts": ["c1", "c2"]},
+            {"input": "DeepEval?", "context": ["d1"]},
+            {
+                "question": "Giskard?",
+                "reference_context": "Document 1: text",
+                "metadata": {"question_type": "simple", "seed_document_id": "doc-7"},
+            },
+            {"question": "None?"},
+        ),
+    )
     questions = read_testset(path).questions
     assert [q.reference_contexts for q in questions] == [["c1", "c2"], ["d1"], ["Document 1: text"], None]
     assert [q.seed_document_id for q in questions] == [None, None, "doc-7", None]

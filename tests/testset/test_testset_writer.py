@@ -46,7 +46,8 @@ FILES = {
     "json-one-line": ("t.json", json.dumps(ROWS, ensure_ascii=False)),
     "json-minified-crlf-tab": ("t.json", json.dumps({"questions": ROWS}, indent="\t").replace("\n", "\r\n")),
     "csv-multiline-cell": (
-        "t.csv", 'id,question,notes\nq007,"Line one\nline two?",x\nq030,How do I reset my password?,\n'
+        "t.csv",
+        'id,question,notes\nq007,"Line one\nline two?",x\nq030,How do I reset my password?,\n'
         'q012,"Say ""hi"",\r\nthen\n\nleave?",y\n',
     ),
     "csv-bom-crlf": ("t.csv", csv_text(ROWS, "\r\n", "\ufeff")),
@@ -67,10 +68,12 @@ def insertions(before: bytes, after: bytes) -> list[bytes]:
     size = len(after) - len(before)
     assert size > 0
     prefix = next((i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), len(before))
-    suffix = next((i for i, (x, y) in enumerate(zip(reversed(before), reversed(after), strict=False)) if x != y), len(before))
+    suffix = next(
+        (i for i, (x, y) in enumerate(zip(reversed(before), reversed(after), strict=False)) if x != y), len(before)
+    )
     positions = range(max(0, len(before) - suffix), min(prefix, len(before)) + 1)
     assert positions, "original bytes were changed"
-    return [after[p:p + size] for p in positions]
+    return [after[p : p + size] for p in positions]
 
 
 def test_append_adds_exactly_one_row_and_keeps_every_original_byte(test_file):
@@ -145,7 +148,8 @@ def test_file_changed_on_disk_is_refused_and_nothing_is_written(test_file):
         with pytest.raises(FileChangedError, match=r"changed on disk since it was read; reload before writing"):
             write()
     assert str(FileChangedError(test_file)) == (
-        f"{test_file} changed on disk since it was read; reload before writing (nothing was written)")
+        f"{test_file} changed on disk since it was read; reload before writing (nothing was written)"
+    )
     assert test_file.read_bytes() == edited
     assert sorted(p.name for p in test_file.parent.iterdir()) == [test_file.name]  # no backup, no temp file
 
@@ -188,7 +192,7 @@ def test_json_element_copies_the_previous_elements_style(tmp_path):
     path.write_text(json.dumps({"questions": ROWS}, indent=4))
     append_question(path, "New?", expected_sha256=read_testset(path).sha256, provenance={"source": "ragcov"})
     element = json.dumps({"id": "q031", "question": "New?"}, indent=4)
-    expected = json.dumps({"questions": ROWS}, indent=4)[:-len("\n    ]\n}")]
+    expected = json.dumps({"questions": ROWS}, indent=4)[: -len("\n    ]\n}")]
     assert path.read_text() == expected + ",\n        " + element.replace("\n", "\n        ") + "\n    ]\n}"
 
 
@@ -196,8 +200,7 @@ def test_one_line_json_stays_one_line(tmp_path):
     path = tmp_path / "t.json"
     path.write_text(json.dumps(ROWS[:1], separators=(",", ":")))
     append_question(path, "New?", expected_sha256=read_testset(path).sha256, provenance={"cluster": 1})
-    assert path.read_text() == json.dumps(
-        ROWS[:1] + [{"id": "q008", "question": "New?"}], separators=(",", ":"))
+    assert path.read_text() == json.dumps(ROWS[:1] + [{"id": "q008", "question": "New?"}], separators=(",", ":"))
 
 
 def test_jsonl_line_endings(tmp_path):

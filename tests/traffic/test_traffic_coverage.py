@@ -34,13 +34,28 @@ QUESTIONS = np.stack([near(0, 1, 0.3), near(0, -1, 0.3), near(2, 1, 0.3), unit((
 INLIER = np.array([True, True, True, False])
 TEXTS = ["price team", "price business", "invoice pdf", "restore page", "undo edit", "page history", "weather"]
 COUNTS = [10, 6, 4, 30, 20, 10, 5]
-TRAFFIC = np.stack([near(0, 1, 0.2), near(0, -1, 0.2), near(0, 1, 0.25), near(1, 1, 0.2), near(1, -1, 0.2),
-                    near(1, 1, 0.25), unit((5, 1.0))])
+TRAFFIC = np.stack(
+    [
+        near(0, 1, 0.2),
+        near(0, -1, 0.2),
+        near(0, 1, 0.25),
+        near(1, 1, 0.2),
+        near(1, -1, 0.2),
+        near(1, 1, 0.25),
+        unit((5, 1.0)),
+    ]
+)
 
 
 def log(texts=TEXTS, counts=COUNTS) -> TrafficLog:
-    return TrafficLog("log.jsonl", list(texts), np.asarray(counts, dtype=np.int64), [None] * len(texts),
-                      [None] * len(texts), len(texts))
+    return TrafficLog(
+        "log.jsonl",
+        list(texts),
+        np.asarray(counts, dtype=np.int64),
+        [None] * len(texts),
+        [None] * len(texts),
+        len(texts),
+    )
 
 
 def question_chunk_dist() -> np.ndarray:
@@ -48,10 +63,19 @@ def question_chunk_dist() -> np.ndarray:
 
 
 def run(traffic=TRAFFIC, the_log=None, inlier=INLIER, **params):
-    return analyze_traffic(the_log or log(), traffic, CHUNKS, QUESTIONS, inlier=inlier,
-                           question_chunk_dist=question_chunk_dist(), question_ids=["q1", "q2", "q3", "q4"],
-                           question_texts=["t1", "t2", "t3", "t4"], chunk_ids=[f"c{i}" for i in range(6)],
-                           chunk_xy=np.arange(12, dtype=float).reshape(6, 2), params=TrafficParams(**params))
+    return analyze_traffic(
+        the_log or log(),
+        traffic,
+        CHUNKS,
+        QUESTIONS,
+        inlier=inlier,
+        question_chunk_dist=question_chunk_dist(),
+        question_ids=["q1", "q2", "q3", "q4"],
+        question_texts=["t1", "t2", "t3", "t4"],
+        chunk_ids=[f"c{i}" for i in range(6)],
+        chunk_xy=np.arange(12, dtype=float).reshape(6, 2),
+        params=TrafficParams(**params),
+    )
 
 
 def cluster_of(result, text: str):
@@ -134,13 +158,22 @@ def test_every_number_in_the_report_is_finite() -> None:
         elif isinstance(value, list):
             for v in value:
                 walk(v)
+
     walk(run().to_report())
 
 
 def test_store_round_trip_and_pages(tmp_path: Path) -> None:
     db = open_db(tmp_path / "r.db")
-    sid = create_session(db, "analysis", corpus=[], questions_path="q.jsonl", testset_sha256="x", embedder="hash",
-                         llm="heuristic", params={})
+    sid = create_session(
+        db,
+        "analysis",
+        corpus=[],
+        questions_path="q.jsonl",
+        testset_sha256="x",
+        embedder="hash",
+        llm="heuristic",
+        params={},
+    )
     section = run().to_report()
     save_traffic(db, sid, section)
     assert load_traffic(db, sid) == section

@@ -38,9 +38,19 @@ def jsonl(tmp_path: Path, rows: list, name: str = "log.jsonl") -> Path:
 
 # ---------------------------------------------------------------- the whole log line
 
-@pytest.mark.parametrize(("field", "value", "ms"), [
-    ("latency_ms", 850, 850.0), ("duration_ms", "120", 120.0), ("latency", 1.25, 1250.0), ("duration", "2", 2000.0),
-    ("latency", "850ms", 850.0), ("latency_ms", "1.5s", 1500.0), ("elapsed", 0, 0.0)])
+
+@pytest.mark.parametrize(
+    ("field", "value", "ms"),
+    [
+        ("latency_ms", 850, 850.0),
+        ("duration_ms", "120", 120.0),
+        ("latency", 1.25, 1250.0),
+        ("duration", "2", 2000.0),
+        ("latency", "850ms", 850.0),
+        ("latency_ms", "1.5s", 1500.0),
+        ("elapsed", 0, 0.0),
+    ],
+)
 def test_latency_aliases_and_units(tmp_path: Path, field: str, value: object, ms: float) -> None:
     log = read_traffic(jsonl(tmp_path, [{"query": "q", field: value}]))
     assert log.served is not None and log.served.latency_ms[0] == pytest.approx(ms)
@@ -49,11 +59,19 @@ def test_latency_aliases_and_units(tmp_path: Path, field: str, value: object, ms
 
 def test_retrieved_documents_scores_feedback_and_sessions(tmp_path: Path) -> None:
     rows = [
-        {"query": "a", "retrieved": [{"id": "d1", "score": 0.8}, {"id": "d2", "score": 0.9}], "feedback": "up",
-         "session_id": "s1"},
+        {
+            "query": "a",
+            "retrieved": [{"id": "d1", "score": 0.8}, {"id": "d2", "score": 0.9}],
+            "feedback": "up",
+            "session_id": "s1",
+        },
         {"query": "b", "documents": [], "thumbs": "thumbs_down", "session_id": "s1"},
-        {"query": "c", "retrieval.documents": [{"document.id": "x", "document.score": 0.4}], "rating": 3,
-         "session_id": 7},
+        {
+            "query": "c",
+            "retrieval.documents": [{"document.id": "x", "document.score": 0.4}],
+            "rating": 3,
+            "session_id": 7,
+        },
         {"query": "d", "contexts": ["plain text, no score"], "feedback": {"key": "user", "score": 0}},
         {"query": "e", "scores": [0.2, 0.35], "rating": 5, "answer": {"content": "yes"}},
         {"query": "f", "vote": 1, "output": "hi"},
@@ -73,20 +91,33 @@ def test_retrieved_documents_scores_feedback_and_sessions(tmp_path: Path) -> Non
 
 def test_csv_cells_hold_json_lists(tmp_path: Path) -> None:
     path = tmp_path / "log.csv"
-    path.write_text('question,latency_ms,retrieved,feedback\n"reset password",900,"[{""score"": 0.7}]",down\n'
-                    'export,,[],\n', encoding="utf-8")
+    path.write_text(
+        'question,latency_ms,retrieved,feedback\n"reset password",900,"[{""score"": 0.7}]",down\nexport,,[],\n',
+        encoding="utf-8",
+    )
     s = read_traffic(path).served
     assert s is not None
     assert s.latency_ms[0] == 900 and math.isnan(s.latency_ms[1])
     assert s.zero_results.tolist() == [0, 1] and s.feedback.tolist() == [NEGATIVE, NO_FEEDBACK]
 
 
-@pytest.mark.parametrize(("row", "field"), [
-    ({"latency_ms": -3}, "latency_ms"), ({"latency": "fast"}, "latency"), ({"latency_ms": 1e12}, "latency_ms"),
-    ({"retrieved": {"id": 1}}, "retrieved"), ({"retrieved": [{"score": "high"}]}, "retrieved[].score"),
-    ({"retrieved": [3]}, "retrieved"), ({"scores": [0.1, None]}, "scores"), ({"feedback": "meh"}, "feedback"),
-    ({"rating": 6}, "rating"), ({"rating": 4.5}, "rating"), ({"answer": 3}, "answer"),
-    ({"session_id": [1]}, "session_id")])
+@pytest.mark.parametrize(
+    ("row", "field"),
+    [
+        ({"latency_ms": -3}, "latency_ms"),
+        ({"latency": "fast"}, "latency"),
+        ({"latency_ms": 1e12}, "latency_ms"),
+        ({"retrieved": {"id": 1}}, "retrieved"),
+        ({"retrieved": [{"score": "high"}]}, "retrieved[].score"),
+        ({"retrieved": [3]}, "retrieved"),
+        ({"scores": [0.1, None]}, "scores"),
+        ({"feedback": "meh"}, "feedback"),
+        ({"rating": 6}, "rating"),
+        ({"rating": 4.5}, "rating"),
+        ({"answer": 3}, "answer"),
+        ({"session_id": [1]}, "session_id"),
+    ],
+)
 def test_a_bad_value_names_file_line_and_field(tmp_path: Path, row: dict, field: str) -> None:
     path = jsonl(tmp_path, [{"query": "fine"}, {"query": "bad", **row}])
     with pytest.raises(BadInput) as err:
@@ -96,6 +127,7 @@ def test_a_bad_value_names_file_line_and_field(tmp_path: Path, row: dict, field:
 
 # ---------------------------------------------------------------- the figures
 
+
 def served_log(tmp_path: Path, rows: list) -> tuple:
     log = read_traffic(jsonl(tmp_path, rows))
     assert log.served is not None
@@ -103,9 +135,14 @@ def served_log(tmp_path: Path, rows: list) -> tuple:
 
 
 def test_rates_are_count_weighted_with_wilson_intervals(tmp_path: Path) -> None:
-    _, s = served_log(tmp_path, [{"query": "a", "count": 30, "feedback": "down", "retrieved": []},
-                                 {"query": "b", "count": 70, "feedback": "up", "retrieved": [{"score": 0.9}]},
-                                 {"query": "c", "count": 5}])
+    _, s = served_log(
+        tmp_path,
+        [
+            {"query": "a", "count": 30, "feedback": "down", "retrieved": []},
+            {"query": "b", "count": 70, "feedback": "up", "retrieved": [{"score": 0.9}]},
+            {"query": "c", "count": 5},
+        ],
+    )
     h = health(s, None)
     assert h["queries"] == 105
     neg = h["negative_feedback"]
@@ -147,8 +184,19 @@ def test_the_unhappy_cluster_is_named_with_its_coverage(tmp_path: Path) -> None:
     labels = np.array([1 if t.startswith("webhook") else 0 for t in log.texts])
     overall = health(s, None)
     per = cluster_health(s, labels, 2, None)
-    clusters = [cast(TrafficClusterEntry, {"id": c, "share": per[c]["queries"] / overall["queries"], "coverage": cov,
-                                           "untested": c == 1, "health": per[c]}) for c, cov in ((0, 0.6), (1, 0.21))]
+    clusters = [
+        cast(
+            TrafficClusterEntry,
+            {
+                "id": c,
+                "share": per[c]["queries"] / overall["queries"],
+                "coverage": cov,
+                "untested": c == 1,
+                "health": per[c],
+            },
+        )
+        for c, cov in ((0, 0.6), (1, 0.21))
+    ]
     spots = hotspots(overall, clusters, lambda c: [{"text": "webhook 1", "count": 10}] if c == 1 else [])
     assert [h["cluster"] for h in spots] == [1] and spots[0]["worse"] == ["negative_feedback"]
     line = hotspot_line(spots[0], clusters, overall)
@@ -158,10 +206,12 @@ def test_the_unhappy_cluster_is_named_with_its_coverage(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- windows
 
+
 def test_windows_compare_the_last_span_with_the_ones_before(tmp_path: Path) -> None:
     day = 86400
-    rows = [{"query": f"q{d}", "timestamp": 1767225600 + d * day, "feedback": "down" if d >= 7 else "up"}
-            for d in range(14)]
+    rows = [
+        {"query": f"q{d}", "timestamp": 1767225600 + d * day, "feedback": "down" if d >= 7 else "up"} for d in range(14)
+    ]
     rows.append({"query": "timeless", "feedback": "down"})
     _, s = served_log(tmp_path, rows)
     spans = windows(s, 7 * day, None)
@@ -174,12 +224,16 @@ def test_windows_compare_the_last_span_with_the_ones_before(tmp_path: Path) -> N
     assert int(since.sum()) == 2
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("7x", None, None, "log"), "--window '7x': expected a positive number and a unit"),
-    (("0d", None, None, "log"), "--window '0d'"),
-    ((None, "yesterday", None, "log"), "--since 'yesterday': expected an ISO 8601 time"),
-    ((None, "2026-02-01", "2026-01-01", "log"), "--since '2026-02-01' is after --until '2026-01-01'"),
-    (("7d", None, None, None), "--window / --since / --until select rows of a query log")])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("7x", None, None, "log"), "--window '7x': expected a positive number and a unit"),
+        (("0d", None, None, "log"), "--window '0d'"),
+        ((None, "yesterday", None, "log"), "--since 'yesterday': expected an ISO 8601 time"),
+        ((None, "2026-02-01", "2026-01-01", "log"), "--since '2026-02-01' is after --until '2026-01-01'"),
+        (("7d", None, None, None), "--window / --since / --until select rows of a query log"),
+    ],
+)
 def test_bad_window_options_are_refused_up_front(args: tuple, message: str) -> None:
     window, since, until, traffic = args
     with pytest.raises(BadInput, match=message.replace("(", r"\(").replace("[", r"\[")):
@@ -188,24 +242,52 @@ def test_bad_window_options_are_refused_up_front(args: tuple, message: str) -> N
 
 # ---------------------------------------------------------------- gates
 
+
 def test_traffic_gates_minimums_and_maximums() -> None:
-    report = {"coverage": {"basic": 0.5},
-              "traffic": {"health": {"overall": {"positive_feedback": {"rate": 0.7}, "zero_results": {"rate": 0.05},
-                                                 "low_relevance": {"rate": None},
-                                                 "latency_ms": {"p95": 2500.0, "p50": 900.0}}}}}
+    report = {
+        "coverage": {"basic": 0.5},
+        "traffic": {
+            "health": {
+                "overall": {
+                    "positive_feedback": {"rate": 0.7},
+                    "zero_results": {"rate": 0.05},
+                    "low_relevance": {"rate": None},
+                    "latency_ms": {"p95": 2500.0, "p50": 900.0},
+                }
+            }
+        },
+    }
     floors = parse_coverage_gates(["positive_feedback=0.8", "basic=0.4"], traffic=True)
-    ceilings = parse_coverage_gates(["zero_results=0.02", "latency_p95_ms=3000", "low_relevance=0.1"], "--max",
-                                    traffic=True)
+    ceilings = parse_coverage_gates(
+        ["zero_results=0.02", "latency_p95_ms=3000", "low_relevance=0.1"], "--max", traffic=True
+    )
     failed = [str(f) for f in check_coverage_gates(cast(AnalysisReport, report), floors, ceilings)]
-    assert failed == ["positive_feedback: 0.7000 < required 0.8", "zero_results: 0.0500 > allowed 0.02",
-                      "low_relevance: not measured > allowed 0.1"]
+    assert failed == [
+        "positive_feedback: 0.7000 < required 0.8",
+        "zero_results: 0.0500 > allowed 0.02",
+        "low_relevance: not measured > allowed 0.1",
+    ]
 
 
-@pytest.mark.parametrize(("specs", "option", "traffic", "message"), [
-    (["positive_feedback=0.8"], "--fail-under", False, "is a traffic health figure: give a query log with --traffic"),
-    (["zero_results=2"], "--max", True, "--max 'zero_results=2': zero_results lies in [0, 1], so a maximum of 2 always passes"),
-    (["happiness=1"], "--max", True, "--max 'happiness=1': unknown metric 'happiness'"),
-    (["zero_results"], "--max", True, "--max 'zero_results': expected METRIC=VALUE, e.g. zero_results=0.02")])
+@pytest.mark.parametrize(
+    ("specs", "option", "traffic", "message"),
+    [
+        (
+            ["positive_feedback=0.8"],
+            "--fail-under",
+            False,
+            "is a traffic health figure: give a query log with --traffic",
+        ),
+        (
+            ["zero_results=2"],
+            "--max",
+            True,
+            "--max 'zero_results=2': zero_results lies in [0, 1], so a maximum of 2 always passes",
+        ),
+        (["happiness=1"], "--max", True, "--max 'happiness=1': unknown metric 'happiness'"),
+        (["zero_results"], "--max", True, "--max 'zero_results': expected METRIC=VALUE, e.g. zero_results=0.02"),
+    ],
+)
 def test_bad_gates_name_the_option(specs: list[str], option: str, traffic: bool, message: str) -> None:
     with pytest.raises(BadInput) as err:
         parse_coverage_gates(specs, option, traffic=traffic)
@@ -221,8 +303,10 @@ def test_the_log_is_read_line_by_line_not_held_whole(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     with path.open("w", encoding="utf-8") as f:
         for i in range(20_000):
-            f.write(json.dumps({"query": f"query {i % 50}", "answer": answer, "latency_ms": i % 900,
-                                "feedback": "up"}) + "\n")
+            f.write(
+                json.dumps({"query": f"query {i % 50}", "answer": answer, "latency_ms": i % 900, "feedback": "up"})
+                + "\n"
+            )
     size = path.stat().st_size
     tracemalloc.start()
     try:
@@ -235,6 +319,7 @@ def test_the_log_is_read_line_by_line_not_held_whole(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- eval --sample of a log
+
 
 def test_places_are_proportional_by_largest_remainder() -> None:
     from ragcov_tui.services.stratified_sample import allocate
@@ -267,13 +352,44 @@ def test_eval_scores_a_stratified_sample_of_a_logs_answers(tmp_path: Path) -> No
     from ragcov_tui.cli.main import main
 
     topics = ["how do webhooks retry", "price of the team plan", "reset my password"]
-    path = jsonl(tmp_path, [{"query": f"{topics[i % 3]} {i}", "answer": f"about {topics[i % 3]}",
-                             "contexts": [f"a context on {topics[i % 3]}"], "feedback": "up"} for i in range(30)])
+    path = jsonl(
+        tmp_path,
+        [
+            {
+                "query": f"{topics[i % 3]} {i}",
+                "answer": f"about {topics[i % 3]}",
+                "contexts": [f"a context on {topics[i % 3]}"],
+                "feedback": "up",
+            }
+            for i in range(30)
+        ],
+    )
     ids = []
     for run in ("a", "b"):
         out = tmp_path / f"{run}.json"
-        assert main(["eval", "--quiet", "--db", str(tmp_path / "r.db"), "--questions", str(path), "--system",
-                     f"records:{path}", "--join", "order", "--embedder", "hash", "--sample", "6", "--json", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "--quiet",
+                    "--db",
+                    str(tmp_path / "r.db"),
+                    "--questions",
+                    str(path),
+                    "--system",
+                    f"records:{path}",
+                    "--join",
+                    "order",
+                    "--embedder",
+                    "hash",
+                    "--sample",
+                    "6",
+                    "--json",
+                    str(out),
+                ]
+            )
+            == 0
+        )
         report = json.loads(out.read_text())
         assert report["sample"]["size"] == 6 and report["sample"]["of"] == 30 and report["counts"]["questions"] == 6
         assert report["counts"]["done"] == 6 and "stratified" in report["sample"]["rule"]

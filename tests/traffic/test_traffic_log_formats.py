@@ -56,4 +56,5 @@ def test_the_traffic_help_lists_the_registry() -> None:
 
 def test_the_readme_table_is_the_registry() -> None:
     assert traffic_table() in README.read_text(encoding="utf-8"), (
-        "README's query log table differs from the registry; paste traffic_table()'s output:\n" + traffic_table())
+        "README's query log table differs from the registry; paste traffic_table()'s output:\n" + traffic_table()
+    )

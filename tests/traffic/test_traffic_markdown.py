@@ -15,14 +15,32 @@ from ragcov_tui.store.analysis_contract import AnalysisReport
 
 SECTION: JsonObject = {
     "source": {"path": "logs/\x1b]0;x\x07q.jsonl", "rows": 3, "queries": 7, "distinct": 2, "first": None, "last": None},
-    "coverage": None, "answerable_share": 1.0, "untested_share": 0.5,
+    "coverage": None,
+    "answerable_share": 1.0,
+    "untested_share": 0.5,
     "untested": {"threshold": 0.4, "rule": "coverage below 0.400"},
-    "clusters": [{"id": 0, "queries": 1, "count": 5, "share": 5 / 7, "answerable_share": 5 / 7, "coverage": None,
-                  "priority": 0.0, "untested": True, "examples": [{"text": "a | b <script>", "count": 5}],
-                  "nearest_questions": []}],
-    "content_gap": {"threshold": None, "rule": "r", "queries": 1, "count": 2, "share": 2 / 7,
-                    "examples": [{"text": "pipe|text\u202e", "count": 2, "similarity": 0.1, "nearest_chunk": "c#1",
-                                  "cluster": 0}]},
+    "clusters": [
+        {
+            "id": 0,
+            "queries": 1,
+            "count": 5,
+            "share": 5 / 7,
+            "answerable_share": 5 / 7,
+            "coverage": None,
+            "priority": 0.0,
+            "untested": True,
+            "examples": [{"text": "a | b <script>", "count": 5}],
+            "nearest_questions": [],
+        }
+    ],
+    "content_gap": {
+        "threshold": None,
+        "rule": "r",
+        "queries": 1,
+        "count": 2,
+        "share": 2 / 7,
+        "examples": [{"text": "pipe|text\u202e", "count": 2, "similarity": 0.1, "nearest_chunk": "c#1", "cluster": 0}],
+    },
     "unasked_questions": {"threshold": None, "rule": "r", "questions": []},
 }
 

@@ -26,12 +26,18 @@ def jsonl(tmp_path: Path, rows: list, name: str = "log.jsonl") -> Path:
 
 # ---------------------------------------------------------------- formats and aliases
 
+
 @pytest.mark.parametrize("qname", QUERY_FIELDS)
 @pytest.mark.parametrize("cname", COUNT_FIELDS)
 @pytest.mark.parametrize("tname", TIME_FIELDS)
 def test_every_alias_combination_is_read(tmp_path: Path, qname: str, cname: str, tname: str) -> None:
-    path = jsonl(tmp_path, [{qname: "reset password", cname: 3, tname: "2026-01-02T03:04:05Z", "user": "x"},
-                            {qname: "export pages", cname: 5, tname: 1767323045}])
+    path = jsonl(
+        tmp_path,
+        [
+            {qname: "reset password", cname: 3, tname: "2026-01-02T03:04:05Z", "user": "x"},
+            {qname: "export pages", cname: 5, tname: 1767323045},
+        ],
+    )
     log = read_traffic(path)
     assert log.texts == ["export pages", "reset password"]
     assert log.counts.tolist() == [5, 3]
@@ -42,7 +48,9 @@ def test_every_alias_combination_is_read(tmp_path: Path, qname: str, cname: str,
 
 @pytest.mark.parametrize("delimiter", [",", ";", "\t", "|"])
 def test_csv_with_any_common_delimiter(tmp_path: Path, delimiter: str) -> None:
-    text = delimiter.join(["question", "hits", "ts"]) + "\n" + delimiter.join(["how to invite", "4", "2026-01-05"]) + "\n"
+    text = (
+        delimiter.join(["question", "hits", "ts"]) + "\n" + delimiter.join(["how to invite", "4", "2026-01-05"]) + "\n"
+    )
     text += delimiter.join(['"a, b; c | d"', "", ""]) + "\n"
     log = read_traffic(write(tmp_path, "log.csv", text))
     assert log.texts == ["how to invite", "a, b; c | d"] if delimiter == "," else log.texts[0] == "how to invite"
@@ -63,10 +71,12 @@ def test_jsonl_row_may_be_a_bare_string(tmp_path: Path) -> None:
 
 
 def test_duplicates_aggregate_counts_and_keep_first_spelling_and_time_span(tmp_path: Path) -> None:
-    rows = [{"query": "Restore a page", "count": 2, "time": "2026-01-10T00:00:00Z"},
-            {"query": "restore  a\tPAGE", "count": 5, "time": "2026-01-03T00:00:00+02:00"},
-            {"query": "restore a page", "time": "2026-01-20T12:00:00"},
-            {"query": "other", "count": 8}]
+    rows = [
+        {"query": "Restore a page", "count": 2, "time": "2026-01-10T00:00:00Z"},
+        {"query": "restore  a\tPAGE", "count": 5, "time": "2026-01-03T00:00:00+02:00"},
+        {"query": "restore a page", "time": "2026-01-20T12:00:00"},
+        {"query": "other", "count": 8},
+    ]
     log = read_traffic(jsonl(tmp_path, rows))
     assert log.texts == ["Restore a page", "other"]  # a tie: first seen first
     assert log.counts.tolist() == [8, 8] and log.total == 16 and log.rows == 4
@@ -76,8 +86,9 @@ def test_duplicates_aggregate_counts_and_keep_first_spelling_and_time_span(tmp_p
 
 
 def test_most_asked_first_ties_in_order_of_first_appearance(tmp_path: Path) -> None:
-    log = read_traffic(jsonl(tmp_path, [{"q": 1, "query": t, "n": c} for t, c in
-                                        [("a", 1), ("b", 3), ("c", 1), ("d", 3), ("e", 2)]]))
+    log = read_traffic(
+        jsonl(tmp_path, [{"q": 1, "query": t, "n": c} for t, c in [("a", 1), ("b", 3), ("c", 1), ("d", 3), ("e", 2)]])
+    )
     assert log.texts == ["b", "d", "e", "a", "c"]
 
 
@@ -93,15 +104,27 @@ def test_whole_counts_accepted(tmp_path: Path, count, expected) -> None:
 
 # ---------------------------------------------------------------- hostile input: sanitised, never raw
 
-CONTROL_QUERIES = ["\x1b]0;pwned\x07title", "a\x1b[2Jb", "c\x9bd", "e\u202ef", "tab\there\nnext", "del\x7f",
-                   "tag\U000e0041x", "sep\u2028x", "bell\x07"]
+CONTROL_QUERIES = [
+    "\x1b]0;pwned\x07title",
+    "a\x1b[2Jb",
+    "c\x9bd",
+    "e\u202ef",
+    "tab\there\nnext",
+    "del\x7f",
+    "tag\U000e0041x",
+    "sep\u2028x",
+    "bell\x07",
+]
 
 
 @pytest.mark.parametrize("text", CONTROL_QUERIES)
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 def test_control_characters_are_made_visible_where_the_log_is_read(tmp_path: Path, text: str, fmt: str) -> None:
-    path = (jsonl(tmp_path, [{"query": text}]) if fmt == "jsonl"
-            else write(tmp_path, "log.csv", "query\n" + json.dumps(text) + "\n"))
+    path = (
+        jsonl(tmp_path, [{"query": text}])
+        if fmt == "jsonl"
+        else write(tmp_path, "log.csv", "query\n" + json.dumps(text) + "\n")
+    )
     log = read_traffic(path)
     assert len(log.texts) == 1 and is_safe(log.texts[0], multiline=False), ascii(log.texts[0])
     assert log.texts[0]
@@ -138,7 +161,9 @@ BAD_JSONL = [
 
 @pytest.mark.parametrize("line,message", BAD_JSONL)
 @pytest.mark.parametrize("at", [1, 3])
-def test_bad_jsonl_row_is_one_line_naming_file_and_line(tmp_path: Path, line: str, message: str | None, at: int) -> None:
+def test_bad_jsonl_row_is_one_line_naming_file_and_line(
+    tmp_path: Path, line: str, message: str | None, at: int
+) -> None:
     good = '{"query": "fine"}'
     lines = [good] * 4
     lines[at - 1] = line
@@ -174,16 +199,19 @@ def test_bad_csv_row_is_one_line_naming_file_and_line(tmp_path: Path, text: str,
     assert str(info.value).startswith(f"{path}:{line}: ") and message in str(info.value), str(info.value)
 
 
-@pytest.mark.parametrize("name,data,message", [
-    ("log.jsonl", b"", "no queries in the file"),
-    ("log.txt", b"\n  \n\n", "no queries in the file"),
-    ("log.csv", b"query,count\n", "no queries in the file"),
-    ("log.jsonl", b'{"query": "a"}\n\xff\xfe\n', "log.jsonl:2: not valid UTF-8"),
-    ("log.txt", b"a\nb\x00c\n", "log.txt:2: NUL byte"),
-    ("log.txt", "\ufeffq".encode("utf-16"), "UTF-16 text"),
-    ("log.xlsx", b"x", "unsupported file type '.xlsx'"),
-    ("log.parquet", b"x", "unsupported file type"),
-])
+@pytest.mark.parametrize(
+    "name,data,message",
+    [
+        ("log.jsonl", b"", "no queries in the file"),
+        ("log.txt", b"\n  \n\n", "no queries in the file"),
+        ("log.csv", b"query,count\n", "no queries in the file"),
+        ("log.jsonl", b'{"query": "a"}\n\xff\xfe\n', "log.jsonl:2: not valid UTF-8"),
+        ("log.txt", b"a\nb\x00c\n", "log.txt:2: NUL byte"),
+        ("log.txt", "\ufeffq".encode("utf-16"), "UTF-16 text"),
+        ("log.xlsx", b"x", "unsupported file type '.xlsx'"),
+        ("log.parquet", b"x", "unsupported file type"),
+    ],
+)
 def test_unusable_files_are_refused_in_one_line(tmp_path: Path, name: str, data: bytes, message: str) -> None:
     with pytest.raises(BadInput, match=None) as info:
         read_traffic(write(tmp_path, name, data))

@@ -17,7 +17,9 @@ from tests.support.synthetic_sessions import make_analysis_session, make_eval_se
 def db():
     db = open_db(":memory:")
     make_analysis_session(db, n_chunks=3000, n_questions=60)
-    make_analysis_session(db, sid="a0000002", n_chunks=50, n_questions=10, created_at="2025-01-03T10:00:00+00:00", seed=3)
+    make_analysis_session(
+        db, sid="a0000002", n_chunks=50, n_questions=10, created_at="2025-01-03T10:00:00+00:00", seed=3
+    )
     make_eval_session(db, n_questions=120)
     return db
 
@@ -102,11 +104,14 @@ def test_metric_names_come_from_every_item_when_the_first_failed() -> None:
     make_eval_session(db, n_questions=30)
     before = q.eval_metric_keys(db, "e0000001")
     with db.conn:
-        db.conn.execute("UPDATE eval_items SET status = 'error', retrieval = '{}', generation = '{}' "
-                        "WHERE session_id = 'e0000001' AND seq = 0")
+        db.conn.execute(
+            "UPDATE eval_items SET status = 'error', retrieval = '{}', generation = '{}' "
+            "WHERE session_id = 'e0000001' AND seq = 0"
+        )
     assert q.eval_metric_keys(db, "e0000001") == before and "faithfulness" in before["generation"]
     assert list(q.eval_aggregates(db, "e0000001")["retrieval"]) == [
-        m for m in before["retrieval"] if q.metric_values(db, "e0000001", m)]
+        m for m in before["retrieval"] if q.metric_values(db, "e0000001", m)
+    ]
     assert q.eval_page(db, "e0000001", query="faithfulness<0.5").total > 0
     assert q.metric_values(db, "e0000001", "faithfulness")
 
@@ -116,7 +121,9 @@ def test_a_finished_run_names_what_it_measured() -> None:
     make_eval_session(db, n_questions=5)
     with db.conn:
         db.conn.execute("UPDATE eval_items SET status = 'error', retrieval = '{}', generation = '{}'")
-        db.conn.execute("INSERT INTO reports (session_id, report) VALUES ('e0000001', ?)",
-                        [json.dumps({"metrics": {"retrieval": ["mrr"], "generation": ["faithfulness"]}})])
+        db.conn.execute(
+            "INSERT INTO reports (session_id, report) VALUES ('e0000001', ?)",
+            [json.dumps({"metrics": {"retrieval": ["mrr"], "generation": ["faithfulness"]}})],
+        )
     assert q.eval_metric_keys(db, "e0000001") == {"retrieval": ["mrr"], "generation": ["faithfulness"]}
     assert q.eval_page(db, "e0000001", sort="mrr").total == 5

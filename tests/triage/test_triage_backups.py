@@ -89,8 +89,12 @@ def test_the_backup_folder_never_shows_in_git(env) -> None:
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     _accept_all(db, sid, path, 1)
     assert (repo / BACKUP_DIR / ".gitignore").read_text().splitlines()[-1] == "*"
-    status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=all"],
-                            check=True, capture_output=True, text=True).stdout
+    status = subprocess.run(
+        ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=all"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert path.name in status and BACKUP_DIR not in status
 
 
@@ -103,10 +107,13 @@ def test_a_bad_count_is_one_line_before_anything_is_written(env, monkeypatch) ->
     assert path.read_bytes() == before and not (path.parent / BACKUP_DIR).exists()
 
 
-@pytest.mark.parametrize(("how", "message"), [
-    (["--keep-backups", "none"], "--keep-backups: expected a whole number from 1 to 1000000, got 'none'"),
-    (["--config", "CONFIG"], "[tui] keep_backups: expected a whole number from 1 to 1000000, got 0"),
-])
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        (["--keep-backups", "none"], "--keep-backups: expected a whole number from 1 to 1000000, got 'none'"),
+        (["--config", "CONFIG"], "[tui] keep_backups: expected a whole number from 1 to 1000000, got 0"),
+    ],
+)
 def test_tui_checks_the_setting_at_start(tmp_path: Path, how: list[str], message: str, capsys, monkeypatch) -> None:
     monkeypatch.setattr("ragcov_tui.cli.main.has_terminal", lambda: True)  # past the no-terminal refusal
     config = tmp_path / "ragcov.toml"
@@ -121,6 +128,7 @@ def test_tui_hands_the_setting_to_the_app_not_the_environment(tmp_path: Path, mo
     monkeypatch.setenv(KEEP_BACKUPS_ENV, "")  # unset for the run, restored afterwards
     monkeypatch.setattr("ragcov_tui.cli.main.has_terminal", lambda: True)  # past the no-terminal refusal
     opened: list[int | None] = []
+
     def run_tui(db: str, session_id: str | None, keep_backups: int | None) -> int:
         opened.append(keep_backups)
         return 0

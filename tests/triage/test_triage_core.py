@@ -35,7 +35,7 @@ def test_accept_appends_exactly_one_row_and_undo_restores_bytes(env) -> None:
     d = triage.accept_suggestion(db, sid, s.id)
     after = path.read_bytes()
     assert after.startswith(original)
-    added = after[len(original):].decode().splitlines()
+    added = after[len(original) :].decode().splitlines()
     assert len(added) == 1
     row = json.loads(added[0])
     assert row["question"] == s.text and "provenance" not in row  # the file's rows have no such field

@@ -47,11 +47,15 @@ def idless(request, tmp_path: Path):
     path.write_bytes(FORMATS[request.param](texts).encode("utf-8"))
     testset = read_testset(path)
     with db.conn:
-        db.execute("UPDATE sessions SET questions_path = ?, testset_sha256 = ? WHERE id = ?",
-                   [str(path.resolve()), testset.sha256, sid])
+        db.execute(
+            "UPDATE sessions SET questions_path = ?, testset_sha256 = ? WHERE id = ?",
+            [str(path.resolve()), testset.sha256, sid],
+        )
         for q in testset.questions:
-            db.execute("UPDATE questions SET question_id = ?, raw = ? WHERE session_id = ? AND seq = ?",
-                       [q.id, json.dumps(q.raw), sid, q.row])
+            db.execute(
+                "UPDATE questions SET question_id = ?, raw = ? WHERE session_id = ? AND seq = ?",
+                [q.id, json.dumps(q.raw), sid, q.row],
+            )
     return db, sid, path, texts, request.param
 
 
@@ -61,7 +65,9 @@ def ids_now(path: Path) -> list[str]:
 
 def test_the_session_knows_the_rows_by_content_id(idless) -> None:
     db, sid, path, texts, _ = idless
-    stored = [qid for (qid,) in db.execute("SELECT question_id FROM questions WHERE session_id = ? ORDER BY seq", [sid])]
+    stored = [
+        qid for (qid,) in db.execute("SELECT question_id FROM questions WHERE session_id = ? ORDER BY seq", [sid])
+    ]
     assert stored == ids_now(path) == [content_id(t) for t in texts]
 
 
@@ -88,7 +94,7 @@ def test_drop_then_undo_is_byte_exact(idless, index: int) -> None:
     db, sid, path, texts, fmt = idless
     original = path.read_bytes()
     triage.drop_question(db, sid, content_id(texts[index]))
-    left = texts[:index] + texts[index + 1:]
+    left = texts[:index] + texts[index + 1 :]
     assert [q.text for q in read_testset(path).questions] == left
     assert ids_now(path) == [content_id(t) for t in left]  # no other id moved
     triage.undo_last(db, sid)

@@ -51,8 +51,9 @@ def test_an_outside_append_is_reported_once_and_never_blocks_an_accept(env) -> N
     db, sid, path = env
     theirs = append_by_hand(path)
     edited = path.read_bytes()
-    assert triage.reload(db, sid) == ("test file questions.jsonl changed on disk: 1 row added, 0 removed, 0 edited; "
-                                      "reloaded")
+    assert triage.reload(db, sid) == (
+        "test file questions.jsonl changed on disk: 1 row added, 0 removed, 0 edited; reloaded"
+    )
     assert triage.reload(db, sid) is None  # seen now
     s = open_suggestions(db, sid, path)[0]
     d = triage.accept_suggestion(db, sid, s.id)
@@ -78,8 +79,9 @@ def test_the_note_names_marks_the_file_now_contradicts(env) -> None:
     triage.keep_question(db, sid, "q00005")
     path.write_text("".join(line for line in lines(path) if '"q00005"' not in line) + dropped)  # a stale pull
     note = triage.reload(db, sid)
-    assert note is not None and note.endswith("1 row added, 1 removed, 0 edited; reloaded; no longer true: q00004 dropped but back, "
-                         "q00005 kept but gone")
+    assert note is not None and note.endswith(
+        "1 row added, 1 removed, 0 edited; reloaded; no longer true: q00004 dropped but back, q00005 kept but gone"
+    )
     assert log.question_marks(db, sid) == {"q00004": "drop", "q00005": "keep"}
 
 
@@ -172,8 +174,10 @@ def test_rows_without_ids_are_found_by_content_when_rows_above_shift(tmp_path: P
     path.write_text("".join(plain))
     with db.conn:  # an older ragcov's analysis knew the rows of a file without ids as row-<n>: still found by content
         for n, line in enumerate(plain):
-            db.execute("UPDATE questions SET question_id = ?, raw = ? WHERE session_id = ? AND seq = ?",
-                       [f"row-{n + 1}", line.strip(), sid, n])
+            db.execute(
+                "UPDATE questions SET question_id = ?, raw = ? WHERE session_id = ? AND seq = ?",
+                [f"row-{n + 1}", line.strip(), sid, n],
+            )
         db.execute("UPDATE sessions SET testset_sha256 = ? WHERE id = ?", [writer.snapshot(path).sha, sid])
     top = json.dumps({"question": "Inserted at the top?"}) + "\n"
     path.write_text(top + "".join(plain))
@@ -192,10 +196,21 @@ def test_a_crash_between_replace_and_record_is_reconciled_on_the_next_start(env)
     pending = []
 
     def record(backup: Path) -> None:  # what writeback.write records ahead, then the process dies
-        pending.append(log.record_decision(
-            db, session_id=sid, kind="suggestion", target=str(s.id), action="accept", testset_path=loaded.path,
-            payload={"text": s.text, "question_id": edit.question_id, "change": edit.change},
-            sha_before=edit.sha_before, sha_after=edit.sha_after, backup_path=str(backup), state="pending"))
+        pending.append(
+            log.record_decision(
+                db,
+                session_id=sid,
+                kind="suggestion",
+                target=str(s.id),
+                action="accept",
+                testset_path=loaded.path,
+                payload={"text": s.text, "question_id": edit.question_id, "change": edit.change},
+                sha_before=edit.sha_before,
+                sha_after=edit.sha_after,
+                backup_path=str(backup),
+                state="pending",
+            )
+        )
 
     writer.commit(edit, before_replace=record)
     assert log.last_undoable(db, sid) is None and pending[0].state == "pending"
@@ -214,9 +229,19 @@ def test_a_pending_write_that_never_reached_the_file_is_abandoned(env) -> None:
     s = open_suggestions(db, sid, path)[0]
     loaded = writeback.load(db, sid)
     edit = writer.plan_append(loaded.snap, s.text, {})
-    d = log.record_decision(db, session_id=sid, kind="suggestion", target=str(s.id), action="accept",
-                            testset_path=loaded.path, payload={"change": edit.change}, sha_before=edit.sha_before,
-                            sha_after=edit.sha_after, backup_path="/nowhere.bak", state="pending")
+    d = log.record_decision(
+        db,
+        session_id=sid,
+        kind="suggestion",
+        target=str(s.id),
+        action="accept",
+        testset_path=loaded.path,
+        payload={"change": edit.change},
+        sha_before=edit.sha_before,
+        sha_after=edit.sha_after,
+        backup_path="/nowhere.bak",
+        state="pending",
+    )
     append_by_hand(path)  # the file moved on without our row
     triage.reload(db, sid)
     assert log.get_decision(db, d.id).state == "abandoned"
@@ -235,6 +260,7 @@ def racing(monkeypatch, times: int) -> None:
             if left[0]:
                 left[0] -= 1
                 raise writer.FileChangedError(edit.file)
+
         return real_commit(edit, before_replace=record_then_race, keep=keep)
 
     monkeypatch.setattr(writer, "commit", racing_commit)
@@ -291,10 +317,13 @@ def as_format(db, sid: str, folder: Path, fmt: str) -> Path:
         path.write_text(json.dumps(rows if fmt == "json-list" else {"version": 1, "questions": rows}, indent=2))
     snap = writer.snapshot(path)
     with db.conn:
-        db.execute("UPDATE sessions SET questions_path = ?, testset_sha256 = ? WHERE id = ?", [str(path), snap.sha, sid])
+        db.execute(
+            "UPDATE sessions SET questions_path = ?, testset_sha256 = ? WHERE id = ?", [str(path), snap.sha, sid]
+        )
         for q in snap.testset.questions:
-            db.execute("UPDATE questions SET raw = ? WHERE session_id = ? AND question_id = ?",
-                       [json.dumps(q.raw), sid, q.id])
+            db.execute(
+                "UPDATE questions SET raw = ? WHERE session_id = ? AND question_id = ?", [json.dumps(q.raw), sid, q.id]
+            )
     return path
 
 

@@ -13,8 +13,11 @@ import pytest
 from ragcov_tui.store import open_db
 from tests.support.synthetic_sessions import make_analysis_session, make_eval_session
 
-REAL_DIAGNOSES = {"retrieval miss": "retrieval_failure", "unfaithful answer": "generation_failure",
-                  "incomplete answer": "ranking_failure"}
+REAL_DIAGNOSES = {
+    "retrieval miss": "retrieval_failure",
+    "unfaithful answer": "generation_failure",
+    "incomplete answer": "ranking_failure",
+}
 
 
 @pytest.fixture()
@@ -24,8 +27,10 @@ def tui_db(tmp_path: Path) -> Path:
     make_analysis_session(db, testset_dir=tmp_path, n_chunks=400, n_questions=40)
     make_eval_session(db, n_questions=60)
     with db.conn:
-        db.conn.executemany("UPDATE eval_items SET diagnosis = ? WHERE diagnosis = ?",
-                            [(real, synthetic) for synthetic, real in REAL_DIAGNOSES.items()])
+        db.conn.executemany(
+            "UPDATE eval_items SET diagnosis = ? WHERE diagnosis = ?",
+            [(real, synthetic) for synthetic, real in REAL_DIAGNOSES.items()],
+        )
     db.conn.close()
     return path
 

@@ -22,15 +22,23 @@ def test_whole_ticks_are_even_whole_numbers_covering_the_top(top: float, slots: 
     assert len(ticks) <= max(slots, 2)
 
 
-@pytest.mark.parametrize(("top", "slots", "expected"), [
-    (3, 5, [0, 1, 2, 3]), (7, 5, [0, 2, 4, 6, 8]), (17, 5, [0, 5, 10, 15, 20]), (47, 8, [0, 10, 20, 30, 40, 50]),
-    (0, 5, [0, 1]),
-])
+@pytest.mark.parametrize(
+    ("top", "slots", "expected"),
+    [
+        (3, 5, [0, 1, 2, 3]),
+        (7, 5, [0, 2, 4, 6, 8]),
+        (17, 5, [0, 5, 10, 15, 20]),
+        (47, 8, [0, 10, 20, 30, 40, 50]),
+        (0, 5, [0, 1]),
+    ],
+)
 def test_whole_ticks_examples(top: float, slots: int, expected: list[int]) -> None:
     assert whole_ticks(top, slots) == expected
 
 
-@pytest.mark.parametrize(("slots", "expected"), [(8, [0, 0.25, 0.5, 0.75, 1]), (5, [0, 0.25, 0.5, 0.75, 1]),
-                                                 (4, [0, 0.5, 1]), (2, [0, 0.5, 1])])
+@pytest.mark.parametrize(
+    ("slots", "expected"),
+    [(8, [0, 0.25, 0.5, 0.75, 1]), (5, [0, 0.25, 0.5, 0.75, 1]), (4, [0, 0.5, 1]), (2, [0, 0.5, 1])],
+)
 def test_even_ticks(slots: int, expected: list[float]) -> None:
     assert even_ticks(0.0, 1.0, slots) == expected

@@ -41,8 +41,11 @@ async def test_result_detail_of_a_beir_run_shows_qrels_gold_and_tags_gold_chunks
         assert isinstance(app.screen, EvalItemScreen)
         body = static_text(app.screen.query_one("#text-body", Static))
         qid = app.screen.item.question_id
-    gold = [line.split("\t")[1] for line in (folder / "qrels" / "test.tsv").read_text().splitlines()[1:]
-            if line.split("\t")[0] == qid]
+    gold = [
+        line.split("\t")[1]
+        for line in (folder / "qrels" / "test.tsv").read_text().splitlines()[1:]
+        if line.split("\t")[0] == qid
+    ]
     assert "not readable" not in body and "is a directory" not in body
     assert "gold ids" in body and all(f"{doc} (" in body for doc in gold)
     assert "Answer" not in body and "Missing keywords" not in body  # nothing of an answer was measured

@@ -36,8 +36,16 @@ def heldout_db(tmp_path: Path) -> tuple[Path, str, AnalysisReport]:
     testset = tmp_path / "questions.jsonl"
     testset.write_text("".join(json.dumps({"id": q.id, "question": q.text}) + "\n" for q in questions))
     db = open_db(tmp_path / "ragcov.db")
-    sid = create_session(db, "analysis", corpus=[str(tmp_path)], questions_path=str(testset), testset_sha256="0",
-                         embedder="precomputed", llm="heuristic", params={})
+    sid = create_session(
+        db,
+        "analysis",
+        corpus=[str(tmp_path)],
+        questions_path=str(testset),
+        testset_sha256="0",
+        embedder="precomputed",
+        llm="heuristic",
+        params={},
+    )
     save_analysis(db, sid, result, chunks, questions)
     report = result.to_report(details=False)
     finish_session(db, sid, "done", summary={"basic": report["coverage"]["basic"], "gaps": len(report["gaps"])})
@@ -70,7 +78,7 @@ async def test_gaps_and_documents_lead_with_the_held_out_topic(heldout_db) -> No
         app.show_pane("documents")
         await pilot.pause()
         table = app.query_one("#documents-table", PagedTable)
-        top = [r["source"] for r in table.page.rows[:len(held)]]
+        top = [r["source"] for r in table.page.rows[: len(held)]]
         assert set(top) == held
         cells = [getattr(c, "plain", str(c)) for c in table.get_row_at(0)]
         doc = table.page.rows[0]

@@ -73,15 +73,25 @@ async def test_no_control_character_reaches_any_pane(hostile_db: Path) -> None:
                             await pilot.press("escape")
                             await pilot.pause()
         app.show_pane("jobs")
-        await pilot.press("R", "y")  # rerun the eval: the form is filled with its hostile paths, the job fails quoting one
+        await pilot.press(
+            "R", "y"
+        )  # rerun the eval: the form is filled with its hostile paths, the job fails quoting one
         for _ in range(20):
             await pilot.pause(0.05)
         screens["jobs rerun"] = screen_text(app)
         assert leaked(app.title + app.sub_title) == [] and SHOWN in app.title and SHOWN in app.sub_title
 
     assert {name: leaked(text) for name, text in screens.items() if leaked(text)} == {}
-    for view in ("a0000001 outliers", "a0000001 documents", "a0000001 outliers enter", "e0000001 results enter",
-                 "a0000001 sessions", "a0000001 clusters enter", "e0000001 results", "jobs rerun"):
+    for view in (
+        "a0000001 outliers",
+        "a0000001 documents",
+        "a0000001 outliers enter",
+        "e0000001 results enter",
+        "a0000001 sessions",
+        "a0000001 clusters enter",
+        "e0000001 results",
+        "jobs rerun",
+    ):
         assert SHOWN in screens[view], f"{view}: the hostile text is not shown visibly"
 
 

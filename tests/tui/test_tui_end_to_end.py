@@ -18,7 +18,9 @@ from ragcov_tui.store import open_db
 from ragcov_tui.tui.app import RagcovApp
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
-pipeline = pytest.importorskip("ragcov_tui.services.analysis_job", reason="run_analysis (coverage pipeline) not available yet")
+pipeline = pytest.importorskip(
+    "ragcov_tui.services.analysis_job", reason="run_analysis (coverage pipeline) not available yet"
+)
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
@@ -37,7 +39,8 @@ async def test_accept_first_gap_suggestion_then_undo(workspace: tuple[Path, Path
     db_path, testset = workspace
     db = open_db(db_path)
     sid, report = pipeline.run_analysis(
-        pipeline.AnalyzeOptions(corpus=[str(SAMPLE / "corpus")], questions=str(testset), embedder="hash"), db)
+        pipeline.AnalyzeOptions(corpus=[str(SAMPLE / "corpus")], questions=str(testset), embedder="hash"), db
+    )
     assert report["gaps"], "sample_data should have at least one gap"
     db.conn.close()
     original = testset.read_bytes()
@@ -52,7 +55,7 @@ async def test_accept_first_gap_suggestion_then_undo(workspace: tuple[Path, Path
         await pilot.pause()
         after = testset.read_bytes()
         assert after.startswith(original) and after.count(b"\n") == original.count(b"\n") + 1
-        assert suggestion.text.encode() in after[len(original):]
+        assert suggestion.text.encode() in after[len(original) :]
         await pilot.press("u")
         await pilot.pause()
         assert testset.read_bytes() == original

@@ -46,8 +46,16 @@ def _records_without_the_first_question(path: Path) -> Path:
     for line in QUESTIONS.read_text().splitlines()[1:]:
         q = json.loads(line)
         got = by_doc[(q.get("relevant_doc_ids") or [next(iter(by_doc))])[0]][:2]
-        rows.append(json.dumps({"id": q["id"], "answer": q["ground_truth"], "retrieved_ids": [c.id for c in got],
-                                "retrieved_contexts": [c.text for c in got]}))
+        rows.append(
+            json.dumps(
+                {
+                    "id": q["id"],
+                    "answer": q["ground_truth"],
+                    "retrieved_ids": [c.id for c in got],
+                    "retrieved_contexts": [c.text for c in got],
+                }
+            )
+        )
     path.write_text("\n".join(rows) + "\n")
     return path
 
@@ -74,8 +82,23 @@ async def _type(pilot, text: str) -> None:
 async def test_results_keep_every_metric_when_the_first_question_failed(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
     records = _records_without_the_first_question(tmp_path / "r2.jsonl")
-    assert run_cli("eval", "--quiet", "--db", str(db), "--questions", str(QUESTIONS), "--corpus", str(CORPUS),
-                   "--system", f"records:{records}", "--embedder", "hash") == 0
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(db),
+            "--questions",
+            str(QUESTIONS),
+            "--corpus",
+            str(CORPUS),
+            "--system",
+            f"records:{records}",
+            "--embedder",
+            "hash",
+        )
+        == 0
+    )
     app = RagcovApp(db, _only_session(db))
     async with app.run_test(size=(80, 24)) as pilot:
         app.show_pane("results")
@@ -101,8 +124,10 @@ async def test_results_keep_every_metric_when_the_first_question_failed(tmp_path
 async def test_a_retrieval_only_beir_run_shows_what_it_measured(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
     folder = make_beir(tmp_path / "beir")
-    assert run_cli("eval", "--quiet", "--db", str(db), "--questions", str(folder), "--system", "builtin:bm25",
-                   "--k", "10") == 0
+    assert (
+        run_cli("eval", "--quiet", "--db", str(db), "--questions", str(folder), "--system", "builtin:bm25", "--k", "10")
+        == 0
+    )
     app = RagcovApp(db, _only_session(db))
     async with app.run_test(size=(120, 40)) as pilot:
         app.show_pane("results")

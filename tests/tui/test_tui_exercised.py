@@ -31,8 +31,18 @@ def joined_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]
     path = root / "ragcov.db"
     db = open_db(path)
     corpus, questions = [str(root / "corpus")], str(root / "questions.jsonl")
-    eval_sid, _ = run_eval(EvalOptions(corpus=corpus, questions=questions, embedder="hash", system="builtin:bm25", k=1,
-                                       metrics="retrieval", probes=10), db)
+    eval_sid, _ = run_eval(
+        EvalOptions(
+            corpus=corpus,
+            questions=questions,
+            embedder="hash",
+            system="builtin:bm25",
+            k=1,
+            metrics="retrieval",
+            probes=10,
+        ),
+        db,
+    )
     analysis = partial(AnalyzeOptions, corpus=corpus, questions=questions, embedder="hash")
     plain, _ = run_analysis(analysis(), db)
     joined, _ = run_analysis(analysis(eval_session=eval_sid), db)

@@ -34,7 +34,13 @@ print(sorted(before), sorted(m for m in ("sklearn", "scipy") if m in sys.modules
 
 
 def test_the_first_paint_imports_neither_scikit_learn_nor_scipy(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "r.db")], cwd=tmp_path, text=True,
-                          capture_output=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "r.db")],
+        cwd=tmp_path,
+        text=True,
+        capture_output=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[] []"

@@ -80,11 +80,13 @@ async def test_reject_leaves_the_cursor_where_it_was(tui_db: Path, gap_row: int,
         assert len(before) == 3 and table.cursor_row == row
         await press(pilot, "d")
         after = [s.text for s in table.page.rows]
-        assert after == before[:row] + before[row + 1:]
+        assert after == before[:row] + before[row + 1 :]
         assert app.query_one("#gaps-table", DataTable).cursor_row == gap_row  # the same gap
         assert table.cursor_row == min(row, 1) and app.focused is table  # not row 0: the row that took its place
         screen = screen_text(app)
-        assert before[row] not in screen and after[min(row, 1)] in folded(static_text(app.query_one("#gaps-detail", Static)))
+        assert before[row] not in screen and after[min(row, 1)] in folded(
+            static_text(app.query_one("#gaps-detail", Static))
+        )
 
 
 async def test_two_rejects_and_an_accept_act_on_the_rows_under_the_cursor(tui_db: Path) -> None:
@@ -109,8 +111,10 @@ async def edit_to(pilot, text: str) -> None:
     await press(pilot, "enter")
 
 
-EDITS = ["How does encryption cache invalidation work after a restore?",
-         "What does [bold]retry[/bold] do when the [/INST] token times out?"]
+EDITS = [
+    "How does encryption cache invalidation work after a restore?",
+    "What does [bold]retry[/bold] do when the [/INST] token times out?",
+]
 
 
 @pytest.mark.parametrize("edited", EDITS)
@@ -125,7 +129,9 @@ async def test_edit_and_accept_lists_the_edited_text_and_says_edited(tui_db: Pat
         await press(pilot, "k" if row == 0 else "j")  # back to the edited one
         assert current(table).id == original.id
         line = " ".join(c.plain for c in table.get_row_at(row))
-        assert "ADDED" in line and "edited" in line and edited[:30] in line  # the list: status, "edited" for its origin, the text
+        assert (
+            "ADDED" in line and "edited" in line and edited[:30] in line
+        )  # the list: status, "edited" for its origin, the text
         assert original.text not in line
         detail = folded(static_text(app.query_one("#gaps-detail", Static)))
         assert f"edited {edited}" in detail and f"heuristic {original.text}" in detail
@@ -134,11 +140,23 @@ async def test_edit_and_accept_lists_the_edited_text_and_says_edited(tui_db: Pat
         db = open_db(tui_db)
         decision = list_decisions(db, "a0000001")[-1]
         assert "provenance" not in written  # the file's rows have no such field: the decision keeps it
-        assert decision.payload["provenance"] == {"source": "ragcov:heuristic", "cluster": original.cluster,
-                                                  "session": "a0000001", "edited": True}
-        assert (decision.action, decision.payload["text"], decision.payload["original"]) == ("edit", edited, original.text)
-        stored = next(s for g in gap_rows(db, "a0000001", str(tui_db.parent / "questions.jsonl"))
-                      for s in g["suggestions"] if s.id == original.id)
+        assert decision.payload["provenance"] == {
+            "source": "ragcov:heuristic",
+            "cluster": original.cluster,
+            "session": "a0000001",
+            "edited": True,
+        }
+        assert (decision.action, decision.payload["text"], decision.payload["original"]) == (
+            "edit",
+            edited,
+            original.text,
+        )
+        stored = next(
+            s
+            for g in gap_rows(db, "a0000001", str(tui_db.parent / "questions.jsonl"))
+            for s in g["suggestions"]
+            if s.id == original.id
+        )
         assert stored.edited and stored.text == edited and stored.suggested == original.text
 
         await press(pilot, "enter")  # the suggestion in full: as written, and as suggested
@@ -177,8 +195,13 @@ async def test_an_edit_that_changes_nothing_is_a_plain_accept(tui_db: Path) -> N
 def add_report(db, sid: str) -> None:
     """The stored report header ``ragcov eval`` writes (its metric names are what compare pairs)."""
     keys = eval_metric_keys(db, sid)
-    header = {"session_id": sid, "k": 5, "system": "builtin:hybrid", "judge": "heuristic",
-              "aggregate": {group: {name: {"mean": None} for name in names} for group, names in keys.items()}}
+    header = {
+        "session_id": sid,
+        "k": 5,
+        "system": "builtin:hybrid",
+        "judge": "heuristic",
+        "aggregate": {group: {name: {"mean": None} for name in names} for group, names in keys.items()},
+    }
     with db.conn:
         db["reports"].insert({"session_id": sid, "report": json.dumps(header)})
 
@@ -283,6 +306,7 @@ async def test_compare_of_evals_stored_without_a_report_says_so(tui_db: Path) ->
 
 def test_compare_of_two_evals_snapshot(snap_compare, evals_db: Path) -> None:
     """The paired table at 80 columns (scrolled to the end): every metric on one line, the note wrapped."""
+
     async def run_before(pilot) -> None:
         await compare_marked(pilot, ("e0000001", "e0000002"))
         await press(pilot, "G")

@@ -28,8 +28,9 @@ async def test_gap_rule_reads_in_full_at_80x24(tmp_path: Path) -> None:
     path = tmp_path / "ragcov.db"
     db = open_db(path)
     data = tmp_path / "sample_data"
-    sid, _ = run_analysis(AnalyzeOptions(corpus=[str(data / "corpus")], questions=str(data / "questions.jsonl"),
-                                         embedder="hash"), db)
+    sid, _ = run_analysis(
+        AnalyzeOptions(corpus=[str(data / "corpus")], questions=str(data / "questions.jsonl"), embedder="hash"), db
+    )
     rule = (queries.analysis_report(db, sid).get("calibration") or {}).get("gaps_text")
     gaps = queries.gap_rows(db, sid, str(data / "questions.jsonl"))
     db.conn.close()

@@ -51,8 +51,10 @@ def failing_job(request: JobRequest, db, progress) -> tuple[str, dict]:
 def partial_eval_job(request: JobRequest, db, progress) -> tuple[str, dict]:
     sid = create_session(db, "eval", questions_path=request.fields["questions"], system="http:http://127.0.0.1:9/")
     finish_session(db, sid, "done", summary={"means": {"retrieval.mrr": 0.5}})
-    return sid, {"counts": {"questions": 2, "done": 1, "errors": 1},
-                 "errors": [{"id": "q2", "error": "system: ProviderError: unreachable"}]}
+    return sid, {
+        "counts": {"questions": 2, "done": 1, "errors": 1},
+        "errors": [{"id": "q2", "error": "system: ProviderError: unreachable"}],
+    }
 
 
 async def wait_for(pilot, condition, timeout: float = 30.0) -> None:
@@ -140,7 +142,9 @@ async def test_rerun_while_a_job_runs_leaves_the_form_alone(tui_db: Path) -> Non
 
 
 def test_prefill_and_eta() -> None:
-    session = cast(SessionRow, {"corpus": ["a", "b"], "questions_path": "/q.jsonl", "llm": "heuristic", "params": {"k": 7}})
+    session = cast(
+        SessionRow, {"corpus": ["a", "b"], "questions_path": "/q.jsonl", "llm": "heuristic", "params": {"k": 7}}
+    )
     values = prefill(session)
     assert values["corpus"] == "a, b" and values["llm"] == "" and values["k"] == "7"
     assert eta_text("embed", 25, 100, started=0.0, now=5.0) == "embed 25/100 · ETA 15s"

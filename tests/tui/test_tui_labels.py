@@ -57,7 +57,9 @@ async def test_label_keys_cycle_store_undo_and_show_in_the_detail(tui_db: Path) 
         assert isinstance(app.screen, TextScreen)
         body = static_text(app.screen.query_one("#text-body", Static))
         assert "Your labels" in body
-        assert any(line.split()[:2] == ["faithfulness", "no"] for line in body.split("Your labels")[1].splitlines()[1:2])
+        assert any(
+            line.split()[:2] == ["faithfulness", "no"] for line in body.split("Your labels")[1].splitlines()[1:2]
+        )
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("f")  # no → none: the label is cleared
@@ -67,12 +69,21 @@ async def test_label_keys_cycle_store_undo_and_show_in_the_detail(tui_db: Path) 
 
 async def test_alignment_pane_shows_the_figures_and_a_metric_per_row(tui_db: Path) -> None:
     db = open_db(tui_db)
-    scores = dict(db.execute("SELECT question_id, json_extract(generation, '$.faithfulness') FROM eval_items "
-                             "WHERE session_id = ? AND status = 'done'", [SID]).fetchall())
+    scores = dict(
+        db.execute(
+            "SELECT question_id, json_extract(generation, '$.faithfulness') FROM eval_items "
+            "WHERE session_id = ? AND status = 'done'",
+            [SID],
+        ).fetchall()
+    )
     from ragcov_tui.store.labels import Label
 
-    import_labels(db, SID, [Label(q, "faithfulness", int((s >= 0.5) != (i % 5 == 0))) for i, (q, s) in enumerate(sorted(scores.items()))],
-                  "import:test")
+    import_labels(
+        db,
+        SID,
+        [Label(q, "faithfulness", int((s >= 0.5) != (i % 5 == 0))) for i, (q, s) in enumerate(sorted(scores.items()))],
+        "import:test",
+    )
     app = RagcovApp(tui_db, SID)
     async with app.run_test(size=(120, 40)) as pilot:
         await _results(pilot, app)
@@ -95,17 +106,25 @@ async def test_alignment_pane_shows_the_figures_and_a_metric_per_row(tui_db: Pat
 
 def test_help_lists_the_label_keys() -> None:
     text = help_text(pane="Results").plain
-    for line in ("f           Label faith", "c           Label corr", "v           Label relev", "u           Undo label",
-                 "A           Alignment"):
+    for line in (
+        "f           Label faith",
+        "c           Label corr",
+        "v           Label relev",
+        "u           Undo label",
+        "A           Alignment",
+    ):
         assert line in text
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_alignment_pane_snapshot(snap_compare, tui_db: Path, size: tuple[int, int]) -> None:
     db = open_db(tui_db)
-    rows = db.execute("SELECT question_id, json_extract(generation, '$.faithfulness'), "
-                      "json_extract(generation, '$.answer_correctness') FROM eval_items "
-                      "WHERE session_id = ? AND status = 'done' ORDER BY seq", [SID]).fetchall()
+    rows = db.execute(
+        "SELECT question_id, json_extract(generation, '$.faithfulness'), "
+        "json_extract(generation, '$.answer_correctness') FROM eval_items "
+        "WHERE session_id = ? AND status = 'done' ORDER BY seq",
+        [SID],
+    ).fetchall()
     from ragcov_tui.store.labels import Label
 
     labels = [Label(q, "faithfulness", int((f >= 0.5) != (i % 4 == 0))) for i, (q, f, _) in enumerate(rows)]

@@ -79,13 +79,18 @@ def corpus(tmp_path: Path) -> dict[str, str]:
     for i, topic in enumerate(["billing and invoices", "login and passwords", "exports and backups"]):
         (docs / f"d{i}.md").write_text(f"# {topic}\n\n" + f"All about {topic}. " * 40)
     questions = tmp_path / "q.jsonl"
-    questions.write_text("".join(json.dumps({"id": f"q{i}", "question": f"How do {w} work?"}) + "\n"
-                                 for i, w in enumerate(["invoices", "passwords", "backups", "exports"])))
+    questions.write_text(
+        "".join(
+            json.dumps({"id": f"q{i}", "question": f"How do {w} work?"}) + "\n"
+            for i, w in enumerate(["invoices", "passwords", "backups", "exports"])
+        )
+    )
     return {"corpus": str(docs), "questions": str(questions), "embedder": "hash"}
 
 
 async def test_ctrl_x_in_a_text_field_cancels_mid_batch_within_2s_and_lists_the_session(
-        tui_db: Path, corpus: dict[str, str], slow_batches: threading.Event) -> None:
+    tui_db: Path, corpus: dict[str, str], slow_batches: threading.Event
+) -> None:
     app = RagcovApp(tui_db, "a0000001")  # the real job runner: run_analysis with the (slow) hash embedder
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("jobs")
@@ -140,7 +145,8 @@ async def test_ctrl_x_cancels_from_another_pane(tui_db: Path) -> None:
 
 
 async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_questions(
-        tui_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tui_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write_slow_rag(tmp_path)
     monkeypatch.chdir(tmp_path)  # python:slow_rag:answer is found in the working directory
     monkeypatch.setenv("SLOW_RAG_DELAY", "0.3")
@@ -151,8 +157,15 @@ async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_question
         await pilot.pause()
         app.query_one("#job-kind", Select).value = "eval"
         await pilot.pause()
-        for key, value in {"questions": str(QUESTIONS), "corpus": str(CORPUS), "system": "python:slow_rag:answer",
-                           "embedder": "hash", "name": "", "llm": "", "k": "5"}.items():
+        for key, value in {
+            "questions": str(QUESTIONS),
+            "corpus": str(CORPUS),
+            "system": "python:slow_rag:answer",
+            "embedder": "hash",
+            "name": "",
+            "llm": "",
+            "k": "5",
+        }.items():
             app.query_one(f"#job-{key}", Input).value = value
         await pilot.press("ctrl+r")
 
@@ -165,7 +178,9 @@ async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_question
         await wait_for(pilot, lambda: "cancelled" in job_status(app), timeout=10)
         sid = job_status(app).split("session ")[1].split()[0]
         db = open_db(tui_db)
-        before = dict(db.execute("SELECT question_id, finished_at FROM eval_items WHERE session_id = ?", [sid]).fetchall())
+        before = dict(
+            db.execute("SELECT question_id, finished_at FROM eval_items WHERE session_id = ?", [sid]).fetchall()
+        )
         assert 3 <= len(before) < N_QUESTIONS
 
         app.show_pane("sessions")
@@ -179,8 +194,11 @@ async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_question
         monkeypatch.setenv("SLOW_RAG_DELAY", "0")
         await pilot.press("R", "y")  # rerun = resume this eval
         await wait_for(pilot, lambda: job_status(app).startswith(f"eval finished: session {sid}"), timeout=60)
-        after = dict(db.execute("SELECT question_id, finished_at FROM eval_items WHERE session_id = ? AND status = 'done'",
-                                [sid]).fetchall())
+        after = dict(
+            db.execute(
+                "SELECT question_id, finished_at FROM eval_items WHERE session_id = ? AND status = 'done'", [sid]
+            ).fetchall()
+        )
         assert len(after) == N_QUESTIONS and {q: after[q] for q in before} == before  # none redone
         assert db.execute("SELECT status FROM sessions WHERE id = ?", [sid]).fetchone()[0] == "done"
         db.conn.close()
@@ -189,16 +207,28 @@ async def test_a_cancelled_eval_job_is_resumed_by_R_without_redoing_its_question
 def _running_row(db, sid: str, pid: int, done: int = 7, total: int = 10) -> None:
     now = datetime.now(UTC).isoformat(timespec="seconds")
     with db.conn:
-        db["sessions"].insert({"id": sid, "kind": "eval", "status": "running", "created_at": now, "pid": pid,
-                               "host": liveness.this_host(), "heartbeat_at": now, "system": "python:x:y",
-                               "progress": json.dumps({"stage": "evaluating", "done": done, "total": total})})
+        db["sessions"].insert(
+            {
+                "id": sid,
+                "kind": "eval",
+                "status": "running",
+                "created_at": now,
+                "pid": pid,
+                "host": liveness.this_host(),
+                "heartbeat_at": now,
+                "system": "python:x:y",
+                "progress": json.dumps({"stage": "evaluating", "done": done, "total": total}),
+            }
+        )
 
 
 def _beat(db, sid: str, done: int, total: int = 10) -> None:
     now = datetime.now(UTC).isoformat(timespec="seconds")
     with db.conn:
-        db.execute("UPDATE sessions SET heartbeat_at = ?, progress = ? WHERE id = ?",
-                   [now, json.dumps({"stage": "evaluating", "done": done, "total": total}), sid])
+        db.execute(
+            "UPDATE sessions SET heartbeat_at = ?, progress = ? WHERE id = ?",
+            [now, json.dumps({"stage": "evaluating", "done": done, "total": total}), sid],
+        )
 
 
 @pytest.fixture()
@@ -231,8 +261,10 @@ async def test_running_session_is_not_deleted_and_a_dead_one_shows_interrupted(t
         await pilot.press("d")
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen)
-        assert any(n.message == "Session e0000009 is running: running sessions can be cancelled, not deleted."
-                   for n in app._notifications)
+        assert any(
+            n.message == "Session e0000009 is running: running sessions can be cancelled, not deleted."
+            for n in app._notifications
+        )
         assert "e0000009" in status_cells(app)
 
         table.move_cursor(row=ids.index("e0000008"))
@@ -248,7 +280,8 @@ async def test_running_session_is_not_deleted_and_a_dead_one_shows_interrupted(t
 
 
 async def test_sessions_written_elsewhere_appear_with_progress_and_a_killed_owner_turns_interrupted(
-        tui_db: Path, other_process) -> None:
+    tui_db: Path, other_process
+) -> None:
     app = RagcovApp(tui_db)
     writer = open_db(tui_db)  # another process's connection
     async with app.run_test(size=SIZE) as pilot:
@@ -294,9 +327,23 @@ async def test_two_evals_and_an_analysis_on_one_database_while_the_app_polls(tmp
     app = RagcovApp(path)
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("sessions")
-        procs = [start_eval(tmp_path, "--name", "one", delay=0.05), start_eval(tmp_path, "--name", "two", delay=0.05),
-                 ragcov(tmp_path, "analyze", "--quiet", "--corpus", str(CORPUS), "--questions", str(QUESTIONS),
-                        "--embedder", "hash", "--name", "cover")]
+        procs = [
+            start_eval(tmp_path, "--name", "one", delay=0.05),
+            start_eval(tmp_path, "--name", "two", delay=0.05),
+            ragcov(
+                tmp_path,
+                "analyze",
+                "--quiet",
+                "--corpus",
+                str(CORPUS),
+                "--questions",
+                str(QUESTIONS),
+                "--embedder",
+                "hash",
+                "--name",
+                "cover",
+            ),
+        ]
         listed: dict[str, set[str]] = {}
         deadline = time.monotonic() + 240
         while any(p.poll() is None for p in procs):
@@ -316,13 +363,18 @@ async def test_two_evals_and_an_analysis_on_one_database_while_the_app_polls(tmp
     assert [r[:3] for r in rows] == [("cover", "analysis", "done"), ("one", "eval", "done"), ("two", "eval", "done")]
     for _, kind, _, sid in rows:
         if kind == "eval":
-            assert conn.execute("SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'",
-                                [sid]).fetchone()[0] == N_QUESTIONS
-        else:
-            assert conn.execute("SELECT count(*) FROM question_results WHERE session_id = ?", [sid]).fetchone()[0] \
+            assert (
+                conn.execute(
+                    "SELECT count(*) FROM eval_items WHERE session_id = ? AND status = 'done'", [sid]
+                ).fetchone()[0]
                 == N_QUESTIONS
+            )
+        else:
+            assert (
+                conn.execute("SELECT count(*) FROM question_results WHERE session_id = ?", [sid]).fetchone()[0]
+                == N_QUESTIONS
+            )
     conn.close()
-
 
 
 async def test_a_poll_while_the_app_closes_does_not_crash(tmp_path: Path) -> None:

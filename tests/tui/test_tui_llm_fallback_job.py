@@ -33,5 +33,7 @@ async def test_an_analysis_whose_llm_failed_for_some_gaps_says_so(tui_db: Path) 
             assert time.monotonic() < end, "timed out"
             await pilot.pause()
         note = next(n for n in app._notifications if "LLM failed" in n.message)
-        assert "The LLM failed for 2 of 5 gaps: their themes and questions are heuristic (openai chat at " in note.message
+        assert (
+            "The LLM failed for 2 of 5 gaps: their themes and questions are heuristic (openai chat at " in note.message
+        )
         assert note.severity == "warning" and note.title == "Job finished with errors"

@@ -37,11 +37,16 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         def run(*args: Any, **kwargs: Any) -> Any:
             counts[name] += 1
             return fn(*args, **kwargs)
+
         return run
 
-    for owner, attr, name in ((writer, "snapshot", "read"), (queries, "analysis_report", "report"),
-                              (queries, "gap_rows", "gaps"), (queries, "outlier_page", "outliers"),
-                              (queries, "redundant_pairs", "pairs")):
+    for owner, attr, name in (
+        (writer, "snapshot", "read"),
+        (queries, "analysis_report", "report"),
+        (queries, "gap_rows", "gaps"),
+        (queries, "outlier_page", "outliers"),
+        (queries, "redundant_pairs", "pairs"),
+    ):
         monkeypatch.setattr(owner, attr, counted(name, getattr(owner, attr)))
     return counts
 
@@ -87,7 +92,9 @@ async def gaps_on_suggestions(app: RagcovApp, pilot: Any) -> PagedTable:
     return table
 
 
-async def test_an_accept_in_gaps_reads_twice_renders_once_and_loads_the_report_once(tui_db: Path, calls: Counter[str]) -> None:
+async def test_an_accept_in_gaps_reads_twice_renders_once_and_loads_the_report_once(
+    tui_db: Path, calls: Counter[str]
+) -> None:
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         table = await gaps_on_suggestions(app, pilot)

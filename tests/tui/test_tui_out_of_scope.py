@@ -20,8 +20,23 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 async def test_results_show_abstention_and_refusals(tmp_path: Path) -> None:
     qpath, rpath = _files(tmp_path)
     db = tmp_path / "db.sqlite"
-    assert run_cli("eval", "--quiet", "--db", str(db), "--questions", str(qpath), "--corpus", str(CORPUS),
-                   "--system", f"records:{rpath}", "--embedder", "hash") == 0
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(db),
+            "--questions",
+            str(qpath),
+            "--corpus",
+            str(CORPUS),
+            "--system",
+            f"records:{rpath}",
+            "--embedder",
+            "hash",
+        )
+        == 0
+    )
     app = RagcovApp(db, _only_session(db))
     async with app.run_test(size=(160, 40)) as pilot:
         app.show_pane("results")

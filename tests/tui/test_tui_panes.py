@@ -63,7 +63,9 @@ async def test_sessions_open_rename_and_delete(tui_db: Path) -> None:
         assert cells(table, 0)[5] == "nightly"
         await pilot.press("space", "j", "space", "c")
         await pilot.pause()
-        assert isinstance(app.screen, TextScreen) and "Compare" in str(app.screen.query_one(".dialog-title", Static).render())
+        assert isinstance(app.screen, TextScreen) and "Compare" in str(
+            app.screen.query_one(".dialog-title", Static).render()
+        )
         await pilot.press("escape", "k", "enter")
         await pilot.pause()
         assert app.current_sid == "e0000001" and app.query_one(TabbedContent).active == "tab-overview"
@@ -197,7 +199,17 @@ async def test_help_lists_every_pane_binding_and_palette_has_pane_commands(tui_d
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Go to Gaps" in titles and "Gaps: Accept" in titles and "Results: Filter" in titles
     text = help_text().plain
-    for needle in ("Edit+add", "More", "Prev match", "Full text", "Histograms", "Command palette", "Next tab", "Rerun", "Compare"):
+    for needle in (
+        "Edit+add",
+        "More",
+        "Prev match",
+        "Full text",
+        "Histograms",
+        "Command palette",
+        "Next tab",
+        "Rerun",
+        "Compare",
+    ):
         assert needle in text
 
 
@@ -226,4 +238,6 @@ async def test_help_lists_a_key_bound_twice_for_one_purpose_once(tui_db: Path) -
         await pilot.press("question_mark")
         await pilot.pause()
         body = static_text(app.screen.query_one("#text-body", Static))
-    assert [line.split() for line in body.splitlines() if line.strip().startswith("ctrl+x")] == [["ctrl+x", "Cancel", "job"]]
+    assert [line.split() for line in body.splitlines() if line.strip().startswith("ctrl+x")] == [
+        ["ctrl+x", "Cancel", "job"]
+    ]

@@ -47,7 +47,9 @@ async def test_result_detail_formats_scores_and_shows_reasons_claims_paraphrases
         body = shown(app, "#text-body")
         assert "score 1.000\n" in body and "score 0.900\n" in body and "score 1.0 " not in body
         assert "robustness" in body and "undefined: no paraphrases were run" in body
-        assert "supported" in body and "not_found" in body and "Paraphrases and their answers (from the test file)" in body
+        assert (
+            "supported" in body and "not_found" in body and "Paraphrases and their answers (from the test file)" in body
+        )
         assert "Judge call · faithfulness" in body and "[INST] check [/INST]" in body and '{"verdicts": [1, 0]}' in body
         lines = body.splitlines()
         chunk_line = next(i for i, line in enumerate(lines) if "score 1.000" in line)
@@ -61,13 +63,24 @@ async def test_gaps_show_note_flagged_docs_full_suggestion_and_g_adds_heuristic_
     db = open_db(tui_db)
     long_text = "How does " + " ".join(f"word{i}" for i in range(40)) + " end here?"
     cluster = db.execute("SELECT cluster FROM suggestions ORDER BY id LIMIT 1").fetchone()[0]
-    chunk_ids = [c for (c,) in db.execute("SELECT chunk_id FROM chunk_results WHERE session_id = 'a0000001' AND cluster = ?",
-                                          [cluster])]
+    chunk_ids = [
+        c
+        for (c,) in db.execute(
+            "SELECT chunk_id FROM chunk_results WHERE session_id = 'a0000001' AND cluster = ?", [cluster]
+        )
+    ]
     with db.conn:
-        db.table("suggestions").insert({"session_id": "a0000001", "cluster": cluster, "text": long_text, "origin": "heuristic"})
+        db.table("suggestions").insert(
+            {"session_id": "a0000001", "cluster": cluster, "text": long_text, "origin": "heuristic"}
+        )
         for i, cid in enumerate(chunk_ids):  # Markdown the offline heuristic can turn into questions
-            db.execute("UPDATE chunks SET text = ? WHERE chunk_id = ?",
-                       [f"# Admin guide\n\n## Rotating key set {i}\n\nEvery key of set {i} can be rotated from the console.", cid])
+            db.execute(
+                "UPDATE chunks SET text = ? WHERE chunk_id = ?",
+                [
+                    f"# Admin guide\n\n## Rotating key set {i}\n\nEvery key of set {i} can be rotated from the console.",
+                    cid,
+                ],
+            )
     db.conn.close()
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
@@ -153,7 +166,9 @@ async def test_jobs_form_says_what_empty_means_and_prefills_round_trip(tui_db: P
         opts = job_options(pane.request())
         session = stored_session(app.db, "a0000001")
         assert isinstance(opts, AnalyzeOptions)
-        assert opts.clusters == 6 and opts.embedder == session["embedder"] and opts.questions == session["questions_path"]
+        assert (
+            opts.clusters == 6 and opts.embedder == session["embedder"] and opts.questions == session["questions_path"]
+        )
         assert make_embedder(opts.embedder).spec == session["embedder"]
         pane.fill("eval", stored_session(app.db, "e0000001"))
         eval_opts = job_options(pane.request())
@@ -169,7 +184,11 @@ async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_
         assert [title for title, _ in table.column_spec][-2:] == ["cov/MRR", "w/faith"]  # the figures fit in 80 columns
         assert sum((width or 0) + 2 for _, width in table.column_spec) <= 80
         detail = " ".join(shown(app, "#sessions-detail").split())
-        assert "e0000001" in detail and "embedder local:all-MiniLM-L6-v2-int8" in detail and "system builtin:hybrid" in detail
+        assert (
+            "e0000001" in detail
+            and "embedder local:all-MiniLM-L6-v2-int8" in detail
+            and "system builtin:hybrid" in detail
+        )
 
         app.show_pane("outliers")
         await pilot.pause()
@@ -178,7 +197,11 @@ async def test_clipped_text_has_a_way_out_sessions_detail_outlier_full_text_and_
         await pilot.pause()
         body = shown(app, "#text-body")
         flat = " ".join(body.split())  # the chunk text wraps at the dialog's width
-        assert row.text in body and " ".join(row.chunk_text.split()) in flat and f"nearest chunk {row.nearest_chunk}" in flat
+        assert (
+            row.text in body
+            and " ".join(row.chunk_text.split()) in flat
+            and f"nearest chunk {row.nearest_chunk}" in flat
+        )
         await pilot.press("escape")
 
         app.show_pane("jobs")
@@ -200,7 +223,9 @@ async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filt
     from ragcov_tui.tui.app import help_text
     from ragcov_tui.tui.panes.results import DIAGNOSIS_LABELS
 
-    failures = open_db(tui_db).execute("SELECT count(*) FROM eval_items WHERE diagnosis = 'generation_failure'").fetchone()[0]
+    failures = (
+        open_db(tui_db).execute("SELECT count(*) FROM eval_items WHERE diagnosis = 'generation_failure'").fetchone()[0]
+    )
     app = RagcovApp(tui_db, "e0000001")
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("results")
@@ -213,7 +238,9 @@ async def test_results_diagnosis_short_in_the_table_full_in_detail_help_and_filt
             await pilot.press("slash")
             focused_input(app).value = typed
             await pilot.press("enter")
-            assert table.page.total == failures > 0 and all(r.diagnosis == "generation_failure" for r in table.page.rows)
+            assert table.page.total == failures > 0 and all(
+                r.diagnosis == "generation_failure" for r in table.page.rows
+            )
         await pilot.press("enter")
         assert "diagnosis: generation_failure" in shown(app, "#text-body")
     assert "gen fail    generation_failure" in help_text().plain

@@ -17,9 +17,45 @@ from ragcov_tui.tui.app import RagcovApp
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-KEYS = ["j", "k", "down", "up", "enter", "escape", "slash", "n", "N", "s", "h", "m", "p", "space", "c", "g",
-        "a", "d", "u", "e", "r", "x", "1", "right_square_bracket", "left_square_bracket", "question_mark", "tab",
-        "pagedown", "pageup", "q", "G", "home", "end", "b", "3", "7", "shift+tab"]  # + issue #10 keys
+KEYS = [
+    "j",
+    "k",
+    "down",
+    "up",
+    "enter",
+    "escape",
+    "slash",
+    "n",
+    "N",
+    "s",
+    "h",
+    "m",
+    "p",
+    "space",
+    "c",
+    "g",
+    "a",
+    "d",
+    "u",
+    "e",
+    "r",
+    "x",
+    "1",
+    "right_square_bracket",
+    "left_square_bracket",
+    "question_mark",
+    "tab",
+    "pagedown",
+    "pageup",
+    "q",
+    "G",
+    "home",
+    "end",
+    "b",
+    "3",
+    "7",
+    "shift+tab",
+]  # + issue #10 keys
 
 
 async def press_randomly(app: RagcovApp, seed: int, presses: int, size: tuple[int, int]) -> None:

@@ -67,7 +67,9 @@ def test_ids_sort_in_natural_order_across_pages(tmp_path: Path) -> None:
     ids = ["1", "100", "1012", "113", "2", "20", "q10", "q9", "Q11", *(str(3000 + i) for i in range(21))]
     with db.conn:
         for seq, qid in enumerate(ids):
-            db.conn.execute("UPDATE eval_items SET question_id = ? WHERE session_id = 'e0000001' AND seq = ?", [qid, seq])
+            db.conn.execute(
+                "UPDATE eval_items SET question_id = ? WHERE session_id = 'e0000001' AND seq = ?", [qid, seq]
+            )
     pages = [queries.eval_page(db, "e0000001", sort="id", offset=o, limit=7).rows for o in range(0, 30, 7)]
     shown = [row.question_id for page in pages for row in page]
     assert shown[:10] == ["1", "2", "20", "100", "113", "1012", "3000", "3001", "3002", "3003"]
@@ -121,14 +123,24 @@ async def test_an_edit_typed_into_the_just_opened_prompt_is_what_the_test_file_g
         await type_ahead(pilot, ["e", "end", "backspace", *" in Skein?", "enter"], gap)
         after = testset.read_text()
         assert after.startswith(before)
-        added = [json.loads(line)["question"] for line in after[len(before):].splitlines()]
+        added = [json.loads(line)["question"] for line in after[len(before) :].splitlines()]
         assert added == [original.rstrip()[:-1] + " in Skein?"]
 
 
 def test_the_compare_pop_up_lines_up_metric_names_longer_than_28_characters() -> None:
     long_name = "generation.answer_correctness_against_reference"  # 47 characters
-    a = {"id": "e0000001", "kind": "eval", "created_at": "2025-01-02T10:00", "summary": {"means": {"retrieval.mrr": 0.5, long_name: 0.25}}}
-    b = {**a, "id": "e0000002", "created_at": "2025-01-03T10:00", "summary": {"means": {"retrieval.mrr": 0.75, long_name: 0.5}}}
+    a = {
+        "id": "e0000001",
+        "kind": "eval",
+        "created_at": "2025-01-02T10:00",
+        "summary": {"means": {"retrieval.mrr": 0.5, long_name: 0.25}},
+    }
+    b = {
+        **a,
+        "id": "e0000002",
+        "created_at": "2025-01-03T10:00",
+        "summary": {"means": {"retrieval.mrr": 0.75, long_name: 0.5}},
+    }
     lines = compare_text(a, b).plain.splitlines()  # type: ignore[arg-type]
     rows = [line for line in lines if line.startswith(("retrieval.mrr", long_name))]
     assert len(rows) == 2
@@ -137,7 +149,8 @@ def test_the_compare_pop_up_lines_up_metric_names_longer_than_28_characters() ->
 
 
 async def test_growing_the_window_fills_the_results_histograms_and_the_overview_table_shows_every_column(
-        tui_db: Path) -> None:
+    tui_db: Path,
+) -> None:
     app = RagcovApp(tui_db, "e0000001")
     async with app.run_test(size=(80, 24)) as pilot:
         app.show_pane("results")

@@ -31,9 +31,11 @@ def give_sources(path: Path) -> None:
     """Every suggestion of the analysis comes from the first chunk of its cluster, as a question."""
     conn = sqlite3.connect(path)
     with conn:
-        conn.execute("UPDATE suggestions SET form = 'question', chunk_id = (SELECT min(r.chunk_id) FROM chunk_results r "
-                     "WHERE r.session_id = suggestions.session_id AND r.cluster = suggestions.cluster) WHERE session_id = ?",
-                     [SID])
+        conn.execute(
+            "UPDATE suggestions SET form = 'question', chunk_id = (SELECT min(r.chunk_id) FROM chunk_results r "
+            "WHERE r.session_id = suggestions.session_id AND r.cluster = suggestions.cluster) WHERE session_id = ?",
+            [SID],
+        )
     conn.close()
 
 
@@ -62,12 +64,15 @@ async def detail_of(path: Path, gap_row: int, suggestion_row: int) -> tuple[str,
 
 
 @pytest.mark.parametrize("gap_row, suggestion_row", [(0, 0), (1, 2)])
-async def test_gap_detail_shows_the_source_chunk_under_the_suggestion(tui_db: Path, gap_row: int, suggestion_row: int) -> None:
+async def test_gap_detail_shows_the_source_chunk_under_the_suggestion(
+    tui_db: Path, gap_row: int, suggestion_row: int
+) -> None:
     give_sources(tui_db)
     body, suggestion = await detail_of(tui_db, gap_row, suggestion_row)
     conn = sqlite3.connect(tui_db)
-    source, text = conn.execute("SELECT source, text FROM chunks WHERE session_id = ? AND chunk_id = ?",
-                                [SID, suggestion.chunk_id]).fetchone()
+    source, text = conn.execute(
+        "SELECT source, text FROM chunks WHERE session_id = ? AND chunk_id = ?", [SID, suggestion.chunk_id]
+    ).fetchone()
     conn.close()
     assert suggestion.chunk_id and f"{suggestion.text} from chunk {suggestion.chunk_id} ({source})" in body
     assert body.endswith(folded(text))  # the chunk's whole text, under the suggestion

@@ -24,8 +24,23 @@ async def test_the_overview_says_the_references_are_synthetic(tmp_path: Path) ->
     questions = tmp_path / "refs.jsonl"
     questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
     db = tmp_path / "db.sqlite"
-    assert run_cli("eval", "--quiet", "--db", str(db), "--questions", str(questions), "--corpus", str(CORPUS),
-                   "--system", "builtin:bm25", "--metrics", "recall") == 0
+    assert (
+        run_cli(
+            "eval",
+            "--quiet",
+            "--db",
+            str(db),
+            "--questions",
+            str(questions),
+            "--corpus",
+            str(CORPUS),
+            "--system",
+            "builtin:bm25",
+            "--metrics",
+            "recall",
+        )
+        == 0
+    )
     app = RagcovApp(db, _only_session(db))
     async with app.run_test(size=(80, 24)) as pilot:
         app.show_pane("overview")

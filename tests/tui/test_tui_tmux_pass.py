@@ -132,8 +132,11 @@ async def test_the_sessions_detail_at_80x24_shows_a_stopped_evals_resume_line(tu
     line ('finish it with: ragcov eval --resume …') was cut off, with no other place to read it."""
     db = open_db(tui_db)
     with db.conn:
-        db.conn.execute("UPDATE sessions SET status = 'cancelled', error = 'cancelled by the user', corpus = ? "
-                        "WHERE id = 'e0000001'", ('["/data/a/rather/long/corpus/folder", "/data/another/corpus/folder"]',))
+        db.conn.execute(
+            "UPDATE sessions SET status = 'cancelled', error = 'cancelled by the user', corpus = ? "
+            "WHERE id = 'e0000001'",
+            ('["/data/a/rather/long/corpus/folder", "/data/another/corpus/folder"]',),
+        )
     db.conn.close()
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
@@ -248,19 +251,25 @@ async def test_a_long_claim_wraps_under_itself_in_the_result_detail(tui_db: Path
     under its own text, and so does its reason."""
     claim = "API rate limit (per token) — Free: 60 req/min; Team: 300 req/min; Business: 1,000 req/min."
     db = open_db(tui_db)
-    qid, details = db.conn.execute("SELECT question_id, details FROM eval_items WHERE session_id = 'e0000001' "
-                                   "ORDER BY question_id LIMIT 1").fetchone()
+    qid, details = db.conn.execute(
+        "SELECT question_id, details FROM eval_items WHERE session_id = 'e0000001' ORDER BY question_id LIMIT 1"
+    ).fetchone()
     details = json.loads(details or "{}")
-    details.setdefault("generation_details", {})["faithfulness"] = {"claims": [
-        {"claim": claim, "verdict": "supported", "reason": "similarity 1.00 · " + "a-long-chunk-id-" * 5}]}
+    details.setdefault("generation_details", {})["faithfulness"] = {
+        "claims": [{"claim": claim, "verdict": "supported", "reason": "similarity 1.00 · " + "a-long-chunk-id-" * 5}]
+    }
     with db.conn:
-        db.conn.execute("UPDATE eval_items SET details = ? WHERE session_id = 'e0000001' AND question_id = ?",
-                        (json.dumps(details), qid))
+        db.conn.execute(
+            "UPDATE eval_items SET details = ? WHERE session_id = 'e0000001' AND question_id = ?",
+            (json.dumps(details), qid),
+        )
     db.conn.close()
     async with RagcovApp(tui_db, "e0000001").run_test(size=SIZE) as pilot:
         lines = await opened_detail(pilot, "results")
         start = next(i for i, line in enumerate(lines) if line.startswith("Claims and verdicts"))
-        end = next(i for i, line in enumerate(lines[start + 1:], start + 1) if line.endswith("metrics"))  # next heading
-        block = [line for line in lines[start + 1:end] if line.strip()]
+        end = next(
+            i for i, line in enumerate(lines[start + 1 :], start + 1) if line.endswith("metrics")
+        )  # next heading
+        block = [line for line in lines[start + 1 : end] if line.strip()]
         assert any("supported" in line for line in block) and len(block) >= 4, block
         assert all(line.startswith("  ") for line in block), block

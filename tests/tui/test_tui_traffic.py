@@ -30,8 +30,9 @@ def traffic_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str
     """One analysis of sample_data with its traffic log and one without (hash embedder: fast, offline)."""
     path = tmp_path_factory.mktemp("traffic") / "ragcov.db"
     db = open_db(path)
-    options = partial(AnalyzeOptions, corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"),
-                      embedder="hash")
+    options = partial(
+        AnalyzeOptions, corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"), embedder="hash"
+    )
     plain, _ = run_analysis(options(name="plain"), db)
     with_traffic, _ = run_analysis(options(traffic=str(SAMPLE / "traffic.jsonl")), db)
     db.conn.close()
@@ -111,8 +112,12 @@ async def test_analysis_without_traffic_hides_the_tab_and_9_says_how(traffic_db)
         await pilot.press("9")
         await pilot.pause()
         assert tabs.active == "tab-traffic"
-        assert "This analysis has no traffic. Run `ragcov analyze … --traffic LOG`" in " ".join(screen_text(app).split())
-        assert ".jsonl, .ndjson, .csv, .tsv, .txt or .log" in " ".join(screen_text(app).split())  # the log-format registry's list
+        assert "This analysis has no traffic. Run `ragcov analyze … --traffic LOG`" in " ".join(
+            screen_text(app).split()
+        )
+        assert ".jsonl, .ndjson, .csv, .tsv, .txt or .log" in " ".join(
+            screen_text(app).split()
+        )  # the log-format registry's list
         await pilot.press("2")
         await pilot.pause()
         assert tabs.get_tab("tab-traffic").has_class("-hidden")
@@ -160,8 +165,13 @@ async def test_map_key_names_traffic_at_80x24(traffic_db) -> None:
         chart = app.query_one("#clusters-map", Chart)
         assert chart.size.width <= 48
         names = ["chunk", "test", "outlier", "cluster 0", "traffic"]  # every group of the map, one point each
-        chart.draw_scatter("Map · 59 chunks", [(name, [0.1 * i], [0.1 * i], marker)
-                                                for i, (name, marker) in enumerate(zip(names, ["dot", "+", "x", "o", "*"], strict=False))])
+        chart.draw_scatter(
+            "Map · 59 chunks",
+            [
+                (name, [0.1 * i], [0.1 * i], marker)
+                for i, (name, marker) in enumerate(zip(names, ["dot", "+", "x", "o", "*"], strict=False))
+            ],
+        )
         await pilot.pause()
         text = screen_text(app)
         for entry in ("• chunk", "+ test", "x outlier", "o cluster 0", "* traffic"):
@@ -186,10 +196,18 @@ async def test_tests_nobody_asks_leave_room_for_the_nearest_query_at_80x24(traff
             assert near in screen_text(app)
 
 
-@pytest.mark.parametrize(("key", "title", "first"), [("9", "Traffic", "List: cluster / unanswerable / unasked"),
-                                                     ("5", "Gaps", "Accept"), ("6", "Documents", "Detail"),
-                                                     ("3", "Clusters", "Map")])
-async def test_help_opens_on_the_keys_of_the_pane_it_is_asked_from(traffic_db, key: str, title: str, first: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "title", "first"),
+    [
+        ("9", "Traffic", "List: cluster / unanswerable / unasked"),
+        ("5", "Gaps", "Accept"),
+        ("6", "Documents", "Detail"),
+        ("3", "Clusters", "Map"),
+    ],
+)
+async def test_help_opens_on_the_keys_of_the_pane_it_is_asked_from(
+    traffic_db, key: str, title: str, first: str
+) -> None:
     """At 80x24 the help listed every pane in tab order, so Traffic's keys were four pages down;
     now ``?`` shows the asking pane's keys first (and does not list them twice)."""
     path, sid, _ = traffic_db
@@ -219,7 +237,15 @@ async def test_traffic_pane_shows_health_columns_and_the_unhappy_cluster_at_80x2
         await pilot.press("9")
         await pilot.pause()
         table = app.query_one("#traffic-clusters", DataTable)
-        assert [str(c.label) for c in table.columns.values()][:7] == ["id", "share", "cov", "p95 ms", "zero", "low", "neg"]
+        assert [str(c.label) for c in table.columns.values()][:7] == [
+            "id",
+            "share",
+            "cov",
+            "p95 ms",
+            "zero",
+            "low",
+            "neg",
+        ]
         row = next(i for i, c in enumerate(section["clusters"]) if c["id"] == spot["cluster"])
         mine = section["clusters"][row]["health"]
         assert cells(table, row)[6] == f"{100 * present(mine['negative_feedback']['rate']):.0f}%"
@@ -239,8 +265,15 @@ def test_traffic_pane_snapshot_80x24(snap_compare, tmp_path: Path, monkeypatch: 
     shutil.copy(SAMPLE / "traffic.jsonl", tmp_path / "traffic.jsonl")
     monkeypatch.chdir(tmp_path)
     db = open_db(tmp_path / "ragcov.db")
-    sid, _ = run_analysis(AnalyzeOptions(corpus=[str(SAMPLE / "corpus")], questions=str(SAMPLE / "questions.jsonl"),
-                                         embedder="hash", traffic="traffic.jsonl"), db)
+    sid, _ = run_analysis(
+        AnalyzeOptions(
+            corpus=[str(SAMPLE / "corpus")],
+            questions=str(SAMPLE / "questions.jsonl"),
+            embedder="hash",
+            traffic="traffic.jsonl",
+        ),
+        db,
+    )
     db.conn.close()
 
     async def show(pilot) -> None:

@@ -62,7 +62,9 @@ async def test_rerun_asks_first(tui_db: Path) -> None:
         app.show_pane("gaps")
         await press(pilot, "R")
         assert isinstance(app.screen, ConfirmScreen)
-        assert static_text(app.screen.query_one(Static)).startswith("Rerun analysis a0000001? This starts a new session")
+        assert static_text(app.screen.query_one(Static)).startswith(
+            "Rerun analysis a0000001? This starts a new session"
+        )
         await press(pilot, "n")
         assert not started and app.active_pane().id == "gaps"
         await press(pilot, "R", "y")
@@ -71,7 +73,9 @@ async def test_rerun_asks_first(tui_db: Path) -> None:
 
 async def test_the_jobs_form_forgets_the_name_once_a_session_has_it(tui_db: Path) -> None:
     def quick_job(request: JobRequest, db, progress) -> tuple[str, dict]:
-        sid = create_session(db, "analysis", questions_path=request.fields["questions"], name=request.fields["name"] or None)
+        sid = create_session(
+            db, "analysis", questions_path=request.fields["questions"], name=request.fields["name"] or None
+        )
         finish_session(db, sid, "done", summary={})
         return sid, {}
 
@@ -97,17 +101,30 @@ async def test_ctrl_x_on_a_run_of_another_process_says_where_to_stop_it(tui_db: 
     now = datetime.now(UTC).isoformat(timespec="seconds")
     other = os.getppid()  # a live process that is not this one
     with db.conn:
-        db.table("sessions").insert({"id": "e0000009", "kind": "eval", "status": "running", "created_at": now, "pid": other,
-                               "host": liveness.this_host(), "heartbeat_at": now, "system": "python:x:y"})
+        db.table("sessions").insert(
+            {
+                "id": "e0000009",
+                "kind": "eval",
+                "status": "running",
+                "created_at": now,
+                "pid": other,
+                "host": liveness.this_host(),
+                "heartbeat_at": now,
+                "system": "python:x:y",
+            }
+        )
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane("sessions")
         await press(pilot, "g", "ctrl+x")  # the newest session: the running one
-        assert messages(app)[0].startswith(f"eval e0000009 is running in pid {other} on {liveness.this_host()}: stop it there")
+        assert messages(app)[0].startswith(
+            f"eval e0000009 is running in pid {other} on {liveness.this_host()}: stop it there"
+        )
 
 
 async def test_sessions_at_80_columns_show_date_and_time_and_names_that_fit_and_help_explains_the_marks(
-        tui_db: Path) -> None:
+    tui_db: Path,
+) -> None:
     db = open_db(tui_db)
     with db.conn:
         db.execute("UPDATE sessions SET name = 'nightly-v2' WHERE id = 'e0000001'")
@@ -163,5 +180,6 @@ async def test_gaps_say_beforehand_where_accepted_questions_go_or_why_they_canno
         elif source == "folder":
             assert "cannot add" in detail and "is a directory" in detail
         else:
-            assert ("cannot add questions come from a BEIR folder (read-only): accepted questions cannot be written "
-                    "into it") in detail and "is a directory" not in detail
+            assert (
+                "cannot add questions come from a BEIR folder (read-only): accepted questions cannot be written into it"
+            ) in detail and "is a directory" not in detail

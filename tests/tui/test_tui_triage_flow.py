@@ -46,8 +46,15 @@ async def filter_with(pilot, pane: str, text: str) -> None:
 # ---------------------------------------------------------------- 10. filters
 
 
-@pytest.mark.parametrize("typed, full", [("faith<0.5", "faithfulness"), ("corr>=0.8", "answer_correctness"),
-                                          ("faithfulness<0.5", "faithfulness"), ("mrr=1", "mrr")])
+@pytest.mark.parametrize(
+    "typed, full",
+    [
+        ("faith<0.5", "faithfulness"),
+        ("corr>=0.8", "answer_correctness"),
+        ("faithfulness<0.5", "faithfulness"),
+        ("mrr=1", "mrr"),
+    ],
+)
 async def test_filter_accepts_the_column_titles_shown(tui_db: Path, typed: str, full: str) -> None:
     app = RagcovApp(tui_db, "e0000001")
     async with app.run_test(size=SIZE) as pilot:
@@ -61,10 +68,19 @@ async def test_filter_accepts_the_column_titles_shown(tui_db: Path, typed: str, 
         assert not app.query(".filter-error")
 
 
-@pytest.mark.parametrize("typed, says", [("fidelity<0.5", "unknown column 'fidelity'"), ("faith<", "malformed filter"),
-                                          ("faith<0.5.1", "malformed filter"), ("<0.5", "malformed filter"),
-                                          ("faith<<0.5", "malformed filter")])
-async def test_a_bad_filter_is_an_error_in_the_filter_line_and_no_filter_is_claimed(tui_db: Path, typed: str, says: str) -> None:
+@pytest.mark.parametrize(
+    "typed, says",
+    [
+        ("fidelity<0.5", "unknown column 'fidelity'"),
+        ("faith<", "malformed filter"),
+        ("faith<0.5.1", "malformed filter"),
+        ("<0.5", "malformed filter"),
+        ("faith<<0.5", "malformed filter"),
+    ],
+)
+async def test_a_bad_filter_is_an_error_in_the_filter_line_and_no_filter_is_claimed(
+    tui_db: Path, typed: str, says: str
+) -> None:
     app = RagcovApp(tui_db, "e0000001")
     async with app.run_test(size=SIZE) as pilot:
         await filter_with(pilot, "results", typed)
@@ -102,8 +118,14 @@ async def test_esc_on_a_filtered_list_clears_the_filter(tui_db: Path, pane: str)
 def with_ground_truth(tui_db: Path) -> None:
     """Point the eval session at a test file holding a ground truth and keywords for q00000."""
     path = tui_db.parent / "eval_questions.jsonl"
-    rows = [{"id": "q00000", "question": "Why?", "ground_truth": "Because the index was rebuilt overnight.",
-             "expected_keywords": ["index", "zebra"]}]
+    rows = [
+        {
+            "id": "q00000",
+            "question": "Why?",
+            "ground_truth": "Because the index was rebuilt overnight.",
+            "expected_keywords": ["index", "zebra"],
+        }
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     db = open_db(tui_db)
     with db.conn:
@@ -123,9 +145,19 @@ async def test_result_detail_leads_with_truth_answer_keywords_verdicts_and_folds
         await pilot.press("enter")
         await pilot.pause()
         body = static_text(app.screen.query_one("#text-body", Static))
-        order = [body.index(s) for s in ("Question", "Ground truth", "Because the index was rebuilt overnight.", "Answer",
-                                        "Missing keywords  zebra", "Claims and verdicts", "Retrieval metrics",
-                                        "Retrieved: 5 chunks, 2 cited (*) · c: show their text")]
+        order = [
+            body.index(s)
+            for s in (
+                "Question",
+                "Ground truth",
+                "Because the index was rebuilt overnight.",
+                "Answer",
+                "Missing keywords  zebra",
+                "Claims and verdicts",
+                "Retrieval metrics",
+                "Retrieved: 5 chunks, 2 cited (*) · c: show their text",
+            )
+        ]
         assert order == sorted(order), body
         top = screen_text(app)
         assert "Ground truth" in top and "Answer" in top  # on the first screen at 80x24
@@ -185,8 +217,11 @@ async def test_a_documents_detail_shows_each_chunk_in_full(tui_db: Path) -> None
     """The detail is the document, chunk by chunk: a long chunk is not cut, its line breaks kept."""
     long_text = "first line of a long chunk\n" + "word " * 150 + "THE-VERY-END"
     with sqlite3.connect(tui_db) as conn:
-        conn.execute("UPDATE chunks SET text = ? WHERE source = 'doc-000.md' AND seq = "
-                     "(SELECT MIN(seq) FROM chunks WHERE source = 'doc-000.md')", (long_text,))
+        conn.execute(
+            "UPDATE chunks SET text = ? WHERE source = 'doc-000.md' AND seq = "
+            "(SELECT MIN(seq) FROM chunks WHERE source = 'doc-000.md')",
+            (long_text,),
+        )
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         body = await open_with_enter(pilot, "documents", "slash", *"doc-000", "enter")  # not first: least covered first
@@ -211,9 +246,16 @@ async def test_enter_on_an_outlier_pair_shows_both_questions_in_full(tui_db: Pat
         assert pair["a_text"] in body and pair["b_text"] in body
 
 
-@pytest.mark.parametrize("pane, keys, title", [("clusters", (), "Cluster "), ("clusters", ("tab",), "Chunk "),
-                                               ("gaps", (), "Gap: cluster "), ("gaps", ("tab",), "Gap: cluster "),
-                                               ("outliers", (), "Outlier ")])
+@pytest.mark.parametrize(
+    "pane, keys, title",
+    [
+        ("clusters", (), "Cluster "),
+        ("clusters", ("tab",), "Chunk "),
+        ("gaps", (), "Gap: cluster "),
+        ("gaps", ("tab",), "Gap: cluster "),
+        ("outliers", (), "Outlier "),
+    ],
+)
 async def test_enter_opens_the_detail_in_every_list(tui_db: Path, pane: str, keys: tuple[str, ...], title: str) -> None:
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=SIZE) as pilot:
@@ -270,10 +312,17 @@ async def test_number_keys_jump_to_the_panes_in_tab_order_and_are_in_help(tui_db
 # ---------------------------------------------------------------- 14. g / G, home / end
 
 
-@pytest.mark.parametrize("pane, table_id, first, last", [("results", "#results-table", "q00000", "q00059"),
-                                                         ("sessions", "#sessions-table", None, None),
-                                                         ("gaps", "#gaps-table", None, None)])
-async def test_g_and_G_and_home_end_jump_to_first_and_last_row(tui_db: Path, pane: str, table_id: str, first, last) -> None:
+@pytest.mark.parametrize(
+    "pane, table_id, first, last",
+    [
+        ("results", "#results-table", "q00000", "q00059"),
+        ("sessions", "#sessions-table", None, None),
+        ("gaps", "#gaps-table", None, None),
+    ],
+)
+async def test_g_and_G_and_home_end_jump_to_first_and_last_row(
+    tui_db: Path, pane: str, table_id: str, first, last
+) -> None:
     app = RagcovApp(tui_db, "e0000001" if pane == "results" else "a0000001")
     async with app.run_test(size=SIZE) as pilot:
         app.show_pane(pane)
@@ -302,7 +351,9 @@ async def test_g_and_G_and_home_end_jump_to_first_and_last_row(tui_db: Path, pan
 
 
 @pytest.mark.parametrize("size, on_status_line", [((80, 24), True), ((120, 40), False)])
-async def test_notifications_at_80x24_go_to_the_status_line_not_over_the_list(tui_db: Path, size, on_status_line: bool) -> None:
+async def test_notifications_at_80x24_go_to_the_status_line_not_over_the_list(
+    tui_db: Path, size, on_status_line: bool
+) -> None:
     app = RagcovApp(tui_db, "a0000001")
     async with app.run_test(size=size, notifications=True) as pilot:
         app.show_pane("sessions")
@@ -349,8 +400,14 @@ async def test_wrapped_stored_text_keeps_its_indent(tui_db: Path) -> None:
         await pilot.press("c")
         await pilot.pause()
         lines = static_text(app.screen.query_one("#text-body", Static)).splitlines()
-        after_gutter = [lines[i + 1] for i, line in enumerate(lines[:-1]) if line.startswith("   │ ")
-                        and lines[i + 1].strip() and not lines[i + 1].startswith("   │ ") and lines[i + 1].startswith(" ")]
+        after_gutter = [
+            lines[i + 1]
+            for i, line in enumerate(lines[:-1])
+            if line.startswith("   │ ")
+            and lines[i + 1].strip()
+            and not lines[i + 1].startswith("   │ ")
+            and lines[i + 1].startswith(" ")
+        ]
         assert after_gutter and all(line.startswith(" " * 5) for line in after_gutter)
 
 
@@ -376,8 +433,10 @@ async def test_sessions_table_re_lays_out_on_resize(tui_db: Path) -> None:
 
 def add_eval_sessions(tui_db: Path, count: int, start: int = 2, day: int = 3) -> list[str]:
     db = open_db(tui_db)
-    sids = [make_eval_session(db, sid=f"e{i:07d}", n_questions=3, created_at=f"2025-01-{day:02d}T{i % 24:02d}:00:00+00:00")
-            for i in range(start, start + count)]
+    sids = [
+        make_eval_session(db, sid=f"e{i:07d}", n_questions=3, created_at=f"2025-01-{day:02d}T{i % 24:02d}:00:00+00:00")
+        for i in range(start, start + count)
+    ]
     db.conn.close()
     return sids
 
@@ -433,7 +492,9 @@ async def test_a_job_finishing_while_the_user_triages_elsewhere_only_notifies(tu
         app.query_one("#jobs", JobsPane)._finished("done", "e0000050", "eval finished: session e0000050")
         await pilot.pause()
         assert app.active_pane().id == "gaps" and app.current_sid == "a0000001"
-        assert "✓ Job done: eval finished: session e0000050; open it in Sessions (1)" in screen_text(app).splitlines()[0]
+        assert (
+            "✓ Job done: eval finished: session e0000050; open it in Sessions (1)" in screen_text(app).splitlines()[0]
+        )
         await pilot.press("1")
         await pilot.pause()
         assert "e0000050" in screen_text(app)  # listed
@@ -460,7 +521,11 @@ async def test_switching_the_job_kind_keeps_the_fields_already_typed(tui_db: Pat
         assert field("system").value == "builtin:hybrid"  # untouched: prefilled from the newest eval
         kind.value = "analysis"
         await pilot.pause()
-        assert (field("questions").value, field("name").value, field("clusters").value) == ("mine.jsonl", "nightly", "12")
+        assert (field("questions").value, field("name").value, field("clusters").value) == (
+            "mine.jsonl",
+            "nightly",
+            "12",
+        )
         app.show_pane("sessions")  # away and back: still there
         app.mark_stale()
         await pilot.press("8")
@@ -471,8 +536,16 @@ async def test_switching_the_job_kind_keeps_the_fields_already_typed(tui_db: Pat
 # ---------------------------------------------------------------- 6. R reruns the session of the pane in use
 
 
-@pytest.mark.parametrize("pane, expected", [("gaps", "a0000001"), ("outliers", "a0000001"), ("results", "e0000001"),
-                                            ("overview", "e0000001"), ("sessions", "a0000001")])
+@pytest.mark.parametrize(
+    "pane, expected",
+    [
+        ("gaps", "a0000001"),
+        ("outliers", "a0000001"),
+        ("results", "e0000001"),
+        ("overview", "e0000001"),
+        ("sessions", "a0000001"),
+    ],
+)
 async def test_R_reruns_the_session_of_the_pane_in_use(tui_db: Path, pane: str, expected: str) -> None:
     started = []
     app = RagcovApp(tui_db, "e0000001")  # the eval is the session opened last

@@ -52,9 +52,15 @@ def toasts(app: RagcovApp) -> list[str]:
     """What each notification shows: a toast's region cut out of the screen's rows, lines folded; below
     100x30 (notifications go to the status line, and ``?`` lists them in full) ``title message`` each."""
     lines = ["".join(seg.text for seg in strip if not seg.control) for strip in app.screen._compositor.render_strips()]
-    on_screen = [" ".join(" ".join(line[t.region.x:t.region.right] for line in lines[t.region.y:t.region.bottom])
-                          .replace("▌", " ").split())
-                 for t in app.screen.query("Toast") if t.region.area]
+    on_screen = [
+        " ".join(
+            " ".join(line[t.region.x : t.region.right] for line in lines[t.region.y : t.region.bottom])
+            .replace("▌", " ")
+            .split()
+        )
+        for t in app.screen.query("Toast")
+        if t.region.area
+    ]
     return on_screen + [" ".join(f"{title} {message}".split()) for _, title, message in app.notice_log]
 
 
@@ -69,8 +75,9 @@ async def test_gaps_accept_after_an_outside_append_keeps_both_rows_and_says_what
         after = testset.read_bytes()
         assert after.startswith(edited) and json.loads(after.splitlines()[-1])["question"] == suggestion.text
         shown = toasts(app)
-        assert ("test file reloaded test file questions.jsonl changed on disk: 1 row added, 0 removed, 0 edited; "
-                "reloaded") in shown
+        assert (
+            "test file reloaded test file questions.jsonl changed on disk: 1 row added, 0 removed, 0 edited; reloaded"
+        ) in shown
         assert not any("refused" in t for t in shown)
         await press(pilot, "u")
         assert testset.read_bytes() == edited  # only our row went; the teammate's stays
@@ -82,12 +89,15 @@ async def test_outliers_drop_of_a_row_edited_on_disk_asks_first(tui_db: Path) ->
         table = app.query_one("#outliers-table", PagedTable)
         qid = current(table).question_id
         rows = [json.loads(line) for line in testset.read_text().splitlines()]
-        testset.write_text("".join(json.dumps({**r, "question": "Reworded on disk?"} if r["id"] == qid else r) + "\n"
-                                   for r in rows))
+        testset.write_text(
+            "".join(json.dumps({**r, "question": "Reworded on disk?"} if r["id"] == qid else r) + "\n" for r in rows)
+        )
         edited = testset.read_bytes()
         await press(pilot, "d")
-        assert asked(app) == (f"{qid} was edited in questions.jsonl since the analysis read it; nothing was written. "
-                              f"Drop the edited row {qid} anyway?")
+        assert asked(app) == (
+            f"{qid} was edited in questions.jsonl since the analysis read it; nothing was written. "
+            f"Drop the edited row {qid} anyway?"
+        )
         await press(pilot, "n")
         assert testset.read_bytes() == edited and not isinstance(app.screen, ConfirmScreen)
         await press(pilot, "d", "y")
@@ -106,7 +116,8 @@ async def test_an_undo_that_cannot_apply_cleanly_asks_and_keeps_the_file(tui_db:
         await press(pilot, "u")
         assert asked(app).startswith("cannot undo the accept of suggestion") and asked(app).endswith(
             "is no longer in questions.jsonl as it was written (edited or removed on disk); the file was kept as it is. "
-            "Forget this decision, leaving the file as it is?")
+            "Forget this decision, leaving the file as it is?"
+        )
         await press(pilot, "n")
         assert testset.read_bytes() == edited and [c.plain for c in suggestions.get_row_at(0)][1] == "ADDED"
         await press(pilot, "u", "y")

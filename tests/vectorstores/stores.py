@@ -62,8 +62,9 @@ class ColumnNames(TypedDict, total=False):
     doc: str | None
 
 
-def arrow_table(rows: Rows, *, id: str = "id", text: str | None = "text", vector: str = "vector",
-                doc: str | None = "document"):
+def arrow_table(
+    rows: Rows, *, id: str = "id", text: str | None = "text", vector: str = "vector", doc: str | None = "document"
+):
     pa = client("pyarrow")
     columns = {id: pa.array(rows.ids)}
     if text:
@@ -93,8 +94,9 @@ def build_chroma(where: Path, rows: Rows, collection: str = "docs") -> str:
     chromadb = client("chromadb")
     db = chromadb.PersistentClient(path=str(where))
     table = db.create_collection(collection, metadata={"hnsw:space": "cosine"})
-    table.add(ids=rows.ids, embeddings=rows.vectors, documents=rows.texts,
-              metadatas=[{"document": d} for d in rows.docs])
+    table.add(
+        ids=rows.ids, embeddings=rows.vectors, documents=rows.texts, metadatas=[{"document": d} for d in rows.docs]
+    )
     return f"chroma:{where}#{collection}"
 
 
@@ -103,11 +105,16 @@ def build_qdrant(where: Path, rows: Rows, collection: str = "docs") -> str:
     from qdrant_client import QdrantClient, models
 
     db = QdrantClient(path=str(where))
-    db.create_collection(collection, vectors_config=models.VectorParams(size=rows.vectors.shape[1],
-                                                                        distance=models.Distance.COSINE))
-    db.upsert(collection, points=[models.PointStruct(id=n, vector=v.tolist(), payload={"id": i, "text": t, "document": d})
-                                  for n, (i, t, d, v) in enumerate(zip(rows.ids, rows.texts, rows.docs, rows.vectors,
-                                                                       strict=True))])
+    db.create_collection(
+        collection, vectors_config=models.VectorParams(size=rows.vectors.shape[1], distance=models.Distance.COSINE)
+    )
+    db.upsert(
+        collection,
+        points=[
+            models.PointStruct(id=n, vector=v.tolist(), payload={"id": i, "text": t, "document": d})
+            for n, (i, t, d, v) in enumerate(zip(rows.ids, rows.texts, rows.docs, rows.vectors, strict=True))
+        ],
+    )
     db.close()  # local mode locks the folder: the reader opens it again
     return f"qdrant:{where}#{collection}"
 
@@ -133,9 +140,13 @@ def build_pgvector(where: Path, rows: Rows, table: str = "docs") -> str:
     with psycopg.connect(uri) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         register_vector(conn)
-        conn.execute(f"CREATE TABLE {table} (id text PRIMARY KEY, text text, document text, "
-                     f"embedding vector({rows.vectors.shape[1]}))")
+        conn.execute(
+            f"CREATE TABLE {table} (id text PRIMARY KEY, text text, document text, "
+            f"embedding vector({rows.vectors.shape[1]}))"
+        )
         with conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO {table} (id, text, document, embedding) VALUES (%s, %s, %s, %s)",
-                            list(zip(rows.ids, rows.texts, rows.docs, rows.vectors, strict=True)))
+            cur.executemany(
+                f"INSERT INTO {table} (id, text, document, embedding) VALUES (%s, %s, %s, %s)",
+                list(zip(rows.ids, rows.texts, rows.docs, rows.vectors, strict=True)),
+            )
     return f"pgvector:{uri}#{table}"

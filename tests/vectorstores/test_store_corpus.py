@@ -32,8 +32,13 @@ from tests.vectorstores.stores import (
     sample_rows,
 )
 
-BUILDERS: dict[str, Callable[..., str]] = {"lancedb": build_lancedb, "parquet": build_parquet, "chroma": build_chroma,
-                                           "qdrant": build_qdrant, "pgvector": build_pgvector}
+BUILDERS: dict[str, Callable[..., str]] = {
+    "lancedb": build_lancedb,
+    "parquet": build_parquet,
+    "chroma": build_chroma,
+    "qdrant": build_qdrant,
+    "pgvector": build_pgvector,
+}
 ARROW = ("lancedb", "parquet")  # the engines whose columns take any name
 DEFAULT_FIELDS = {  # each engine's default mapping, as the report shows it
     **{engine: {"id": "id", "text": "text", "vector": "vector", "document": "document"} for engine in ARROW},
@@ -56,8 +61,9 @@ def difference(a: object, b: object, where: str = "report") -> str | None:
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return f"{where}: {len(a)} items != {len(b)}"
-        return next((d for n, (x, y) in enumerate(zip(a, b, strict=True)) if (d := difference(x, y, f"{where}[{n}]"))),
-                    None)
+        return next(
+            (d for n, (x, y) in enumerate(zip(a, b, strict=True)) if (d := difference(x, y, f"{where}[{n}]"))), None
+        )
     return None if a == b else f"{where}: {a!r} != {b!r}"
 
 
@@ -65,8 +71,19 @@ def analyze(tmp_path: Path, corpus: str, *extra: str) -> tuple[int, dict]:
     run = len(list(tmp_path.glob("report-*.json")))
     out = tmp_path / f"report-{run}.json"
     # a database per run: a run with an earlier one of the same test file would lint for stale gold against it
-    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / f"ragcov-{run}.db"), "--corpus", corpus, "--questions",
-                   str(QUESTIONS), "--json", str(out), *extra)
+    code = run_cli(
+        "analyze",
+        "--quiet",
+        "--db",
+        str(tmp_path / f"ragcov-{run}.db"),
+        "--corpus",
+        corpus,
+        "--questions",
+        str(QUESTIONS),
+        "--json",
+        str(out),
+        *extra,
+    )
     return code, json.loads(out.read_text()) if code == 0 else {}
 
 
@@ -98,13 +115,14 @@ def test_analyze_from_the_store_equals_analyze_from_the_files(engine: str, tmp_p
     assert difference(same, expected) is None
 
 
-
-def test_a_store_read_into_a_memory_map_gives_the_same_analysis(tmp_path: Path, from_files: dict,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_store_read_into_a_memory_map_gives_the_same_analysis(
+    tmp_path: Path, from_files: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Past ``MEMORY_MAP_ABOVE_BYTES`` the vectors go to a memory-mapped file (issue #25 §1): same report."""
     monkeypatch.setattr(store_corpus, "MEMORY_MAP_ABOVE_BYTES", 0)
     spills: list[StoreCorpus] = []
     read = store_corpus.read_store_corpus
+
     def spilling(*args: Any, **kwargs: Any) -> StoreCorpus:
         spills.append(read(*args, **kwargs))
         return spills[-1]
@@ -135,7 +153,9 @@ def test_another_model_is_refused_with_the_median_cosine(tmp_path: Path, capsys:
     assert "--skip-space-check" in err
 
 
-def test_a_dimension_mismatch_is_caught_before_any_embedding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_dimension_mismatch_is_caught_before_any_embedding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _ = analyze(tmp_path, store_at(tmp_path, "parquet"), "--embedder", "hash:64", "--skip-space-check")
     err = capsys.readouterr().err
     assert code == 2 and "have 384 dimensions but hash:test-hash-64 makes 64" in err
@@ -143,30 +163,50 @@ def test_a_dimension_mismatch_is_caught_before_any_embedding(tmp_path: Path, cap
 
 def test_skipping_the_space_check_proceeds_and_the_reports_say_so(tmp_path: Path) -> None:
     md = tmp_path / "r.md"
-    code, report = analyze(tmp_path, store_at(tmp_path, "parquet"), "--embedder", "hash:384", "--skip-space-check",
-                           "--markdown", str(md))
+    code, report = analyze(
+        tmp_path, store_at(tmp_path, "parquet"), "--embedder", "hash:384", "--skip-space-check", "--markdown", str(md)
+    )
     assert code == 0 and report["vector_store"]["space_check"]["checked"] is False
     assert "embedding space NOT verified" in md.read_text()
 
 
 @pytest.mark.parametrize("engine", ARROW)
-def test_a_missing_field_names_the_store_the_field_and_the_fields_there(engine: str, tmp_path: Path,
-                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_field_names_the_store_the_field_and_the_fields_there(
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = store_at(tmp_path, engine, vector="embedding")
     code, _ = analyze(tmp_path, spec, "--embedder", "hash:384")
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
-    assert err[-1].endswith(f"{spec}: no vector field 'vector' (--vector-field); the store has: id, text, document, "
-                            "embedding")
+    assert err[-1].endswith(
+        f"{spec}: no vector field 'vector' (--vector-field); the store has: id, text, document, embedding"
+    )
 
 
 def test_the_field_flags_map_a_store_of_other_names(tmp_path: Path) -> None:
     spec = store_at(tmp_path, "parquet", id="chunk_id", text="body", vector="embedding", doc="source")
-    code, report = analyze(tmp_path, spec, "--embedder", "hash:384", "--skip-space-check", "--id-field", "chunk_id",
-                           "--text-field", "body", "--vector-field", "embedding", "--doc-field", "source")
+    code, report = analyze(
+        tmp_path,
+        spec,
+        "--embedder",
+        "hash:384",
+        "--skip-space-check",
+        "--id-field",
+        "chunk_id",
+        "--text-field",
+        "body",
+        "--vector-field",
+        "embedding",
+        "--doc-field",
+        "source",
+    )
     assert code == 0
-    assert report["vector_store"]["fields"] == {"id": "chunk_id", "text": "body", "vector": "embedding",
-                                                "document": "source"}
+    assert report["vector_store"]["fields"] == {
+        "id": "chunk_id",
+        "text": "body",
+        "vector": "embedding",
+        "document": "source",
+    }
     assert report["corpus"]["chunks"] == len(sample_rows().ids)
 
 
@@ -184,8 +224,19 @@ def test_a_duplicate_id_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_a_store_mixed_with_files_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run_cli("analyze", "--quiet", "--db", str(tmp_path / "ragcov.db"), "--corpus", str(CORPUS),
-                   f"lancedb:{tmp_path}#t", "--questions", str(QUESTIONS), "--embedder", "hash:384")
+    code = run_cli(
+        "analyze",
+        "--quiet",
+        "--db",
+        str(tmp_path / "ragcov.db"),
+        "--corpus",
+        str(CORPUS),
+        f"lancedb:{tmp_path}#t",
+        "--questions",
+        str(QUESTIONS),
+        "--embedder",
+        "hash:384",
+    )
     assert code == 2 and "a vector store is the whole corpus; give it alone" in capsys.readouterr().err
 
 
@@ -195,8 +246,9 @@ def test_analyze_from_pgvector_equals_analyze_from_lancedb_in_id_order(tmp_path:
     rows in id order in LanceDB, read as stored, must give the same report."""
     rows = sample_rows()
     order = sorted(range(len(rows.ids)), key=rows.ids.__getitem__)
-    by_id = Rows([rows.ids[i] for i in order], [rows.texts[i] for i in order], [rows.docs[i] for i in order],
-                 rows.vectors[order])
+    by_id = Rows(
+        [rows.ids[i] for i in order], [rows.texts[i] for i in order], [rows.docs[i] for i in order], rows.vectors[order]
+    )
     code, lance = analyze(tmp_path, build_lancedb(tmp_path / "lance", by_id))
     assert code == 0
     code, pg = analyze(tmp_path, build_pgvector(tmp_path / "pg", rows))

@@ -22,13 +22,30 @@ from tests.vectorstores.stores import (
 )
 
 SEARCHABLE: dict[str, Callable[..., str]] = {
-    "lancedb": build_lancedb, "chroma": build_chroma, "qdrant": build_qdrant, "pgvector": build_pgvector}
+    "lancedb": build_lancedb,
+    "chroma": build_chroma,
+    "qdrant": build_qdrant,
+    "pgvector": build_pgvector,
+}
 
 
 def evaluate(tmp_path: Path, system: str, *corpus_and_flags: str) -> tuple[int, dict]:
     out = tmp_path / f"eval-{len(list(tmp_path.iterdir()))}.json"
-    code = run_cli("eval", "--quiet", "--db", str(tmp_path / "ragcov.db"), "--questions", str(QUESTIONS),
-                   "--system", system, "--metrics", "retrieval", "--json", str(out), *corpus_and_flags)
+    code = run_cli(
+        "eval",
+        "--quiet",
+        "--db",
+        str(tmp_path / "ragcov.db"),
+        "--questions",
+        str(QUESTIONS),
+        "--system",
+        system,
+        "--metrics",
+        "retrieval",
+        "--json",
+        str(out),
+        *corpus_and_flags,
+    )
     return code, json.loads(out.read_text()) if code == 0 else {}
 
 
@@ -41,8 +58,9 @@ def dense(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", sorted(SEARCHABLE))
-def test_the_stores_search_scores_the_questions_like_exact_dense_retrieval(engine: str, tmp_path: Path,
-                                                                          dense: dict) -> None:
+def test_the_stores_search_scores_the_questions_like_exact_dense_retrieval(
+    engine: str, tmp_path: Path, dense: dict
+) -> None:
     """LanceDB and PostgreSQL without an index search exactly; Chroma's and Qdrant's HNSW are exact on 100-odd rows."""
     spec = SEARCHABLE[engine](tmp_path / "store", sample_rows())
     code, store = evaluate(tmp_path, spec, "--corpus", spec)

@@ -13,6 +13,13 @@ from ragcov_tui.evaluation.generation.scoring import score_generation
 from ragcov_tui.evaluation.generation.text import parse_citations
 
 __all__ = [
-    "GENERATION_METRICS", "JUDGED_METRICS", "METRICS", "GenerationInput", "GenerationScores", "MetricSpec",
-    "generate_paraphrases", "parse_citations", "score_generation",
+    "GENERATION_METRICS",
+    "JUDGED_METRICS",
+    "METRICS",
+    "GenerationInput",
+    "GenerationScores",
+    "MetricSpec",
+    "generate_paraphrases",
+    "parse_citations",
+    "score_generation",
 ]

@@ -57,15 +57,38 @@ DECLINE = re.compile(
     r"|\bunable to (?:answer|find|determine|provide|locate)\b"
     r"|\b(?:outside|beyond) (?:the |my )?(?:scope|knowledge|information)\b"
     r"|\b(?:this|the) question (?:is |cannot be |can['’]?t be )?(?:unanswerable|not answerable)\b",
-    re.IGNORECASE)
-_OPENING = re.compile(r"^\s*(?:(?:i['’]?m )?sorry|unfortunately|i apologi[sz]e|apologies|regrettably|hmm|well)\b[,.!:;]?\s*",
-                      re.IGNORECASE)
+    re.IGNORECASE,
+)
+_OPENING = re.compile(
+    r"^\s*(?:(?:i['’]?m )?sorry|unfortunately|i apologi[sz]e|apologies|regrettably|hmm|well)\b[,.!:;]?\s*",
+    re.IGNORECASE,
+)
 _TURN = re.compile(r"(?:,|;|\s)\s*(?:but|however|although|though|yet|nevertheless|still)\b", re.IGNORECASE)
-_TURN_START = re.compile(r"^\s*(?:but|however|although|though|nevertheless|nonetheless|still|that said|that being said"
-                         r"|even so|yet)\b", re.IGNORECASE)
+_TURN_START = re.compile(
+    r"^\s*(?:but|however|although|though|nevertheless|nonetheless|still|that said|that being said"
+    r"|even so|yet)\b",
+    re.IGNORECASE,
+)
 SCOPE_METRICS = ("abstention", "answered")
-NON_ANSWERS = frozenset({"n/a", "na", "none", "unknown", "no answer", "not available", "not known", "no idea",
-                         "idk", "no information", "not found", "cannot answer", "unanswerable", "-", "?"})
+NON_ANSWERS = frozenset(
+    {
+        "n/a",
+        "na",
+        "none",
+        "unknown",
+        "no answer",
+        "not available",
+        "not known",
+        "no idea",
+        "idk",
+        "no information",
+        "not found",
+        "cannot answer",
+        "unanswerable",
+        "-",
+        "?",
+    }
+)
 
 
 def abstains(answer: str) -> bool:
@@ -78,7 +101,7 @@ def abstains(answer: str) -> bool:
     found = DECLINE.search(lead)
     if found is None:
         return False
-    if _TURN.search(lead[found.end():]):
+    if _TURN.search(lead[found.end() :]):
         return False  # "I'm not sure, but it is 42": a hedged answer
     return not any(_TURN_START.match(s) for s in sentences[1:])
 

@@ -35,8 +35,10 @@ def answer_relevance(ev: Evidence, judge: Judge | None) -> MetricOutcome:
         scored = judge.ask("answer_relevance", RELEVANCE, QuestionAnswer(ev.item.question, answer))
         return MetricOutcome(value=scored.score, detail={"reason": scored.reason})
     sim = cosine(ev, ev.item.question, answer)
-    return MetricOutcome(value=rescale(sim, RELEVANCE_LO, RELEVANCE_HI), detail={
-        "cosine": round(sim, 4), "calibration": [RELEVANCE_LO, RELEVANCE_HI]})
+    return MetricOutcome(
+        value=rescale(sim, RELEVANCE_LO, RELEVANCE_HI),
+        detail={"cosine": round(sim, 4), "calibration": [RELEVANCE_LO, RELEVANCE_HI]},
+    )
 
 
 def _reference(ev: Evidence) -> str | None:
@@ -50,9 +52,13 @@ def answer_correctness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
     if judge is None:
         graded, detail = _graded_parts(ev, reference)
         verdict = graded >= BINARY_CUTOFF
-        return MetricOutcome(value=float(verdict), detail={
-            "rationale": f"heuristic: graded score {graded:.2f} {'>=' if verdict else '<'} {BINARY_CUTOFF}",
-            **detail})
+        return MetricOutcome(
+            value=float(verdict),
+            detail={
+                "rationale": f"heuristic: graded score {graded:.2f} {'>=' if verdict else '<'} {BINARY_CUTOFF}",
+                **detail,
+            },
+        )
     answer = strip_citations(ev.item.answer or "")
     judged = judge.ask("answer_correctness", CORRECTNESS, AnswerReference(ev.item.question, answer, reference))
     return MetricOutcome(value=float(judged.verdict), detail={"rationale": judged.reason})
@@ -77,9 +83,16 @@ def answer_correctness_graded(ev: Evidence, judge: Judge | None) -> MetricOutcom
     fp = len(precision) - tp
     fn = len(reference_claims) - sum(v["verdict"] == "supported" for v in recall)
     value = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-    return MetricOutcome(value=value, detail={
-        "tp": tp, "fp": fp, "fn": fn, "answer_claims": precision,
-        "reference_claims": recall or [{"claim": c, "verdict": "not_found"} for c in reference_claims]})
+    return MetricOutcome(
+        value=value,
+        detail={
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "answer_claims": precision,
+            "reference_claims": recall or [{"claim": c, "verdict": "not_found"} for c in reference_claims],
+        },
+    )
 
 
 def _graded_parts(ev: Evidence, reference: str) -> tuple[float, JsonObject]:

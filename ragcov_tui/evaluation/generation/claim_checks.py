@@ -33,7 +33,9 @@ _META_PREFIX_RE = re.compile(
     r"^\s*(?:(?:according to|based on|as (?:stated|mentioned|described) in|per|from)\s+(?:the\s+)?"
     r"(?:(?:given|provided|above|following|available|structured)\s+)*"
     r"(?:passages?|context|documents?|sources?|text|article|news|data|information|reviews?|json)"
-    r"(?:\s*\d+)?(?:\s+(?:and|&)\s+\d+)*\s*,\s*)", re.I)
+    r"(?:\s*\d+)?(?:\s+(?:and|&)\s+\d+)*\s*,\s*)",
+    re.I,
+)
 _META_SENTENCE_RE = re.compile(
     r"^\s*(?:here(?:'s| is| are)|below is|sure[,!]|certainly[,!]|okay[,!]|in summary\s*:)|"
     r"\b(?:in|within|under)\s+\d+\s+words\b|:\s*$|"
@@ -41,18 +43,46 @@ _META_SENTENCE_RE = re.compile(
     r"(?:provide|mention|specify|contain|say|include|state|give|offer|list)|"
     r"\bthere (?:is|was) no (?:information|mention|data|details?)\b|"
     r"\b(?:not|no) (?:specific |further |additional |more )?(?:information|details?) "
-    r"(?:is |are )?(?:provided|given|available|mentioned)\b", re.I)
+    r"(?:is |are )?(?:provided|given|available|mentioned)\b",
+    re.I,
+)
 _CAMEL_RE = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2})")
 SCALE_RE = re.compile(r"\b(?:out of|/)\s*\d+(?:\.\d+)?(?:\s+(?:stars?|points?))?", re.I)
 _NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
 _ANTONYMS = [
-    ("increase", "decrease"), ("rise", "fall"), ("higher", "lower"), ("more", "less"), ("win", "lose"),
-    ("won", "lost"), ("open", "closed"), ("before", "after"), ("allow", "ban"), ("approve", "reject"),
-    ("accept", "refuse"), ("support", "oppose"), ("guilty", "innocent"), ("alive", "dead"),
-    ("male", "female"), ("husband", "wife"), ("father", "mother"), ("son", "daughter"), ("buy", "sell"),
-    ("bought", "sold"), ("cheap", "expensive"), ("early", "late"), ("first", "last"), ("north", "south"),
-    ("east", "west"), ("destroy", "preserve"), ("positive", "negative"), ("friendly", "rude"),
-    ("clean", "dirty"), ("best", "worst"), ("good", "bad"), ("fast", "slow"), ("large", "small"),
+    ("increase", "decrease"),
+    ("rise", "fall"),
+    ("higher", "lower"),
+    ("more", "less"),
+    ("win", "lose"),
+    ("won", "lost"),
+    ("open", "closed"),
+    ("before", "after"),
+    ("allow", "ban"),
+    ("approve", "reject"),
+    ("accept", "refuse"),
+    ("support", "oppose"),
+    ("guilty", "innocent"),
+    ("alive", "dead"),
+    ("male", "female"),
+    ("husband", "wife"),
+    ("father", "mother"),
+    ("son", "daughter"),
+    ("buy", "sell"),
+    ("bought", "sold"),
+    ("cheap", "expensive"),
+    ("early", "late"),
+    ("first", "last"),
+    ("north", "south"),
+    ("east", "west"),
+    ("destroy", "preserve"),
+    ("positive", "negative"),
+    ("friendly", "rude"),
+    ("clean", "dirty"),
+    ("best", "worst"),
+    ("good", "bad"),
+    ("fast", "slow"),
+    ("large", "small"),
 ]
 
 

@@ -81,16 +81,22 @@ Rules:
 - Do not add, infer or drop information; skip greetings, hedges and offers of further help.
 - A text with no factual content (e.g. "I don't know") has no claims.
 Reply with JSON only: {"claims": ["claim 1", "claim 2", ...]}"""
-    examples = (Example(ClaimSource("What does Pro cost?", "It costs $49. Thanks!"),
-                        '{"claims": ["Pro costs $49.", " "]}', ["Pro costs $49."]),)
+    examples = (
+        Example(
+            ClaimSource("What does Pro cost?", "It costs $49. Thanks!"),
+            '{"claims": ["Pro costs $49.", " "]}',
+            ["Pro costs $49."],
+        ),
+    )
 
     def user(self, data: ClaimSource) -> str:
         return f"Question: {data.question}\n\nText:\n{data.text}"
 
     def reply_schema(self, data: ClaimSource) -> ReplySchema:
         """``{"claims": [str]}`` (up to ~20 claims of a long answer)."""
-        return ReplySchema(self.name, json_object(claims=STRINGS), cap(BASE_TOKENS + 20 * TOKENS_PER_ITEM),
-                           max_chars=ITEM_CHARS)
+        return ReplySchema(
+            self.name, json_object(claims=STRINGS), cap(BASE_TOKENS + 20 * TOKENS_PER_ITEM), max_chars=ITEM_CHARS
+        )
 
     def read(self, data: ClaimSource, value: Any) -> list[str]:
         if not isinstance(value, dict) or not isinstance(value.get("claims"), list):
@@ -128,10 +134,14 @@ class VerifyPrompt(JsonPrompt[ClaimsInPassages, list[ClaimVerdict]]):
 For a supported claim give the id of the passage that supports it as "source" (else null).
 Reply with JSON only, one verdict per claim, in order:
 {"verdicts": [{"claim": 1, "verdict": "supported" | "contradicted" | "not_found", "source": "<passage id>" | null, "reason": "<short reason>"}]}"""  # noqa: E501 (the model reads this line verbatim)
-    examples = (Example(ClaimsInPassages(["Pro costs $49.", "Pro costs $99."], [("p#1", "Pro costs $49 a month.")]),
-                        '{"verdicts": [{"claim": 2, "verdict": "Contradicted", "source": null, "reason": "$49"}, '
-                        '{"claim": 1, "verdict": "supported", "source": "[p#1]", "reason": "stated"}]}',
-                        [ClaimVerdict("supported", "p#1", "stated"), ClaimVerdict("contradicted", None, "$49")]),)
+    examples = (
+        Example(
+            ClaimsInPassages(["Pro costs $49.", "Pro costs $99."], [("p#1", "Pro costs $49 a month.")]),
+            '{"verdicts": [{"claim": 2, "verdict": "Contradicted", "source": null, "reason": "$49"}, '
+            '{"claim": 1, "verdict": "supported", "source": "[p#1]", "reason": "stated"}]}',
+            [ClaimVerdict("supported", "p#1", "stated"), ClaimVerdict("contradicted", None, "$49")],
+        ),
+    )
 
     def user(self, data: ClaimsInPassages) -> str:
         return f"Passages:\n{passages_block(data.passages)}\n\nClaims:\n{numbered(data.claims)}"
@@ -139,10 +149,18 @@ Reply with JSON only, one verdict per claim, in order:
     def reply_schema(self, data: ClaimsInPassages) -> ReplySchema:
         """One ``{claim, verdict, source, reason}`` per claim."""
         n = max(1, len(data.claims))
-        verdict = json_object(claim={"type": "integer"}, verdict={"type": "string", "enum": list(VERDICTS)},
-                              source={"type": ["string", "null"]}, reason=STRING)
-        return ReplySchema(self.name, json_object(verdicts={"type": "array", "items": verdict}),
-                           cap(BASE_TOKENS + n * (TOKENS_PER_REASON + 30)), max_items=n)
+        verdict = json_object(
+            claim={"type": "integer"},
+            verdict={"type": "string", "enum": list(VERDICTS)},
+            source={"type": ["string", "null"]},
+            reason=STRING,
+        )
+        return ReplySchema(
+            self.name,
+            json_object(verdicts={"type": "array", "items": verdict}),
+            cap(BASE_TOKENS + n * (TOKENS_PER_REASON + 30)),
+            max_items=n,
+        )
 
     def read(self, data: ClaimsInPassages, value: Any) -> list[ClaimVerdict]:
         if not isinstance(value, dict) or not isinstance(value.get("verdicts"), list):
@@ -182,15 +200,19 @@ and name matching exactly. Answer "no" if the passages contradict it or do not m
 Answer with one word: yes or no."""
 
     def user(self, data: ClaimInPassages) -> str:
-        return (f"Passages:\n{passages_block(data.passages)}\n\nClaim: {data.claim}\n\n"
-                "Is the claim supported by the passages (yes or no)?")
+        return (
+            f"Passages:\n{passages_block(data.passages)}\n\nClaim: {data.claim}\n\n"
+            "Is the claim supported by the passages (yes or no)?"
+        )
 
     def parse(self, data: ClaimInPassages, reply: ChatReply) -> float:
         p = yes_probability(reply.top_logprobs)
         if p is None:
-            raise ReplyError("the server returned no token probabilities (logprobs); use --judge-mode claim"
-                             if not reply.top_logprobs else
-                             f"neither yes nor no among the likeliest first tokens (reply {reply.text[:40]!r})")
+            raise ReplyError(
+                "the server returned no token probabilities (logprobs); use --judge-mode claim"
+                if not reply.top_logprobs
+                else f"neither yes nor no among the likeliest first tokens (reply {reply.text[:40]!r})"
+            )
         return p
 
 

@@ -29,8 +29,7 @@ def _claims(metric: str, text: str, ev: Evidence, judge: Judge | None) -> list[s
 
 def _verdicts(metric: str, claims: list[str], ev: Evidence, judge: Judge | None) -> list[dict]:
     if not ev.passages:
-        return [{"claim": c, "verdict": "not_found", "chunk_id": None, "reason": "nothing retrieved"}
-                for c in claims]
+        return [{"claim": c, "verdict": "not_found", "chunk_id": None, "reason": "nothing retrieved"} for c in claims]
     if judge is None:
         return judge_claims(claims, ev.index, ev)
     return judge.verify(metric, claims, ev.passages)
@@ -38,10 +37,16 @@ def _verdicts(metric: str, claims: list[str], ev: Evidence, judge: Judge | None)
 
 def _claim_score(verdicts: list[dict]) -> MetricOutcome:
     unsupported = [v["claim"] for v in verdicts if v["verdict"] != "supported"]
-    return MetricOutcome(value=support_share(verdicts), detail={
-        "claims": verdicts, "unsupported": unsupported,
-        "contradicted": [v["claim"] for v in verdicts if v["verdict"] == "contradicted"],
-        "supported": len(verdicts) - len(unsupported), "total": len(verdicts)})
+    return MetricOutcome(
+        value=support_share(verdicts),
+        detail={
+            "claims": verdicts,
+            "unsupported": unsupported,
+            "contradicted": [v["claim"] for v in verdicts if v["verdict"] == "contradicted"],
+            "supported": len(verdicts) - len(unsupported),
+            "total": len(verdicts),
+        },
+    )
 
 
 def faithfulness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
@@ -82,9 +87,13 @@ def context_precision(ev: Evidence, judge: Judge | None) -> MetricOutcome:
     if judge is None:
         chunks = _useful_offline(reference, ev)
     else:
-        verdicts = judge.ask("context_precision", USEFULNESS, ReferencePassages(ev.item.question, reference, ev.passages))
-        chunks = [{"chunk_id": pid, "useful": v.verdict, "reason": v.reason}
-                  for (pid, _), v in zip(ev.passages, verdicts, strict=True)]
+        verdicts = judge.ask(
+            "context_precision", USEFULNESS, ReferencePassages(ev.item.question, reference, ev.passages)
+        )
+        chunks = [
+            {"chunk_id": pid, "useful": v.verdict, "reason": v.reason}
+            for (pid, _), v in zip(ev.passages, verdicts, strict=True)
+        ]
     return MetricOutcome(value=average_precision([c["useful"] for c in chunks]), detail={"chunks": chunks})
 
 
@@ -96,6 +105,11 @@ def _useful_offline(reference: str, ev: Evidence) -> list[dict]:
     for pid, _ in ev.passages:
         verdicts = judge_claims(sentences, ev.index.restrict(pid), ev, claim_vectors=vectors)
         supported = [v["claim"] for v in verdicts if v["verdict"] == "supported"]
-        out.append({"chunk_id": pid, "useful": bool(supported),
-                    "reason": f"supports: {supported[0]!r}" if supported else "supports no ground-truth sentence"})
+        out.append(
+            {
+                "chunk_id": pid,
+                "useful": bool(supported),
+                "reason": f"supports: {supported[0]!r}" if supported else "supports no ground-truth sentence",
+            }
+        )
     return out

@@ -58,11 +58,13 @@ class Judge:
         try:
             result = prompt.ask(self.llm, data, repeat=self.repeat)
         except RagcovError as exc:  # a provider that raised instead of returning ok=False
-            result = JsonResult(ok=False, error=f"{type(exc).__name__}: {exc}",
-                                prompt=prompt.messages(data, self.repeat))
+            result = JsonResult(
+                ok=False, error=f"{type(exc).__name__}: {exc}", prompt=prompt.messages(data, self.repeat)
+            )
         error = None if result.ok else (result.error or "unusable reply")
-        self.calls.append({"metric": metric, "repeat": self.repeat, "prompt": result.prompt,
-                           "raw": result.raw, "error": error})
+        self.calls.append(
+            {"metric": metric, "repeat": self.repeat, "prompt": result.prompt, "raw": result.raw, "error": error}
+        )
         if error is not None:
             raise JudgeError(error)
         return result.value()
@@ -82,8 +84,10 @@ class Judge:
 
     def _verify_batch(self, metric: str, claims: Sequence[str], passages: Sequence[tuple[str, str]]) -> list[dict]:
         verdicts = self.ask(metric, VERIFY, ClaimsInPassages(claims, passages))
-        return [{"claim": claim, "verdict": v.verdict, "reason": v.reason, "chunk_id": v.chunk_id}
-                for claim, v in zip(claims, verdicts, strict=True)]
+        return [
+            {"claim": claim, "verdict": v.verdict, "reason": v.reason, "chunk_id": v.chunk_id}
+            for claim, v in zip(claims, verdicts, strict=True)
+        ]
 
     def _graded(self, metric: str, claim: str, passages: Sequence[tuple[str, str]]) -> dict:
         """One yes / no request for ``claim``, scored by the verdict token's probability (logged
@@ -105,5 +109,10 @@ class Judge:
             raise JudgeError(entry["error"]) from None
         entry["p_supported"] = round(p, 6)
         supported = p >= 0.5
-        return {"claim": claim, "verdict": "supported" if supported else "not_found", "p_supported": p,
-                "chunk_id": None, "reason": f"P(yes) = {p:.2f} from the verdict token's probabilities"}
+        return {
+            "claim": claim,
+            "verdict": "supported" if supported else "not_found",
+            "p_supported": p,
+            "chunk_id": None,
+            "reason": f"P(yes) = {p:.2f} from the verdict token's probabilities",
+        }

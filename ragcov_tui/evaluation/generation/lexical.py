@@ -64,11 +64,15 @@ def chunk_attribution(item: GenerationInput) -> MetricOutcome:
     distinct = list(dict.fromkeys(retrieved))
     cited = parse_citations(item.answer or "")
     attributed = [cid for cid in cited if cid in set(distinct)]
-    return MetricOutcome(value=len(attributed) / len(distinct), detail={
-        "cited": cited, "attributed": attributed,
-        "not_retrieved": [cid for cid in cited if cid not in attributed],
-        "uncited": [cid for cid in distinct if cid not in attributed],
-    })
+    return MetricOutcome(
+        value=len(attributed) / len(distinct),
+        detail={
+            "cited": cited,
+            "attributed": attributed,
+            "not_retrieved": [cid for cid in cited if cid not in attributed],
+            "uncited": [cid for cid in distinct if cid not in attributed],
+        },
+    )
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -83,7 +87,9 @@ def retrieval_stability(item: GenerationInput) -> MetricOutcome:
     main = list(item.main_retrieved_ids) or [c.id for c in item.contexts]
     k = len(main)
     id_lists = [main] + [[c.id for c in out.contexts][:k] for out in item.paraphrase_outputs]
-    pairs = [{"a": i, "b": j, "jaccard": jaccard(set(id_lists[i]), set(id_lists[j]))}
-             for i, j in combinations(range(len(id_lists)), 2)]
+    pairs = [
+        {"a": i, "b": j, "jaccard": jaccard(set(id_lists[i]), set(id_lists[j]))}
+        for i, j in combinations(range(len(id_lists)), 2)
+    ]
     value = sum(p["jaccard"] for p in pairs) / len(pairs)
     return MetricOutcome(value=value, detail={"k": k, "retrieved": id_lists, "pairs": pairs})

@@ -50,9 +50,15 @@ class GenerationScores:
 
     def to_dict(self) -> JsonObject:
         """JSON-ready form (the eval_items columns and the ``--json`` report use it)."""
-        return {"values": self.values, "spread": self.spread, "details": self.details,
-                "judge_calls": self.judge_calls, "errors": self.errors,
-                "undefined": self.undefined, "judge": self.judge}
+        return {
+            "values": self.values,
+            "spread": self.spread,
+            "details": self.details,
+            "judge_calls": self.judge_calls,
+            "errors": self.errors,
+            "undefined": self.undefined,
+            "judge": self.judge,
+        }
 
 
 @dataclass

@@ -26,13 +26,17 @@ def preflight_judge(llm: ChatModel, mode: str = "batch") -> None:
     try:
         verdicts = Judge(llm, 0, [], mode).verify("preflight", PROBE_CLAIMS, PROBE_PASSAGES)
     except JudgeError as exc:
-        raise BadInput(f"{where}: reply unusable ({_one_line(str(exc))}); fix the model or pass --no-preflight") from None
+        raise BadInput(
+            f"{where}: reply unusable ({_one_line(str(exc))}); fix the model or pass --no-preflight"
+        ) from None
     got = [v["verdict"] for v in verdicts]
     if got[0] != "supported" or got[1] == "supported":
-        raise BadInput(f"{where}: verdicts {', '.join(got)} where {', '.join(PROBE_EXPECTED)} was expected "
-                       "for a claim the passage states and one it contradicts; fix the model or pass --no-preflight")
+        raise BadInput(
+            f"{where}: verdicts {', '.join(got)} where {', '.join(PROBE_EXPECTED)} was expected "
+            "for a claim the passage states and one it contradicts; fix the model or pass --no-preflight"
+        )
 
 
 def _one_line(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -91,15 +91,21 @@ class RelevancePrompt(JsonPrompt[QuestionAnswer, Scored]):
 1.0 = addresses exactly what was asked, directly and completely; 0.5 = partly addresses it or
 buries it in unrelated content; 0.0 = does not address it, evades or refuses.
 Reply with JSON only: {"score": <number from 0 to 1>, "reason": "<short reason>"}"""
-    examples = (Example(QuestionAnswer("What does Pro cost?", "$49 a month."), '{"score": 1, "reason": "direct"}',
-                        Scored(1.0, "direct")),)
+    examples = (
+        Example(
+            QuestionAnswer("What does Pro cost?", "$49 a month."),
+            '{"score": 1, "reason": "direct"}',
+            Scored(1.0, "direct"),
+        ),
+    )
 
     def user(self, data: QuestionAnswer) -> str:
         return f"Question: {data.question}\n\nAnswer: {data.answer}"
 
     def reply_schema(self, data: QuestionAnswer) -> ReplySchema:
-        return ReplySchema(self.name, json_object(score={"type": "number"}, reason=STRING),
-                           BASE_TOKENS + TOKENS_PER_REASON)
+        return ReplySchema(
+            self.name, json_object(score={"type": "number"}, reason=STRING), BASE_TOKENS + TOKENS_PER_REASON
+        )
 
     def read(self, data: QuestionAnswer, value: Any) -> Scored:
         checked = expect_score(value)
@@ -113,15 +119,21 @@ It is correct when it agrees with the reference on every point the question asks
 correct detail is fine, wording may differ. A contradiction, a wrong figure or a missing key fact
 makes it incorrect.
 Reply with JSON only: {"correct": true | false, "rationale": "<one or two sentences>"}"""
-    examples = (Example(AnswerReference("What does Pro cost?", "$99.", "$49 a month."),
-                        '{"correct": false, "rationale": "wrong figure"}', Judged(False, "wrong figure")),)
+    examples = (
+        Example(
+            AnswerReference("What does Pro cost?", "$99.", "$49 a month."),
+            '{"correct": false, "rationale": "wrong figure"}',
+            Judged(False, "wrong figure"),
+        ),
+    )
 
     def user(self, data: AnswerReference) -> str:
         return f"Question: {data.question}\n\nReference answer: {data.reference}\n\nAnswer: {data.answer}"
 
     def reply_schema(self, data: AnswerReference) -> ReplySchema:
-        return ReplySchema(self.name, json_object(correct={"type": "boolean"}, rationale=STRING),
-                           BASE_TOKENS + 2 * TOKENS_PER_REASON)
+        return ReplySchema(
+            self.name, json_object(correct={"type": "boolean"}, rationale=STRING), BASE_TOKENS + 2 * TOKENS_PER_REASON
+        )
 
     def read(self, data: AnswerReference, value: Any) -> Judged:
         checked = expect_fields(value, correct=bool)
@@ -135,15 +147,17 @@ It abstained when it says it does not know, that the information is not availabl
 sources, that the question cannot be answered, or refuses. It did not abstain when it states an
 answer to the question, even a hedged, partial or wrong one.
 Reply with JSON only: {"abstained": true | false, "reason": "<short reason>"}"""
-    examples = (Example(QuestionAnswer("What does Pro cost?", "I don't know."), '{"abstained": true}',
-                        Judged(True, "")),)
+    examples = (
+        Example(QuestionAnswer("What does Pro cost?", "I don't know."), '{"abstained": true}', Judged(True, "")),
+    )
 
     def user(self, data: QuestionAnswer) -> str:
         return f"Question: {data.question}\n\nAnswer: {data.answer}"
 
     def reply_schema(self, data: QuestionAnswer) -> ReplySchema:
-        return ReplySchema(self.name, json_object(abstained={"type": "boolean"}, reason=STRING),
-                           BASE_TOKENS + TOKENS_PER_REASON)
+        return ReplySchema(
+            self.name, json_object(abstained={"type": "boolean"}, reason=STRING), BASE_TOKENS + TOKENS_PER_REASON
+        )
 
     def read(self, data: QuestionAnswer, value: Any) -> Judged:
         checked = expect_fields(value, abstained=bool)
@@ -158,22 +172,35 @@ class UsefulnessPrompt(JsonPrompt[ReferencePassages, list[Judged]]):
 useful for arriving at the reference answer (it states facts the reference answer relies on).
 Reply with JSON only, one verdict per passage, in order:
 {"verdicts": [{"passage": "<passage id>", "useful": true | false, "reason": "<short reason>"}]}"""
-    examples = (Example(ReferencePassages("What does Pro cost?", "$49 a month.", [("p#1", "Pro: $49."), ("p#2", "Hi.")]),
-                        '{"verdicts": [{"passage": "p#1", "useful": true, "reason": "states it"}, '
-                        '{"passage": "p#2", "useful": false}]}', [Judged(True, "states it"), Judged(False, "")]),)
+    examples = (
+        Example(
+            ReferencePassages("What does Pro cost?", "$49 a month.", [("p#1", "Pro: $49."), ("p#2", "Hi.")]),
+            '{"verdicts": [{"passage": "p#1", "useful": true, "reason": "states it"}, '
+            '{"passage": "p#2", "useful": false}]}',
+            [Judged(True, "states it"), Judged(False, "")],
+        ),
+    )
 
     def user(self, data: ReferencePassages) -> str:
-        return (f"Question: {data.question}\n\nReference answer: {data.reference}\n\n"
-                f"Passages:\n{passages_block(data.passages)}")
+        return (
+            f"Question: {data.question}\n\nReference answer: {data.reference}\n\n"
+            f"Passages:\n{passages_block(data.passages)}"
+        )
 
     def reply_schema(self, data: ReferencePassages) -> ReplySchema:
         n = max(1, len(data.passages))
         item = json_object(passage=STRING, useful={"type": "boolean"}, reason=STRING)
-        return ReplySchema(self.name, json_object(verdicts={"type": "array", "items": item}),
-                           cap(BASE_TOKENS + n * (TOKENS_PER_REASON + 30)), max_items=n)
+        return ReplySchema(
+            self.name,
+            json_object(verdicts={"type": "array", "items": item}),
+            cap(BASE_TOKENS + n * (TOKENS_PER_REASON + 30)),
+            max_items=n,
+        )
 
     def read(self, data: ReferencePassages, value: Any) -> list[Judged]:
-        return [Judged(v["useful"], reason(v)) for v in expect_bool_list(value, "verdicts", "useful", len(data.passages))]
+        return [
+            Judged(v["useful"], reason(v)) for v in expect_bool_list(value, "verdicts", "useful", len(data.passages))
+        ]
 
 
 class AgreementPrompt(JsonPrompt[AnswerPair, Agreement]):
@@ -184,15 +211,23 @@ the same thing?
 - "partial": they agree in part, but one adds or omits a key fact, or hedges where the other does not.
 - "different": they contradict each other or answer differently.
 Reply with JSON only: {"verdict": "same" | "partial" | "different", "reason": "<short reason>"}"""
-    examples = (Example(AnswerPair("What does Pro cost?", "$49.", "It is $49 a month."), '{"verdict": " Same "}',
-                        Agreement("same", "")),)
+    examples = (
+        Example(
+            AnswerPair("What does Pro cost?", "$49.", "It is $49 a month."),
+            '{"verdict": " Same "}',
+            Agreement("same", ""),
+        ),
+    )
 
     def user(self, data: AnswerPair) -> str:
         return f"Question: {data.question}\n\nAnswer A: {data.first}\n\nAnswer B: {data.second}"
 
     def reply_schema(self, data: AnswerPair) -> ReplySchema:
-        return ReplySchema(self.name, json_object(verdict={"type": "string", "enum": list(AGREEMENT_VERDICTS)},
-                                                  reason=STRING), BASE_TOKENS + TOKENS_PER_REASON)
+        return ReplySchema(
+            self.name,
+            json_object(verdict={"type": "string", "enum": list(AGREEMENT_VERDICTS)}, reason=STRING),
+            BASE_TOKENS + TOKENS_PER_REASON,
+        )
 
     def read(self, data: AnswerPair, value: Any) -> Agreement:
         checked = expect_fields(value, verdict=str)
@@ -224,8 +259,13 @@ class ParaphrasePrompt(JsonPrompt[ParaphraseRequest, list[str]]):
 meaning and have the same answer: change wording and sentence structure, but do not add, drop or
 change any constraint, name or figure.
 Reply with JSON only: {{"paraphrases": ["...", ...]}} with exactly {n} items."""
-    examples = (Example(ParaphraseRequest("What does Pro cost?", 1),
-                        '{"paraphrases": ["what does pro cost?", "How much is Pro?"]}', ["How much is Pro?"]),)
+    examples = (
+        Example(
+            ParaphraseRequest("What does Pro cost?", 1),
+            '{"paraphrases": ["what does pro cost?", "How much is Pro?"]}',
+            ["How much is Pro?"],
+        ),
+    )
 
     def system(self, data: ParaphraseRequest) -> str:
         return self.instruction.format(n=data.n)
@@ -235,14 +275,19 @@ Reply with JSON only: {{"paraphrases": ["...", ...]}} with exactly {n} items."""
 
     def reply_schema(self, data: ParaphraseRequest) -> ReplySchema:
         n = max(1, data.n)
-        return ReplySchema(self.name, json_object(paraphrases=STRINGS), cap(BASE_TOKENS + n * TOKENS_PER_ITEM),
-                           max_items=n, max_chars=ITEM_CHARS)
+        return ReplySchema(
+            self.name,
+            json_object(paraphrases=STRINGS),
+            cap(BASE_TOKENS + n * TOKENS_PER_ITEM),
+            max_items=n,
+            max_chars=ITEM_CHARS,
+        )
 
     def read(self, data: ParaphraseRequest, value: Any) -> list[str]:
         found = distinct(expect_fields(value, paraphrases=list)["paraphrases"], data.question)
         if len(found) < data.n:
             raise ReplyError(f"expected {data.n} distinct paraphrases that differ from the question")
-        return found[:data.n]
+        return found[: data.n]
 
 
 RELEVANCE = RelevancePrompt()

@@ -25,46 +25,144 @@ from dataclasses import dataclass
 
 from ragcov_tui.evaluation.generation.text import STOP_WORDS
 
-MONTHS = {m: i + 1 for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"])}
+MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+}
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 MONTHS["sept"] = 9
 
 CURRENCY_SYMBOLS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr"}
 CURRENCY_WORDS = {
-    "usd": "usd", "dollar": "usd", "dollars": "usd", "eur": "eur", "euro": "eur", "euros": "eur",
-    "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "jpy": "jpy", "yen": "jpy", "inr": "inr",
-    "rupees": "inr", "chf": "chf", "cad": "cad", "aud": "aud",
+    "usd": "usd",
+    "dollar": "usd",
+    "dollars": "usd",
+    "eur": "eur",
+    "euro": "eur",
+    "euros": "eur",
+    "gbp": "gbp",
+    "pound": "gbp",
+    "pounds": "gbp",
+    "jpy": "jpy",
+    "yen": "jpy",
+    "inr": "inr",
+    "rupees": "inr",
+    "chf": "chf",
+    "cad": "cad",
+    "aud": "aud",
 }
 # unit word -> (canonical unit, factor to the canonical unit)
 UNIT_WORDS: dict[str, tuple[str, float]] = {
-    "%": ("%", 1.0), "percent": ("%", 1.0), "pct": ("%", 1.0),
-    "ms": ("s", 0.001), "millisecond": ("s", 0.001), "milliseconds": ("s", 0.001),
-    "s": ("s", 1.0), "sec": ("s", 1.0), "secs": ("s", 1.0), "second": ("s", 1.0), "seconds": ("s", 1.0),
-    "min": ("s", 60.0), "mins": ("s", 60.0), "minute": ("s", 60.0), "minutes": ("s", 60.0),
-    "h": ("s", 3600.0), "hr": ("s", 3600.0), "hrs": ("s", 3600.0), "hour": ("s", 3600.0),
-    "hours": ("s", 3600.0), "day": ("s", 86400.0), "days": ("s", 86400.0),
-    "week": ("s", 604800.0), "weeks": ("s", 604800.0),
-    "month": ("month", 1.0), "months": ("month", 1.0), "year": ("year", 1.0), "years": ("year", 1.0),
-    "b": ("byte", 1.0), "byte": ("byte", 1.0), "bytes": ("byte", 1.0),
-    "kb": ("byte", 1e3), "mb": ("byte", 1e6), "gb": ("byte", 1e9), "tb": ("byte", 1e12),
-    "kib": ("byte", 2.0**10), "mib": ("byte", 2.0**20), "gib": ("byte", 2.0**30), "tib": ("byte", 2.0**40),
-    "kilobytes": ("byte", 1e3), "megabytes": ("byte", 1e6), "gigabytes": ("byte", 1e9),
+    "%": ("%", 1.0),
+    "percent": ("%", 1.0),
+    "pct": ("%", 1.0),
+    "ms": ("s", 0.001),
+    "millisecond": ("s", 0.001),
+    "milliseconds": ("s", 0.001),
+    "s": ("s", 1.0),
+    "sec": ("s", 1.0),
+    "secs": ("s", 1.0),
+    "second": ("s", 1.0),
+    "seconds": ("s", 1.0),
+    "min": ("s", 60.0),
+    "mins": ("s", 60.0),
+    "minute": ("s", 60.0),
+    "minutes": ("s", 60.0),
+    "h": ("s", 3600.0),
+    "hr": ("s", 3600.0),
+    "hrs": ("s", 3600.0),
+    "hour": ("s", 3600.0),
+    "hours": ("s", 3600.0),
+    "day": ("s", 86400.0),
+    "days": ("s", 86400.0),
+    "week": ("s", 604800.0),
+    "weeks": ("s", 604800.0),
+    "month": ("month", 1.0),
+    "months": ("month", 1.0),
+    "year": ("year", 1.0),
+    "years": ("year", 1.0),
+    "b": ("byte", 1.0),
+    "byte": ("byte", 1.0),
+    "bytes": ("byte", 1.0),
+    "kb": ("byte", 1e3),
+    "mb": ("byte", 1e6),
+    "gb": ("byte", 1e9),
+    "tb": ("byte", 1e12),
+    "kib": ("byte", 2.0**10),
+    "mib": ("byte", 2.0**20),
+    "gib": ("byte", 2.0**30),
+    "tib": ("byte", 2.0**40),
+    "kilobytes": ("byte", 1e3),
+    "megabytes": ("byte", 1e6),
+    "gigabytes": ("byte", 1e9),
     "terabytes": ("byte", 1e12),
-    "mm": ("m", 0.001), "cm": ("m", 0.01), "m": ("m", 1.0), "meter": ("m", 1.0), "meters": ("m", 1.0),
-    "metre": ("m", 1.0), "metres": ("m", 1.0), "km": ("m", 1000.0), "kilometers": ("m", 1000.0),
-    "g": ("g", 1.0), "gram": ("g", 1.0), "grams": ("g", 1.0), "kg": ("g", 1000.0),
+    "mm": ("m", 0.001),
+    "cm": ("m", 0.01),
+    "m": ("m", 1.0),
+    "meter": ("m", 1.0),
+    "meters": ("m", 1.0),
+    "metre": ("m", 1.0),
+    "metres": ("m", 1.0),
+    "km": ("m", 1000.0),
+    "kilometers": ("m", 1000.0),
+    "g": ("g", 1.0),
+    "gram": ("g", 1.0),
+    "grams": ("g", 1.0),
+    "kg": ("g", 1000.0),
     "kilograms": ("g", 1000.0),
-    "x": ("x", 1.0), "times": ("x", 1.0),
+    "x": ("x", 1.0),
+    "times": ("x", 1.0),
 }
-MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "bn": 1e9,
-               "b": 1e9, "billion": 1e9, "trillion": 1e12}
+MULTIPLIERS = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mm": 1e6,
+    "million": 1e6,
+    "bn": 1e9,
+    "b": 1e9,
+    "billion": 1e9,
+    "trillion": 1e12,
+}
 NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
-    "a hundred": 100, "a thousand": 1000,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "ninety": 90,
+    "hundred": 100,
+    "a hundred": 100,
+    "a thousand": 1000,
 }
 MONEY_UNITS = frozenset(CURRENCY_SYMBOLS.values()) | frozenset(CURRENCY_WORDS.values())
 
@@ -76,10 +174,9 @@ _DATE_PATTERNS = [
     (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{4}})\b", re.I), ("m", "y")),
 ]
 _TIME_RE = re.compile(
-    r"\b(?P<h>\d{1,2})(?::(?P<m>\d{1,2}))?\s?(?P<half>[ap])\.?m\b\.?|\b(?P<h24>\d{1,2}):(?P<m24>\d{1,2})\b(?!:\d)",
-    re.I)
-_VERSION_RE = re.compile(
-    r"(?:\bversion\s+v?|\bv)(\d+(?:\.\d+)*)\b|\b(\d+\.\d+\.\d+(?:\.\d+)*)\b", re.I)
+    r"\b(?P<h>\d{1,2})(?::(?P<m>\d{1,2}))?\s?(?P<half>[ap])\.?m\b\.?|\b(?P<h24>\d{1,2}):(?P<m24>\d{1,2})\b(?!:\d)", re.I
+)
+_VERSION_RE = re.compile(r"(?:\bversion\s+v?|\bv)(\d+(?:\.\d+)*)\b|\b(\d+\.\d+\.\d+(?:\.\d+)*)\b", re.I)
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _AMOUNT_RE = re.compile(
     rf"(?P<cur>[$€£¥₹])?\s?(?P<num>{_NUMBER})(?:\s?(?P<mult>k|mm|m|bn|b|thousand|million|billion|trillion)\b)?"
@@ -88,8 +185,11 @@ _AMOUNT_RE = re.compile(
 )
 _SCALE_RE = re.compile(r"(?:\bout of|\d/)\s*$", re.I)
 _WORD_AMOUNT_RE = re.compile(
-    r"\b(?P<word>a hundred|a thousand|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
-    + r")[\s-]+(?P<unit>[a-z%]+)\b", re.I)
+    r"\b(?P<word>a hundred|a thousand|"
+    + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+    + r")[\s-]+(?P<unit>[a-z%]+)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -231,9 +331,13 @@ def extract_quantities(text: str) -> list[Quantity]:
         if m.group("cur"):
             unit, factor = CURRENCY_SYMBOLS[m.group("cur")], 1.0
         noun = _noun(unit_word) if unit is None else None
-        end = m.start("unit") if unit_word and (unit is None or m.group("cur")) and unit_word.lower() not in CURRENCY_WORDS else m.end()
+        end = (
+            m.start("unit")
+            if unit_word and (unit is None or m.group("cur")) and unit_word.lower() not in CURRENCY_WORDS
+            else m.end()
+        )
         taken.append(m.span())
-        out.append(Quantity("number", value * factor, unit, text[m.start():end].strip(), noun))
+        out.append(Quantity("number", value * factor, unit, text[m.start() : end].strip(), noun))
     for m in _WORD_AMOUNT_RE.finditer(text):
         unit, factor = _unit(m.group("unit"))
         if unit is not None and not _overlaps(m.span(), taken):

@@ -49,55 +49,87 @@ def _model_free(name: str, formula: str, compute: ModelFreeMetric) -> MetricSpec
 
 
 _SPECS: tuple[MetricSpec, ...] = (
-    _judged("faithfulness",
-            "supported claims / all claims; the LLM splits the answer into atomic claims and "
-            "judges each against the numbered retrieved chunks (supported | contradicted | "
-            "not_found + supporting chunk id)",
-            "claims = answer sentences; supported iff max cosine to a context sentence (or pair) "
-            ">= the support threshold AND every figure in the claim appears in the context; a "
-            "figure differing from the best-matching context sentence's (same unit) or a flipped "
-            "negation = contradicted",
-            grounding.faithfulness),
-    _judged("answer_relevance", "LLM score in [0, 1]: does the answer address the question",
-            f"cosine(question, answer) rescaled linearly from [{answer.RELEVANCE_LO:.2f}, "
-            f"{answer.RELEVANCE_HI:.2f}] to [0, 1], clipped",
-            answer.answer_relevance),
-    _judged("answer_correctness", "1 if the answer agrees with the ground truth on every point "
-            "the question asks about, else 0 (LLM verdict + rationale)",
-            f"1 if answer_correctness_graded >= {answer.BINARY_CUTOFF} else 0",
-            answer.answer_correctness),
-    _judged("answer_correctness_graded",
-            "claim-overlap F1: TP = answer claims supported by the ground truth, FP = the other "
-            "answer claims, FN = ground-truth claims the answer does not support; "
-            "F1 = 2TP / (2TP + FP + FN)",
-            "mean of token F1 (content words), rescaled cosine(answer, ground truth) and, when the "
-            "ground truth has figures, the share of them the answer states",
-            answer.answer_correctness_graded),
-    _judged("context_precision",
-            "rank-aware: v_k = 1 if chunk k is useful for the ground-truth answer; "
-            "sum_k(precision@k * v_k) / sum_k(v_k); 0 when no chunk is useful",
-            "v_k = 1 iff some ground-truth sentence is supported by chunk k (same claim-support "
-            "routine as faithfulness)",
-            grounding.context_precision),
-    _judged("context_recall", "ground-truth claims supported by the retrieved context / all "
-            "ground-truth claims",
-            "ground-truth sentences checked with the faithfulness claim-support routine",
-            grounding.context_recall),
-    _model_free("chunk_attribution", "distinct cited chunk ids that were retrieved / retrieved chunks",
-                lexical.chunk_attribution),
-    _judged("robustness", "mean pairwise agreement over all pairs of {main answer} + paraphrase "
-            "answers; LLM: same meaning both ways = 1, partial = 0.5, different = 0",
-            "0 when the two answers state conflicting figures, else cosine(answer_i, answer_j) "
-            f"rescaled linearly from [{answer.AGREEMENT_LO:.2f}, {answer.AGREEMENT_HI:.2f}] to [0, 1], clipped",
-            robustness.robustness),
-    _model_free("retrieval_stability", "mean pairwise Jaccard of the retrieved id sets of the main "
-                "question and its paraphrases", lexical.retrieval_stability),
-    _model_free("keyword_coverage", "expected keywords found in the answer / expected keywords "
-                "(case-, space-, punctuation-insensitive; figures normalised)", lexical.keyword_coverage),
-    _model_free("context_overlap", "expected keywords found in the retrieved contexts / expected "
-                "keywords", lexical.context_overlap),
-    _model_free("keyword_context_score", "harmonic mean of keyword_coverage and context_overlap "
-                "(0 when either is 0)", lexical.keyword_context_score),
+    _judged(
+        "faithfulness",
+        "supported claims / all claims; the LLM splits the answer into atomic claims and "
+        "judges each against the numbered retrieved chunks (supported | contradicted | "
+        "not_found + supporting chunk id)",
+        "claims = answer sentences; supported iff max cosine to a context sentence (or pair) "
+        ">= the support threshold AND every figure in the claim appears in the context; a "
+        "figure differing from the best-matching context sentence's (same unit) or a flipped "
+        "negation = contradicted",
+        grounding.faithfulness,
+    ),
+    _judged(
+        "answer_relevance",
+        "LLM score in [0, 1]: does the answer address the question",
+        f"cosine(question, answer) rescaled linearly from [{answer.RELEVANCE_LO:.2f}, "
+        f"{answer.RELEVANCE_HI:.2f}] to [0, 1], clipped",
+        answer.answer_relevance,
+    ),
+    _judged(
+        "answer_correctness",
+        "1 if the answer agrees with the ground truth on every point "
+        "the question asks about, else 0 (LLM verdict + rationale)",
+        f"1 if answer_correctness_graded >= {answer.BINARY_CUTOFF} else 0",
+        answer.answer_correctness,
+    ),
+    _judged(
+        "answer_correctness_graded",
+        "claim-overlap F1: TP = answer claims supported by the ground truth, FP = the other "
+        "answer claims, FN = ground-truth claims the answer does not support; "
+        "F1 = 2TP / (2TP + FP + FN)",
+        "mean of token F1 (content words), rescaled cosine(answer, ground truth) and, when the "
+        "ground truth has figures, the share of them the answer states",
+        answer.answer_correctness_graded,
+    ),
+    _judged(
+        "context_precision",
+        "rank-aware: v_k = 1 if chunk k is useful for the ground-truth answer; "
+        "sum_k(precision@k * v_k) / sum_k(v_k); 0 when no chunk is useful",
+        "v_k = 1 iff some ground-truth sentence is supported by chunk k (same claim-support routine as faithfulness)",
+        grounding.context_precision,
+    ),
+    _judged(
+        "context_recall",
+        "ground-truth claims supported by the retrieved context / all ground-truth claims",
+        "ground-truth sentences checked with the faithfulness claim-support routine",
+        grounding.context_recall,
+    ),
+    _model_free(
+        "chunk_attribution",
+        "distinct cited chunk ids that were retrieved / retrieved chunks",
+        lexical.chunk_attribution,
+    ),
+    _judged(
+        "robustness",
+        "mean pairwise agreement over all pairs of {main answer} + paraphrase "
+        "answers; LLM: same meaning both ways = 1, partial = 0.5, different = 0",
+        "0 when the two answers state conflicting figures, else cosine(answer_i, answer_j) "
+        f"rescaled linearly from [{answer.AGREEMENT_LO:.2f}, {answer.AGREEMENT_HI:.2f}] to [0, 1], clipped",
+        robustness.robustness,
+    ),
+    _model_free(
+        "retrieval_stability",
+        "mean pairwise Jaccard of the retrieved id sets of the main question and its paraphrases",
+        lexical.retrieval_stability,
+    ),
+    _model_free(
+        "keyword_coverage",
+        "expected keywords found in the answer / expected keywords "
+        "(case-, space-, punctuation-insensitive; figures normalised)",
+        lexical.keyword_coverage,
+    ),
+    _model_free(
+        "context_overlap",
+        "expected keywords found in the retrieved contexts / expected keywords",
+        lexical.context_overlap,
+    ),
+    _model_free(
+        "keyword_context_score",
+        "harmonic mean of keyword_coverage and context_overlap (0 when either is 0)",
+        lexical.keyword_context_score,
+    ),
 )
 
 METRICS: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}

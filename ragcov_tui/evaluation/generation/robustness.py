@@ -53,9 +53,16 @@ def robustness(ev: Evidence, judge: Judge | None) -> MetricOutcome:
 
 
 def _judged_pair(ev: Evidence, judge: Judge, answers: list[dict], i: int, j: int) -> dict:
-    agreement = judge.ask("robustness", AGREEMENT, AnswerPair(ev.item.question, answers[i]["answer"], answers[j]["answer"]))
-    return {"a": i, "b": j, "verdict": agreement.verdict, "agreement": AGREEMENT_SCORES[agreement.verdict],
-            "reason": agreement.reason}
+    agreement = judge.ask(
+        "robustness", AGREEMENT, AnswerPair(ev.item.question, answers[i]["answer"], answers[j]["answer"])
+    )
+    return {
+        "a": i,
+        "b": j,
+        "verdict": agreement.verdict,
+        "agreement": AGREEMENT_SCORES[agreement.verdict],
+        "reason": agreement.reason,
+    }
 
 
 def figures_conflict(a: str, b: str) -> bool:
@@ -71,8 +78,15 @@ def _offline_pairs(ev: Evidence, texts: list[str], pairs: list[tuple[int, int]])
         sim = float(vectors[i] @ vectors[j]) if texts[i] != texts[j] else 1.0
         conflict = figures_conflict(texts[i], texts[j])
         agreement = 0.0 if conflict else rescale(sim, AGREEMENT_LO, AGREEMENT_HI)
-        out.append({"a": i, "b": j, "agreement": agreement, "cosine": round(sim, 4),
-                    "reason": "conflicting figures" if conflict else f"cosine {sim:.2f}"})
+        out.append(
+            {
+                "a": i,
+                "b": j,
+                "agreement": agreement,
+                "cosine": round(sim, 4),
+                "reason": "conflicting figures" if conflict else f"cosine {sim:.2f}",
+            }
+        )
     return out
 
 

@@ -27,14 +27,20 @@ from ragcov_tui.shared.errors import BadInput
 from ragcov_tui.shared.json_types import JsonObject
 
 
-def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: Embedder,
-                     metrics: set[str], repeats: int = 1, judge_mode: str = "batch") -> GenerationScores:
+def score_generation(
+    item: GenerationInput,
+    *,
+    llm: ChatModel | None,
+    embedder: Embedder,
+    metrics: set[str],
+    repeats: int = 1,
+    judge_mode: str = "batch",
+) -> GenerationScores:
     """Score ``item`` on ``metrics`` (names from ``GENERATION_METRICS``; BadInput for others);
     ``judge_mode`` says how the judge asks for claim verdicts (:mod:`~ragcov_tui.evaluation.generation.graded`)."""
     unknown = sorted(set(metrics) - set(GENERATION_METRICS))
     if unknown:
-        raise BadInput(f"unknown generation metric(s) {', '.join(unknown)}; "
-                       f"known: {', '.join(GENERATION_METRICS)}")
+        raise BadInput(f"unknown generation metric(s) {', '.join(unknown)}; known: {', '.join(GENERATION_METRICS)}")
     if repeats < 1:
         raise BadInput(f"--repeats must be at least 1, got {repeats}")
     scores = GenerationScores(judge=f"llm:{llm.spec}" if llm is not None else "heuristic")
@@ -48,7 +54,10 @@ def score_generation(item: GenerationInput, *, llm: ChatModel | None, embedder: 
         if not spec.uses_llm or llm is None:
             runs = [_safe(partial(spec.run, evidence, None))]
         else:
-            runs = [_safe(partial(spec.run, evidence, Judge(llm, i, scores.judge_calls, judge_mode))) for i in range(repeats)]
+            runs = [
+                _safe(partial(spec.run, evidence, Judge(llm, i, scores.judge_calls, judge_mode)))
+                for i in range(repeats)
+            ]
         _record(scores, name, runs)
     return scores
 
@@ -69,8 +78,9 @@ def _record(scores: GenerationScores, name: str, runs: list[MetricOutcome]) -> N
     undefined = next((r.reason for r in runs if r.reason), None)
     detail: JsonObject = dict(ok[0].detail if ok else runs[0].detail)
     if len(runs) > 1:
-        detail["repeats"] = [r.value if r.value is not None else {"error": r.error, "undefined": r.reason}
-                             for r in runs]
+        detail["repeats"] = [
+            r.value if r.value is not None else {"error": r.error, "undefined": r.reason} for r in runs
+        ]
     if ok:
         values = [float(value) for r in ok if (value := r.value) is not None]
         scores.values[name] = statistics.fmean(values)
@@ -84,6 +94,7 @@ def _record(scores: GenerationScores, name: str, runs: list[MetricOutcome]) -> N
             scores.undefined[name] = undefined
         else:
             scores.errors[name] = next(r.error for r in runs if r.error) + (
-                f" ({len(runs)} repeats failed)" if len(runs) > 1 else "")
+                f" ({len(runs)} repeats failed)" if len(runs) > 1 else ""
+            )
     if detail:
         scores.details[name] = detail

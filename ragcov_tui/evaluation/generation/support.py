@@ -76,12 +76,16 @@ RECORD_FIGURE_SIMILARITY = 0.25  # a record field holding every figure of the cl
 SPAN_WORDS = 6  # a claim this short that occurs word for word in the context is an extractive answer
 _NEGATION_RE = re.compile(
     r"\b(not|no|never|cannot|can't|won't|isn't|aren't|doesn't|don't|didn't|wasn't|weren't|hasn't|"
-    r"haven't|shouldn't|without|none|nothing|neither|nor|unavailable|unsupported)\b|n't\b", re.I)
+    r"haven't|shouldn't|without|none|nothing|neither|nor|unavailable|unsupported)\b|n't\b",
+    re.I,
+)
 _NON_CLAIM_RE = re.compile(
     r"^(i hope (this|that) helps|let me know|feel free|happy to help|glad to help|great question|"
     r"i (do not|don't) know|i'm not sure|i am not sure|sorry\b)|"
     r"\b(not (mentioned|provided|specified|stated|covered) in the (context|documents?|passages?|sources?)|"
-    r"(the )?(context|documents?|passages?) (do|does) not (say|mention|specify|contain))", re.I)
+    r"(the )?(context|documents?|passages?) (do|does) not (say|mention|specify|contain))",
+    re.I,
+)
 
 
 def is_negated(text: str) -> bool:
@@ -131,7 +135,7 @@ class ContextIndex:
         blocks: list[np.ndarray] = []
         start = 0
         for chunk_id, (sentences, is_record) in split:
-            vecs = sentence_vecs[start:start + len(sentences)]
+            vecs = sentence_vecs[start : start + len(sentences)]
             start += len(sentences)
             pairs = list(pairwise(sentences))
             units.extend(sentences + [f"{a} {b}" for a, b in pairs])
@@ -150,11 +154,16 @@ class ContextIndex:
     def restrict(self, chunk_id: str) -> ContextIndex:
         """The units of one chunk only (no re-embedding)."""
         keep = [i for i, c in enumerate(self.unit_chunks) if c == chunk_id]
-        return ContextIndex([self.units[i] for i in keep], [chunk_id] * len(keep),
-                            [self.unit_negated[i] for i in keep], [self.unit_quantities[i] for i in keep],
-                            self.vectors[keep] if keep else self.vectors[:0],
-                            {chunk_id: self.chunk_quantities.get(chunk_id, [])},
-                            [self.unit_parts[i] for i in keep], [self.unit_structured[i] for i in keep])
+        return ContextIndex(
+            [self.units[i] for i in keep],
+            [chunk_id] * len(keep),
+            [self.unit_negated[i] for i in keep],
+            [self.unit_quantities[i] for i in keep],
+            self.vectors[keep] if keep else self.vectors[:0],
+            {chunk_id: self.chunk_quantities.get(chunk_id, [])},
+            [self.unit_parts[i] for i in keep],
+            [self.unit_structured[i] for i in keep],
+        )
 
 
 def _pair_polarity(first: str, second: str) -> bool | None:
@@ -163,8 +172,9 @@ def _pair_polarity(first: str, second: str) -> bool | None:
     return a if a == b else None
 
 
-def judge_claims(claims: Sequence[str], index: ContextIndex, embedder: TextEmbedder,
-                 claim_vectors: np.ndarray | None = None) -> list[dict]:
+def judge_claims(
+    claims: Sequence[str], index: ContextIndex, embedder: TextEmbedder, claim_vectors: np.ndarray | None = None
+) -> list[dict]:
     """One ``{claim, verdict, chunk_id, similarity, evidence, reason}`` per claim (see the module
     docstring); ``claim_vectors`` may be given when the claims were embedded already."""
     if not claims:
@@ -176,10 +186,14 @@ def judge_claims(claims: Sequence[str], index: ContextIndex, embedder: TextEmbed
 
 def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
     def result(verdict: str, unit: int | None, reason: str) -> dict:
-        return {"claim": claim, "verdict": verdict, "reason": reason,
-                "chunk_id": index.unit_chunks[unit] if unit is not None and verdict == "supported" else None,
-                "similarity": round(float(sims[unit]), 4) if unit is not None else None,
-                "evidence": index.units[unit] if unit is not None else None}
+        return {
+            "claim": claim,
+            "verdict": verdict,
+            "reason": reason,
+            "chunk_id": index.unit_chunks[unit] if unit is not None and verdict == "supported" else None,
+            "similarity": round(float(sims[unit]), 4) if unit is not None else None,
+            "evidence": index.units[unit] if unit is not None else None,
+        }
 
     if sims.size == 0:
         return result("not_found", None, "no context")
@@ -192,14 +206,33 @@ def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
         return _gap(index, u, figures, wording, float(sims[u]))
 
     span = claim.strip().rstrip(".")
-    verbatim = None if len(span.split()) > SPAN_WORDS else next(
-        (u for u in order if index.unit_negated[u] == negated and contains_phrase(index.units[u], span)
-         and not missing_quantities(figures, index.unit_quantities[u])), None)
+    verbatim = (
+        None
+        if len(span.split()) > SPAN_WORDS
+        else next(
+            (
+                u
+                for u in order
+                if index.unit_negated[u] == negated
+                and contains_phrase(index.units[u], span)
+                and not missing_quantities(figures, index.unit_quantities[u])
+            ),
+            None,
+        )
+    )
     if verbatim is not None:
         return result("supported", verbatim, "the claim occurs word for word in the context")
-    above = [u for u in order[:CANDIDATE_UNITS] if sims[u] >= SUPPORT_THRESHOLD or (
-        figures and index.unit_structured[u] and sims[u] >= RECORD_FIGURE_SIMILARITY
-        and not missing_quantities(figures, index.unit_quantities[u]))]
+    above = [
+        u
+        for u in order[:CANDIDATE_UNITS]
+        if sims[u] >= SUPPORT_THRESHOLD
+        or (
+            figures
+            and index.unit_structured[u]
+            and sims[u] >= RECORD_FIGURE_SIMILARITY
+            and not missing_quantities(figures, index.unit_quantities[u])
+        )
+    ]
     reasons: dict[int, str] = {}
     for u in above:
         clash = antonym_clash(claim, index.units[u]) if sims[u] >= ANTONYM_SIMILARITY else None
@@ -217,8 +250,9 @@ def _judge_one(claim: str, sims: np.ndarray, index: ContextIndex) -> dict:
         if pairs:
             q, c = pairs[0]
             return result("contradicted", u, f"the claim says {q.text!r}, the context says {c.text!r}")
-    flipped = [u for u in above if index.unit_negated[u] is not None and index.unit_negated[u] != negated
-               and gaps(u) is None]
+    flipped = [
+        u for u in above if index.unit_negated[u] is not None and index.unit_negated[u] != negated and gaps(u) is None
+    ]
     if flipped:
         return result("contradicted", flipped[0], "the matching context sentence has the opposite polarity")
     best = order[0]
@@ -243,18 +277,29 @@ def _gap(index: ContextIndex, u: int, figures: list[Quantity], wording: str, sim
     if missing:
         return f"figure {missing[0].text!r} not in the supporting sentence"
     # a record names its subject once (its "name" field): a name is looked up in the whole record
-    where = index.units[u] if not index.unit_structured[u] else " ".join(
-        text for text, chunk in zip(index.units, index.unit_chunks, strict=True) if chunk == index.unit_chunks[u])
-    absent = [n for n in names(wording)  # "on Fridays" is held by "hours Friday"
-              if not contains_phrase(where, n) and not (n.endswith("s") and contains_phrase(where, n[:-1]))]
+    where = (
+        index.units[u]
+        if not index.unit_structured[u]
+        else " ".join(
+            text for text, chunk in zip(index.units, index.unit_chunks, strict=True) if chunk == index.unit_chunks[u]
+        )
+    )
+    absent = [
+        n
+        for n in names(wording)  # "on Fridays" is held by "hours Friday"
+        if not contains_phrase(where, n) and not (n.endswith("s") and contains_phrase(where, n[:-1]))
+    ]
     if absent:
         return f"name {absent[0]!r} not in the supporting sentence"
     if index.unit_structured[u]:  # fields name their values in keys, not prose: half the words will do
         # names are checked against the record above; the record's subject ("name: Blue Cafe") is
         # what every field is about, so its words count as present in each field
-        subject = [t for text, chunk in zip(index.units, index.unit_chunks, strict=True)
-                   if chunk == index.unit_chunks[u] and text.startswith(("name:", "title:"))
-                   for t in content_tokens(text)]
+        subject = [
+            t
+            for text, chunk in zip(index.units, index.unit_chunks, strict=True)
+            if chunk == index.unit_chunks[u] and text.startswith(("name:", "title:"))
+            for t in content_tokens(text)
+        ]
         named = {t for n in names(wording) for t in content_tokens(n)} | set(subject)
         words, allowed = [w for w in missing_words(wording, index.units[u]) if w not in named], MAX_MISSING_RECORD
     else:
@@ -281,8 +326,9 @@ def missing_in_chunk(figures: list[Quantity], index: ContextIndex, unit: int) ->
 def support_share(verdicts: Sequence[dict]) -> float:
     """Mean support of the verdicts (caller guarantees at least one): a graded verdict's
     ``p_supported``, else 1 for ``supported`` and 0 for anything else."""
-    return sum(float(v["p_supported"]) if "p_supported" in v else float(v["verdict"] == "supported")
-               for v in verdicts) / len(verdicts)
+    return sum(
+        float(v["p_supported"]) if "p_supported" in v else float(v["verdict"] == "supported") for v in verdicts
+    ) / len(verdicts)
 
 
 def rescale(x: float, lo: float, hi: float) -> float:

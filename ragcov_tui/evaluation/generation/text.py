@@ -23,8 +23,33 @@ _BRACKET_RE = re.compile(r"\[([^\[\]\n]+)\](?!\()")
 _LINK_RE = re.compile(r"\[([^\[\]\n]+)\]\([^)\s]*\)")
 _CHECKBOX = {"", " ", "x", "X"}
 ABBREVIATIONS = {
-    "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co", "jr", "sr",
-    "st", "no", "fig", "approx", "dept", "est", "min", "max", "cf", "al", "u.s", "a.m", "p.m",
+    "e.g",
+    "i.e",
+    "etc",
+    "vs",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "inc",
+    "ltd",
+    "co",
+    "jr",
+    "sr",
+    "st",
+    "no",
+    "fig",
+    "approx",
+    "dept",
+    "est",
+    "min",
+    "max",
+    "cf",
+    "al",
+    "u.s",
+    "a.m",
+    "p.m",
 }
 _BULLET_RE = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|[a-z][.)])\s+", re.I)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -33,7 +58,8 @@ STOP_WORDS = frozenset(
     "its this that these those there here you your we our they their he she his her i me my "
     "do does did can could will would should may might must have has had not no so than then "
     "also about into over under per via what which who whom whose when where why how all any "
-    "each every some such only just very more most".split())
+    "each every some such only just very more most".split()
+)
 
 
 def parse_citations(answer: str) -> list[str]:
@@ -181,8 +207,9 @@ def text_units(text: str) -> list[TextUnit]:
     return [u for u in units if u.text]
 
 
-def _table_line(line: str, next_line: str | None, header: list[str] | None, section: str,
-                units: list[TextUnit]) -> list[str] | None:
+def _table_line(
+    line: str, next_line: str | None, header: list[str] | None, section: str, units: list[TextUnit]
+) -> list[str] | None:
     """One Markdown table line: a rule adds nothing; a row above a rule is the header; any other row
     is appended to ``units`` rendered against ``header``. Returns the header in force after it."""
     if _TABLE_RULE_RE.match(line):

@@ -72,20 +72,27 @@ def output_from_value(value: Any, where: str) -> SystemOutput:
         raise BadInput(f"{where}: 'answer' must be a string, got {type(answer).__name__}")
     if not isinstance(contexts, Sequence) or isinstance(contexts, (str, bytes)):
         raise BadInput(f"{where}: 'contexts' must be a list, got {type(contexts).__name__}")
-    return SystemOutput(answer=answer, contexts=[context_from_value(c, rank, where) for rank, c in enumerate(contexts, 1)],
-                        label=label)
+    return SystemOutput(
+        answer=answer, contexts=[context_from_value(c, rank, where) for rank, c in enumerate(contexts, 1)], label=label
+    )
 
 
 def context_from_value(value: Any, rank: int, where: str) -> RetrievedChunk:
     """One context (rank ``rank``, 1-based) as a checked RetrievedChunk; BadInput naming ``where``."""
     if isinstance(value, RetrievedChunk):
-        return RetrievedChunk(id=_id(value.id, rank, where), text=_text(value.text, rank, where),
-                              score=check_score(value.score, f"{where}: context {rank}"))
+        return RetrievedChunk(
+            id=_id(value.id, rank, where),
+            text=_text(value.text, rank, where),
+            score=check_score(value.score, f"{where}: context {rank}"),
+        )
     if isinstance(value, str):
         return RetrievedChunk(id=f"#{rank}", text=value)
     if isinstance(value, Mapping) and ("id" in value or "text" in value):
-        return RetrievedChunk(id=_id(value.get("id", f"#{rank}"), rank, where), text=_text(value.get("text"), rank, where),
-                              score=check_score(value.get("score"), f"{where}: context {rank}"))
+        return RetrievedChunk(
+            id=_id(value.get("id", f"#{rank}"), rank, where),
+            text=_text(value.get("text"), rank, where),
+            score=check_score(value.get("score"), f"{where}: context {rank}"),
+        )
     raise BadInput(f"{where}: context {rank}: expected {{'id', 'text', 'score'?}}, got {type(value).__name__}")
 
 

@@ -38,7 +38,6 @@ RETRIEVERS = ("bm25", "dense", "hybrid")
 RRF_K = 60
 
 
-
 class BuiltinSystem:
     """The reference pipeline: retrieve with ``retriever``, answer with ``llm`` or extractively."""
 
@@ -69,8 +68,9 @@ class BuiltinSystem:
                 self._bm25 = bm25s.BM25()
                 self._bm25.index(tokens, show_progress=False)
             if self.retriever != "bm25" and self._chunk_vecs is None:
-                self._chunk_vecs = self.embedder.embed([c.text for c in self.chunks], progress=progress,
-                                                       stage="embedding chunks")
+                self._chunk_vecs = self.embedder.embed(
+                    [c.text for c in self.chunks], progress=progress, stage="embedding chunks"
+                )
 
     def bm25_scores(self, question: str) -> np.ndarray:
         self.prepare()
@@ -92,8 +92,9 @@ class BuiltinSystem:
             scores = self.dense_scores(question)
             order = top_k(scores, self.k)
         else:
-            scores = reciprocal_rank_fusion([_ranked(self.bm25_scores(question)), _ranked(self.dense_scores(question))],
-                                            len(self.chunks))
+            scores = reciprocal_rank_fusion(
+                [_ranked(self.bm25_scores(question)), _ranked(self.dense_scores(question))], len(self.chunks)
+            )
             order = top_k(scores, self.k)
         return [RetrievedChunk(self.chunks[i].id, self.chunks[i].text, float(scores[i])) for i in order]
 
@@ -105,11 +106,17 @@ class BuiltinSystem:
     # -- generation --------------------------------------------------------------------------
     def answer(self, question: str) -> SystemOutput:
         contexts = self.retrieve(question)
-        text = generate_cited_answer(self.llm, question, contexts) if self.llm else extract_answer(question, contexts, self.embedder)
+        text = (
+            generate_cited_answer(self.llm, question, contexts)
+            if self.llm
+            else extract_answer(question, contexts, self.embedder)
+        )
         return SystemOutput(answer=text, contexts=contexts, label=self.label)
 
 
-ANSWER_MAX_TOKENS = 1024  # a cited answer of a few paragraphs; a small model would otherwise ramble to the context's end
+ANSWER_MAX_TOKENS = (
+    1024  # a cited answer of a few paragraphs; a small model would otherwise ramble to the context's end
+)
 
 
 @dataclass(frozen=True)
@@ -128,8 +135,13 @@ class CitedAnswerPrompt(TextPrompt[RetrievedQuestion, str]):
         "e.g. [doc.md#2-1a2b3c4d]. If the passages do not contain the answer, say you do not know."
     )
     max_tokens = ANSWER_MAX_TOKENS
-    examples = (Example(RetrievedQuestion("What does Pro cost?", [RetrievedChunk("p.md#1", "Pro costs $49.", 1.0)]),
-                        " Pro costs $49. [p.md#1]\n", "Pro costs $49. [p.md#1]"),)
+    examples = (
+        Example(
+            RetrievedQuestion("What does Pro cost?", [RetrievedChunk("p.md#1", "Pro costs $49.", 1.0)]),
+            " Pro costs $49. [p.md#1]\n",
+            "Pro costs $49. [p.md#1]",
+        ),
+    )
 
     def user(self, data: RetrievedQuestion) -> str:
         passages = "\n\n".join(f"[{c.id}] {c.text}" for c in data.contexts) or "(no passages)"

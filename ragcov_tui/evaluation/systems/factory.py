@@ -22,8 +22,16 @@ from ragcov_tui.testset.models import Question
 from ragcov_tui.vectorstores.base import FieldOverrides
 from ragcov_tui.vectorstores.registry import parse_store_spec, store_scheme
 
-SCHEMES = ("records:FILE", "python:package.module:function", "http:URL", "builtin:bm25|dense|hybrid",
-           "lancedb:PATH#TABLE", "chroma:PATH#COLLECTION", "qdrant:PATH#COLLECTION", "pgvector:postgresql://…#TABLE")
+SCHEMES = (
+    "records:FILE",
+    "python:package.module:function",
+    "http:URL",
+    "builtin:bm25|dense|hybrid",
+    "lancedb:PATH#TABLE",
+    "chroma:PATH#COLLECTION",
+    "qdrant:PATH#COLLECTION",
+    "pgvector:postgresql://…#TABLE",
+)
 
 
 def make_system(
@@ -42,8 +50,9 @@ def make_system(
     (:mod:`ragcov_tui.evaluation.systems.records_join`); a vector store is searched by its own index
     with ``fields`` mapping its rows (:mod:`ragcov_tui.evaluation.systems.store_system`)."""
     if store_scheme(spec):
-        return StoreSystem(parse_store_spec(spec), embedder=embedder, overrides=fields, k=k,
-                           skip_space_check=skip_space_check)
+        return StoreSystem(
+            parse_store_spec(spec), embedder=embedder, overrides=fields, k=k, skip_space_check=skip_space_check
+        )
     scheme, sep, target = spec.partition(":")
     if spec.startswith(("http://", "https://")):  # a bare URL is the http scheme
         scheme, sep, target = "http", ":", spec

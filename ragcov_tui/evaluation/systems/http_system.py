@@ -32,8 +32,9 @@ class HttpSystem:
         self._client = httpx.Client(timeout=self.policy.timeout)
 
     def answer(self, question: str) -> SystemOutput:
-        response = call_with_retry(lambda: self._post(question), classify=classify_httpx_error,
-                                   policy=self.policy, what=self.name)
+        response = call_with_retry(
+            lambda: self._post(question), classify=classify_httpx_error, policy=self.policy, what=self.name
+        )
         try:
             data = parse_json(response.text)
         except InvalidJson as exc:  # not JSON, or NaN / Infinity / 1e309 in it: this item's error

@@ -92,13 +92,20 @@ def load_records(path: str | Path) -> RecordsFile:
                 names[canonical] = alias
         value = partial(_field_value, where, names, raw.value, fmt)
         if not {"answer", "retrieved_ids", "retrieved_contexts"} & names.keys():
-            raise BadInput(f"{where}: no answer or retrieved field (expected one of: {aliases_text('answer')}, "
-                           f"{aliases_text('retrieved_ids')}, {aliases_text('retrieved_contexts')})")
+            raise BadInput(
+                f"{where}: no answer or retrieved field (expected one of: {aliases_text('answer')}, "
+                f"{aliases_text('retrieved_ids')}, {aliases_text('retrieved_contexts')})"
+            )
         question = value("question")
-        record = Record(where, _text(where, names, value("answer")), _contexts(where, names, value),
-                        id=_row_id(where, names, value("id")) if "id" in names else None,
-                        question=question if isinstance(question, str) and question.strip() else None,
-                        row=raw.index, line=raw.line)
+        record = Record(
+            where,
+            _text(where, names, value("answer")),
+            _contexts(where, names, value),
+            id=_row_id(where, names, value("id")) if "id" in names else None,
+            question=question if isinstance(question, str) and question.strip() else None,
+            row=raw.index,
+            line=raw.line,
+        )
         if record.id is not None:
             first = by_id.setdefault(record.id, record)
             if first is not record:
@@ -138,8 +145,10 @@ def _contexts(where: str, names: dict[str, str], value: Any) -> list[Context]:
     given = value("retrieved_contexts")
     given = [given] if isinstance(given, str) else given
     if given is not None and not isinstance(given, list):
-        raise BadInput(f"{where}: field {names['retrieved_contexts']!r} must be a list of texts or "
-                       "{'id', 'text', 'score'} objects")
+        raise BadInput(
+            f"{where}: field {names['retrieved_contexts']!r} must be a list of texts or "
+            "{'id', 'text', 'score'} objects"
+        )
     contexts = [_context(where, names, item, rank) for rank, item in enumerate(given or [], start=1)]
     if ids is None:
         return contexts
@@ -149,8 +158,9 @@ def _contexts(where: str, names: dict[str, str], value: Any) -> list[Context]:
         raise BadInput(f"{where}: {len(ids)} retrieved ids but {len(contexts)} retrieved contexts")
     for rank, (i, (own, _, _)) in enumerate(zip(ids, contexts, strict=True), start=1):
         if own is not None and own != i:
-            raise BadInput(f"{where}: context {rank}: id {quoted(own)} differs from {names['retrieved_ids']!r} "
-                           f"entry {quoted(i)}")
+            raise BadInput(
+                f"{where}: context {rank}: id {quoted(own)} differs from {names['retrieved_ids']!r} entry {quoted(i)}"
+            )
     return [(i, text, score) for i, (_, text, score) in zip(ids, contexts, strict=True)]
 
 
@@ -158,8 +168,10 @@ def _context(where: str, names: dict[str, str], item: Any, rank: int) -> Context
     if isinstance(item, str):
         return None, item, None
     if not isinstance(item, dict):
-        raise BadInput(f"{where}: field {names['retrieved_contexts']!r}: context {rank} must be a text or "
-                       f"an {{'id', 'text', 'score'}} object (got {type(item).__name__})")
+        raise BadInput(
+            f"{where}: field {names['retrieved_contexts']!r}: context {rank} must be a text or "
+            f"an {{'id', 'text', 'score'}} object (got {type(item).__name__})"
+        )
     chunk = context_from_value(item, rank, where)
     return (chunk.id if "id" in item else None), (chunk.text if "text" in item else None), chunk.score
 

@@ -61,17 +61,25 @@ class RecordsJoin:
 
     def as_dict(self) -> RecordsJoinReport:
         joined = len(self.by_question)
-        return {"join": self.mode, "rows": self.rows, "questions": self.questions, "joined": joined,
-                "by": dict(self.how), "ambiguous": len(self.ambiguous),
-                "missing": self.questions - joined - len(self.ambiguous),
-                "ambiguous_examples": list(self.ambiguous.values())[:3]}
+        return {
+            "join": self.mode,
+            "rows": self.rows,
+            "questions": self.questions,
+            "joined": joined,
+            "by": dict(self.how),
+            "ambiguous": len(self.ambiguous),
+            "missing": self.questions - joined - len(self.ambiguous),
+            "ambiguous_examples": list(self.ambiguous.values())[:3],
+        }
 
 
 def join_line(block: RecordsJoinReport) -> str:
     """``records: 30 of 31 questions joined (29 by id, 1 by question text); 1 ambiguous: …``."""
     names = {"id": "by id", "question": "by question text", "order": "by position"}
     how = ", ".join(f"{count(n)} {names.get(k, k)}" for k, n in (block.get("by") or {}).items())
-    line = f"records: {count(block.get('joined'))} of {count(block.get('questions'))} questions joined" + (f" ({how})" if how else "")
+    line = f"records: {count(block.get('joined'))} of {count(block.get('questions'))} questions joined" + (
+        f" ({how})" if how else ""
+    )
     if block.get("missing"):
         line += f"; {count(block['missing'])} without a row"
     if block.get("ambiguous"):
@@ -90,8 +98,10 @@ def join_records(records: RecordsFile, questions: Sequence[Question], mode: str 
             join.rows_by_text.setdefault(text_key(row.question), []).append(row)
     if mode == "order":
         if len(records.rows) != len(questions):
-            raise BadInput(f"{records.path}: --join order: {count(len(records.rows))} rows but the test file has "
-                           f"{count(len(questions))} questions (row n answers question n)")
+            raise BadInput(
+                f"{records.path}: --join order: {count(len(records.rows))} rows but the test file has "
+                f"{count(len(questions))} questions (row n answers question n)"
+            )
         join.by_question = {q.id: row for q, row in zip(questions, records.rows, strict=True)}
         join.how["order"] = len(questions)
         return join
@@ -106,8 +116,10 @@ def join_records(records: RecordsFile, questions: Sequence[Question], mode: str 
     if mode in ("auto", "question"):
         _join_by_text(join, questions, used)
     if questions and not join.by_question and not join.ambiguous:
-        raise BadInput(f"{records.path}: no row joins a test question (tried: {_tried(records, questions, mode)}); "
-                       "use --join order to join row n to question n")
+        raise BadInput(
+            f"{records.path}: no row joins a test question (tried: {_tried(records, questions, mode)}); "
+            "use --join order to join row n to question n"
+        )
     return join
 
 
@@ -125,31 +137,44 @@ def _join_by_text(join: RecordsJoin, questions: Sequence[Question], used: set[in
             join.by_question[group[0].id] = rows[0]
             join.how["question"] += 1
             continue
-        reason = _rows_reason(rows) if len(rows) > 1 else (
-            f"ambiguous join: {len(group)} test questions have this text "
-            f"({', '.join(quoted(q.id) for q in group[:3])}); give the files ids or use --join order")
+        reason = (
+            _rows_reason(rows)
+            if len(rows) > 1
+            else (
+                f"ambiguous join: {len(group)} test questions have this text "
+                f"({', '.join(quoted(q.id) for q in group[:3])}); give the files ids or use --join order"
+            )
+        )
         join.ambiguous.update(dict.fromkeys((q.id for q in group), reason))
 
 
 def _rows_reason(rows: list[Record]) -> str:
     lines = ", ".join(str(r.line) for r in rows[:3])
-    return (f"ambiguous join: {len(rows)} records rows have this question (lines {lines}); "
-            "give the rows ids or use --join order")
+    return (
+        f"ambiguous join: {len(rows)} records rows have this question (lines {lines}); "
+        "give the rows ids or use --join order"
+    )
 
 
 def _tried(records: RecordsFile, questions: Sequence[Question], mode: str) -> str:
     """The keys tried, with an example of each side: ``id (rows 'a1', …; questions 'q001', …)``."""
+
     def sample(values: list[str]) -> str:
         return ", ".join(quoted(v, 30) for v in values[:2]) + (", …" if len(values) > 2 else "")
 
     parts = []
     if mode in ("auto", "id"):
         ids = [r.id for r in records.rows if r.id is not None]
-        parts.append(f"id (rows {sample(ids)}; questions {sample([q.id for q in questions])})" if ids
-                     else f"id (no row has one of: {aliases_text('id')})")
+        parts.append(
+            f"id (rows {sample(ids)}; questions {sample([q.id for q in questions])})"
+            if ids
+            else f"id (no row has one of: {aliases_text('id')})"
+        )
     if mode in ("auto", "question"):
         texts = [r.question for r in records.rows if r.question is not None]
-        parts.append(f"question text, normalised (rows {sample(texts)}; questions "
-                     f"{sample([q.text for q in questions])})" if texts
-                     else f"question text (no row has one of: {aliases_text('question')})")
+        parts.append(
+            f"question text, normalised (rows {sample(texts)}; questions {sample([q.text for q in questions])})"
+            if texts
+            else f"question text (no row has one of: {aliases_text('question')})"
+        )
     return "; ".join(parts)

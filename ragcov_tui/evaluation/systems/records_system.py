@@ -26,8 +26,9 @@ from ragcov_tui.testset.models import Question
 class RecordsSystem:
     """Answers from a records file, joined to the test questions once (see records_join)."""
 
-    def __init__(self, path: str, *, chunks: Sequence[Chunk] = (), questions: Sequence[Question] = (),
-                 join: str = "auto") -> None:
+    def __init__(
+        self, path: str, *, chunks: Sequence[Chunk] = (), questions: Sequence[Question] = (), join: str = "auto"
+    ) -> None:
         self.name = f"records:{path}"
         records = load_records(path)
         self.join = join_records(records, questions, join)
@@ -43,8 +44,9 @@ class RecordsSystem:
     def answer_for(self, question: Question) -> SystemOutput:
         """The joined row's output for this test question; BadInput when it has none or the
         join was ambiguous (the reason named)."""
-        return SystemOutput(answer=(record := self.join.record_for(question.id, self.name)).answer,
-                            contexts=self._contexts(record))
+        return SystemOutput(
+            answer=(record := self.join.record_for(question.id, self.name)).answer, contexts=self._contexts(record)
+        )
 
     def answer(self, question: str) -> SystemOutput:
         """By text (a paraphrase, or a caller without the Question): the one test question with
@@ -62,8 +64,10 @@ class RecordsSystem:
         as misses at their places)."""
         if self._chunk_id or not self._idless_rows or self._rows_with_ids:
             return None
-        return (f"{self._idless_rows:,} of {self._rows:,} rows give retrieved contexts as texts without ids; "
-                "--corpus is needed to match them to corpus chunks")
+        return (
+            f"{self._idless_rows:,} of {self._rows:,} rows give retrieved contexts as texts without ids; "
+            "--corpus is needed to match them to corpus chunks"
+        )
 
     def join_report(self) -> RecordsJoinReport:
         """How rows were joined (the eval report's ``records_join``)."""
@@ -76,5 +80,7 @@ class RecordsSystem:
         for rank, (cid, text, score) in enumerate(record.contexts, start=1):
             if cid is None:
                 cid = self._chunk_id.get((text or "").strip(), f"#{rank}")
-            out.append(RetrievedChunk(id=cid, text=self._chunk_text.get(cid, "") if text is None else text, score=score))
+            out.append(
+                RetrievedChunk(id=cid, text=self._chunk_text.get(cid, "") if text is None else text, score=score)
+            )
         return out

@@ -24,8 +24,15 @@ LABEL = "retrieval only (the store's own search)"
 class StoreSystem:
     """The store's search over question vectors made by ``embedder``; ``space`` after :meth:`prepare`."""
 
-    def __init__(self, spec: StoreSpec, *, embedder: Embedder, overrides: FieldOverrides | None = None,
-                 k: int = DEFAULT_K, skip_space_check: bool = False) -> None:
+    def __init__(
+        self,
+        spec: StoreSpec,
+        *,
+        embedder: Embedder,
+        overrides: FieldOverrides | None = None,
+        k: int = DEFAULT_K,
+        skip_space_check: bool = False,
+    ) -> None:
         self.name = spec.text
         self.reader = open_store(spec, overrides)
         self.embedder, self.k = embedder, k
@@ -47,8 +54,9 @@ class StoreSystem:
     def retrieve_only(self, question: str) -> SystemOutput:
         """The ``k`` chunks the store's index returns for the question, best first."""
         hits = self.reader.search(self.embedder.embed([question]), self.k)[0]
-        return SystemOutput(answer="", contexts=[RetrievedChunk(id=h.id, text=h.text, score=h.score) for h in hits],
-                            label=LABEL)
+        return SystemOutput(
+            answer="", contexts=[RetrievedChunk(id=h.id, text=h.text, score=h.score) for h in hits], label=LABEL
+        )
 
     def answer(self, question: str) -> SystemOutput:
         return self.retrieve_only(question)

@@ -94,7 +94,9 @@ def _messages(out: Doc, prompt: Any) -> None:
     if isinstance(prompt, list):
         for m in prompt:
             if isinstance(m, dict):
-                out.append(f"  {single_line(str(m.get('role', '?')))}:\n", style="italic").add(indented(m.get("content")))
+                out.append(f"  {single_line(str(m.get('role', '?')))}:\n", style="italic").add(
+                    indented(m.get("content"))
+                )
         return
     out.add(indented(prompt))
 
@@ -111,9 +113,11 @@ def eval_item_text(item: EvalDetail, reference: Reference, *, chunks: bool = Fal
         out.append(f"\n{title}\n", style="bold underline")
 
     out.append("Question  ", style="bold").append_text(block(item.question)).append("\n")
-    out.append("Status    ", style="bold").append_text(lit(
-        f"{item.status}  ·  diagnosis: {item.diagnosis or UNDEFINED}"
-        f"  ·  judge: {details.get('judge') or UNDEFINED}")).append("\n")
+    out.append("Status    ", style="bold").append_text(
+        lit(
+            f"{item.status}  ·  diagnosis: {item.diagnosis or UNDEFINED}  ·  judge: {details.get('judge') or UNDEFINED}"
+        )
+    ).append("\n")
     if item.error:
         out.append("\nError     ", style="bold red").append_text(block(item.error)).append("\n")
     _ground_truth(out, reference, head)
@@ -158,8 +162,9 @@ def _abstention(out: Doc, verdict: Any) -> None:
         return
     scope = "out of scope" if verdict.get("out_of_scope") else "answerable"
     reason = f" · {verdict['reason']}" if verdict.get("reason") else ""
-    out.append("Abstained ", style="bold").append_text(lit(
-        f"{'yes' if verdict['abstained'] else 'no'} · {scope} · by {verdict.get('by')}{reason}")).append("\n")
+    out.append("Abstained ", style="bold").append_text(
+        lit(f"{'yes' if verdict['abstained'] else 'no'} · {scope} · by {verdict.get('by')}{reason}")
+    ).append("\n")
 
 
 def _keywords(out: Doc, generation: JsonObject, expected: list[str]) -> None:
@@ -206,7 +211,9 @@ def _metrics(out: Doc, item: EvalDetail, details: JsonObject, head: Heading) -> 
         head(f"{group.capitalize()} metrics")
         width = max(len(k) for k in values) + 2
         for key, value in values.items():
-            out.append(f"  {key:<{width}}").append(f"{score_text(value):>6}", style="bold" if value is not None else "dim")
+            out.append(f"  {key:<{width}}").append(
+                f"{score_text(value):>6}", style="bold" if value is not None else "dim"
+            )
             if spread.get(key):
                 out.append(f"  ± {spread[key]:.3f}", style="dim")
             why = errors.get(key) and f"failed: {errors[key]}" or undefined.get(key) and f"undefined: {undefined[key]}"
@@ -231,7 +238,9 @@ def _labels(out: Doc, item: EvalDetail, head: Heading) -> None:
 def _retrieved(out: Doc, retrieved: list[JsonObject], reference: Reference, unfolded: bool, head: Heading) -> None:
     """One line per retrieved chunk (rank, id, ``gold`` when relevant, score); its text too when ``unfolded``."""
     cited = sum(1 for c in retrieved if c.get("cited"))
-    head(f"Retrieved: {count(len(retrieved))} chunks, {count(cited)} cited (*) · c: {'fold' if unfolded else 'show'} their text")
+    head(
+        f"Retrieved: {count(len(retrieved))} chunks, {count(cited)} cited (*) · c: {'fold' if unfolded else 'show'} their text"
+    )
     for rank, c in enumerate(retrieved, 1):
         out.append(f"{'*' if c.get('cited') else ' '} {rank:>2}. ", style="bold")
         out.append_text(lit(c.get("id"), "bold"))
@@ -262,8 +271,7 @@ class EvalItemScreen(TextScreen):
 
     def __init__(self, item: EvalDetail, reference: Reference) -> None:
         self.item, self.reference, self.unfolded = item, reference, False
-        super().__init__(f"Result {item.question_id}", eval_item_text(item, reference),
-                         keys="c chunk text")
+        super().__init__(f"Result {item.question_id}", eval_item_text(item, reference), keys="c chunk text")
 
     def action_toggle_chunks(self) -> None:
         self.unfolded = not self.unfolded

@@ -31,8 +31,10 @@ from ragcov_tui.tui.widgets.charts import Chart
 from ragcov_tui.tui.widgets.literal import lit
 from ragcov_tui.tui.widgets.paged_table import Table
 
-NO_LABELS = ("No labels in this eval yet. In Results, on an item, press a metric's key (f faithfulness, c correctness, "
-             "…: yes, no, none; u undoes), or run `ragcov labels import FILE --session SESSION`.")
+NO_LABELS = (
+    "No labels in this eval yet. In Results, on an item, press a metric's key (f faithfulness, c correctness, "
+    "…: yes, no, none; u undoes), or run `ragcov labels import FILE --session SESSION`."
+)
 
 
 class AlignmentPane(Pane):
@@ -61,10 +63,13 @@ class AlignmentPane(Pane):
             self.hint = NO_LABELS
             return
         unmatched = s.get("unmatched_labels") or 0
-        self.query_one("#alignment-summary", Static).update(lit(
-            f"{s.get('labels', 0)} labels · judge pass: score >= {s.get('verdict_threshold', 0.5):g} · certified when both "
-            f"rates' 95% lower bounds >= {s.get('certify_at', 0.8):g} · intervals: Wilson (rates), bootstrap (rest)"
-            + (f" · {unmatched} labels on items without a judge score left out" if unmatched else "")))
+        self.query_one("#alignment-summary", Static).update(
+            lit(
+                f"{s.get('labels', 0)} labels · judge pass: score >= {s.get('verdict_threshold', 0.5):g} · certified when both "
+                f"rates' 95% lower bounds >= {s.get('certify_at', 0.8):g} · intervals: Wilson (rates), bootstrap (rest)"
+                + (f" · {unmatched} labels on items without a judge score left out" if unmatched else "")
+            )
+        )
         table = self.query_one("#alignment-metrics", Table)
         table.clear(columns=True)
         table.add_columns(*ALIGNMENT_COLUMNS)
@@ -80,7 +85,9 @@ class AlignmentPane(Pane):
             chart.draw_message("calibration", "no labelled metric")
             return
         out = Text()
-        out.append_text(lit(f"{metric}: {m.get('verdict')}", "bold" if m.get("certified") else "bold yellow")).append("\n")
+        out.append_text(lit(f"{metric}: {m.get('verdict')}", "bold" if m.get("certified") else "bold yellow")).append(
+            "\n"
+        )
         for name, line in corrected_lines(self.report):
             if name == metric:
                 out.append_text(lit(line)).append("\n")
@@ -88,9 +95,11 @@ class AlignmentPane(Pane):
             out.append(line + "\n")
         detail.update(out)
         bins = m.get("calibration") or []
-        chart.draw_lines("calibration", {"labelled yes": [b.get("yes_share") for b in bins],
-                                         "mean score": [b.get("mean_score") for b in bins]},
-                         ticks=[f"{b.get('low', 0):.1f}-{b.get('high', 0):.1f}" for b in bins])
+        chart.draw_lines(
+            "calibration",
+            {"labelled yes": [b.get("yes_share") for b in bins], "mean score": [b.get("mean_score") for b in bins]},
+            ticks=[f"{b.get('low', 0):.1f}-{b.get('high', 0):.1f}" for b in bins],
+        )
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key is not None and event.row_key.value:

@@ -93,9 +93,12 @@ class Pane(Vertical):
         """Query the core and render; shows a hint instead when there is no session to show."""
         if self.needs and not self.sid:
             what, command = {"analysis": ("analysis", "analyze"), "eval": ("eval", "eval")}.get(
-                self.needs, ("", "analyze` / `ragcov eval"))
-            self.hint = (f"No {what + ' ' if what else ''}session yet: start one in Jobs (or `ragcov {command}`), "
-                         "then open it in Sessions.")
+                self.needs, ("", "analyze` / `ragcov eval")
+            )
+            self.hint = (
+                f"No {what + ' ' if what else ''}session yet: start one in Jobs (or `ragcov {command}`), "
+                "then open it in Sessions."
+            )
             return
         self.hint = ""
         self.render_session()

@@ -46,8 +46,12 @@ class ClustersPane(Filterable):
         with Horizontal(id="clusters-body"):
             with Vertical(id="clusters-left"):
                 yield Table(id="clusters-table")
-                yield PagedTable[ChunkRow]("Chunks", [("dist", 6), ("source", 14), ("nearest q", 9), ("text", None)],
-                                           key=lambda r: r.chunk_id, id="clusters-chunks")
+                yield PagedTable[ChunkRow](
+                    "Chunks",
+                    [("dist", 6), ("source", 14), ("nearest q", 9), ("text", None)],
+                    key=lambda r: r.chunk_id,
+                    id="clusters-chunks",
+                )
             yield Chart(id="clusters-map")
 
     def render_session(self) -> None:
@@ -57,8 +61,15 @@ class ClustersPane(Filterable):
         self.clusters = queries.cluster_rows(self.context.db, self.sid, query=self.query_text)
         table.border_title = f"Clusters ({len(self.clusters)}){self.filter_caption()}"
         for c in self.clusters:
-            table.add_row(num(c["id"]), num(c["size"]), num(c["share"], 2), num(c["coverage"], 2), num(c["covering"]),
-                          lit(", ".join(c.get("themes") or []), width=60), key=str(c["id"]))
+            table.add_row(
+                num(c["id"]),
+                num(c["size"]),
+                num(c["share"], 2),
+                num(c["coverage"], 2),
+                num(c["covering"]),
+                lit(", ".join(c.get("themes") or []), width=60),
+                key=str(c["id"]),
+            )
         self.points = queries.map_points(self.context.db, self.sid, MAP_POINTS)
         self.traffic = traffic_points(self.context.db, self.sid, TRAFFIC_POINTS)
         self._show_cluster()
@@ -102,14 +113,36 @@ class ClustersPane(Filterable):
         chosen = [(x, y) for x, y, c in p.chunks if c == highlight]
         inliers = [(x, y) for x, y, o in p.questions if not o]
         outliers = [(x, y) for x, y, o in p.questions if o]
-        shown = f"{len(p.chunks):,} of {p.chunk_total:,} chunks" if len(p.chunks) < p.chunk_total else f"{p.chunk_total:,} chunks"
-        self.query_one(Chart).draw_scatter(f"Map · {shown}", [
-            ("chunk", [x for x, _ in others], [y for _, y in others], "dot"),
-            ("test", [x for x, _ in inliers], [y for _, y in inliers], "+"),  # a test question; short: the key fits 80 columns
-            ("outlier", [x for x, _ in outliers], [y for _, y in outliers], "x"),
-            (f"cluster {highlight}", [x for x, _ in chosen], [y for _, y in chosen], "o"),  # on top: the point of the map
-            ("traffic", [x for x, _ in self.traffic], [y for _, y in self.traffic], "*"),  # absent without --traffic
-        ])
+        shown = (
+            f"{len(p.chunks):,} of {p.chunk_total:,} chunks"
+            if len(p.chunks) < p.chunk_total
+            else f"{p.chunk_total:,} chunks"
+        )
+        self.query_one(Chart).draw_scatter(
+            f"Map · {shown}",
+            [
+                ("chunk", [x for x, _ in others], [y for _, y in others], "dot"),
+                (
+                    "test",
+                    [x for x, _ in inliers],
+                    [y for _, y in inliers],
+                    "+",
+                ),  # a test question; short: the key fits 80 columns
+                ("outlier", [x for x, _ in outliers], [y for _, y in outliers], "x"),
+                (
+                    f"cluster {highlight}",
+                    [x for x, _ in chosen],
+                    [y for _, y in chosen],
+                    "o",
+                ),  # on top: the point of the map
+                (
+                    "traffic",
+                    [x for x, _ in self.traffic],
+                    [y for _, y in self.traffic],
+                    "*",
+                ),  # absent without --traffic
+            ],
+        )
 
     def action_toggle_map(self) -> None:
         self.toggle_class("-map")
@@ -117,8 +150,15 @@ class ClustersPane(Filterable):
     def action_detail(self) -> None:
         row = self.query_one(PagedTable).current
         if row is not None:
-            body = Text.assemble(lit(f"{row.chunk_id} · {row.source} · distance {fmt(row.mindist)} · nearest question "
-                                     f"{row.nearest_question}", "dim"), "\n\n", block(row.text))
+            body = Text.assemble(
+                lit(
+                    f"{row.chunk_id} · {row.source} · distance {fmt(row.mindist)} · nearest question "
+                    f"{row.nearest_question}",
+                    "dim",
+                ),
+                "\n\n",
+                block(row.text),
+            )
             self.app.push_screen(TextScreen(f"Chunk {row.chunk_id}", body))
 
     @on(DataTable.RowSelected, "#clusters-chunks")

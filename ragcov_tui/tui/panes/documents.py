@@ -28,9 +28,13 @@ class DocumentsPane(Filterable):
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
         yield FilterBar("filter by document name, enter to apply, esc to clear", id="documents-filter")
-        yield PagedTable[DocumentEntry]("Documents, least covered first",
-                                        [("flag", 7), ("reach", 6), ("covd", 5), ("gold", 4), ("chunks", 6), ("source", None)],
-                                        key=lambda d: d["source"], page_size=200, id="documents-table")
+        yield PagedTable[DocumentEntry](
+            "Documents, least covered first",
+            [("flag", 7), ("reach", 6), ("covd", 5), ("gold", 4), ("chunks", 6), ("source", None)],
+            key=lambda d: d["source"],
+            page_size=200,
+            id="documents-table",
+        )
 
     def render_session(self) -> None:
         self._show(self.query_one(PagedTable).cursor_row)
@@ -49,14 +53,22 @@ class DocumentsPane(Filterable):
     @staticmethod
     def _row(d: DocumentEntry) -> list[Text]:
         flag = "FLAGGED" if d.get("flagged") else "UNREACH" if d.get("unreached") else ""
-        return [lit(flag, "bold"), num(d.get("reach")), num(d.get("covered_share"), 2), num(d.get("gold_count")),
-                num(d.get("chunks")), lit(d["source"], width=300)]
+        return [
+            lit(flag, "bold"),
+            num(d.get("reach")),
+            num(d.get("covered_share"), 2),
+            num(d.get("gold_count")),
+            num(d.get("chunks")),
+            lit(d["source"], width=300),
+        ]
 
     def action_detail(self) -> None:
         """The highlighted document: its coverage, why it is flagged, its chunks."""
         doc = self.query_one(PagedTable).current
         if doc is not None:
-            self.app.push_screen(TextScreen(f"Document {doc['source']}", document_detail(self.context.db, self.sid, doc)))
+            self.app.push_screen(
+                TextScreen(f"Document {doc['source']}", document_detail(self.context.db, self.sid, doc))
+            )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_detail()

@@ -52,9 +52,13 @@ class GapsPane(Filterable):
     filter_table = "#gaps-table"
     BINDINGS = [
         # decisions, then looking around (g / G jump to the first / last row in every table)
-        Binding("a", "accept", "Accept"), Binding("d", "reject", "Reject"), Binding("e", "edit", "Edit+add", priority=True),
+        Binding("a", "accept", "Accept"),
+        Binding("d", "reject", "Reject"),
+        Binding("e", "edit", "Edit+add", priority=True),
         Binding("u", "undo", "Undo"),
-        Binding("enter", "detail", "Detail"), Binding("m", "generate", "More"), Binding("space", "mark", "Mark"),
+        Binding("enter", "detail", "Detail"),
+        Binding("m", "generate", "More"),
+        Binding("space", "mark", "Mark"),
         *FILTER_BINDINGS,
     ]
 
@@ -68,10 +72,16 @@ class GapsPane(Filterable):
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
-        yield FilterBar("find in themes, notes, flagged documents, suggestions · enter apply · esc clear", id="gaps-filter")
+        yield FilterBar(
+            "find in themes, notes, flagged documents, suggestions · enter apply · esc clear", id="gaps-filter"
+        )
         yield Table(id="gaps-table")
-        yield PagedTable[SuggestionRow]("Suggested questions", [(" ", 1), ("status", 6), ("origin", 10), ("question", None)],
-                                        key=lambda s: str(s.id), id="gaps-suggestions")
+        yield PagedTable[SuggestionRow](
+            "Suggested questions",
+            [(" ", 1), ("status", 6), ("origin", 10), ("question", None)],
+            key=lambda s: str(s.id),
+            id="gaps-suggestions",
+        )
         yield Static(id="gaps-detail")
 
     def render_session(self) -> None:
@@ -95,9 +105,17 @@ class GapsPane(Filterable):
         legend = f" · {FLAG} = mostly flagged documents" if flagged else ""
         table.border_title = f"Gaps ({len(self.gaps)}), least covered first{legend}{self.filter_caption()}"
         for g in self.gaps:
-            table.add_row(num(g["rank"]), lit(FLAG if g["flagged_documents"] else "", "bold"), num(g["cluster"]),
-                          num(g["priority"], 2), num(g.get("covered_share"), 2), num(g["coverage"], 2), num(g["size"]),
-                          num(g.get("share"), 2), lit(", ".join(g.get("themes") or []), width=60))
+            table.add_row(
+                num(g["rank"]),
+                lit(FLAG if g["flagged_documents"] else "", "bold"),
+                num(g["cluster"]),
+                num(g["priority"], 2),
+                num(g.get("covered_share"), 2),
+                num(g["coverage"], 2),
+                num(g["size"]),
+                num(g.get("share"), 2),
+                lit(", ".join(g.get("themes") or []), width=60),
+            )
         if self.gaps:
             table.move_cursor(row=max(0, min(keep, len(self.gaps) - 1)))
         self._show_suggestions(self._next_open(cursor) if next_open and cursor is not None else cursor)
@@ -136,8 +154,9 @@ class GapsPane(Filterable):
         table.label = f"Suggested questions for cluster {cluster}" if gap else "Suggested questions"
         cursor = max(0, min(cursor, len(rows) - 1))
         offset = cursor - cursor % table.page_size
-        table.show(lambda o, n: queries.Page(rows[o: o + n], len(rows), o), self._row, offset=offset,
-                   cursor=cursor - offset)
+        table.show(
+            lambda o, n: queries.Page(rows[o : o + n], len(rows), o), self._row, offset=offset, cursor=cursor - offset
+        )
         self._detail()
 
     def _position(self) -> int:
@@ -154,8 +173,11 @@ class GapsPane(Filterable):
             box.update(lit(f"{empty} {self.rule or ''}".strip()))
             return
         pairs: list[tuple[str, Any]] = [("advice", lit(open_gap_advice(gap), "bold"))]
-        pairs.append(("cannot add", lit(self.write_problem, "bold")) if self.write_problem
-                     else ("adds to", PurePath(self.testset or "").name or None))  # the path: in Sessions' detail
+        pairs.append(
+            ("cannot add", lit(self.write_problem, "bold"))
+            if self.write_problem
+            else ("adds to", PurePath(self.testset or "").name or None)
+        )  # the path: in Sessions' detail
         if text := unreached_text(gap):
             pairs.append(("unreached", text.removeprefix("unreached: ")))
         pairs.append(("themes", ", ".join(gap.get("themes") or []) or None))
@@ -178,8 +200,7 @@ class GapsPane(Filterable):
         gap = self.gap
         if gap is not None:
             suggestion = self.query_one(PagedTable).current
-            chunk = queries.suggestion_chunk(self.context.db, self.sid,
-                                             suggestion.chunk_id if suggestion else None)
+            chunk = queries.suggestion_chunk(self.context.db, self.sid, suggestion.chunk_id if suggestion else None)
             self.app.push_screen(TextScreen(f"Gap: cluster {gap['cluster']}", gap_detail(gap, suggestion, chunk)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -187,8 +208,12 @@ class GapsPane(Filterable):
 
     def _row(self, s: SuggestionRow) -> list[Text]:
         marked = self.query_one(PagedTable).is_marked(s)
-        return [lit("*" if marked else " ", "bold"), lit(STATUS.get(s.status, s.status), "bold"),
-                lit("edited" if s.edited else s.origin, width=10), lit(s.text, width=300)]
+        return [
+            lit("*" if marked else " ", "bold"),
+            lit(STATUS.get(s.status, s.status), "bold"),
+            lit("edited" if s.edited else s.origin, width=10),
+            lit(s.text, width=300),
+        ]
 
     def _targets(self) -> list[SuggestionRow]:
         table: PagedTable[SuggestionRow] = self.query_one(PagedTable)
@@ -203,6 +228,7 @@ class GapsPane(Filterable):
             return
         cursor = self._position()
         self.write_problem = reload_in(self)
+
         def call(s: SuggestionRow) -> Callable[[bool], Any]:
             return lambda _force: fn(s)
 
@@ -210,12 +236,17 @@ class GapsPane(Filterable):
         self.query_one(PagedTable).marked.clear()
         decided(self, lambda: self._draw(cursor, next_open=bool(done)))
         if done:
-            self.app.notify(f"{what}: {done} suggestion{'s' if done > 1 else ''}" + (f" → {self.testset}" if what != "reject" else ""),
-                            markup=False)
+            self.app.notify(
+                f"{what}: {done} suggestion{'s' if done > 1 else ''}"
+                + (f" → {self.testset}" if what != "reject" else ""),
+                markup=False,
+            )
 
     def action_accept(self) -> None:
-        self._decide("accepted", lambda s: triage.accept_suggestion(self.context.db, self.sid, s.id,
-                                                                  keep_backups=self.context.keep_backups))
+        self._decide(
+            "accepted",
+            lambda s: triage.accept_suggestion(self.context.db, self.sid, s.id, keep_backups=self.context.keep_backups),
+        )
 
     def action_reject(self) -> None:
         self._decide("reject", lambda s: triage.reject_suggestion(self.context.db, self.sid, s.id))
@@ -230,8 +261,12 @@ class GapsPane(Filterable):
         def done(text: str | None) -> None:
             if text is not None and text.strip():
                 what = "accepted" if text.strip() == s.text.strip() else "edited and accepted"  # the core's rule
-                self._decide(what, lambda _s: triage.accept_suggestion(self.context.db, self.sid, s.id, text=text,
-                                                                       keep_backups=self.context.keep_backups))
+                self._decide(
+                    what,
+                    lambda _s: triage.accept_suggestion(
+                        self.context.db, self.sid, s.id, text=text, keep_backups=self.context.keep_backups
+                    ),
+                )
 
         TextPrompt("Edit the question, enter to accept it into the test file", s.text).open(self.app, done)
 
@@ -266,8 +301,13 @@ class GapsPane(Filterable):
             if added:
                 message, severity = f"{len(added)} new {origin} suggestion(s) for cluster {cluster}", "information"
             else:
-                message, severity = (f"no new {origin} suggestions for cluster {cluster}: every candidate is already "
-                                     "suggested, rejected or in the test file"), "warning"
+                message, severity = (
+                    (
+                        f"no new {origin} suggestions for cluster {cluster}: every candidate is already "
+                        "suggested, rejected or in the test file"
+                    ),
+                    "warning",
+                )
         except RagcovError as exc:
             message, severity = str(exc), "error"
         finally:

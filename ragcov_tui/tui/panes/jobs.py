@@ -49,9 +49,13 @@ if TYPE_CHECKING:
     from ragcov_tui.services.eval_job import EvalOptions
 
 FIELDS = {  # field -> (label, kinds it applies to, placeholder: what an empty field means), from the declarations
-    key: (option.form.label, tuple(kind for kind, command in FORM_KINDS.items() if command in option.commands),
-          filled(option.form.placeholder, option))
-    for key, option in form_fields().items() if option.form is not None
+    key: (
+        option.form.label,
+        tuple(kind for kind, command in FORM_KINDS.items() if command in option.commands),
+        filled(option.form.placeholder, option),
+    )
+    for key, option in form_fields().items()
+    if option.form is not None
 }
 
 
@@ -129,8 +133,13 @@ class JobsPane(Pane):
         with VerticalScroll(id="jobs-form"):
             with Horizontal(classes="form-row"):
                 yield Label("kind", classes="form-label")
-                yield Select([("analysis", "analysis"), ("evaluation", "eval")], value="analysis", allow_blank=False,
-                             compact=True, id="job-kind")
+                yield Select(
+                    [("analysis", "analysis"), ("evaluation", "eval")],
+                    value="analysis",
+                    allow_blank=False,
+                    compact=True,
+                    id="job-kind",
+                )
             for key, (label, _, hint) in FIELDS.items():
                 with Horizontal(classes="form-row", id=f"row-{key}"):
                     yield Label(label, classes="form-label")
@@ -221,7 +230,9 @@ class JobsPane(Pane):
             stage_start.setdefault(stage, now)
             if now - last[0] > 0.05 or done == total:
                 last[0] = now
-                self.app.call_from_thread(self._progress, eta_text(stage, done, total, stage_start[stage], now), done, total)
+                self.app.call_from_thread(
+                    self._progress, eta_text(stage, done, total, stage_start[stage], now), done, total
+                )
 
         with tracking(progress) as tracked:  # feeds the session's heartbeat; tracked.sessions: the job's session
             try:
@@ -229,12 +240,17 @@ class JobsPane(Pane):
                 # eval reports list the questions that failed; an analysis, the gaps whose LLM themes failed
                 note = failure_note(report) or fallback_line(report)
                 outcome: tuple[str, str | None, str] = (
-                    "done" if note is None else "failed" if all_failed(report) else "partial", sid,
-                    f"{request.kind} finished: session {sid}" + (f"; {note}" if note else ""))
+                    "done" if note is None else "failed" if all_failed(report) else "partial",
+                    sid,
+                    f"{request.kind} finished: session {sid}" + (f"; {note}" if note else ""),
+                )
             except Cancelled:
                 kept = tracked.sessions[-1] if tracked.sessions else None
-                outcome = ("cancelled", kept, f"{request.kind} cancelled" + (f": session {kept} is kept as cancelled"
-                                                                             if kept else ""))
+                outcome = (
+                    "cancelled",
+                    kept,
+                    f"{request.kind} cancelled" + (f": session {kept} is kept as cancelled" if kept else ""),
+                )
             except RagcovError as exc:
                 outcome = ("failed", None, str(exc))
             except sqlite3.Error as exc:  # the database failed mid-job (locked too long, read-only, damaged)
@@ -256,7 +272,9 @@ class JobsPane(Pane):
         self.query_one("#job-status", Static).update(lit(message))
         if sid:
             self.forget_name()
-        severity: SeverityLevel = "information" if status == "done" else "warning" if status in ("cancelled", "partial") else "error"
+        severity: SeverityLevel = (
+            "information" if status == "done" else "warning" if status in ("cancelled", "partial") else "error"
+        )
         title = "Job finished with errors" if status == "partial" else f"Job {status}"
         away = not self.on_active_tab  # the user went on working elsewhere: stay there
         if away and sid and status != "cancelled":

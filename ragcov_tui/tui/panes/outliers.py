@@ -41,9 +41,12 @@ class OutliersPane(Filterable):
     needs = "analysis"
     filter_table = "#outliers-table"
     BINDINGS = [
-        Binding("a", "keep", "Keep"), Binding("d", "drop", "Drop"), Binding("u", "undo", "Undo"),  # decisions
+        Binding("a", "keep", "Keep"),
+        Binding("d", "drop", "Drop"),
+        Binding("u", "undo", "Undo"),  # decisions
         Binding("space", "mark", "Mark"),
-        Binding("p", "toggle_pairs", "Pairs"), Binding("l", "lint_filter", "Lint"),
+        Binding("p", "toggle_pairs", "Pairs"),
+        Binding("l", "lint_filter", "Lint"),
         Binding("enter", "full_text", "Full text / pair"),
         *FILTER_BINDINGS,
     ]
@@ -58,9 +61,12 @@ class OutliersPane(Filterable):
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
         yield FilterBar("find in outlier question ids and texts · enter apply · esc clear", id="outliers-filter")
-        yield PagedTable[OutlierRow]("Outlier questions by LOF",
-                                     [(" ", 1), ("status", 7), ("id", 8), ("LOF", 5), ("dist", 5), ("question", None)],
-                                     key=lambda r: r.question_id, id="outliers-table")
+        yield PagedTable[OutlierRow](
+            "Outlier questions by LOF",
+            [(" ", 1), ("status", 7), ("id", 8), ("LOF", 5), ("dist", 5), ("question", None)],
+            key=lambda r: r.question_id,
+            id="outliers-table",
+        )
         yield Static(id="outliers-detail")
         yield Table(id="outliers-pairs")
 
@@ -89,13 +95,19 @@ class OutliersPane(Filterable):
         table = self.query_one(PagedTable)
         if self.lint_kind is None:
             table.label = f"Outlier questions by LOF{self.filter_caption()}"
-            table.show(lambda o, n: queries.outlier_page(self.context.db, self.sid, o, n, query=self.query_text),
-                       self._row, cursor=cursor)
+            table.show(
+                lambda o, n: queries.outlier_page(self.context.db, self.sid, o, n, query=self.query_text),
+                self._row,
+                cursor=cursor,
+            )
             return
         kind = None if self.lint_kind == "all" else self.lint_kind
         table.label = f"Lint findings: {self.lint_kind} (l: next){self.filter_caption()}"
-        table.show(lambda o, n: queries.lint_page(self.context.db, self.sid, o, n, kind=kind, query=self.query_text),
-                   self._row, cursor=cursor)
+        table.show(
+            lambda o, n: queries.lint_page(self.context.db, self.sid, o, n, kind=kind, query=self.query_text),
+            self._row,
+            cursor=cursor,
+        )
 
     def action_lint_filter(self) -> None:
         """Outliers → every lint finding → each kind the session has → outliers."""
@@ -113,8 +125,14 @@ class OutliersPane(Filterable):
         marked = self.query_one(PagedTable).is_marked(r)
         status = MARKS.get(r.mark or "", "")
         text = f"[{r.kinds}] {r.text}" if r.kinds else r.text
-        return [lit("*" if marked else " ", "bold"), lit(status, "bold" if status else ""), lit(r.question_id),
-                num(r.lof_score, 2), num(r.nearest_chunk_dist, 2), lit(text, width=200)]
+        return [
+            lit("*" if marked else " ", "bold"),
+            lit(status, "bold" if status else ""),
+            lit(r.question_id),
+            num(r.lof_score, 2),
+            num(r.nearest_chunk_dist, 2),
+            lit(text, width=200),
+        ]
 
     @on(DataTable.RowHighlighted, "#outliers-table")
     def _outlier_highlighted(self) -> None:
@@ -124,22 +142,44 @@ class OutliersPane(Filterable):
         row: OutlierRow | None = self.query_one(PagedTable).current
         detail = self.query_one("#outliers-detail", Static)
         if row is None:
-            detail.update(lit("No outlier questions in this session." if self.lint_kind is None else
-                              "No lint findings of this kind in this session (l: next kind)."))
+            detail.update(
+                lit(
+                    "No outlier questions in this session."
+                    if self.lint_kind is None
+                    else "No lint findings of this kind in this session (l: next kind)."
+                )
+            )
             return
         lint = [("lint", block(row.reasons))] if row.reasons else []
-        detail.update(labelled_grid([("question", lit(row.text)), *lint,
-                                     ("nearest chunk", lit(row.nearest_chunk, "bold")),
-                                     ("", lit(row.chunk_text, width=400))], label_width=14))
+        detail.update(
+            labelled_grid(
+                [
+                    ("question", lit(row.text)),
+                    *lint,
+                    ("nearest chunk", lit(row.nearest_chunk, "bold")),
+                    ("", lit(row.chunk_text, width=400)),
+                ],
+                label_width=14,
+            )
+        )
 
     def action_full_text(self) -> None:
         """The highlighted outlier and its nearest chunk, untruncated (line breaks kept)."""
         row: OutlierRow | None = self.query_one(PagedTable).current
         if row is None or self.show_pairs:
             return
-        body = Group(labelled_grid([("question", lit(row.text)), ("LOF", val(row.lof_score)),
-                                    ("nearest chunk", lit(f"{row.nearest_chunk} · distance {fmt(row.nearest_chunk_dist)}"))],
-                                   label_width=14), Text(""), block(row.chunk_text))
+        body = Group(
+            labelled_grid(
+                [
+                    ("question", lit(row.text)),
+                    ("LOF", val(row.lof_score)),
+                    ("nearest chunk", lit(f"{row.nearest_chunk} · distance {fmt(row.nearest_chunk_dist)}")),
+                ],
+                label_width=14,
+            ),
+            Text(""),
+            block(row.chunk_text),
+        )
         self.app.push_screen(TextScreen(f"Outlier {row.question_id}", body))
 
     @on(DataTable.RowSelected, "#outliers-table")
@@ -188,7 +228,9 @@ class OutliersPane(Filterable):
 
     def action_drop(self) -> None:
         keep = self.context.keep_backups
-        self._decide("drop", lambda db, sid, qid, force: triage.drop_question(db, sid, qid, force=force, keep_backups=keep))
+        self._decide(
+            "drop", lambda db, sid, qid, force: triage.drop_question(db, sid, qid, force=force, keep_backups=keep)
+        )
 
     def action_undo(self) -> None:
         def redraw() -> None:

@@ -66,36 +66,73 @@ class OverviewPane(Pane):
         if not ex:
             return []
         share = "—" if ex.get("share") is None else f"{ex['share']:.0%}"
-        return [("exercised", lit(f"{ex.get('exercised_chunks', 0):,} of {ex.get('chunks', 0):,} chunks ({share}) by "
-                                  f"eval {ex.get('eval_session')}, top {ex.get('k')}")),
-                ("blind spots", lit(f"{len(ex.get('blind_clusters', []))} clusters   "
-                                    f"{len(ex.get('blind_documents', [])):,} documents"
-                                    + ("" if ex.get("probes") is None else
-                                       f"   unretrievable {len(ex.get('defects', []))}")))]
+        return [
+            (
+                "exercised",
+                lit(
+                    f"{ex.get('exercised_chunks', 0):,} of {ex.get('chunks', 0):,} chunks ({share}) by "
+                    f"eval {ex.get('eval_session')}, top {ex.get('k')}"
+                ),
+            ),
+            (
+                "blind spots",
+                lit(
+                    f"{len(ex.get('blind_clusters', []))} clusters   "
+                    f"{len(ex.get('blind_documents', [])):,} documents"
+                    + ("" if ex.get("probes") is None else f"   unretrievable {len(ex.get('defects', []))}")
+                ),
+            ),
+        ]
 
     def _analysis(self, session: SessionRow) -> None:
         db, sid = self.context.db, session["id"]
         r = queries.analysis_report(db, sid)
         cov, qs, corpus = r.get("coverage", {}), r.get("questions", {}), r.get("corpus", {})
-        figures = Text.assemble((f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n")
-        figures.append_text(labelled([
-            ("basic", num(cov.get("basic"))),
-            ("weighted", num(cov.get("weighted"))),
-            (f"multi ≥{cov.get('threshold', '?')}", num(cov.get("multi_threshold"))),
-            (f"multi top-{cov.get('top_n', '?')}", num(cov.get("multi_n"))),
-            ("covered", lit("—" if cov.get("covered_share") is None else
-                            f"{cov['covered_share']:.0%} of chunks within reach of a question")),
-            ("documents", lit(f"{corpus.get('documents', 0):,}   chunks {corpus.get('chunks', 0):,}")),
-            ("questions", lit(f"{qs.get('total', 0):,}   in {qs.get('inliers', 0):,}  out {qs.get('outliers', 0):,}")),
-            ("gaps", lit(f"{len(r.get('gaps', []))}   flagged docs {sum(1 for d in r.get('documents', []) if d.get('flagged'))}")),
-            ("embedder", lit(session.get("embedder"))),
-            *self._exercised_rows(r.get("exercised")),
-        ], label_width=12))
+        figures = Text.assemble(
+            (f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n"
+        )
+        figures.append_text(
+            labelled(
+                [
+                    ("basic", num(cov.get("basic"))),
+                    ("weighted", num(cov.get("weighted"))),
+                    (f"multi ≥{cov.get('threshold', '?')}", num(cov.get("multi_threshold"))),
+                    (f"multi top-{cov.get('top_n', '?')}", num(cov.get("multi_n"))),
+                    (
+                        "covered",
+                        lit(
+                            "—"
+                            if cov.get("covered_share") is None
+                            else f"{cov['covered_share']:.0%} of chunks within reach of a question"
+                        ),
+                    ),
+                    ("documents", lit(f"{corpus.get('documents', 0):,}   chunks {corpus.get('chunks', 0):,}")),
+                    (
+                        "questions",
+                        lit(f"{qs.get('total', 0):,}   in {qs.get('inliers', 0):,}  out {qs.get('outliers', 0):,}"),
+                    ),
+                    (
+                        "gaps",
+                        lit(
+                            f"{len(r.get('gaps', []))}   flagged docs {sum(1 for d in r.get('documents', []) if d.get('flagged'))}"
+                        ),
+                    ),
+                    ("embedder", lit(session.get("embedder"))),
+                    *self._exercised_rows(r.get("exercised")),
+                ],
+                label_width=12,
+            )
+        )
         self.query_one("#overview-figures", Static).update(figures)
         clusters = r.get("clusters", [])
         bars = self.query_one("#overview-bars", Chart)
         if clusters:
-            bars.draw_bars("Coverage per cluster", [str(c["id"]) for c in clusters], [c["coverage"] or 0 for c in clusters], ylim=(0, 1))
+            bars.draw_bars(
+                "Coverage per cluster",
+                [str(c["id"]) for c in clusters],
+                [c["coverage"] or 0 for c in clusters],
+                ylim=(0, 1),
+            )
         else:
             bars.draw_message("Coverage per cluster", "no clusters")
         edges, counts = queries.mindist_histogram(db, sid, bins=16)
@@ -108,15 +145,31 @@ class OverviewPane(Pane):
     def _unfinished_analysis(self, session: SessionRow) -> None:
         """Running, cancelled, interrupted or failed: its state, and that results come at the end."""
         sid, running = session["id"], session["status"] == "running"
-        figures = Text.assemble((f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n")
-        figures.append_text(labelled([
-            ("status", lit(state_line(session), "bold", width=200)),
-            ("results", lit("stored when the analysis finishes" if running else
-                            "none: stored only when an analysis finishes · R reruns it")),
-            ("embedder", lit(session.get("embedder"))),
-        ], label_width=12))
+        figures = Text.assemble(
+            (f"Analysis {sid}  ", "bold"), lit(PurePath(session.get("questions_path") or "").name, "dim"), "\n"
+        )
+        figures.append_text(
+            labelled(
+                [
+                    ("status", lit(state_line(session), "bold", width=200)),
+                    (
+                        "results",
+                        lit(
+                            "stored when the analysis finishes"
+                            if running
+                            else "none: stored only when an analysis finishes · R reruns it"
+                        ),
+                    ),
+                    ("embedder", lit(session.get("embedder"))),
+                ],
+                label_width=12,
+            )
+        )
         self.query_one("#overview-figures", Static).update(figures)
-        for chart_id, title in (("#overview-bars", "Coverage per cluster"), ("#overview-hist", "Distance to nearest question")):
+        for chart_id, title in (
+            ("#overview-bars", "Coverage per cluster"),
+            ("#overview-hist", "Distance to nearest question"),
+        ):
             self.query_one(chart_id, Chart).draw_message(title, f"analysis {session['status']}: no results")
 
     def _corrected(self, sid: str) -> list[tuple[str, str]]:
@@ -135,17 +188,30 @@ class OverviewPane(Pane):
         state = state_line(session)
         header = queries.eval_header(db, sid)
         unmeasured = header.get("retrieval_not_measured")
-        figures.append_text(labelled([
-            *([("status", lit(state, "bold", width=200))] if state else []),
-            ("items", lit(f"{sum(counts.values()):,}  done {counts.get('done', 0):,}  errors {counts.get('error', 0):,}")),
-            *([("error", lit(f"{failed[0]}: {failed[1]}", "bold", width=200))] if failed else []),
-            ("k", lit(params.get("k"))),
-            ("judge", lit(judge_label(session.get("llm"), (header.get("metrics") or {}).get("generation")))),
-            *([("retr", lit(f"not measured: {unmeasured}", width=200))] if unmeasured else []),
-            *([("refs", lit(synthetic_text(synthetic, sum(counts.values())), "bold", width=200))]
-              if (synthetic := header.get("synthetic_references")) else []),
-            *(("aligned", lit(f"{metric}: {line}", width=200)) for metric, line in self._corrected(sid)),
-        ], label_width=8))
+        figures.append_text(
+            labelled(
+                [
+                    *([("status", lit(state, "bold", width=200))] if state else []),
+                    (
+                        "items",
+                        lit(
+                            f"{sum(counts.values()):,}  done {counts.get('done', 0):,}  errors {counts.get('error', 0):,}"
+                        ),
+                    ),
+                    *([("error", lit(f"{failed[0]}: {failed[1]}", "bold", width=200))] if failed else []),
+                    ("k", lit(params.get("k"))),
+                    ("judge", lit(judge_label(session.get("llm"), (header.get("metrics") or {}).get("generation")))),
+                    *([("retr", lit(f"not measured: {unmeasured}", width=200))] if unmeasured else []),
+                    *(
+                        [("refs", lit(synthetic_text(synthetic, sum(counts.values())), "bold", width=200))]
+                        if (synthetic := header.get("synthetic_references"))
+                        else []
+                    ),
+                    *(("aligned", lit(f"{metric}: {line}", width=200)) for metric, line in self._corrected(sid)),
+                ],
+                label_width=8,
+            )
+        )
         self.query_one("#overview-figures", Static).update(figures)
         table = self.query_one("#overview-aggregates", DataTable)
         table.clear(columns=True)
@@ -160,6 +226,9 @@ class OverviewPane(Pane):
             chart.set_class(not values, "-unmeasured")  # no empty chart for a metric the run did not score
             measured = measured or bool(values)
             if values:
-                chart.draw_bars(f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)],
-                                queries.histogram(values, 10, 0.0, 1.0))
+                chart.draw_bars(
+                    f"{metric} (n={len(values)})",
+                    [f"{i / 10:.1f}" for i in range(10)],
+                    queries.histogram(values, 10, 0.0, 1.0),
+                )
         self.set_class(not measured, "-unmeasured")  # the figures and aggregates take the whole width

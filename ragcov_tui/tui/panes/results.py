@@ -28,13 +28,27 @@ from ragcov_tui.tui.widgets.filter_bar import FILTER_BINDINGS, Filterable, Filte
 from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
-PREFERRED = ("hit@", "mrr", "faithfulness", "answer_correctness", "abstention", "answered", "ndcg@", "answer_relevance",
-             "robustness")
+PREFERRED = (
+    "hit@",
+    "mrr",
+    "faithfulness",
+    "answer_correctness",
+    "abstention",
+    "answered",
+    "ndcg@",
+    "answer_relevance",
+    "robustness",
+)
 HISTOGRAMS = ("faithfulness", "robustness")
 DIAGNOSIS_LABELS = {  # stored diagnosis -> the short form the table shows (the detail view and help give both)
-    "ok": "ok", "retrieval_failure": "retr fail", "ranking_failure": "rank fail",
-    "generation_failure": "gen fail", "no_gold": "no gold", "undetermined": "unscored",
-    "refused": "refused", "answered_unanswerable": "no abst",  # "I don't know" to an answerable / out-of-scope question
+    "ok": "ok",
+    "retrieval_failure": "retr fail",
+    "ranking_failure": "rank fail",
+    "generation_failure": "gen fail",
+    "no_gold": "no gold",
+    "undetermined": "unscored",
+    "refused": "refused",
+    "answered_unanswerable": "no abst",  # "I don't know" to an answerable / out-of-scope question
 }
 FAILURES = frozenset({"retrieval_failure", "ranking_failure", "generation_failure", "refused", "answered_unanswerable"})
 
@@ -45,8 +59,14 @@ def diagnosis_label(diagnosis: str | None) -> Text:
     return lit(label, "bold" if diagnosis in FAILURES else "", width=9)
 
 
-SHORT_NAMES = {"faithfulness": "faith", "answer_relevance": "relev", "answer_correctness": "corr", "robustness": "robust",
-               "abstention": "abst", "answered": "answd"}
+SHORT_NAMES = {
+    "faithfulness": "faith",
+    "answer_relevance": "relev",
+    "answer_correctness": "corr",
+    "robustness": "robust",
+    "abstention": "abst",
+    "answered": "answd",
+}
 COMPARISON = re.compile(r"^\s*([\w@.]+)\s*(<=|>=|<|>|=)\s*(-?\d+(?:\.\d*)?|-?\.\d+)\s*$")
 
 
@@ -64,8 +84,11 @@ def filter_query(text: str, metrics: list[str]) -> str:
     BadInput for a comparison on a name that is not one of ``metrics``, or text with ``<`` / ``>``
     / ``=`` that is not ``NAME OP NUMBER``."""
     match = COMPARISON.match(text)
-    names = {**{m.partition("@")[0]: m for m in metrics if "@" in m},
-             **{m: m for m in metrics}, **{short_name(m): m for m in metrics}}
+    names = {
+        **{m.partition("@")[0]: m for m in metrics if "@" in m},
+        **{m: m for m in metrics},
+        **{short_name(m): m for m in metrics},
+    }
     shown = ", ".join(dict.fromkeys(short_name(m) for m in metrics)) or "none in this session"
     if match:
         name, op, value = match.groups()
@@ -80,8 +103,15 @@ def filter_query(text: str, metrics: list[str]) -> str:
 
 # A person's verdict on the highlighted item, one key per judged metric: each press steps
 # none → yes → no → none (stored at once, store/labels.py); u undoes the session's newest change.
-LABEL_KEYS = {"faithfulness": "f", "answer_relevance": "v", "answer_correctness": "c",
-              "answer_correctness_graded": "d", "context_precision": "p", "context_recall": "r", "robustness": "b"}
+LABEL_KEYS = {
+    "faithfulness": "f",
+    "answer_relevance": "v",
+    "answer_correctness": "c",
+    "answer_correctness_graded": "d",
+    "context_precision": "p",
+    "context_recall": "r",
+    "robustness": "b",
+}
 NEXT_LABEL = {None: 1, 1: 0, 0: None}
 LABEL_WORDS = {1: "yes", 0: "no", None: "none"}
 
@@ -97,8 +127,10 @@ class ResultsPane(Filterable):
         Binding("S", "reverse", "Reverse", show=False),
         Binding("h", "toggle_charts", "Histograms"),
         # the footer has room for one label key (faithfulness); ? lists them all
-        *(Binding(key, f"label('{metric}')", f"Label {short_name(metric)}", show=metric == "faithfulness")
-          for metric, key in LABEL_KEYS.items()),
+        *(
+            Binding(key, f"label('{metric}')", f"Label {short_name(metric)}", show=metric == "faithfulness")
+            for metric, key in LABEL_KEYS.items()
+        ),
         Binding("u", "undo_label", "Undo label"),
         Binding("A", "alignment", "Alignment", show=False),
     ]
@@ -116,9 +148,11 @@ class ResultsPane(Filterable):
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
-        yield FilterBar("text to find, or a test like faith<0.5 or ndcg<0.5 (a column title or full name) · "
-                        "enter apply · esc clear",
-                        id="results-filter")
+        yield FilterBar(
+            "text to find, or a test like faith<0.5 or ndcg<0.5 (a column title or full name) · "
+            "enter apply · esc clear",
+            id="results-filter",
+        )
         yield PagedTable[EvalItemRow]("Results", [], key=lambda r: r.question_id, id="results-table")
         with Horizontal(id="results-charts"):
             for metric in HISTOGRAMS:
@@ -135,8 +169,10 @@ class ResultsPane(Filterable):
         narrow = self.app.size.width < 100
         self.metrics = self.metrics[:4] if narrow else self.metrics
         self.present = [*self.metrics, *(m for m in present if m not in self.metrics)]  # the shown columns first
-        table.set_columns([("id", 8), ("question", 21 if narrow else 40), ("diagnosis", 9)]
-                          + [(short_name(m), max(6, len(short_name(m)))) for m in self.metrics])  # never cut
+        table.set_columns(
+            [("id", 8), ("question", 21 if narrow else 40), ("diagnosis", 9)]
+            + [(short_name(m), max(6, len(short_name(m)))) for m in self.metrics]
+        )  # never cut
         self._show()
         self.charts = [m for m in HISTOGRAMS if queries.metric_defined(self.context.db, self.sid, m)]
         for metric in HISTOGRAMS:  # no empty chart for a metric the run did not score (a retrieval-only run)
@@ -153,16 +189,30 @@ class ResultsPane(Filterable):
         for metric in self.charts:
             values = queries.metric_values(self.context.db, self.sid, metric)
             self.query_one(f"#results-{metric}", Chart).draw_bars(
-                f"{metric} (n={len(values)})", [f"{i / 10:.1f}" for i in range(10)], queries.histogram(values, 10, 0.0, 1.0))
+                f"{metric} (n={len(values)})",
+                [f"{i / 10:.1f}" for i in range(10)],
+                queries.histogram(values, 10, 0.0, 1.0),
+            )
 
     def _fetch(self, offset: int, limit: int) -> queries.Page[EvalItemRow]:
-        return queries.eval_page(self.context.db, self.sid, sort=self.sort_key, descending=self.descending,
-                                 query=filter_query(self.query_text, self.present), offset=offset, limit=limit)
+        return queries.eval_page(
+            self.context.db,
+            self.sid,
+            sort=self.sort_key,
+            descending=self.descending,
+            query=filter_query(self.query_text, self.present),
+            offset=offset,
+            limit=limit,
+        )
 
     def _row(self, r: EvalItemRow) -> list[Text]:
         values = {**r.retrieval, **r.generation}
-        return [lit(r.question_id), lit(r.question, width=40), diagnosis_label(r.diagnosis),
-                *(num(values.get(m), 2) for m in self.metrics)]
+        return [
+            lit(r.question_id),
+            lit(r.question, width=40),
+            diagnosis_label(r.diagnosis),
+            *(num(values.get(m), 2) for m in self.metrics),
+        ]
 
     def _show(self, cursor: int = 0) -> None:
         table = self.query_one(PagedTable)
@@ -226,8 +276,10 @@ class ResultsPane(Filterable):
         if change is None:
             self.app.notify("No label change to undo in this session.", severity="warning")
             return
-        self._said(f"undone: {change.question_id} {change.metric} back to {LABEL_WORDS[change.after]} "
-                   f"(was {LABEL_WORDS[change.before]})")
+        self._said(
+            f"undone: {change.question_id} {change.metric} back to {LABEL_WORDS[change.after]} "
+            f"(was {LABEL_WORDS[change.before]})"
+        )
 
     def _said(self, line: str) -> None:
         self.app.notify(line, markup=False)

@@ -27,20 +27,40 @@ from ragcov_tui.tui.widgets.literal import labelled_grid, lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable
 
 HEADLINE = {"analysis": ("basic", "weighted"), "eval": ("retrieval.mrr", "generation.faithfulness")}
-WIDE = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 16), ("name", 14), ("test file", 13),
-        ("embedder/sys", 12), ("cov/MRR", 7), ("w/faith", 7)]  # 117 columns: both figures at 120
+WIDE = [
+    (" ", 1),
+    ("id", 8),
+    ("kind", 8),
+    ("status", 11),
+    ("created", 16),
+    ("name", 14),
+    ("test file", 13),
+    ("embedder/sys", 12),
+    ("cov/MRR", 7),
+    ("w/faith", 7),
+]  # 117 columns: both figures at 120
 # below 100 columns (79 in all, both figures kept): the date without its year but with its time, and
 # the name cut with an ellipsis past 10 characters (the detail box under the list shows both in full)
-NARROW = [(" ", 1), ("id", 8), ("kind", 8), ("status", 11), ("created", 11), ("name", 10), ("cov/MRR", 7),
-          ("w/faith", 7)]
+NARROW = [
+    (" ", 1),
+    ("id", 8),
+    ("kind", 8),
+    ("status", 11),
+    ("created", 11),
+    ("name", 10),
+    ("cov/MRR", 7),
+    ("w/faith", 7),
+]
 MARKS = "> open, * marked"  # the first column's marks, in the list's title (? says more)
 
 
 def status_cell(session: SessionRow) -> Text:
     """``done`` / ``cancelled`` / ``interrupted``…; a running session with its progress: ``run 30%``."""
     pct = percent_done(session)
-    return lit(f"run {pct}%" if pct is not None else session["status"],
-               "bold" if session["status"] in ("running", "interrupted", "failed") else "")
+    return lit(
+        f"run {pct}%" if pct is not None else session["status"],
+        "bold" if session["status"] in ("running", "interrupted", "failed") else "",
+    )
 
 
 def headline_cells(session: SessionRow) -> tuple[Text, Text]:
@@ -53,23 +73,29 @@ def headline_cells(session: SessionRow) -> tuple[Text, Text]:
 def headline_text(session: SessionRow) -> str:
     """The two headline figures named (``basic 0.610 · weighted 0.580``), for the detail box."""
     names = HEADLINE.get(session["kind"], ())
-    return "  ·  ".join(f"{name.split('.')[-1]} {cell.plain}" for name, cell in zip(names, headline_cells(session), strict=False))
+    return "  ·  ".join(
+        f"{name.split('.')[-1]} {cell.plain}" for name, cell in zip(names, headline_cells(session), strict=False)
+    )
 
 
 class SessionsPane(Filterable):
     title = "Sessions"
     filter_table = "#sessions-table"
     BINDINGS = [
-        Binding("enter", "open", "Open"), Binding("r", "rename", "Rename", priority=True), Binding("d", "delete", "Delete"),
-        Binding("space", "mark", "Mark"), Binding("c", "compare", "Compare"),  # two marked sessions side by side
+        Binding("enter", "open", "Open"),
+        Binding("r", "rename", "Rename", priority=True),
+        Binding("d", "delete", "Delete"),
+        Binding("space", "mark", "Mark"),
+        Binding("c", "compare", "Compare"),  # two marked sessions side by side
         Binding("t", "toggle_trend", "Trend"),
         *FILTER_BINDINGS,
     ]
 
     def compose(self) -> ComposeResult:
         yield self.compose_empty()
-        yield FilterBar("find in id, name, kind, test file, embedder, system, date · enter apply · esc clear",
-                        id="sessions-filter")
+        yield FilterBar(
+            "find in id, name, kind, test file, embedder, system, date · enter apply · esc clear", id="sessions-filter"
+        )
         yield PagedTable[SessionRow]("Sessions", WIDE, key=lambda s: s["id"], page_size=500, id="sessions-table")
         yield Static(id="sessions-detail")
         yield Chart(id="sessions-trend")
@@ -114,11 +140,15 @@ class SessionsPane(Filterable):
         what = s.get("system") if s["kind"] == "eval" else s.get("embedder")
         widths = dict(table.column_spec)
         created = (s["created_at"] or "")[:16].replace("T", " ")
-        cells = {"id": lit(s["id"]), "kind": lit(s["kind"]), "status": status_cell(s),
-                 "created": lit(created if (widths["created"] or 0) >= 16 else created[5:]),
-                 "name": lit(s.get("name") or "", width=widths["name"]),
-                 "test file": lit(PurePath(s.get("questions_path") or "").name, width=widths.get("test file")),
-                 "embedder/sys": lit(what, width=widths.get("embedder/sys"))}
+        cells = {
+            "id": lit(s["id"]),
+            "kind": lit(s["kind"]),
+            "status": status_cell(s),
+            "created": lit(created if (widths["created"] or 0) >= 16 else created[5:]),
+            "name": lit(s.get("name") or "", width=widths["name"]),
+            "test file": lit(PurePath(s.get("questions_path") or "").name, width=widths.get("test file")),
+            "embedder/sys": lit(what, width=widths.get("embedder/sys")),
+        }
         cells["cov/MRR"], cells["w/faith"] = headline_cells(s)
         return [lit(mark, "bold"), *(cells[title] for title, _ in table.column_spec[1:])]
 
@@ -130,17 +160,27 @@ class SessionsPane(Filterable):
         s = self.query_one(PagedTable).current
         box = self.query_one("#sessions-detail", Static)
         if s is None:
-            box.update(lit("No sessions match the filter." if self.query_text else "No sessions yet: start one in Jobs."))
+            box.update(
+                lit("No sessions match the filter." if self.query_text else "No sessions yet: start one in Jobs.")
+            )
             return
         what = f"system {s.get('system')}  ·  " if s["kind"] == "eval" else ""
-        box.update(labelled_grid([
-            (s["kind"], f"{s['id']} {s.get('name') or ''}  ·  {s['status']}  ·  {(s['created_at'] or '')[:19].replace('T', ' ')}"),
-            ("test file", s.get("questions_path")),
-            ("corpus", ", ".join(s.get("corpus") or []) or None),
-            ("with", f"{what}embedder {s.get('embedder') or '—'}  ·  LLM {s.get('llm') or 'none'}"),
-            ("scores", headline_text(s)),
-            *([("state", state_line(s))] if s["status"] != "done" else []),
-        ], label_width=10))
+        box.update(
+            labelled_grid(
+                [
+                    (
+                        s["kind"],
+                        f"{s['id']} {s.get('name') or ''}  ·  {s['status']}  ·  {(s['created_at'] or '')[:19].replace('T', ' ')}",
+                    ),
+                    ("test file", s.get("questions_path")),
+                    ("corpus", ", ".join(s.get("corpus") or []) or None),
+                    ("with", f"{what}embedder {s.get('embedder') or '—'}  ·  LLM {s.get('llm') or 'none'}"),
+                    ("scores", headline_text(s)),
+                    *([("state", state_line(s))] if s["status"] != "done" else []),
+                ],
+                label_width=10,
+            )
+        )
 
     def _draw_trend(self) -> None:
         self._detail()
@@ -152,11 +192,14 @@ class SessionsPane(Filterable):
         log = queries.traffic_source(self.context.db, row["id"]) if row["kind"] == "analysis" else None
         series = queries.trend(self.context.db, row.get("questions_path"), row["kind"], traffic=log)
         if not series:
-            chart.draw_message(f"Trend · {PurePath(row.get('questions_path') or '').name}",
-                               "no finished sessions of this test file")
+            chart.draw_message(
+                f"Trend · {PurePath(row.get('questions_path') or '').name}", "no finished sessions of this test file"
+            )
         else:  # the test file is named in the detail box above; short names keep the key in the title
-            chart.draw_lines(f"{row['kind']} trend of this test file, oldest → newest",
-                             {_trend_label(name): values for name, values in series.items()})
+            chart.draw_lines(
+                f"{row['kind']} trend of this test file, oldest → newest",
+                {_trend_label(name): values for name, values in series.items()},
+            )
 
     def rerun_sid(self) -> str | None:
         """``R`` here reruns the highlighted session."""
@@ -188,8 +231,11 @@ class SessionsPane(Filterable):
         if row is None:
             return
         if row.get("live"):
-            self.app.notify(f"Session {row['id']} is running: running sessions can be cancelled, not deleted.",
-                            severity="warning", markup=False)
+            self.app.notify(
+                f"Session {row['id']} is running: running sessions can be cancelled, not deleted.",
+                severity="warning",
+                markup=False,
+            )
             return
 
         def done(yes: bool | None) -> None:
@@ -204,7 +250,9 @@ class SessionsPane(Filterable):
                 name = f" '{row['name']}'" if row.get("name") else ""
                 self.app.notify(f"Deleted {row['kind']} session {row['id']}{name}.", markup=False)
 
-        self.app.push_screen(ConfirmScreen(f"Delete session {row['id']} ({row['kind']}) and everything stored with it?"), done)
+        self.app.push_screen(
+            ConfirmScreen(f"Delete session {row['id']} ({row['kind']}) and everything stored with it?"), done
+        )
 
     def action_compare(self) -> None:
         table = self.query_one(PagedTable)

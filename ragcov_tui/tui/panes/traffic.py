@@ -40,8 +40,10 @@ from ragcov_tui.tui.widgets.literal import lit, num
 from ragcov_tui.tui.widgets.paged_table import PagedTable, Table
 
 VIEWS = ("cluster", "unanswerable", "unasked")
-NO_TRAFFIC = ("This analysis has no traffic. Run `ragcov analyze … --traffic LOG` with a query log "
-              f"({suffix_list()}: one query per row, optional count and timestamp).")
+NO_TRAFFIC = (
+    "This analysis has no traffic. Run `ragcov analyze … --traffic LOG` with a query log "
+    f"({suffix_list()}: one query per row, optional count and timestamp)."
+)
 QUERY_COLUMNS = [("count", 7), ("test sim", 8), ("nearest q", 9), ("query", None)]
 GAP_COLUMNS = [("count", 7), ("chunk sim", 9), ("cluster", 7), ("query", None)]
 UNASKED_COLUMNS = [("id", 8), ("sim", 6), ("question", 32), ("nearest query", None)]  # at 80 columns both read
@@ -73,9 +75,11 @@ def health_summary(section: TrafficSection) -> str:
     h = health["overall"]
     latency = h["latency_ms"].get("p95")
     where = selection_text(health)
-    return (f"health{'' if where == 'the whole log' else f' ({where})'}: p95 "
-            f"{'—' if latency is None else f'{latency:,.0f} ms'} · "
-            + " · ".join(f"{label} {pct(h[m]['rate'])}" for m, label in SHORT.items()))
+    return (
+        f"health{'' if where == 'the whole log' else f' ({where})'}: p95 "
+        f"{'—' if latency is None else f'{latency:,.0f} ms'} · "
+        + " · ".join(f"{label} {pct(h[m]['rate'])}" for m, label in SHORT.items())
+    )
 
 
 def hotspot_summary(section: TrafficSection) -> str:
@@ -88,10 +92,12 @@ def hotspot_summary(section: TrafficSection) -> str:
     entry = next((c.get("health") for c in section.get("clusters", []) if c["id"] == spot["cluster"]), None)
     rates = " ".join(f"{SHORT[m]} {short_pct(entry[m] if entry else None)}" for m in spot["worse"])
     top = spot.get("examples") or []
-    return (f"unhappy: cluster {spot['cluster']} ({pct(spot['share'])}) {rates}"
-            + (", untested" if spot["untested"] else "")
-            + (f" · \u201c{top[0]['text']}\u201d \u00d7{top[0]['count']}" if top else "")
-            + (f" (+{len(spots) - 1} more)" if len(spots) > 1 else ""))
+    return (
+        f"unhappy: cluster {spot['cluster']} ({pct(spot['share'])}) {rates}"
+        + (", untested" if spot["untested"] else "")
+        + (f" · \u201c{top[0]['text']}\u201d \u00d7{top[0]['count']}" if top else "")
+        + (f" (+{len(spots) - 1} more)" if len(spots) > 1 else "")
+    )
 
 
 def most_asked(cluster: TrafficClusterEntry) -> str:
@@ -129,11 +135,18 @@ class TrafficPane(Pane):
             return
         src, gap = s.get("source", {}), s.get("content_gap")
         first, last = (str(src.get(k) or "")[:10] for k in ("first", "last"))
-        lines = [lit(f"{src.get('path')} · {src.get('queries', 0):,} queries, {src.get('distinct', 0):,} distinct"
-                     + (f" · {first} to {last}" if first else "")),
-                 lit(f"covered by tests {fmt(s.get('coverage'))} · untested {pct(s.get('untested_share'))} · "
-                     f"corpus cannot answer {pct(gap.get('share') if gap else None)} · tests nobody asks "
-                     f"{len(self._unasked())}", "bold")]
+        lines = [
+            lit(
+                f"{src.get('path')} · {src.get('queries', 0):,} queries, {src.get('distinct', 0):,} distinct"
+                + (f" · {first} to {last}" if first else "")
+            ),
+            lit(
+                f"covered by tests {fmt(s.get('coverage'))} · untested {pct(s.get('untested_share'))} · "
+                f"corpus cannot answer {pct(gap.get('share') if gap else None)} · tests nobody asks "
+                f"{len(self._unasked())}",
+                "bold",
+            ),
+        ]
         health = s.get("health")
         clusters = s.get("clusters", [])
         if health:
@@ -146,11 +159,20 @@ class TrafficPane(Pane):
         table.border_title = f"Traffic clusters ({len(clusters)}), highest priority first"
         for c in clusters:
             h, bad = c.get("health"), worse.get(c["id"], set())
-            rates = [Text(short_pct(h[m] if h else None), justify="right",
-                          style="bold" if m in bad else "") for m in ("zero_results", "low_relevance", "negative_feedback")]
-            table.add_row(num(c["id"]), lit(pct(c.get("share"))), num(c.get("coverage"), 2), p95(h), *rates,
-                          lit("UNTESTED" if c.get("untested") else "", "bold"),
-                          lit(most_asked(c), width=200), key=str(c["id"]))
+            rates = [
+                Text(short_pct(h[m] if h else None), justify="right", style="bold" if m in bad else "")
+                for m in ("zero_results", "low_relevance", "negative_feedback")
+            ]
+            table.add_row(
+                num(c["id"]),
+                lit(pct(c.get("share"))),
+                num(c.get("coverage"), 2),
+                p95(h),
+                *rates,
+                lit("UNTESTED" if c.get("untested") else "", "bold"),
+                lit(most_asked(c), width=200),
+                key=str(c["id"]),
+            )
         self._show_list()
 
     def _unasked(self) -> list[UnaskedQuestion]:
@@ -182,13 +204,14 @@ class TrafficPane(Pane):
             rows = [{**q, "key": q["id"]} for q in self._unasked()]
             table.label = "Tests nobody asks, least asked first (v: next list)"
             table.set_columns(UNASKED_COLUMNS)
-            table.show(lambda o, n: Page(rows[o:o + n], len(rows), o), self._unasked_row)
+            table.show(lambda o, n: Page(rows[o : o + n], len(rows), o), self._unasked_row)
             return
         if self.view == "unanswerable":
             table.label = "Queries the corpus cannot answer, most asked first (v: next list)"
             table.set_columns(GAP_COLUMNS)
-            table.show(lambda o, n: self._keyed(traffic_queries(db, sid, answerable=False, offset=o, limit=n)),
-                       self._gap_row)
+            table.show(
+                lambda o, n: self._keyed(traffic_queries(db, sid, answerable=False, offset=o, limit=n)), self._gap_row
+            )
             return
         cluster = self.cluster
         table.set_columns(QUERY_COLUMNS)
@@ -197,8 +220,10 @@ class TrafficPane(Pane):
             table.show(None, self._query_row)
             return
         table.label = f"Queries of cluster {cluster['id']}, most asked first (v: next list)"
-        table.show(lambda o, n: self._keyed(traffic_queries(db, sid, cluster=cluster["id"], offset=o, limit=n)),
-                   self._query_row)
+        table.show(
+            lambda o, n: self._keyed(traffic_queries(db, sid, cluster=cluster["id"], offset=o, limit=n)),
+            self._query_row,
+        )
 
     @staticmethod
     def _keyed(page: Page[JsonObject]) -> Page[JsonObject]:
@@ -207,7 +232,12 @@ class TrafficPane(Pane):
     @staticmethod
     def _query_row(r: JsonObject) -> list[Text]:
         mark = "" if r["answerable"] else " (corpus cannot answer)"
-        return [num(r["count"]), num(r["question_similarity"], 2), lit(r["nearest_question"]), lit(r["text"] + mark, width=300)]
+        return [
+            num(r["count"]),
+            num(r["question_similarity"], 2),
+            lit(r["nearest_question"]),
+            lit(r["text"] + mark, width=300),
+        ]
 
     @staticmethod
     def _gap_row(r: JsonObject) -> list[Text]:
@@ -215,24 +245,37 @@ class TrafficPane(Pane):
 
     @staticmethod
     def _unasked_row(q: JsonObject) -> list[Text]:
-        return [lit(q["id"]), num(q.get("similarity"), 2), lit(q.get("text"), width=32),
-                lit(f"{q.get('nearest_query')} ×{q.get('nearest_query_count')}", width=200)]
+        return [
+            lit(q["id"]),
+            num(q.get("similarity"), 2),
+            lit(q.get("text"), width=32),
+            lit(f"{q.get('nearest_query')} ×{q.get('nearest_query_count')}", width=200),
+        ]
 
     def action_detail(self) -> None:
         row = self.query_one("#traffic-list", PagedTable).current
         if row is None:
             return
         if self.view == "unasked":
-            body = Text("\n").join([lit(f"{row['id']}: {row.get('text')}"), lit(
-                f"nearest query ({fmt(row.get('similarity'))}): {row.get('nearest_query')} ×{row.get('nearest_query_count')}")])
+            body = Text("\n").join(
+                [
+                    lit(f"{row['id']}: {row.get('text')}"),
+                    lit(
+                        f"nearest query ({fmt(row.get('similarity'))}): {row.get('nearest_query')} ×{row.get('nearest_query_count')}"
+                    ),
+                ]
+            )
             self.app.push_screen(TextScreen(f"Test question {row['id']}", body))
             return
-        lines = [row["text"], f"asked {row['count']:,} times" + (f", {row['first_seen']} to {row['last_seen']}"
-                                                                   if row.get("first_seen") else ""),
-                 f"traffic cluster {row['cluster']} · nearest test question {row['nearest_question'] or '—'} "
-                 f"(similarity {fmt(row['question_similarity'])})",
-                 f"nearest chunk {row['nearest_chunk']} (similarity {fmt(row['chunk_similarity'])})"
-                 + ("" if row["answerable"] else ": the corpus cannot answer it (a content gap)")]
+        lines = [
+            row["text"],
+            f"asked {row['count']:,} times"
+            + (f", {row['first_seen']} to {row['last_seen']}" if row.get("first_seen") else ""),
+            f"traffic cluster {row['cluster']} · nearest test question {row['nearest_question'] or '—'} "
+            f"(similarity {fmt(row['question_similarity'])})",
+            f"nearest chunk {row['nearest_chunk']} (similarity {fmt(row['chunk_similarity'])})"
+            + ("" if row["answerable"] else ": the corpus cannot answer it (a content gap)"),
+        ]
         self.app.push_screen(TextScreen("Query", Text("\n").join(lit(line) for line in lines)))
 
     @on(DataTable.RowSelected, "#traffic-list")

@@ -50,6 +50,7 @@ class Chart(PlotextPlot):
     def _paint(self, title: str, painter: Painter, key: Sequence[tuple[str, str]] = ()) -> None:
         """Draw with ``painter`` under ``title``; a ``key`` of ``(label, marker)`` goes in the title
         (see :meth:`_keyed_title`)."""
+
         def paint(plt: Any) -> None:
             self._keyed_title(plt, title, key)
             painter(plt)
@@ -59,6 +60,7 @@ class Chart(PlotextPlot):
 
     def draw_message(self, title: str, message: str) -> None:
         """An empty chart saying why there is nothing to draw."""
+
         def paint(plt: Any) -> None:
             plt.text(single_line(message), 0.5, 0.5, alignment="center")
             plt.xlim(0, 1)
@@ -68,8 +70,9 @@ class Chart(PlotextPlot):
 
         self._paint(title, paint)
 
-    def draw_bars(self, title: str, labels: Sequence[str], values: Sequence[float], *,
-                  ylim: tuple[float, float] | None = None) -> None:
+    def draw_bars(
+        self, title: str, labels: Sequence[str], values: Sequence[float], *, ylim: tuple[float, float] | None = None
+    ) -> None:
         def paint(plt: Any) -> None:
             # numeric positions and explicit ticks: plotext's own choice for text labels varies between runs
             positions = list(range(len(labels)))
@@ -88,13 +91,17 @@ class Chart(PlotextPlot):
 
         self._paint(title, paint)
 
-    def draw_lines(self, title: str, series: dict[str, Sequence[float | None]],
-                   ticks: Sequence[str] | None = None) -> None:
+    def draw_lines(
+        self, title: str, series: dict[str, Sequence[float | None]], ticks: Sequence[str] | None = None
+    ) -> None:
         """One line per series over positions 1..n (whole-number ticks, or ``ticks`` naming each
         position); None points are left out; the key goes in the title."""
         markers = ("dot", "+", "x", "*", "o", "#")
-        drawn = [(name, values, markers[i % len(markers)]) for i, (name, values) in enumerate(series.items())
-                 if any(v is not None for v in values)]
+        drawn = [
+            (name, values, markers[i % len(markers)])
+            for i, (name, values) in enumerate(series.items())
+            if any(v is not None for v in values)
+        ]
 
         def paint(plt: Any) -> None:
             for i, (_, values, marker) in enumerate(drawn):
@@ -111,6 +118,7 @@ class Chart(PlotextPlot):
 
     def draw_scatter(self, title: str, groups: Sequence[tuple[str, Sequence[float], Sequence[float], str]]) -> None:
         """``groups`` of ``(label, xs, ys, marker)``, drawn in order (later groups on top)."""
+
         def paint(plt: Any) -> None:
             for i, (_, xs, ys, marker) in enumerate(groups):
                 if xs:

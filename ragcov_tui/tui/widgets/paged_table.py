@@ -54,8 +54,15 @@ class Table(DataTable):
 class PagedTable(Table, Generic[RowT]):
     """A row-cursor table over a paged query; ``marked`` holds the keys marked with space."""
 
-    def __init__(self, label: str, columns: Sequence[tuple[str, int | None]], key: Callable[[RowT], str], *,
-                 page_size: int = 100, id: str | None = None) -> None:
+    def __init__(
+        self,
+        label: str,
+        columns: Sequence[tuple[str, int | None]],
+        key: Callable[[RowT], str],
+        *,
+        page_size: int = 100,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.label = label
         self.column_spec = list(columns)

@@ -18,9 +18,12 @@ from collections import defaultdict
 from ragcov_tui.evaluation.generation import claim_prompts, prompts
 
 KINDS = {
-    "decompose": claim_prompts.DECOMPOSE.instruction, "verify": claim_prompts.VERIFY.instruction,
-    "relevance": prompts.RELEVANCE.instruction, "correctness": prompts.CORRECTNESS.instruction,
-    "usefulness": prompts.USEFULNESS.instruction, "agreement": prompts.AGREEMENT.instruction,
+    "decompose": claim_prompts.DECOMPOSE.instruction,
+    "verify": claim_prompts.VERIFY.instruction,
+    "relevance": prompts.RELEVANCE.instruction,
+    "correctness": prompts.CORRECTNESS.instruction,
+    "usefulness": prompts.USEFULNESS.instruction,
+    "agreement": prompts.AGREEMENT.instruction,
     "paraphrase": prompts.PARAPHRASE.instruction,
 }
 
@@ -67,8 +70,14 @@ class RuleJudge:
         verdicts = []
         for i, claim in enumerate(claims, 1):
             source = next((pid for pid, text in passages if _norm(claim) in _norm(text)), None)
-            verdicts.append({"claim": i, "verdict": "supported" if source else "not_found",
-                             "source": source, "reason": "verbatim" if source else "absent"})
+            verdicts.append(
+                {
+                    "claim": i,
+                    "verdict": "supported" if source else "not_found",
+                    "source": source,
+                    "reason": "verbatim" if source else "absent",
+                }
+            )
         return {"verdicts": verdicts}
 
     def relevance(self, user: str, system: str) -> dict:
@@ -84,13 +93,22 @@ class RuleJudge:
     def usefulness(self, user: str, system: str) -> dict:
         reference = user.split("Reference answer: ", 1)[1].split("\n\n", 1)[0]
         passages = _passages(user)
-        return {"verdicts": [{"passage": pid, "useful": _norm(reference) in _norm(text), "reason": "rule"}
-                             for pid, text in passages]}
+        return {
+            "verdicts": [
+                {"passage": pid, "useful": _norm(reference) in _norm(text), "reason": "rule"} for pid, text in passages
+            ]
+        }
 
     def agreement(self, user: str, system: str) -> dict:
         a = user.split("Answer A: ", 1)[1].split("\n\nAnswer B: ", 1)[0]
         b = user.split("\n\nAnswer B: ", 1)[1]
-        verdict = "same" if _norm(a) == _norm(b) else "partial" if _norm(a) in _norm(b) or _norm(b) in _norm(a) else "different"
+        verdict = (
+            "same"
+            if _norm(a) == _norm(b)
+            else "partial"
+            if _norm(a) in _norm(b) or _norm(b) in _norm(a)
+            else "different"
+        )
         return {"verdict": verdict, "reason": "rule"}
 
     def paraphrase(self, user: str, system: str) -> dict:

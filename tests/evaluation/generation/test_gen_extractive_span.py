@@ -7,8 +7,13 @@ from __future__ import annotations
 from ragcov_tui.embeddings.factory import make_embedder
 from ragcov_tui.evaluation.generation.support import ContextIndex, judge_claims
 
-CONTEXT = [("k", "Hillary Rodham Clinton served as the 67th Secretary of State. The deal was worth $268 million "
-                 "and closed on September 29, 1784 in Palm Desert, California.")]
+CONTEXT = [
+    (
+        "k",
+        "Hillary Rodham Clinton served as the 67th Secretary of State. The deal was worth $268 million "
+        "and closed on September 29, 1784 in Palm Desert, California.",
+    )
+]
 
 
 def verdicts(claims: list[str]) -> list[dict]:

@@ -12,14 +12,34 @@ from ragcov_tui.evaluation.generation.claim_checks import context_units, meta_fr
 from ragcov_tui.evaluation.generation.quantities import extract_quantities
 from ragcov_tui.evaluation.generation.support import ContextIndex, claim_sentences, judge_claims
 
-NEWS = [("cnn#0", "The FBI charged a Philadelphia woman on Thursday with trying to travel overseas to fight for ISIS. "
-         "She was arrested on Thursday in Philadelphia. On March 26, Thomas purchased a ticket to Barcelona. "
-         "Sales of tickets increased last year.")]
-RECORD = [("biz#0", json.dumps({
-    "name": "Blue Cafe", "business_stars": 4.0, "hours": {"Monday": "10:0-16:0", "Tuesday": "10:0-16:0"},
-    "attributes": {"WiFi": "free", "OutdoorSeating": "True"},
-    "review_info": [{"review_date": "2013-04-05", "review_stars": 5,
-                     "review_text": "Lovely little place with friendly staff and great coffee, we will come back."}]}))]
+NEWS = [
+    (
+        "cnn#0",
+        "The FBI charged a Philadelphia woman on Thursday with trying to travel overseas to fight for ISIS. "
+        "She was arrested on Thursday in Philadelphia. On March 26, Thomas purchased a ticket to Barcelona. "
+        "Sales of tickets increased last year.",
+    )
+]
+RECORD = [
+    (
+        "biz#0",
+        json.dumps(
+            {
+                "name": "Blue Cafe",
+                "business_stars": 4.0,
+                "hours": {"Monday": "10:0-16:0", "Tuesday": "10:0-16:0"},
+                "attributes": {"WiFi": "free", "OutdoorSeating": "True"},
+                "review_info": [
+                    {
+                        "review_date": "2013-04-05",
+                        "review_stars": 5,
+                        "review_text": "Lovely little place with friendly staff and great coffee, we will come back.",
+                    }
+                ],
+            }
+        ),
+    )
+]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +95,9 @@ def test_a_json_record_becomes_one_unit_per_field() -> None:
 
 
 def test_meta_sentences_and_refusals_are_not_claims() -> None:
-    text = ("Here is a summary of the news in 175 words: According to passage 1, the cafe opens at 10. "
-            "The passages do not provide specific information about parking. Parking is free.")
+    text = (
+        "Here is a summary of the news in 175 words: According to passage 1, the cafe opens at 10. "
+        "The passages do not provide specific information about parking. Parking is free."
+    )
     assert claim_sentences(text) == ["The cafe opens at 10.", "Parking is free."]
     assert meta_free("Based on the provided passages, refunds take 30 days.") == "Refunds take 30 days."

@@ -51,16 +51,27 @@ def test_claims_skip_pleasantries_and_refusals() -> None:
 
 def test_faithfulness_heuristic_through_score_generation() -> None:
     chunk = RetrievedChunk("billing.md#0", PRICING[0][1])
-    item = GenerationInput(question="What does Pro cost?", answer="The Pro plan costs $49 per month. It costs $59 per year.",
-                           contexts=[chunk])
+    item = GenerationInput(
+        question="What does Pro cost?",
+        answer="The Pro plan costs $49 per month. It costs $59 per year.",
+        contexts=[chunk],
+    )
     s = score_generation(item, llm=None, embedder=make_embedder("hash"), metrics={"faithfulness"})
     assert s.values["faithfulness"] == 0.5 and s.judge == "heuristic"
     assert s.details["faithfulness"]["unsupported"] == ["It costs $59 per year."]
-    empty = score_generation(GenerationInput(question="q", answer="I don't know.", contexts=[chunk]), llm=None,
-                             embedder=make_embedder("hash"), metrics={"faithfulness"})
+    empty = score_generation(
+        GenerationInput(question="q", answer="I don't know.", contexts=[chunk]),
+        llm=None,
+        embedder=make_embedder("hash"),
+        metrics={"faithfulness"},
+    )
     assert empty.values["faithfulness"] is None and "no factual claim" in empty.undefined["faithfulness"]
-    nothing = score_generation(GenerationInput(question="q", answer="Pro costs $49.", contexts=[]), llm=None,
-                               embedder=make_embedder("hash"), metrics={"faithfulness"})
+    nothing = score_generation(
+        GenerationInput(question="q", answer="Pro costs $49.", contexts=[]),
+        llm=None,
+        embedder=make_embedder("hash"),
+        metrics={"faithfulness"},
+    )
     assert nothing.values["faithfulness"] == 0.0
 
 
@@ -69,7 +80,9 @@ def accuracy(split: str) -> tuple[float, float, list[str]]:
     got = verdicts([c["claim"] for c in cases], list(LABELLED["contexts"].items()), spec="local")
     three = [g["verdict"] == c["label"] for g, c in zip(got, cases, strict=True)]
     two = [(g["verdict"] == "supported") == (c["label"] == "supported") for g, c in zip(got, cases, strict=True)]
-    wrong = [f"{c['claim']!r}: {c['label']} → {g['verdict']}" for g, c, ok in zip(got, cases, three, strict=True) if not ok]
+    wrong = [
+        f"{c['claim']!r}: {c['label']} → {g['verdict']}" for g, c, ok in zip(got, cases, three, strict=True) if not ok
+    ]
     return sum(three) / len(cases), sum(two) / len(cases), wrong
 
 

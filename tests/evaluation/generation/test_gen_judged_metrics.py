@@ -41,15 +41,23 @@ def server(monkeypatch: pytest.MonkeyPatch):
 
 
 def item(**overrides) -> GenerationInput:
-    base = dict(question="How long do refunds take?",
-                answer="Refunds are available within 30 days [billing.md#0-1a2b3c4d]. Shipping is free.",
-                contexts=[SETUP, REFUND], ground_truth="Refunds are available within 30 days.")
+    base = dict(
+        question="How long do refunds take?",
+        answer="Refunds are available within 30 days [billing.md#0-1a2b3c4d]. Shipping is free.",
+        contexts=[SETUP, REFUND],
+        ground_truth="Refunds are available within 30 days.",
+    )
     return GenerationInput(**{**base, **overrides})
 
 
 def score(metrics: set[str], it: GenerationInput | None = None, repeats: int = 1, llm=None):
-    return score_generation(it or item(), llm=llm or chat_model("openai:judge"), embedder=make_embedder("hash"),
-                            metrics=metrics, repeats=repeats)
+    return score_generation(
+        it or item(),
+        llm=llm or chat_model("openai:judge"),
+        embedder=make_embedder("hash"),
+        metrics=metrics,
+        repeats=repeats,
+    )
 
 
 def test_faithfulness_claims_verdicts_and_supporting_chunk(server: FakeAPIServer) -> None:
@@ -148,13 +156,22 @@ def test_repeats_report_mean_and_spread_and_are_not_collapsed_by_the_cache(serve
 
 def test_robustness_with_the_agreement_judge(server: FakeAPIServer) -> None:
     same = SystemOutput(item().answer, [REFUND])
-    s = score({"robustness", "retrieval_stability"},
-              item(paraphrase_outputs=[same, same], paraphrases=["a?", "b?"], main_retrieved_ids=[SETUP.id, REFUND.id]))
+    s = score(
+        {"robustness", "retrieval_stability"},
+        item(paraphrase_outputs=[same, same], paraphrases=["a?", "b?"], main_retrieved_ids=[SETUP.id, REFUND.id]),
+    )
     assert s.values["robustness"] == 1.0
     assert s.values["retrieval_stability"] == pytest.approx((0.5 + 0.5 + 1.0) / 3)
     assert [a["question"] for a in s.details["robustness"]["answers"]] == ["How long do refunds take?", "a?", "b?"]
-    mixed = score({"robustness"}, item(paraphrase_outputs=[SystemOutput("Refunds take 90 days."),
-                                                          SystemOutput("Refunds are available within 30 days.")]))
+    mixed = score(
+        {"robustness"},
+        item(
+            paraphrase_outputs=[
+                SystemOutput("Refunds take 90 days."),
+                SystemOutput("Refunds are available within 30 days."),
+            ]
+        ),
+    )
     # pairs: main~90d different (0), main~30d partial (0.5: contained), 90d~30d different (0)
     assert mixed.values["robustness"] == pytest.approx(0.5 / 3)
     assert len([c for c in mixed.judge_calls if c["metric"] == "robustness"]) == 3

@@ -21,8 +21,12 @@ C = RetrievedChunk("c.md#0-33333333", "Proxies are supported.")
 
 
 def item(**kw) -> GenerationInput:
-    base = dict(question="q?", answer="Refunds: 30 days [a.md#0-11111111].", contexts=[A, B],
-                expected_keywords=["30 days", "Refund", "1000", "receipt"])
+    base = dict(
+        question="q?",
+        answer="Refunds: 30 days [a.md#0-11111111].",
+        contexts=[A, B],
+        expected_keywords=["30 days", "Refund", "1000", "receipt"],
+    )
     return GenerationInput(**{**base, **kw})
 
 

@@ -19,15 +19,21 @@ ANSWER = "Refunds are available within 30 days of purchase [billing.md#0-1a2b3c4
 
 
 def item(**kw) -> GenerationInput:
-    base = dict(question="How long can I get a refund?", answer=ANSWER, contexts=[SETUP, REFUND],
-                ground_truth="Refunds are available within 30 days of purchase.", expected_keywords=["30 days"],
-                main_retrieved_ids=[SETUP.id, REFUND.id])
+    base = dict(
+        question="How long can I get a refund?",
+        answer=ANSWER,
+        contexts=[SETUP, REFUND],
+        ground_truth="Refunds are available within 30 days of purchase.",
+        expected_keywords=["30 days"],
+        main_retrieved_ids=[SETUP.id, REFUND.id],
+    )
     return GenerationInput(**{**base, **kw})
 
 
 def score(it: GenerationInput, metrics=None, repeats: int = 1):
-    return score_generation(it, llm=None, embedder=make_embedder("hash"),
-                            metrics=set(metrics or GENERATION_METRICS), repeats=repeats)
+    return score_generation(
+        it, llm=None, embedder=make_embedder("hash"), metrics=set(metrics or GENERATION_METRICS), repeats=repeats
+    )
 
 
 def test_every_metric_is_documented() -> None:
@@ -53,17 +59,27 @@ def test_robustness_offline_identical_high_different_low() -> None:
     s = score(item(paraphrase_outputs=different), {"robustness"})
     assert s.values["robustness"] < 0.2
     assert len(s.details["robustness"]["pairs"]) == 3
-    figures = score(item(paraphrase_outputs=[SystemOutput("Refunds are available within 14 days of purchase.")]),
-                    {"robustness"})
+    figures = score(
+        item(paraphrase_outputs=[SystemOutput("Refunds are available within 14 days of purchase.")]), {"robustness"}
+    )
     assert figures.values["robustness"] == 0.0  # same words, conflicting figure
     assert figures_conflict("30 days", "14 days") and not figures_conflict("30 days", "a month, 30 days")
 
 
 def test_undefined_metrics_carry_reasons_and_are_never_errors() -> None:
     s = score(item(ground_truth=None, expected_keywords=[], contexts=[], answer="I don't know."))
-    for name in ("answer_correctness", "answer_correctness_graded", "context_precision", "context_recall",
-                 "robustness", "retrieval_stability", "keyword_coverage", "keyword_context_score",
-                 "chunk_attribution", "faithfulness"):
+    for name in (
+        "answer_correctness",
+        "answer_correctness_graded",
+        "context_precision",
+        "context_recall",
+        "robustness",
+        "retrieval_stability",
+        "keyword_coverage",
+        "keyword_context_score",
+        "chunk_attribution",
+        "faithfulness",
+    ):
         assert s.values[name] is None and s.undefined[name], name
     assert not s.errors
 
@@ -89,8 +105,11 @@ def test_bad_metric_names_and_repeats_are_bad_input() -> None:
 
 @pytest.mark.parametrize("answer", ["", "   ", "[x#1]", "42", "Yes.", ANSWER * 5, "é€ 1,000 % [a, b]"])
 def test_no_nan_anywhere(answer: str) -> None:
-    it = item(answer=answer, paraphrase_outputs=[SystemOutput(answer, []), SystemOutput("", [])],
-              contexts=[RetrievedChunk("e#0", ""), REFUND])
+    it = item(
+        answer=answer,
+        paraphrase_outputs=[SystemOutput(answer, []), SystemOutput("", [])],
+        contexts=[RetrievedChunk("e#0", ""), REFUND],
+    )
     s = score(it)
     for name, value in s.values.items():
         assert value is None or (math.isfinite(value) and 0.0 <= value <= 1.0), (name, value)

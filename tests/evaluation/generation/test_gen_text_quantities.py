@@ -10,9 +10,16 @@ from ragcov_tui.evaluation.generation.text import contains_phrase, split_sentenc
 
 
 def test_parse_citations_several_per_bracket_distinct_in_order() -> None:
-    answer = ("Refunds take 30 days [billing.md#0-1a2b3c4d, faq.md#3-00ff00ff]. See [billing.md#0-1a2b3c4d]; "
-              "a [link](https://x.y) and a [ ] box are not citations [guides/setup.md#2-abcdef12; x#1].")
-    assert parse_citations(answer) == ["billing.md#0-1a2b3c4d", "faq.md#3-00ff00ff", "guides/setup.md#2-abcdef12", "x#1"]
+    answer = (
+        "Refunds take 30 days [billing.md#0-1a2b3c4d, faq.md#3-00ff00ff]. See [billing.md#0-1a2b3c4d]; "
+        "a [link](https://x.y) and a [ ] box are not citations [guides/setup.md#2-abcdef12; x#1]."
+    )
+    assert parse_citations(answer) == [
+        "billing.md#0-1a2b3c4d",
+        "faq.md#3-00ff00ff",
+        "guides/setup.md#2-abcdef12",
+        "x#1",
+    ]
     assert parse_citations("") == [] and parse_citations("no brackets") == []
 
 
@@ -21,24 +28,35 @@ def test_strip_citations_keeps_link_labels() -> None:
 
 
 def test_split_sentences_is_robust() -> None:
-    text = ("The Pro plan costs $49.99 per month [a#1]. It adds v2.3.1 features, e.g. SSO. Dr. Smith wrote billing.md! "
-            "Read https://x.com/a.b now.\n- First item\n2. Second item. Third sentence?")
+    text = (
+        "The Pro plan costs $49.99 per month [a#1]. It adds v2.3.1 features, e.g. SSO. Dr. Smith wrote billing.md! "
+        "Read https://x.com/a.b now.\n- First item\n2. Second item. Third sentence?"
+    )
     assert split_sentences(text) == [
-        "The Pro plan costs $49.99 per month.", "It adds v2.3.1 features, e.g. SSO.", "Dr. Smith wrote billing.md!",
-        "Read https://x.com/a.b now.", "First item", "Second item.", "Third sentence?"]
+        "The Pro plan costs $49.99 per month.",
+        "It adds v2.3.1 features, e.g. SSO.",
+        "Dr. Smith wrote billing.md!",
+        "Read https://x.com/a.b now.",
+        "First item",
+        "Second item.",
+        "Third sentence?",
+    ]
 
 
-@pytest.mark.parametrize("text,phrase,expected", [
-    ("It costs 1,000 USD.", "1000", True),
-    ("Use the login page", "log-in", True),
-    ("The price is $49", "$49", True),
-    ("REFUNDS are   Available", "refunds are available", True),
-    ("Two refunds", "refund", True),
-    ("concatenate", "cat", False),
-    ("49.5 percent", "49", False),
-    ("version 1.49", "49", False),
-    ("It costs 49.00 dollars", "49", True),
-])
+@pytest.mark.parametrize(
+    "text,phrase,expected",
+    [
+        ("It costs 1,000 USD.", "1000", True),
+        ("Use the login page", "log-in", True),
+        ("The price is $49", "$49", True),
+        ("REFUNDS are   Available", "refunds are available", True),
+        ("Two refunds", "refund", True),
+        ("concatenate", "cat", False),
+        ("49.5 percent", "49", False),
+        ("version 1.49", "49", False),
+        ("It costs 49.00 dollars", "49", True),
+    ],
+)
 def test_contains_phrase(text: str, phrase: str, expected: bool) -> None:
     assert contains_phrase(text, phrase) is expected
 
@@ -53,11 +71,22 @@ def figures(text: str) -> set[tuple]:
     return {(q.kind, q.value, q.unit) for q in extract_quantities(text)}
 
 
-@pytest.mark.parametrize("a,b", [
-    ("$1,000", "1000 USD"), ("1k dollars", "$1000"), ("2 hours", "120 minutes"), ("15%", "15 percent"),
-    ("5 GB", "5000 MB"), ("thirty days", "30 days"), ("a 30-day trial", "30 days"), ("v2.3.1", "version 2.3.1"),
-    ("March 1, 2024", "2024-03-01"), ("1st March 2024", "2024-03-01"), ("$1.2M", "1,200,000 USD"),
-])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ("$1,000", "1000 USD"),
+        ("1k dollars", "$1000"),
+        ("2 hours", "120 minutes"),
+        ("15%", "15 percent"),
+        ("5 GB", "5000 MB"),
+        ("thirty days", "30 days"),
+        ("a 30-day trial", "30 days"),
+        ("v2.3.1", "version 2.3.1"),
+        ("March 1, 2024", "2024-03-01"),
+        ("1st March 2024", "2024-03-01"),
+        ("$1.2M", "1,200,000 USD"),
+    ],
+)
 def test_figures_normalise_to_the_same_quantity(a: str, b: str) -> None:
     assert figures(a) and figures(a) == figures(b)
 
