@@ -40,8 +40,8 @@ def _item(**kw: object) -> EvalItem:
         "retrieval": {"mrr": 1.0},
         "generation": {"faithfulness": 0.5},
         "errors": {},
-        **kw,
-    }  # type: ignore[typeddict-item]  # deliberately partial, with the hostile value
+        **kw,  # type: ignore[typeddict-item]  # deliberately partial, with the hostile value
+    }
 
 
 @pytest.mark.parametrize(
