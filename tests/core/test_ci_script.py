@@ -39,4 +39,5 @@ def test_ci_runs_every_gate_between_install_and_tests() -> None:
     gates = _ci_commands()[1:-1]
     assert any(g.startswith(".venv/bin/lint-imports") for g in gates)
     assert any(g.startswith(".venv/bin/ruff check") for g in gates)
+    assert any(g.startswith(".venv/bin/ruff format --check") for g in gates)
     assert any(g.startswith(".venv/bin/mypy") for g in gates)
