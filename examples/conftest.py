@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from examples.beir_sample import write_beir
-from ragcov_tui.evaluation.references import REFERENCE_PROMPT
+from ragcov_tui.evaluation.references import REFERENCE
 
 pytest_plugins = ["ragcov_tui.pytest_plugin.plugin"]  # a no-op where ragcov is installed (entry point pytest11)
 
@@ -54,7 +54,7 @@ def judge_server():
     rules = ExampleJudge()
 
     def reply(messages: list[dict], body: dict) -> str:
-        if messages[0]["content"] == REFERENCE_PROMPT:
+        if messages[0]["content"] == REFERENCE.instruction:
             return fake_reference(messages[1]["content"])
         return rules(messages, body)
 
